@@ -1,0 +1,70 @@
+/* The run catalogue: SQLite (WAL, versioned schema) plus float32 TIFF maps beside it. */
+#pragma once
+
+#include <glib.h>
+#include "dataset.h"
+#include "result.h"
+#include "roi.h"
+
+G_BEGIN_DECLS
+
+#define FM_CATALOGUE_SCHEMA_VERSION 1
+
+typedef struct fm_catalogue fm_catalogue;
+
+/* Directory: FLUXMAP_DATA_DIR if set, else $XDG_DATA_HOME/fluxmap. g_free it. */
+char *fm_catalogue_default_dir(void);
+/* Opens or creates dir/catalogue.db, migrating older schemas forward. */
+fm_catalogue *fm_catalogue_open(const char *dir, GError **error);
+void fm_catalogue_close(fm_catalogue *cat);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(fm_catalogue, fm_catalogue_close)
+const char *fm_catalogue_dir(const fm_catalogue *cat);
+int fm_catalogue_schema_version(fm_catalogue *cat);
+
+typedef enum {
+    FM_RUN_RUNNING = 0,
+    FM_RUN_DONE,
+    FM_RUN_FAILED,
+    FM_RUN_CANCELLED,
+} fm_run_status;
+const char *fm_run_status_name(fm_run_status status); /* "running", "done", "failed", "cancelled" */
+
+/* Records the dataset (by path and sha256, reused when known), the ROIs and a run in state
+ * running. Returns the run id (> 0) or 0 with error. Thread-safe: one connection per call. */
+gint64 fm_catalogue_begin_run(fm_catalogue *cat, const fm_dataset *dataset,
+                              const char *method_id, const char *params_json,
+                              GPtrArray *rois, GError **error);
+/* Writes every map as runs/<id>/<name>.tif (to a temporary name, renamed on success) and the
+ * outputs rows in one transaction; on any failure removes the files and marks the run failed. */
+gboolean fm_catalogue_finish_run(fm_catalogue *cat, gint64 run_id, const fm_result *result,
+                                 GError **error);
+/* Marks a run failed or cancelled with a message; removes any files it had. */
+gboolean fm_catalogue_abort_run(fm_catalogue *cat, gint64 run_id, fm_run_status status,
+                                const char *message, GError **error);
+
+typedef struct {
+    char *name, *unit, *file; /* file is absolute */
+    fm_map_stats stats;
+} fm_catalogue_output;
+
+typedef struct {
+    gint64 id;
+    char *method_id, *params_json, *backend, *device, *error_message;
+    char *dataset_path, *dataset_sha256;
+    fm_run_status status;
+    double elapsed_ms;
+    gint64 started_unix, finished_unix;
+    GPtrArray *outputs; /* of fm_catalogue_output* */
+} fm_catalogue_run;
+
+void fm_catalogue_run_free(fm_catalogue_run *run);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(fm_catalogue_run, fm_catalogue_run_free)
+
+/* Newest first; limit <= 0 means all. GPtrArray of fm_catalogue_run* (outputs filled). */
+GPtrArray *fm_catalogue_list_runs(fm_catalogue *cat, int limit, GError **error);
+fm_catalogue_run *fm_catalogue_get_run(fm_catalogue *cat, gint64 run_id, GError **error);
+/* Reads back one output map of a run. */
+fm_map *fm_catalogue_load_map(fm_catalogue *cat, gint64 run_id, const char *name,
+                              GError **error);
+
+G_END_DECLS

@@ -1,0 +1,58 @@
+/* Method registry: static descriptors of every analysis method (schema, outputs, run()). */
+#pragma once
+
+#include <gio/gio.h>
+#include "dataset.h"
+#include "params.h"
+#include "result.h"
+#include "kernels/fm_kernel.h"
+
+G_BEGIN_DECLS
+
+/* What a method's run() gets besides data and parameters: where to report progress,
+ * how to notice cancellation, which backend the user asked for. */
+typedef struct {
+    GCancellable *cancellable;                       /* may be NULL */
+    void (*progress)(double fraction, gpointer user); /* called from the worker thread; may be NULL */
+    gpointer progress_user;
+    fm_backend backend;                              /* requested backend */
+} fm_job_context;
+
+typedef struct {
+    const char *name;   /* "contrast" */
+    const char *unit;   /* "1", "1/s" */
+    const char *title;  /* "Speckle contrast K", marked N_() */
+} fm_output_spec;
+
+typedef struct fm_method fm_method;
+struct fm_method {
+    const char *id;            /* "lsi.spatial" */
+    const char *family;        /* "lsi" */
+    const char *title;         /* "Spatial speckle contrast", marked N_() */
+    const char *description;   /* one paragraph, marked N_() */
+    const fm_param_spec *params;
+    int n_params;
+    const char *const *roi_roles; /* roles the method needs, NULL-terminated, or NULL */
+    const fm_output_spec *outputs;
+    int n_outputs;
+    /* rois: GPtrArray of fm_roi* or NULL. Returns NULL and sets error
+     * (FM_ERROR_BAD_PARAM / BAD_INPUT / COMPUTE / DEVICE / CANCELLED) on failure. */
+    fm_result *(*run)(const fm_method *method, fm_dataset *dataset, const fm_params *params,
+                      GPtrArray *rois, fm_job_context *context, GError **error);
+};
+
+/* All registered methods, in display order. */
+const fm_method *const *fm_methods_all(int *n_methods);
+const fm_method *fm_method_find(const char *id);
+fm_params *fm_method_default_params(const fm_method *method);
+
+/* Runs the method synchronously on the calling thread: validates, calls run(), fills
+ * result->method_id, params_json and elapsed_ms. */
+fm_result *fm_method_run(const fm_method *method, fm_dataset *dataset, const fm_params *params,
+                         GPtrArray *rois, fm_job_context *context, GError **error);
+
+/* Helpers for methods: map kernel status to GError, and a tick adapter over a context. */
+void fm_method_set_kernel_error(GError **error, int status, const char *message);
+int fm_method_tick(void *context, double fraction); /* context is fm_job_context* */
+
+G_END_DECLS

@@ -1,0 +1,54 @@
+/* fm_roi: named shapes on an image, rasterised to masks, with roles methods ask for. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+    FM_ROI_RECTANGLE = 0, /* points[0] and points[1] are opposite corners */
+    FM_ROI_ELLIPSE,       /* bounding box corners, as for the rectangle */
+    FM_ROI_POLYGON,       /* n points, closed implicitly */
+} fm_roi_kind;
+
+typedef struct {
+    double x, y; /* image pixel coordinates; pixel (i,j) covers [i,i+1) x [j,j+1) */
+} fm_point;
+
+typedef struct {
+    fm_roi_kind kind;
+    char *name;
+    char *role;     /* "aorta", "portal_vein", "segment", … or NULL */
+    GArray *points; /* of fm_point */
+} fm_roi;
+
+fm_roi *fm_roi_new(fm_roi_kind kind, const char *name);
+fm_roi *fm_roi_new_rectangle(const char *name, double x0, double y0, double x1, double y1);
+fm_roi *fm_roi_new_ellipse(const char *name, double x0, double y0, double x1, double y1);
+void fm_roi_add_point(fm_roi *roi, double x, double y);
+fm_roi *fm_roi_copy(const fm_roi *roi);
+void fm_roi_free(fm_roi *roi);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(fm_roi, fm_roi_free)
+
+const char *fm_roi_kind_name(fm_roi_kind kind);           /* "rectangle", "ellipse", "polygon" */
+gboolean fm_roi_kind_parse(const char *text, fm_roi_kind *out);
+
+/* A pixel is inside when its centre (i+0.5, j+0.5) is inside the shape.
+ * Returns a width*height mask of 0/1 bytes (g_free it). */
+guint8 *fm_roi_rasterise(const fm_roi *roi, int width, int height);
+gsize fm_roi_count_pixels(const fm_roi *roi, int width, int height);
+
+/* Statistics of a float map inside the ROI, NaN pixels skipped. */
+typedef struct {
+    gsize n;     /* finite pixels inside */
+    double mean, sd, min, max;
+} fm_roi_stats;
+fm_roi_stats fm_roi_statistics(const fm_roi *roi, const float *map, int width, int height);
+
+/* JSON round trip: {"kind":"ellipse","name":"vessel","role":null,"points":[[x,y],...]}.
+ * fm_roi_list_from_json reads an array of such objects (a --roi FILE). */
+char *fm_roi_to_json(const fm_roi *roi);
+fm_roi *fm_roi_from_json(const char *json, GError **error);
+GPtrArray *fm_roi_list_from_file(const char *path, GError **error); /* of fm_roi*, owns them */
+
+G_END_DECLS

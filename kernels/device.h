@@ -1,0 +1,48 @@
+/* Backend choice, GPU discovery and CUDA-error reporting for every kernels family. */
+#pragma once
+
+#include "fm_kernel.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    int index;
+    char name[FM_NAME_LEN];
+    size_t total_memory_bytes;
+    int multiprocessors;
+    int compute_major, compute_minor;
+} fm_gpu_info;
+
+/* 1 when this build contains CUDA code (does not mean a device is present). */
+int fm_device_cuda_built(void);
+
+/* Number of usable CUDA devices; 0 without a CUDA build, driver or device.
+ * When it returns 0, msg (if given) says why. */
+int fm_device_count(char *msg, size_t msg_len);
+
+fm_status fm_device_info(int index, fm_gpu_info *out, char *msg, size_t msg_len);
+
+/* Threads the CPU twin uses (OpenMP max threads). */
+int fm_cpu_threads(void);
+
+/* "auto", "cpu", "cuda" <-> enum. parse returns FM_ERR_INVALID_ARG on anything else. */
+fm_status fm_backend_parse(const char *text, fm_backend *out);
+const char *fm_backend_name(fm_backend backend);
+
+/* Resolves a request before work starts: AUTO -> CUDA when a device exists, else CPU
+ * (info->fell_back set with the reason); CUDA with no device -> FM_ERR_NO_DEVICE.
+ * Fills info->backend_used and info->device_name. */
+fm_status fm_backend_resolve(fm_backend requested, fm_run_info *info, char *msg, size_t msg_len);
+
+/* Fills msg like snprintf and returns status; used by every kernel for errors. */
+fm_status fm_fail(fm_status status, char *msg, size_t msg_len, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+#ifdef __cplusplus
+}
+#endif

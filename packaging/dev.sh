@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Developer entry point on Debian 12: installs what is missing, builds, then runs the app or the tests.
+#   packaging/dev.sh run    build and launch Fluxmap with the bundled LSI demo dataset open
+#   packaging/dev.sh test   build and run every test suite (GUI tests under xvfb-run)
+set -euo pipefail
+cd "$(dirname "$(readlink -f "$0")")/.."
+
+packages=(build-essential meson ninja-build pkg-config libglib2.0-dev libgtk-3-dev libtiff-dev
+  libsqlite3-dev libjson-glib-dev xvfb xauth gettext appstream desktop-file-utils
+  libglib2.0-bin dbus-x11)
+
+install_missing() {
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "dev.sh: installing ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+build() {
+  local dir=${FLUXMAP_BUILD_DIR:-build}
+  if [ ! -f "$dir/build.ninja" ]; then
+    meson setup "$dir" -Dgui=enabled -Dtests=true
+  fi
+  meson compile -C "$dir"
+}
+
+case "${1:-}" in
+  run)
+    install_missing
+    build
+    dir=${FLUXMAP_BUILD_DIR:-build}
+    exec "$dir/app/gui/fluxmap" "$dir/data/demo/speckle-demo.tif"
+    ;;
+  test)
+    install_missing
+    build
+    dir=${FLUXMAP_BUILD_DIR:-build}
+    # One meson invocation so that its summary ("Ok: N  Fail: N ...") is the last thing printed.
+    xvfb-run -a -s '-screen 0 1280x900x24' \
+      meson test -C "$dir" --print-errorlogs --num-processes "$(nproc)"
+    ;;
+  *)
+    echo "usage: packaging/dev.sh run|test" >&2
+    exit 2
+    ;;
+esac
