@@ -1,0 +1,495 @@
+/* CUDA LSI: the paper's separable scheme fused per tile (row strip sums in shared memory, then
+ * column sums and K/SFI), a multi-stream pipeline for stacks, and temporal / spatio-temporal. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cuda_check.h"
+#include "../device_private.h"
+#include "lsi_impl.h"
+#include "lsi_math.h"
+
+#define TILE_X 32
+#define TILE_Y 32       /* output rows per block */
+#define THREADS_Y 8     /* each thread walks TILE_Y / THREADS_Y output rows */
+#define MAX_HALO 7      /* window 15 */
+#define N_SLOTS 3       /* frames in flight: upload, compute, download */
+
+/* Exact 64-bit sums for integer pixels, double for float pixels (as the CPU twin). */
+template <typename T> struct fm_acc { typedef long long type; };
+template <> struct fm_acc<float> { typedef double type; };
+
+/* Spatial K/SFI for one TILE_X x TILE_Y tile. Pass 1 (the paper's row/strip pass): each of the
+ * tile's rows plus halo rows gets horizontal window sums into shared memory. Pass 2: vertical
+ * sums of those, sliding down TILE_Y / THREADS_Y rows per thread (one row in, one out), then
+ * the statistics. Outside the image counts as 0 (the paper's border); with the VALID border,
+ * pixels whose window leaves the image are NaN. */
+template <typename T>
+__global__ void __launch_bounds__(TILE_X *THREADS_Y)
+    lsi_spatial_tile(const T *__restrict__ in, int W, int H, int half, int valid, double n,
+                     double exposure_s, float *__restrict__ k_out, float *__restrict__ sfi_out,
+                     unsigned long long *invalid)
+{
+    typedef typename fm_acc<T>::type acc;
+    __shared__ T pix[TILE_Y + 2 * MAX_HALO][TILE_X + 2 * MAX_HALO];
+    __shared__ acc rs1[TILE_Y + 2 * MAX_HALO][TILE_X];
+    __shared__ acc rs2[TILE_Y + 2 * MAX_HALO][TILE_X];
+
+    const int x0 = blockIdx.x * TILE_X - half, y0 = blockIdx.y * TILE_Y - half;
+    const int cols = TILE_X + 2 * half, rows = TILE_Y + 2 * half, span = 2 * half + 1;
+
+    for (int ly = threadIdx.y; ly < rows; ly += THREADS_Y) {
+        const int gy = y0 + ly;
+        const bool row_in = gy >= 0 && gy < H;
+        for (int lx = threadIdx.x; lx < cols; lx += TILE_X) {
+            const int gx = x0 + lx;
+            pix[ly][lx] = (row_in && gx >= 0 && gx < W) ? in[(size_t)gy * W + gx] : (T)0;
+        }
+    }
+    __syncthreads();
+
+    for (int ly = threadIdx.y; ly < rows; ly += THREADS_Y) {
+        acc s1 = 0, s2 = 0;
+        for (int d = 0; d < span; d++) {
+            acc v = (acc)pix[ly][threadIdx.x + d];
+            s1 += v;
+            s2 += v * v;
+        }
+        rs1[ly][threadIdx.x] = s1;
+        rs2[ly][threadIdx.x] = s2;
+    }
+    __syncthreads();
+
+    const int per_thread = TILE_Y / THREADS_Y, r0 = threadIdx.y * per_thread;
+    const int gx = blockIdx.x * TILE_X + threadIdx.x;
+    acc s1 = 0, s2 = 0;
+    for (int d = 0; d < span; d++) {
+        s1 += rs1[r0 + d][threadIdx.x];
+        s2 += rs2[r0 + d][threadIdx.x];
+    }
+    int bad = 0;
+    for (int r = r0; r < r0 + per_thread; r++) {
+        const int gy = blockIdx.y * TILE_Y + r;
+        if (r > r0) {
+            s1 += rs1[r + span - 1][threadIdx.x] - rs1[r - 1][threadIdx.x];
+            s2 += rs2[r + span - 1][threadIdx.x] - rs2[r - 1][threadIdx.x];
+        }
+        if (gx >= W || gy >= H)
+            continue;
+        float k = NAN, s = NAN;
+        if (valid && (gx < half || gx + half >= W || gy < half || gy + half >= H))
+            bad++;
+        else
+            bad += fm_lsi_window_stats((double)s1, (double)s2, n, exposure_s, &k, &s);
+        const size_t o = (size_t)gy * W + gx;
+        if (k_out)
+            k_out[o] = k;
+        if (sfi_out)
+            sfi_out[o] = s;
+    }
+    /* One atomic per warp keeps the counter off the critical path. */
+    for (int off = 16; off > 0; off /= 2)
+        bad += __shfl_down_sync(0xffffffffu, bad, off);
+    if (threadIdx.x == 0 && bad)
+        atomicAdd(invalid, (unsigned long long)bad);
+}
+
+static cudaError_t launch_spatial(fm_pixel_type type, const void *d_in, int W, int H,
+                                  const fm_lsi_params *p, double samples_per_pixel, float *d_k,
+                                  float *d_s, unsigned long long *d_invalid, cudaStream_t stream)
+{
+    dim3 block(TILE_X, THREADS_Y), grid((W + TILE_X - 1) / TILE_X, (H + TILE_Y - 1) / TILE_Y);
+    int half = (p->window - 1) / 2, valid = p->border == FM_LSI_BORDER_VALID;
+    double n = (double)p->window * p->window * samples_per_pixel, t = p->exposure_ms / 1000.0;
+    switch (type) {
+    case FM_PIXEL_U8:
+        lsi_spatial_tile<uint8_t><<<grid, block, 0, stream>>>(
+            (const uint8_t *)d_in, W, H, half, valid, n, t, d_k, d_s, d_invalid);
+        break;
+    case FM_PIXEL_U16:
+        lsi_spatial_tile<uint16_t><<<grid, block, 0, stream>>>(
+            (const uint16_t *)d_in, W, H, half, valid, n, t, d_k, d_s, d_invalid);
+        break;
+    case FM_PIXEL_F32:
+        lsi_spatial_tile<float><<<grid, block, 0, stream>>>((const float *)d_in, W, H, half,
+                                                            valid, n, t, d_k, d_s, d_invalid);
+        break;
+    }
+    return cudaGetLastError();
+}
+
+/* 1 when the runtime already knows ptr as page-locked host memory (a camera ring, say). */
+static int is_pinned(const void *ptr)
+{
+    cudaPointerAttributes attr;
+    if (!ptr)
+        return 1;
+    if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return attr.type == cudaMemoryTypeHost;
+}
+
+/* Spatial contrast of a stack: frame i+1 uploads while frame i computes and frame i-1
+ * downloads, each frame on its own stream slot; the host waits only to reuse a slot. */
+static fm_status spatial_stack(const fm_lsi_job *job, long long *invalid, char *msg,
+                               size_t msg_len)
+{
+    fm_status status = FM_OK;
+    const int W = job->width, H = job->height, nf = job->n_frames;
+    const size_t plane = (size_t)W * H, in_bytes = plane * fm_pixel_size(job->type);
+    const size_t out_bytes = plane * sizeof(float);
+    const int slots = nf < N_SLOTS ? nf : N_SLOTS;
+    cudaStream_t stream[N_SLOTS] = {0};
+    cudaEvent_t done[N_SLOTS] = {0};
+    void *d_in[N_SLOTS] = {0}, *h_in[N_SLOTS] = {0};
+    float *d_k[N_SLOTS] = {0}, *d_s[N_SLOTS] = {0}, *h_k[N_SLOTS] = {0}, *h_s[N_SLOTS] = {0};
+    unsigned long long *d_invalid = NULL, host_invalid = 0;
+    int registered_in = 0, registered_k = 0, registered_s = 0, next_done = 0;
+
+    const int pinned = is_pinned(job->frames) && is_pinned(job->contrast) && is_pinned(job->sfi);
+    int stage = !pinned && job->host_mode != FM_LSI_HOST_REGISTER;
+
+    if (!pinned && !stage) {
+        FM_CUDA_TRY(cudaHostRegister((void *)job->frames, in_bytes * nf, cudaHostRegisterDefault));
+        registered_in = 1;
+        if (job->contrast) {
+            FM_CUDA_TRY(cudaHostRegister(job->contrast, out_bytes * nf, cudaHostRegisterDefault));
+            registered_k = 1;
+        }
+        if (job->sfi) {
+            FM_CUDA_TRY(cudaHostRegister(job->sfi, out_bytes * nf, cudaHostRegisterDefault));
+            registered_s = 1;
+        }
+    }
+    FM_CUDA_TRY(cudaMalloc((void **)&d_invalid, sizeof *d_invalid));
+    FM_CUDA_TRY(cudaMemset(d_invalid, 0, sizeof *d_invalid));
+    for (int s = 0; s < slots; s++) {
+        FM_CUDA_TRY(cudaStreamCreateWithFlags(&stream[s], cudaStreamNonBlocking));
+        FM_CUDA_TRY(cudaEventCreateWithFlags(&done[s], cudaEventDisableTiming));
+        FM_CUDA_TRY(cudaMalloc(&d_in[s], in_bytes));
+        if (job->contrast)
+            FM_CUDA_TRY(cudaMalloc((void **)&d_k[s], out_bytes));
+        if (job->sfi)
+            FM_CUDA_TRY(cudaMalloc((void **)&d_s[s], out_bytes));
+        if (stage) {
+            FM_CUDA_TRY(cudaHostAlloc(&h_in[s], in_bytes, cudaHostAllocDefault));
+            if (job->contrast)
+                FM_CUDA_TRY(cudaHostAlloc((void **)&h_k[s], out_bytes, cudaHostAllocDefault));
+            if (job->sfi)
+                FM_CUDA_TRY(cudaHostAlloc((void **)&h_s[s], out_bytes, cudaHostAllocDefault));
+        }
+    }
+
+    for (int f = 0; f <= nf; f++) {
+        /* Retire the oldest frame in flight when its slot is needed, and all at the end. */
+        while (next_done < f && (f == nf || f - next_done >= slots)) {
+            int s = next_done % slots;
+            FM_CUDA_TRY(cudaEventSynchronize(done[s]));
+            if (stage && job->contrast)
+                fm_parallel_memcpy(job->contrast + (size_t)next_done * plane, h_k[s], out_bytes);
+            if (stage && job->sfi)
+                fm_parallel_memcpy(job->sfi + (size_t)next_done * plane, h_s[s], out_bytes);
+            next_done++;
+            if (job->tick && job->tick(job->tick_user, (double)next_done / nf)) {
+                status = fm_fail(FM_ERR_CANCELLED, msg, msg_len, "cancelled");
+                goto cleanup;
+            }
+        }
+        if (f == nf)
+            break;
+        int s = f % slots;
+        const char *src = (const char *)job->frames + (size_t)f * in_bytes;
+        float *k_dst = job->contrast ? (stage ? h_k[s] : job->contrast + (size_t)f * plane) : NULL;
+        float *s_dst = job->sfi ? (stage ? h_s[s] : job->sfi + (size_t)f * plane) : NULL;
+        if (stage) {
+            fm_parallel_memcpy(h_in[s], src, in_bytes);
+            src = (const char *)h_in[s];
+        }
+        FM_CUDA_TRY(cudaMemcpyAsync(d_in[s], src, in_bytes, cudaMemcpyHostToDevice, stream[s]));
+        FM_CUDA_TRY(launch_spatial(job->type, d_in[s], W, H, &job->params, 1.0, d_k[s], d_s[s],
+                                   d_invalid, stream[s]));
+        if (k_dst)
+            FM_CUDA_TRY(cudaMemcpyAsync(k_dst, d_k[s], out_bytes, cudaMemcpyDeviceToHost,
+                                        stream[s]));
+        if (s_dst)
+            FM_CUDA_TRY(cudaMemcpyAsync(s_dst, d_s[s], out_bytes, cudaMemcpyDeviceToHost,
+                                        stream[s]));
+        FM_CUDA_TRY(cudaEventRecord(done[s], stream[s]));
+    }
+    FM_CUDA_TRY(cudaMemcpy(&host_invalid, d_invalid, sizeof host_invalid, cudaMemcpyDeviceToHost));
+    *invalid += (long long)host_invalid;
+
+cleanup:
+    /* Nothing may still write into buffers we free or unregister. */
+    for (int s = 0; s < slots; s++)
+        if (stream[s])
+            cudaStreamSynchronize(stream[s]);
+    for (int s = 0; s < slots; s++) {
+        if (stream[s])
+            cudaStreamDestroy(stream[s]);
+        if (done[s])
+            cudaEventDestroy(done[s]);
+        cudaFree(d_in[s]);
+        cudaFree(d_k[s]);
+        cudaFree(d_s[s]);
+        cudaFreeHost(h_in[s]);
+        cudaFreeHost(h_k[s]);
+        cudaFreeHost(h_s[s]);
+    }
+    cudaFree(d_invalid);
+    if (registered_in)
+        cudaHostUnregister((void *)job->frames);
+    if (registered_k)
+        cudaHostUnregister(job->contrast);
+    if (registered_s)
+        cudaHostUnregister(job->sfi);
+    return status;
+}
+
+/* Per-pixel sums over frames [t, t+F): built for t = 0, then one frame in and one out. */
+template <typename T>
+__global__ void lsi_temporal_update(const T *__restrict__ stack, size_t plane, int t, int F,
+                                    typename fm_acc<T>::type *s1, typename fm_acc<T>::type *s2)
+{
+    typedef typename fm_acc<T>::type acc;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= plane)
+        return;
+    acc a = 0, b = 0;
+    if (t == 0) {
+        for (int f = 0; f < F; f++) {
+            acc v = (acc)stack[(size_t)f * plane + i];
+            a += v;
+            b += v * v;
+        }
+    } else {
+        acc v_in = (acc)stack[(size_t)(t + F - 1) * plane + i];
+        acc v_out = (acc)stack[(size_t)(t - 1) * plane + i];
+        a = s1[i] + v_in - v_out;
+        b = s2[i] + v_in * v_in - v_out * v_out;
+    }
+    s1[i] = a;
+    s2[i] = b;
+}
+
+/* Temporal statistics (half < 0) or the spatio-temporal window over the sum images: one
+ * thread per pixel, plain loops; the sums are L2-resident, so this stays cheap. */
+template <typename A>
+__global__ void lsi_sum_stats(const A *__restrict__ s1, const A *__restrict__ s2, int W, int H,
+                              int half, int valid, double n, double exposure_s,
+                              float *__restrict__ k_out, float *__restrict__ sfi_out,
+                              unsigned long long *invalid)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    int bad = 0;
+    if (x < W && y < H) {
+        float k = NAN, s = NAN;
+        size_t o = (size_t)y * W + x;
+        if (half < 0) {
+            bad = fm_lsi_window_stats((double)s1[o], (double)s2[o], n, exposure_s, &k, &s);
+        } else if (valid && (x < half || x + half >= W || y < half || y + half >= H)) {
+            bad = 1;
+        } else {
+            A a = 0, b = 0;
+            for (int yy = y - half; yy <= y + half; yy++) {
+                if (yy < 0 || yy >= H)
+                    continue;
+                for (int xx = x - half; xx <= x + half; xx++) {
+                    if (xx < 0 || xx >= W)
+                        continue;
+                    a += s1[(size_t)yy * W + xx];
+                    b += s2[(size_t)yy * W + xx];
+                }
+            }
+            bad = fm_lsi_window_stats((double)a, (double)b, n, exposure_s, &k, &s);
+        }
+        if (k_out)
+            k_out[o] = k;
+        if (sfi_out)
+            sfi_out[o] = s;
+    }
+    int block_bad = __syncthreads_count(bad);
+    if (threadIdx.x == 0 && threadIdx.y == 0 && block_bad)
+        atomicAdd(invalid, (unsigned long long)block_bad);
+}
+
+template <typename T>
+static cudaError_t launch_temporal_step(const fm_lsi_job *job, const void *d_stack, int t,
+                                        void *d_s1, void *d_s2, float *d_k, float *d_s,
+                                        unsigned long long *d_invalid)
+{
+    typedef typename fm_acc<T>::type acc;
+    const int W = job->width, H = job->height;
+    const size_t plane = (size_t)W * H;
+    const int st = job->mode == FM_LSI_MODE_SPATIOTEMPORAL;
+    const double n = st ? (double)job->params.window * job->params.window * job->params.frames
+                        : (double)job->params.frames;
+    lsi_temporal_update<T><<<(unsigned)((plane + 255) / 256), 256>>>(
+        (const T *)d_stack, plane, t, job->params.frames, (acc *)d_s1, (acc *)d_s2);
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess)
+        return err;
+    dim3 block(32, 8), grid((W + 31) / 32, (H + 7) / 8);
+    lsi_sum_stats<acc><<<grid, block>>>((const acc *)d_s1, (const acc *)d_s2, W, H,
+                                        st ? (job->params.window - 1) / 2 : -1,
+                                        job->params.border == FM_LSI_BORDER_VALID, n,
+                                        job->params.exposure_ms / 1000.0, d_k, d_s, d_invalid);
+    return cudaGetLastError();
+}
+
+/* Temporal and spatio-temporal: the whole stack on the device (a stack larger than GPU memory
+ * fails with FM_ERR_DEVICE, and AUTO then runs it on the CPU), one output frame per step. */
+static fm_status temporal_stack(const fm_lsi_job *job, long long *invalid, char *msg,
+                                size_t msg_len)
+{
+    fm_status status = FM_OK;
+    const size_t plane = (size_t)job->width * job->height;
+    const size_t stack_bytes = plane * fm_pixel_size(job->type) * job->n_frames;
+    void *d_stack = NULL, *d_s1 = NULL, *d_s2 = NULL;
+    float *d_k = NULL, *d_s = NULL;
+    unsigned long long *d_invalid = NULL, host_invalid = 0;
+
+    FM_CUDA_TRY(cudaMalloc(&d_stack, stack_bytes));
+    FM_CUDA_TRY(cudaMalloc(&d_s1, plane * 8));
+    FM_CUDA_TRY(cudaMalloc(&d_s2, plane * 8));
+    FM_CUDA_TRY(cudaMalloc((void **)&d_k, plane * sizeof(float)));
+    FM_CUDA_TRY(cudaMalloc((void **)&d_s, plane * sizeof(float)));
+    FM_CUDA_TRY(cudaMalloc((void **)&d_invalid, sizeof *d_invalid));
+    FM_CUDA_TRY(cudaMemset(d_invalid, 0, sizeof *d_invalid));
+    FM_CUDA_TRY(cudaMemcpy(d_stack, job->frames, stack_bytes, cudaMemcpyHostToDevice));
+    for (int t = 0; t < job->n_out; t++) {
+        float *k = job->contrast ? d_k : NULL, *s = job->sfi ? d_s : NULL;
+        switch (job->type) {
+        case FM_PIXEL_U8:
+            FM_CUDA_TRY(launch_temporal_step<uint8_t>(job, d_stack, t, d_s1, d_s2, k, s,
+                                                      d_invalid));
+            break;
+        case FM_PIXEL_U16:
+            FM_CUDA_TRY(launch_temporal_step<uint16_t>(job, d_stack, t, d_s1, d_s2, k, s,
+                                                       d_invalid));
+            break;
+        case FM_PIXEL_F32:
+            FM_CUDA_TRY(launch_temporal_step<float>(job, d_stack, t, d_s1, d_s2, k, s,
+                                                    d_invalid));
+            break;
+        }
+        if (k)
+            FM_CUDA_TRY(cudaMemcpy(job->contrast + (size_t)t * plane, d_k, plane * sizeof(float),
+                                   cudaMemcpyDeviceToHost));
+        if (s)
+            FM_CUDA_TRY(cudaMemcpy(job->sfi + (size_t)t * plane, d_s, plane * sizeof(float),
+                                   cudaMemcpyDeviceToHost));
+        if (job->tick && job->tick(job->tick_user, (t + 1.0) / job->n_out)) {
+            status = fm_fail(FM_ERR_CANCELLED, msg, msg_len, "cancelled");
+            goto cleanup;
+        }
+    }
+    FM_CUDA_TRY(cudaMemcpy(&host_invalid, d_invalid, sizeof host_invalid, cudaMemcpyDeviceToHost));
+    *invalid += (long long)host_invalid;
+
+cleanup:
+    cudaFree(d_stack);
+    cudaFree(d_s1);
+    cudaFree(d_s2);
+    cudaFree(d_k);
+    cudaFree(d_s);
+    cudaFree(d_invalid);
+    return status;
+}
+
+extern "C" fm_status fm_lsi_cuda_run(const fm_lsi_job *job, long long *invalid, char *msg,
+                                     size_t msg_len)
+{
+    fm_status status = FM_OK;
+    FM_CUDA_TRY(cudaSetDevice(0));
+    if (job->mode == FM_LSI_MODE_SPATIAL)
+        return spatial_stack(job, invalid, msg, msg_len);
+    return temporal_stack(job, invalid, msg, msg_len);
+cleanup:
+    return status;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+extern "C" fm_status fm_lsi_cuda_time_frame(const fm_lsi_params *params, const void *frame,
+                                            fm_pixel_type type, int width, int height, int reps,
+                                            double *host_to_host_ms, double *kernel_ms,
+                                            char *msg, size_t msg_len)
+{
+    fm_status status = FM_OK;
+    const size_t plane = (size_t)width * height, in_bytes = plane * fm_pixel_size(type);
+    const size_t out_bytes = plane * sizeof(float);
+    void *d_in = NULL, *h_in = NULL;
+    float *d_k = NULL, *d_s = NULL, *h_k = NULL, *h_s = NULL;
+    unsigned long long *d_invalid = NULL;
+    cudaEvent_t start = NULL, stop = NULL;
+    cudaStream_t stream = NULL;
+    double *h2h = (double *)calloc((size_t)reps, sizeof(double));
+    double *kern = (double *)calloc((size_t)reps, sizeof(double));
+    if (!h2h || !kern || reps < 1) {
+        status = fm_fail(FM_ERR_NO_MEMORY, msg, msg_len, "no memory for %d timings", reps);
+        goto cleanup;
+    }
+    FM_CUDA_TRY(cudaSetDevice(0));
+    FM_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    FM_CUDA_TRY(cudaEventCreate(&start));
+    FM_CUDA_TRY(cudaEventCreate(&stop));
+    FM_CUDA_TRY(cudaMalloc(&d_in, in_bytes));
+    FM_CUDA_TRY(cudaMalloc((void **)&d_k, out_bytes));
+    FM_CUDA_TRY(cudaMalloc((void **)&d_s, out_bytes));
+    FM_CUDA_TRY(cudaMalloc((void **)&d_invalid, sizeof *d_invalid));
+    FM_CUDA_TRY(cudaHostAlloc(&h_in, in_bytes, cudaHostAllocDefault));
+    FM_CUDA_TRY(cudaHostAlloc((void **)&h_k, out_bytes, cudaHostAllocDefault));
+    FM_CUDA_TRY(cudaHostAlloc((void **)&h_s, out_bytes, cudaHostAllocDefault));
+    memcpy(h_in, frame, in_bytes);
+
+    for (int pass = 0; pass < 2; pass++) {
+        for (int r = -3; r < reps; r++) { /* three warm-up runs */
+            float ms = 0;
+            FM_CUDA_TRY(cudaEventRecord(start, stream));
+            if (pass == 0)
+                FM_CUDA_TRY(cudaMemcpyAsync(d_in, h_in, in_bytes, cudaMemcpyHostToDevice, stream));
+            FM_CUDA_TRY(launch_spatial(type, d_in, width, height, params, 1.0, d_k, d_s,
+                                       d_invalid, stream));
+            if (pass == 0) {
+                FM_CUDA_TRY(cudaMemcpyAsync(h_k, d_k, out_bytes, cudaMemcpyDeviceToHost, stream));
+                FM_CUDA_TRY(cudaMemcpyAsync(h_s, d_s, out_bytes, cudaMemcpyDeviceToHost, stream));
+            }
+            FM_CUDA_TRY(cudaEventRecord(stop, stream));
+            FM_CUDA_TRY(cudaEventSynchronize(stop));
+            FM_CUDA_TRY(cudaEventElapsedTime(&ms, start, stop));
+            if (r >= 0)
+                (pass == 0 ? h2h : kern)[r] = ms;
+        }
+    }
+    qsort(h2h, (size_t)reps, sizeof(double), cmp_double);
+    qsort(kern, (size_t)reps, sizeof(double), cmp_double);
+    *host_to_host_ms = h2h[reps / 2];
+    *kernel_ms = kern[reps / 2];
+
+cleanup:
+    if (stream)
+        cudaStreamSynchronize(stream);
+    if (start)
+        cudaEventDestroy(start);
+    if (stop)
+        cudaEventDestroy(stop);
+    if (stream)
+        cudaStreamDestroy(stream);
+    cudaFree(d_in);
+    cudaFree(d_k);
+    cudaFree(d_s);
+    cudaFree(d_invalid);
+    cudaFreeHost(h_in);
+    cudaFreeHost(h_k);
+    cudaFreeHost(h_s);
+    free(h2h);
+    free(kern);
+    return status;
+}
