@@ -1,0 +1,165 @@
+/* `fluxmap-cli methods`: every registered method with its parameter schema and outputs. */
+#include <glib/gi18n.h>
+#include <stdio.h>
+
+#include "app/cli/cli.h"
+#include "app/core/method.h"
+
+static const fm_cli_option options[] = {{"json", FALSE}, {"help", FALSE}};
+
+static void add_param_json(JsonBuilder *b, const fm_param_spec *spec)
+{
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "name");
+    json_builder_add_string_value(b, spec->key);
+    json_builder_set_member_name(b, "type");
+    json_builder_add_string_value(b, fm_param_type_name(spec->type));
+    json_builder_set_member_name(b, "default");
+    switch (spec->type) {
+    case FM_PARAM_INT:
+        json_builder_add_int_value(b, (gint64)spec->default_value);
+        break;
+    case FM_PARAM_DOUBLE:
+        json_builder_add_double_value(b, spec->default_value);
+        break;
+    case FM_PARAM_BOOL:
+        json_builder_add_boolean_value(b, spec->default_value != 0.0);
+        break;
+    case FM_PARAM_ENUM:
+        json_builder_add_string_value(b, spec->default_choice);
+        break;
+    }
+    gboolean ranged = spec->type == FM_PARAM_INT || spec->type == FM_PARAM_DOUBLE;
+    json_builder_set_member_name(b, "min");
+    if (!ranged)
+        json_builder_add_null_value(b);
+    else if (spec->type == FM_PARAM_INT)
+        json_builder_add_int_value(b, (gint64)spec->min);
+    else
+        json_builder_add_double_value(b, spec->min);
+    json_builder_set_member_name(b, "max");
+    if (!ranged)
+        json_builder_add_null_value(b);
+    else if (spec->type == FM_PARAM_INT)
+        json_builder_add_int_value(b, (gint64)spec->max);
+    else
+        json_builder_add_double_value(b, spec->max);
+    json_builder_set_member_name(b, "unit");
+    if (spec->unit)
+        json_builder_add_string_value(b, spec->unit);
+    else
+        json_builder_add_null_value(b);
+    json_builder_set_member_name(b, "help");
+    json_builder_add_string_value(b, spec->help ? _(spec->help) : "");
+    if (spec->type == FM_PARAM_INT) {
+        json_builder_set_member_name(b, "odd_only");
+        json_builder_add_boolean_value(b, spec->odd_only);
+    }
+    if (spec->type == FM_PARAM_ENUM && spec->choices) {
+        json_builder_set_member_name(b, "choices");
+        json_builder_begin_array(b);
+        for (int c = 0; spec->choices[c]; c++)
+            json_builder_add_string_value(b, spec->choices[c]);
+        json_builder_end_array(b);
+    }
+    json_builder_end_object(b);
+}
+
+static void print_json(const fm_method *const *methods, int n)
+{
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "methods");
+    json_builder_begin_array(b);
+    for (int i = 0; i < n; i++) {
+        const fm_method *m = methods[i];
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "id");
+        json_builder_add_string_value(b, m->id);
+        json_builder_set_member_name(b, "family");
+        json_builder_add_string_value(b, m->family);
+        json_builder_set_member_name(b, "title");
+        json_builder_add_string_value(b, _(m->title));
+        json_builder_set_member_name(b, "description");
+        json_builder_add_string_value(b, m->description ? _(m->description) : "");
+        json_builder_set_member_name(b, "params");
+        json_builder_begin_array(b);
+        for (int p = 0; p < m->n_params; p++)
+            add_param_json(b, &m->params[p]);
+        json_builder_end_array(b);
+        json_builder_set_member_name(b, "outputs");
+        json_builder_begin_array(b);
+        for (int o = 0; o < m->n_outputs; o++) {
+            json_builder_begin_object(b);
+            json_builder_set_member_name(b, "name");
+            json_builder_add_string_value(b, m->outputs[o].name);
+            json_builder_set_member_name(b, "unit");
+            json_builder_add_string_value(b, m->outputs[o].unit);
+            json_builder_set_member_name(b, "title");
+            json_builder_add_string_value(b, _(m->outputs[o].title));
+            json_builder_end_object(b);
+        }
+        json_builder_end_array(b);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+    fm_cli_json_print(b);
+}
+
+static void print_text(const fm_method *const *methods, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const fm_method *m = methods[i];
+        printf("%s  %s\n", m->id, _(m->title));
+        for (int p = 0; p < m->n_params; p++) {
+            const fm_param_spec *s = &m->params[p];
+            g_autofree char *range = NULL;
+            if (s->type == FM_PARAM_ENUM && s->choices) {
+                g_autofree char *joined = g_strjoinv("|", (char **)s->choices);
+                range = g_strdup_printf("%s, default %s", joined, s->default_choice);
+            } else if (s->type == FM_PARAM_INT || s->type == FM_PARAM_DOUBLE) {
+                range =
+                    g_strdup_printf("%g..%g%s%s, default %g", s->min, s->max, s->unit ? " " : "",
+                                    s->unit ? s->unit : "", s->default_value);
+            } else {
+                range = g_strdup_printf("default %s", s->default_value != 0.0 ? "true" : "false");
+            }
+            printf("    --%-14s %-6s %s\n", s->key, fm_param_type_name(s->type), range);
+            if (s->help)
+                printf("    %-14s          %s\n", "", _(s->help));
+        }
+        for (int o = 0; o < m->n_outputs; o++)
+            printf("    -> %s [%s]  %s\n", m->outputs[o].name, m->outputs[o].unit,
+                   _(m->outputs[o].title));
+        printf("\n");
+    }
+}
+
+int fm_cli_methods(int argc, char **argv)
+{
+    fm_cli_args args = {0};
+    g_autofree char *message = NULL;
+    if (!fm_cli_parse(argc, argv, options, G_N_ELEMENTS(options), NULL, &args, &message)) {
+        fm_cli_args_clear(&args);
+        return fm_cli_fail(FM_EXIT_USAGE, "methods: %s", message);
+    }
+    int code = FM_EXIT_OK;
+    if (fm_cli_has(&args, "help")) {
+        printf("%s", _("Usage: fluxmap-cli methods [--json]\n"
+                       "Lists every registered method with its parameters (name, type, range, "
+                       "unit, default) and output maps.\n"));
+    } else if (args.positional->len > 0) {
+        code = fm_cli_fail(FM_EXIT_USAGE, _("methods: unexpected argument '%s'"),
+                           (const char *)args.positional->pdata[0]);
+    } else {
+        int n = 0;
+        const fm_method *const *methods = fm_methods_all(&n);
+        if (fm_cli_has(&args, "json"))
+            print_json(methods, n);
+        else
+            print_text(methods, n);
+    }
+    fm_cli_args_clear(&args);
+    return code;
+}

@@ -1,0 +1,246 @@
+/* `fluxmap-cli run`: one method on one input file, maps to OUTDIR, recorded in the catalogue. */
+#include <glib/gi18n.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app/cli/cli.h"
+#include "app/core/catalogue.h"
+#include "app/core/error.h"
+#include "app/core/export.h"
+#include "app/core/io/tiff.h"
+#include "app/core/method.h"
+#include "app/core/roi.h"
+#include "kernels/device.h"
+
+static const fm_cli_option options[] = {
+    {"output", TRUE},        {"backend", TRUE}, {"json", FALSE},
+    {"no_catalogue", FALSE}, {"roi", TRUE},     {"help", FALSE},
+};
+
+static void print_help(void)
+{
+    printf("%s", _("Usage: fluxmap-cli run METHOD [--PARAM=VALUE...] INPUT -o OUTDIR\n"
+                   "          [--backend=auto|cpu|cuda] [--json] [--no-catalogue] [--roi FILE]\n"
+                   "Runs METHOD on the TIFF file INPUT and writes OUTDIR/<output>.tif for each\n"
+                   "output map (one page per frame for stacks). The run is recorded in the\n"
+                   "catalogue unless --no-catalogue. 'fluxmap-cli methods' lists METHOD ids and\n"
+                   "their parameters; both --PARAM=VALUE and --PARAM VALUE are accepted.\n"));
+}
+
+static void report_progress(double fraction, gpointer user)
+{
+    fprintf(stderr, "\r%s: %3.0f%%", (const char *)user, 100.0 * fraction);
+    fflush(stderr);
+}
+
+/* The run's result as one JSON object on stdout. */
+static void print_json(const fm_method *method, const fm_params *params, const fm_result *result,
+                       gint64 run_id, GPtrArray *files)
+{
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "method");
+    json_builder_add_string_value(b, method->id);
+    json_builder_set_member_name(b, "params");
+    g_autofree char *params_json = fm_params_to_json(params);
+    fm_cli_json_add_parsed(b, params_json);
+    json_builder_set_member_name(b, "backend");
+    json_builder_add_string_value(b, result->backend ? result->backend : "cpu");
+    json_builder_set_member_name(b, "device");
+    json_builder_add_string_value(b, result->device ? result->device : "");
+    json_builder_set_member_name(b, "elapsed_ms");
+    fm_cli_json_add_number(b, result->elapsed_ms);
+    json_builder_set_member_name(b, "run_id");
+    if (run_id > 0)
+        json_builder_add_int_value(b, run_id);
+    else
+        json_builder_add_null_value(b);
+    json_builder_set_member_name(b, "note");
+    if (result->note)
+        json_builder_add_string_value(b, result->note);
+    else
+        json_builder_add_null_value(b);
+    json_builder_set_member_name(b, "outputs");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < result->maps->len; i++) {
+        const fm_map *map = result->maps->pdata[i];
+        fm_map_stats stats = fm_map_statistics(map);
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "name");
+        json_builder_add_string_value(b, map->name);
+        json_builder_set_member_name(b, "unit");
+        json_builder_add_string_value(b, map->unit);
+        fm_cli_json_add_stats(b, &stats);
+        json_builder_set_member_name(b, "frames");
+        json_builder_add_int_value(b, map->n_frames);
+        json_builder_set_member_name(b, "file");
+        json_builder_add_string_value(b, files->pdata[i]);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+    fm_cli_json_print(b);
+}
+
+static void print_text(const fm_result *result, gint64 run_id, GPtrArray *files)
+{
+    printf(_("%s on %s (%s): %.1f ms\n"), result->method_id,
+           result->backend ? result->backend : "cpu", result->device ? result->device : "",
+           result->elapsed_ms);
+    if (result->note)
+        printf(_("note: %s\n"), result->note);
+    for (guint i = 0; i < result->maps->len; i++) {
+        const fm_map *map = result->maps->pdata[i];
+        fm_map_stats s = fm_map_statistics(map);
+        printf("  %-10s [%s] mean %.4g median %.4g min %.4g max %.4g valid %" G_GSIZE_FORMAT
+               "  %s\n",
+               map->name, map->unit, s.mean, s.median, s.min, s.max, s.valid_pixels,
+               (const char *)files->pdata[i]);
+    }
+    if (run_id > 0)
+        printf(_("catalogue run %lld\n"), (long long)run_id);
+}
+
+/* Everything that can be checked without reading the input: exit 2 comes before exit 3. */
+static int parse_command(int argc, char **argv, fm_cli_args *args, const fm_method **method,
+                         fm_params **params, fm_backend *backend)
+{
+    if (argc < 1 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
+        if (argc < 1)
+            return fm_cli_fail(FM_EXIT_USAGE, _("run: missing METHOD (see 'fluxmap-cli run "
+                                                "--help')"));
+        print_help();
+        return -1;
+    }
+    *method = fm_method_find(argv[0]);
+    if (!*method)
+        return fm_cli_fail(FM_EXIT_USAGE, _("unknown method '%s' (see 'fluxmap-cli methods')"),
+                           argv[0]);
+    /* every schema key becomes an option that takes a value */
+    g_autoptr(GHashTable) extra = g_hash_table_new(g_str_hash, g_str_equal);
+    for (int i = 0; i < (*method)->n_params; i++)
+        g_hash_table_insert(extra, (gpointer)(*method)->params[i].key, GINT_TO_POINTER(TRUE));
+    g_autofree char *message = NULL;
+    if (!fm_cli_parse(argc - 1, argv + 1, options, G_N_ELEMENTS(options), extra, args, &message))
+        return fm_cli_fail(FM_EXIT_USAGE, "%s: %s", (*method)->id, message);
+    if (fm_cli_has(args, "help")) {
+        print_help();
+        return -1;
+    }
+    *params = fm_method_default_params(*method);
+    for (int i = 0; i < (*method)->n_params; i++) {
+        const char *key = (*method)->params[i].key;
+        const char *value = fm_cli_get(args, key);
+        g_autoptr(GError) error = NULL;
+        if (value && !fm_params_set_from_string(*params, key, value, &error))
+            return fm_cli_fail(FM_EXIT_USAGE, "%s: %s", (*method)->id, error->message);
+    }
+    const char *backend_text = fm_cli_get(args, "backend");
+    *backend = FM_BACKEND_AUTO;
+    if (backend_text && fm_backend_parse(backend_text, backend) != FM_OK)
+        return fm_cli_fail(FM_EXIT_USAGE, _("--backend: '%s' is not one of auto, cpu, cuda"),
+                           backend_text);
+    if (args->positional->len == 0)
+        return fm_cli_fail(FM_EXIT_USAGE, _("run: missing INPUT file"));
+    if (args->positional->len > 1)
+        return fm_cli_fail(FM_EXIT_USAGE, _("run: expected one INPUT file, got %u"),
+                           args->positional->len);
+    const char *outdir = fm_cli_get(args, "output");
+    if (!outdir || !*outdir)
+        return fm_cli_fail(FM_EXIT_USAGE, _("run: missing -o OUTDIR"));
+    return FM_EXIT_OK;
+}
+
+static int execute(const fm_method *method, const fm_params *params, fm_backend backend,
+                   const fm_cli_args *args)
+{
+    const char *input = args->positional->pdata[0];
+    const char *outdir = fm_cli_get(args, "output");
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GPtrArray) rois = NULL;
+    const char *roi_file = fm_cli_get(args, "roi");
+    if (roi_file && !(rois = fm_roi_list_from_file(roi_file, &error)))
+        return fm_cli_fail_error(error);
+    g_autoptr(fm_dataset) dataset = fm_tiff_read(input, &error);
+    if (!dataset)
+        return fm_cli_fail_error(error);
+
+    g_autoptr(fm_catalogue) catalogue = NULL;
+    gint64 run_id = 0;
+    if (!fm_cli_has(args, "no_catalogue")) {
+        g_autofree char *dir = fm_catalogue_default_dir();
+        g_autofree char *params_json = fm_params_to_json(params);
+        catalogue = fm_catalogue_open(dir, &error);
+        if (!catalogue || !(run_id = fm_catalogue_begin_run(catalogue, dataset, method->id,
+                                                            params_json, rois, &error)))
+            return fm_cli_fail(FM_EXIT_INPUT, _("catalogue: %s"), error->message);
+    }
+
+    fm_job_context context = {.backend = backend};
+    if (isatty(STDERR_FILENO)) {
+        context.progress = report_progress;
+        context.progress_user = (gpointer)method->id;
+    }
+    g_autoptr(fm_result) result = fm_method_run(method, dataset, params, rois, &context, &error);
+    if (context.progress)
+        fprintf(stderr, "\n");
+    if (!result) {
+        if (catalogue)
+            fm_catalogue_abort_run(catalogue, run_id,
+                                   g_error_matches(error, FM_ERROR, FM_ERROR_CANCELLED)
+                                       ? FM_RUN_CANCELLED
+                                       : FM_RUN_FAILED,
+                                   error->message, NULL);
+        return fm_cli_fail_error(error);
+    }
+
+    g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
+    int code = FM_EXIT_OK;
+    if (g_mkdir_with_parents(outdir, 0755) != 0) {
+        code = fm_cli_fail(FM_EXIT_INPUT, _("%s: cannot create directory: %s"), outdir,
+                           g_strerror(errno));
+    } else {
+        for (guint i = 0; i < result->maps->len && code == FM_EXIT_OK; i++) {
+            const fm_map *map = result->maps->pdata[i];
+            g_autofree char *name = g_strconcat(map->name, ".tif", NULL);
+            g_autofree char *path = g_build_filename(outdir, name, NULL);
+            char *absolute = g_canonicalize_filename(path, NULL);
+            g_ptr_array_add(files, absolute);
+            if (!fm_export_tiff(absolute, map, method->id, NULL, &error))
+                code = fm_cli_fail_error(error);
+        }
+    }
+    if (catalogue) {
+        if (code != FM_EXIT_OK)
+            fm_catalogue_abort_run(catalogue, run_id, FM_RUN_FAILED,
+                                   _("writing the output maps failed"), NULL);
+        else if (!fm_catalogue_finish_run(catalogue, run_id, result, &error))
+            code = fm_cli_fail(FM_EXIT_INPUT, _("catalogue: %s"), error->message);
+    }
+    if (code != FM_EXIT_OK)
+        return code;
+    if (fm_cli_has(args, "json"))
+        print_json(method, params, result, run_id, files);
+    else
+        print_text(result, run_id, files);
+    return FM_EXIT_OK;
+}
+
+int fm_cli_run(int argc, char **argv)
+{
+    fm_cli_args args = {0};
+    const fm_method *method = NULL;
+    fm_params *params = NULL;
+    fm_backend backend = FM_BACKEND_AUTO;
+    int code = parse_command(argc, argv, &args, &method, &params, &backend);
+    if (code == FM_EXIT_OK)
+        code = execute(method, params, backend, &args);
+    else if (code < 0)
+        code = FM_EXIT_OK; /* --help */
+    if (params)
+        fm_params_free(params);
+    fm_cli_args_clear(&args);
+    return code;
+}

@@ -1,0 +1,678 @@
+/* The run catalogue: SQLite (WAL, versioned schema, transactions) plus float32 TIFF maps. */
+#include "catalogue.h"
+
+#include <errno.h>
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <string.h>
+
+#include "error.h"
+#include "export.h"
+#include "io/tiff.h"
+
+struct fm_catalogue {
+    char *dir;
+    char *db_path;
+    sqlite3 *db;
+    GMutex lock; /* one connection, shared by the jobs' worker threads */
+};
+
+/* Forward migrations: migrations[v] takes a database from user_version v to v + 1.
+ * Version 0 is an SQLite file with user_version 0 and none of our tables (a new, empty file,
+ * or one some other tool created); version 1 is the first Fluxmap layout. */
+static const char *const migrations[] = {
+    "CREATE TABLE datasets ("
+    "  id INTEGER PRIMARY KEY, path TEXT NOT NULL, sha256 TEXT, type TEXT, dims TEXT,"
+    "  added INTEGER NOT NULL);"
+    "CREATE INDEX datasets_by_hash ON datasets(sha256, path);"
+    "CREATE TABLE runs ("
+    "  id INTEGER PRIMARY KEY, dataset_id INTEGER REFERENCES datasets(id),"
+    "  method TEXT NOT NULL, params_json TEXT NOT NULL, backend TEXT, device TEXT,"
+    "  status TEXT NOT NULL, error TEXT, elapsed_ms REAL, started INTEGER NOT NULL,"
+    "  finished INTEGER);"
+    "CREATE TABLE rois ("
+    "  id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  name TEXT, role TEXT, kind TEXT, json TEXT NOT NULL);"
+    "CREATE TABLE outputs ("
+    "  id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  name TEXT NOT NULL, unit TEXT, file TEXT NOT NULL, min REAL, max REAL, mean REAL,"
+    "  median REAL, valid_pixels INTEGER, UNIQUE(run_id, name));",
+};
+G_STATIC_ASSERT(G_N_ELEMENTS(migrations) == FM_CATALOGUE_SCHEMA_VERSION);
+
+static const char *const status_names[] = {"running", "done", "failed", "cancelled"};
+
+const char *fm_run_status_name(fm_run_status status)
+{
+    return (status >= 0 && status <= FM_RUN_CANCELLED) ? status_names[status] : "unknown";
+}
+
+static fm_run_status status_parse(const char *text)
+{
+    for (int i = 0; i <= FM_RUN_CANCELLED; i++)
+        if (g_strcmp0(text, status_names[i]) == 0)
+            return (fm_run_status)i;
+    return FM_RUN_FAILED;
+}
+
+static gboolean sql_fail(fm_catalogue *cat, const char *what, GError **error)
+{
+    g_set_error(error, FM_ERROR, FM_ERROR_CATALOGUE, _("%s: %s: %s"), cat->db_path, what,
+                sqlite3_errmsg(cat->db));
+    return FALSE;
+}
+
+static gboolean exec(fm_catalogue *cat, const char *sql, GError **error)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(cat->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        g_set_error(error, FM_ERROR, FM_ERROR_CATALOGUE, _("%s: %s"), cat->db_path,
+                    msg ? msg : sqlite3_errmsg(cat->db));
+        sqlite3_free(msg);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static void rollback(fm_catalogue *cat)
+{
+    sqlite3_exec(cat->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static sqlite3_stmt *prepare(fm_catalogue *cat, const char *sql, GError **error)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        sql_fail(cat, "prepare", error);
+        return NULL;
+    }
+    return st;
+}
+
+static int user_version(fm_catalogue *cat)
+{
+    sqlite3_stmt *st = NULL;
+    int v = -1;
+    if (sqlite3_prepare_v2(cat->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+char *fm_catalogue_default_dir(void)
+{
+    const char *env = g_getenv("FLUXMAP_DATA_DIR");
+    if (env && *env)
+        return g_strdup(env);
+    return g_build_filename(g_get_user_data_dir(), "fluxmap", NULL);
+}
+
+static gboolean migrate(fm_catalogue *cat, GError **error)
+{
+    int v = user_version(cat);
+    if (v > FM_CATALOGUE_SCHEMA_VERSION) {
+        g_set_error(error, FM_ERROR, FM_ERROR_CATALOGUE,
+                    _("%s: schema version %d is newer than this Fluxmap understands (%d)"),
+                    cat->db_path, v, FM_CATALOGUE_SCHEMA_VERSION);
+        return FALSE;
+    }
+    while (v < FM_CATALOGUE_SCHEMA_VERSION) {
+        /* IMMEDIATE takes the write lock first, then we re-read: another process may have
+         * migrated while we waited. */
+        if (!exec(cat, "BEGIN IMMEDIATE", error))
+            return FALSE;
+        v = user_version(cat);
+        if (v >= FM_CATALOGUE_SCHEMA_VERSION) {
+            exec(cat, "COMMIT", NULL);
+            break;
+        }
+        g_autofree char *bump = g_strdup_printf("PRAGMA user_version = %d", v + 1);
+        if (v < 0 || !exec(cat, migrations[v], error) || !exec(cat, bump, error)) {
+            rollback(cat);
+            if (error && *error)
+                g_prefix_error(error, _("migrating to version %d: "), v + 1);
+            return FALSE;
+        }
+        if (!exec(cat, "COMMIT", error)) {
+            rollback(cat);
+            return FALSE;
+        }
+        v++;
+    }
+    return TRUE;
+}
+
+fm_catalogue *fm_catalogue_open(const char *dir, GError **error)
+{
+    if (g_mkdir_with_parents(dir, 0755) != 0) {
+        g_set_error(error, FM_ERROR, FM_ERROR_CATALOGUE, _("%s: cannot create folder: %s"), dir,
+                    g_strerror(errno));
+        return NULL;
+    }
+    fm_catalogue *cat = g_new0(fm_catalogue, 1);
+    cat->dir = g_canonicalize_filename(dir, NULL);
+    cat->db_path = g_build_filename(cat->dir, "catalogue.db", NULL);
+    g_mutex_init(&cat->lock);
+    if (sqlite3_open_v2(cat->db_path, &cat->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK) {
+        sql_fail(cat, _("cannot open"), error);
+        fm_catalogue_close(cat);
+        return NULL;
+    }
+    sqlite3_busy_timeout(cat->db, 10000);
+    if (!exec(cat, "PRAGMA busy_timeout = 10000", error) ||
+        !exec(cat, "PRAGMA journal_mode = WAL", error) ||
+        !exec(cat, "PRAGMA foreign_keys = ON", error) ||
+        !exec(cat, "PRAGMA synchronous = NORMAL", error) || !migrate(cat, error)) {
+        fm_catalogue_close(cat);
+        return NULL;
+    }
+    return cat;
+}
+
+void fm_catalogue_close(fm_catalogue *cat)
+{
+    if (cat == NULL)
+        return;
+    if (cat->db)
+        sqlite3_close(cat->db);
+    g_mutex_clear(&cat->lock);
+    g_free(cat->dir);
+    g_free(cat->db_path);
+    g_free(cat);
+}
+
+const char *fm_catalogue_dir(const fm_catalogue *cat)
+{
+    return cat->dir;
+}
+
+int fm_catalogue_schema_version(fm_catalogue *cat)
+{
+    g_mutex_lock(&cat->lock);
+    int v = user_version(cat);
+    g_mutex_unlock(&cat->lock);
+    return v;
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *text)
+{
+    if (text)
+        sqlite3_bind_text(st, i, text, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+/* Inside a transaction: the dataset's row id, added when its path and hash are new. */
+static gint64 dataset_id(fm_catalogue *cat, const fm_dataset *ds, GError **error)
+{
+    const char *path = ds->source_path ? ds->source_path : "";
+    sqlite3_stmt *st =
+        prepare(cat, "SELECT id FROM datasets WHERE path = ? AND sha256 IS ?", error);
+    if (st == NULL)
+        return 0;
+    bind_text(st, 1, path);
+    bind_text(st, 2, ds->sha256);
+    gint64 id = 0;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (id > 0)
+        return id;
+    GString *dims = g_string_new(NULL);
+    for (int i = 0; i < ds->n_dims; i++)
+        g_string_append_printf(dims, "%s%s=%" G_GSIZE_FORMAT, i ? "," : "", ds->dims[i].name,
+                               ds->dims[i].size);
+    st = prepare(cat, "INSERT INTO datasets(path, sha256, type, dims, added) VALUES(?,?,?,?,?)",
+                 error);
+    if (st != NULL) {
+        bind_text(st, 1, path);
+        bind_text(st, 2, ds->sha256);
+        bind_text(st, 3, fm_pixel_type_name(ds->type));
+        bind_text(st, 4, dims->str);
+        sqlite3_bind_int64(st, 5, g_get_real_time() / G_USEC_PER_SEC);
+        if (sqlite3_step(st) == SQLITE_DONE)
+            id = sqlite3_last_insert_rowid(cat->db);
+        else
+            sql_fail(cat, _("adding the dataset"), error);
+        sqlite3_finalize(st);
+    }
+    g_string_free(dims, TRUE);
+    return id;
+}
+
+static gboolean insert_rois(fm_catalogue *cat, gint64 run_id, GPtrArray *rois, GError **error)
+{
+    for (guint i = 0; rois && i < rois->len; i++) {
+        const fm_roi *roi = g_ptr_array_index(rois, i);
+        sqlite3_stmt *st = prepare(
+            cat, "INSERT INTO rois(run_id, name, role, kind, json) VALUES(?,?,?,?,?)", error);
+        if (st == NULL)
+            return FALSE;
+        g_autofree char *json = fm_roi_to_json(roi);
+        sqlite3_bind_int64(st, 1, run_id);
+        bind_text(st, 2, roi->name);
+        bind_text(st, 3, roi->role);
+        bind_text(st, 4, fm_roi_kind_name(roi->kind));
+        bind_text(st, 5, json);
+        int rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+        if (rc != SQLITE_DONE)
+            return sql_fail(cat, _("adding an ROI"), error);
+    }
+    return TRUE;
+}
+
+gint64 fm_catalogue_begin_run(fm_catalogue *cat, const fm_dataset *dataset, const char *method_id,
+                              const char *params_json, GPtrArray *rois, GError **error)
+{
+    g_mutex_lock(&cat->lock);
+    gint64 run_id = 0;
+    if (!exec(cat, "BEGIN IMMEDIATE", error))
+        goto out;
+    gint64 ds_id = dataset ? dataset_id(cat, dataset, error) : 0;
+    if (dataset && ds_id == 0)
+        goto fail;
+    sqlite3_stmt *st = prepare(
+        cat, "INSERT INTO runs(dataset_id, method, params_json, status, started) VALUES(?,?,?,?,?)",
+        error);
+    if (st == NULL)
+        goto fail;
+    if (ds_id > 0)
+        sqlite3_bind_int64(st, 1, ds_id);
+    else
+        sqlite3_bind_null(st, 1);
+    bind_text(st, 2, method_id);
+    bind_text(st, 3, params_json ? params_json : "{}");
+    bind_text(st, 4, fm_run_status_name(FM_RUN_RUNNING));
+    sqlite3_bind_int64(st, 5, g_get_real_time() / G_USEC_PER_SEC);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        sql_fail(cat, _("adding the run"), error);
+        goto fail;
+    }
+    run_id = sqlite3_last_insert_rowid(cat->db);
+    if (!insert_rois(cat, run_id, rois, error) || !exec(cat, "COMMIT", error)) {
+        run_id = 0;
+        goto fail;
+    }
+    goto out;
+fail:
+    rollback(cat);
+out:
+    g_mutex_unlock(&cat->lock);
+    return run_id;
+}
+
+static char *run_dir(fm_catalogue *cat, gint64 run_id)
+{
+    g_autofree char *id = g_strdup_printf("%" G_GINT64_FORMAT, run_id);
+    return g_build_filename(cat->dir, "runs", id, NULL);
+}
+
+/* Deletes runs/<id> and whatever is in it (finished maps or .part leftovers). */
+static void remove_run_files(fm_catalogue *cat, gint64 run_id)
+{
+    g_autofree char *dir = run_dir(cat, run_id);
+    GDir *d = g_dir_open(dir, 0, NULL);
+    if (d == NULL)
+        return;
+    const char *name;
+    while ((name = g_dir_read_name(d)) != NULL) {
+        g_autofree char *file = g_build_filename(dir, name, NULL);
+        g_unlink(file);
+    }
+    g_dir_close(d);
+    g_rmdir(dir);
+}
+
+static gboolean safe_map_name(const char *name)
+{
+    if (name == NULL || *name == '\0' || *name == '.')
+        return FALSE;
+    for (const char *c = name; *c; c++)
+        if (!g_ascii_isalnum(*c) && *c != '_' && *c != '-' && *c != '.')
+            return FALSE;
+    return TRUE;
+}
+
+static gboolean set_status(fm_catalogue *cat, gint64 run_id, fm_run_status status,
+                           const char *message, GError **error)
+{
+    sqlite3_stmt *st =
+        prepare(cat, "UPDATE runs SET status = ?, error = ?, finished = ? WHERE id = ?", error);
+    if (st == NULL)
+        return FALSE;
+    bind_text(st, 1, fm_run_status_name(status));
+    bind_text(st, 2, message);
+    sqlite3_bind_int64(st, 3, g_get_real_time() / G_USEC_PER_SEC);
+    sqlite3_bind_int64(st, 4, run_id);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return sql_fail(cat, _("updating the run"), error);
+    return TRUE;
+}
+
+gboolean fm_catalogue_abort_run(fm_catalogue *cat, gint64 run_id, fm_run_status status,
+                                const char *message, GError **error)
+{
+    remove_run_files(cat, run_id);
+    g_mutex_lock(&cat->lock);
+    gboolean ok = exec(cat, "BEGIN IMMEDIATE", error);
+    if (ok) {
+        g_autofree char *del =
+            g_strdup_printf("DELETE FROM outputs WHERE run_id = %" G_GINT64_FORMAT, run_id);
+        ok = exec(cat, del, error) && set_status(cat, run_id, status, message, error) &&
+             exec(cat, "COMMIT", error);
+        if (!ok)
+            rollback(cat);
+    }
+    g_mutex_unlock(&cat->lock);
+    return ok;
+}
+
+/* Records outputs and the finished state in one transaction; files are already in place. */
+static gboolean commit_outputs(fm_catalogue *cat, gint64 run_id, const fm_result *result,
+                               const fm_map_stats *stats, GError **error)
+{
+    if (!exec(cat, "BEGIN IMMEDIATE", error))
+        return FALSE;
+    for (guint i = 0; i < result->maps->len; i++) {
+        const fm_map *m = g_ptr_array_index(result->maps, i);
+        sqlite3_stmt *st = prepare(
+            cat,
+            "INSERT INTO outputs(run_id, name, unit, file, min, max, mean, median, valid_pixels)"
+            " VALUES(?,?,?,?,?,?,?,?,?)",
+            error);
+        if (st == NULL)
+            goto fail;
+        g_autofree char *file =
+            g_strdup_printf("runs/%" G_GINT64_FORMAT "/%s.tif", run_id, m->name);
+        const fm_map_stats *s = &stats[i];
+        sqlite3_bind_int64(st, 1, run_id);
+        bind_text(st, 2, m->name);
+        bind_text(st, 3, m->unit);
+        bind_text(st, 4, file);
+        /* NaN would be stored as NULL by SQLite anyway; say so explicitly. */
+        double v[4] = {s->min, s->max, s->mean, s->median};
+        for (int k = 0; k < 4; k++) {
+            if (s->valid_pixels > 0)
+                sqlite3_bind_double(st, 5 + k, v[k]);
+            else
+                sqlite3_bind_null(st, 5 + k);
+        }
+        sqlite3_bind_int64(st, 9, (gint64)s->valid_pixels);
+        int rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+        if (rc != SQLITE_DONE) {
+            sql_fail(cat, _("adding an output"), error);
+            goto fail;
+        }
+    }
+    sqlite3_stmt *st = prepare(
+        cat,
+        "UPDATE runs SET status = 'done', backend = ?, device = ?, elapsed_ms = ?, error = ?,"
+        " finished = ? WHERE id = ? AND status = 'running'",
+        error);
+    if (st == NULL)
+        goto fail;
+    bind_text(st, 1, result->backend);
+    bind_text(st, 2, result->device);
+    sqlite3_bind_double(st, 3, result->elapsed_ms);
+    bind_text(st, 4, result->note);
+    sqlite3_bind_int64(st, 5, g_get_real_time() / G_USEC_PER_SEC);
+    sqlite3_bind_int64(st, 6, run_id);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        sql_fail(cat, _("finishing the run"), error);
+        goto fail;
+    }
+    if (sqlite3_changes(cat->db) != 1) {
+        g_set_error(error, FM_ERROR, FM_ERROR_CATALOGUE,
+                    _("%s: run %" G_GINT64_FORMAT " is not a running run"), cat->db_path, run_id);
+        goto fail;
+    }
+    if (exec(cat, "COMMIT", error))
+        return TRUE;
+fail:
+    rollback(cat);
+    return FALSE;
+}
+
+/* The run's status, or -1 (with error) when it is not in the catalogue. */
+static int run_status(fm_catalogue *cat, gint64 run_id, GError **error)
+{
+    g_mutex_lock(&cat->lock);
+    int status = -1;
+    sqlite3_stmt *st = prepare(cat, "SELECT status FROM runs WHERE id = ?", error);
+    if (st != NULL) {
+        sqlite3_bind_int64(st, 1, run_id);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            status = status_parse((const char *)sqlite3_column_text(st, 0));
+        else
+            g_set_error(error, FM_ERROR, FM_ERROR_CATALOGUE,
+                        _("%s: run %" G_GINT64_FORMAT " is not in the catalogue"), cat->db_path,
+                        run_id);
+        sqlite3_finalize(st);
+    }
+    g_mutex_unlock(&cat->lock);
+    return status;
+}
+
+gboolean fm_catalogue_finish_run(fm_catalogue *cat, gint64 run_id, const fm_result *result,
+                                 GError **error)
+{
+    /* Only a running run may be finished; anything else is left exactly as it is. */
+    int status = run_status(cat, run_id, error);
+    if (status < 0)
+        return FALSE;
+    if (status != FM_RUN_RUNNING) {
+        g_set_error(error, FM_ERROR, FM_ERROR_CATALOGUE,
+                    _("%s: run %" G_GINT64_FORMAT " is %s, not running"), cat->db_path, run_id,
+                    fm_run_status_name(status));
+        return FALSE;
+    }
+    g_autofree char *dir = run_dir(cat, run_id);
+    g_autofree fm_map_stats *stats = g_new0(fm_map_stats, MAX(result->maps->len, 1));
+    GError *local = NULL;
+    gboolean ok = g_mkdir_with_parents(dir, 0755) == 0;
+    if (!ok)
+        g_set_error(&local, FM_ERROR, FM_ERROR_IO, _("%s: cannot create folder: %s"), dir,
+                    g_strerror(errno));
+    /* Every map goes to "<name>.tif.part" first; only complete files get their final name. */
+    for (guint i = 0; ok && i < result->maps->len; i++) {
+        const fm_map *m = g_ptr_array_index(result->maps, i);
+        if (!safe_map_name(m->name)) {
+            g_set_error(&local, FM_ERROR, FM_ERROR_IO, _("map name '%s' is not a file name"),
+                        m->name ? m->name : "");
+            ok = FALSE;
+            break;
+        }
+        g_autofree char *part = g_strdup_printf("%s/%s.tif.part", dir, m->name);
+        ok = fm_export_tiff(part, m, result->method_id, NULL, &local);
+        stats[i] = fm_map_statistics(m);
+    }
+    for (guint i = 0; ok && i < result->maps->len; i++) {
+        const fm_map *m = g_ptr_array_index(result->maps, i);
+        g_autofree char *part = g_strdup_printf("%s/%s.tif.part", dir, m->name);
+        g_autofree char *final = g_strdup_printf("%s/%s.tif", dir, m->name);
+        if (g_rename(part, final) != 0) {
+            g_set_error(&local, FM_ERROR, FM_ERROR_IO, _("%s: cannot rename: %s"), part,
+                        g_strerror(errno));
+            ok = FALSE;
+        }
+    }
+    if (ok) {
+        g_mutex_lock(&cat->lock);
+        ok = commit_outputs(cat, run_id, result, stats, &local);
+        g_mutex_unlock(&cat->lock);
+    }
+    if (!ok) {
+        fm_catalogue_abort_run(cat, run_id, FM_RUN_FAILED, local->message, NULL);
+        g_propagate_error(error, local);
+    }
+    return ok;
+}
+
+void fm_catalogue_run_free(fm_catalogue_run *run)
+{
+    if (run == NULL)
+        return;
+    g_free(run->method_id);
+    g_free(run->params_json);
+    g_free(run->backend);
+    g_free(run->device);
+    g_free(run->error_message);
+    g_free(run->dataset_path);
+    g_free(run->dataset_sha256);
+    if (run->outputs)
+        g_ptr_array_unref(run->outputs);
+    g_free(run);
+}
+
+static void output_free(fm_catalogue_output *o)
+{
+    g_free(o->name);
+    g_free(o->unit);
+    g_free(o->file);
+    g_free(o);
+}
+
+static char *column_text(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    return t ? g_strdup((const char *)t) : NULL;
+}
+
+static double column_double(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+static gboolean load_outputs(fm_catalogue *cat, fm_catalogue_run *run, GError **error)
+{
+    run->outputs = g_ptr_array_new_with_free_func((GDestroyNotify)output_free);
+    sqlite3_stmt *st =
+        prepare(cat,
+                "SELECT name, unit, file, min, max, mean, median, valid_pixels FROM outputs"
+                " WHERE run_id = ? ORDER BY id",
+                error);
+    if (st == NULL)
+        return FALSE;
+    sqlite3_bind_int64(st, 1, run->id);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        fm_catalogue_output *o = g_new0(fm_catalogue_output, 1);
+        o->name = column_text(st, 0);
+        o->unit = column_text(st, 1);
+        g_autofree char *rel = column_text(st, 2);
+        o->file = g_build_filename(cat->dir, rel ? rel : "", NULL);
+        o->stats.min = column_double(st, 3);
+        o->stats.max = column_double(st, 4);
+        o->stats.mean = column_double(st, 5);
+        o->stats.median = column_double(st, 6);
+        o->stats.valid_pixels = (gsize)sqlite3_column_int64(st, 7);
+        g_ptr_array_add(run->outputs, o);
+    }
+    sqlite3_finalize(st);
+    return TRUE;
+}
+
+#define RUN_COLUMNS                                                                                \
+    "SELECT r.id, r.method, r.params_json, r.backend, r.device, r.error, r.status,"                \
+    " r.elapsed_ms, r.started, r.finished, d.path, d.sha256"                                       \
+    " FROM runs r LEFT JOIN datasets d ON d.id = r.dataset_id "
+
+static fm_catalogue_run *run_from_row(sqlite3_stmt *st)
+{
+    fm_catalogue_run *run = g_new0(fm_catalogue_run, 1);
+    run->id = sqlite3_column_int64(st, 0);
+    run->method_id = column_text(st, 1);
+    run->params_json = column_text(st, 2);
+    run->backend = column_text(st, 3);
+    run->device = column_text(st, 4);
+    run->error_message = column_text(st, 5);
+    g_autofree char *status = column_text(st, 6);
+    run->status = status_parse(status);
+    run->elapsed_ms = column_double(st, 7);
+    run->started_unix = sqlite3_column_int64(st, 8);
+    run->finished_unix = sqlite3_column_int64(st, 9);
+    run->dataset_path = column_text(st, 10);
+    run->dataset_sha256 = column_text(st, 11);
+    return run;
+}
+
+GPtrArray *fm_catalogue_list_runs(fm_catalogue *cat, int limit, GError **error)
+{
+    g_mutex_lock(&cat->lock);
+    GPtrArray *runs = g_ptr_array_new_with_free_func((GDestroyNotify)fm_catalogue_run_free);
+    sqlite3_stmt *st = prepare(cat, RUN_COLUMNS "ORDER BY r.id DESC LIMIT ?", error);
+    gboolean ok = st != NULL;
+    if (ok) {
+        sqlite3_bind_int64(st, 1, limit > 0 ? limit : -1);
+        int rc;
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+            g_ptr_array_add(runs, run_from_row(st));
+        if (rc != SQLITE_DONE)
+            ok = sql_fail(cat, _("listing runs"), error);
+        sqlite3_finalize(st);
+    }
+    for (guint i = 0; ok && i < runs->len; i++)
+        ok = load_outputs(cat, g_ptr_array_index(runs, i), error);
+    g_mutex_unlock(&cat->lock);
+    if (!ok)
+        g_clear_pointer(&runs, g_ptr_array_unref);
+    return runs;
+}
+
+fm_catalogue_run *fm_catalogue_get_run(fm_catalogue *cat, gint64 run_id, GError **error)
+{
+    g_mutex_lock(&cat->lock);
+    fm_catalogue_run *run = NULL;
+    sqlite3_stmt *st = prepare(cat, RUN_COLUMNS "WHERE r.id = ?", error);
+    if (st != NULL) {
+        sqlite3_bind_int64(st, 1, run_id);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            run = run_from_row(st);
+        else
+            g_set_error(error, FM_ERROR, FM_ERROR_CATALOGUE,
+                        _("%s: run %" G_GINT64_FORMAT " is not in the catalogue"), cat->db_path,
+                        run_id);
+        sqlite3_finalize(st);
+    }
+    if (run && !load_outputs(cat, run, error))
+        g_clear_pointer(&run, fm_catalogue_run_free);
+    g_mutex_unlock(&cat->lock);
+    return run;
+}
+
+fm_map *fm_catalogue_load_map(fm_catalogue *cat, gint64 run_id, const char *name, GError **error)
+{
+    g_autoptr(fm_catalogue_run) run = fm_catalogue_get_run(cat, run_id, error);
+    if (run == NULL)
+        return NULL;
+    for (guint i = 0; i < run->outputs->len; i++) {
+        fm_catalogue_output *o = g_ptr_array_index(run->outputs, i);
+        if (g_strcmp0(o->name, name) != 0)
+            continue;
+        g_autoptr(fm_dataset) ds = fm_tiff_read(o->file, error);
+        if (ds == NULL)
+            return NULL;
+        if (ds->type != FM_PIXEL_F32) {
+            g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: not a float32 map"), o->file);
+            return NULL;
+        }
+        fm_map *map = fm_map_new(o->name, o->unit, fm_dataset_width(ds), fm_dataset_height(ds),
+                                 fm_dataset_frames(ds));
+        memcpy(map->data, ds->data, fm_dataset_n_bytes(ds));
+        return map;
+    }
+    g_set_error(error, FM_ERROR, FM_ERROR_CATALOGUE,
+                _("run %" G_GINT64_FORMAT " has no output map '%s'"), run_id, name);
+    return NULL;
+}

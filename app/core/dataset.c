@@ -1,0 +1,147 @@
+/* fm_dataset: allocation, reference counting, element access, metadata and file hashing. */
+#include "dataset.h"
+
+#include <glib/gi18n.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "error.h"
+
+static const char *const default_names[FM_DATASET_MAX_DIMS] = {"x", "y", "t", "z"};
+
+fm_dataset *fm_dataset_new(fm_pixel_type type, int n_dims, const gsize *sizes,
+                           const char *const *names)
+{
+    g_return_val_if_fail(n_dims >= 1 && n_dims <= FM_DATASET_MAX_DIMS, NULL);
+    fm_dataset *ds = g_new0(fm_dataset, 1);
+    ds->ref_count = 1;
+    ds->type = type;
+    ds->n_dims = n_dims;
+    for (int i = 0; i < n_dims; i++) {
+        ds->dims[i].name = g_strdup(names && names[i] ? names[i] : default_names[i]);
+        ds->dims[i].unit = NULL;
+        ds->dims[i].size = sizes[i];
+        ds->dims[i].spacing = 1.0;
+    }
+    ds->bits_per_sample = (int)(fm_pixel_size(type) * 8);
+    ds->data = g_malloc0(MAX(fm_dataset_n_bytes(ds), 1));
+    ds->metadata = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    return ds;
+}
+
+fm_dataset *fm_dataset_ref(fm_dataset *ds)
+{
+    g_return_val_if_fail(ds != NULL, NULL);
+    g_atomic_int_inc(&ds->ref_count);
+    return ds;
+}
+
+void fm_dataset_unref(fm_dataset *ds)
+{
+    if (ds == NULL || !g_atomic_int_dec_and_test(&ds->ref_count))
+        return;
+    for (int i = 0; i < ds->n_dims; i++) {
+        g_free(ds->dims[i].name);
+        g_free(ds->dims[i].unit);
+    }
+    g_free(ds->data);
+    g_free(ds->source_path);
+    g_free(ds->sha256);
+    g_hash_table_unref(ds->metadata);
+    g_free(ds);
+}
+
+gsize fm_dataset_n_elements(const fm_dataset *ds)
+{
+    gsize n = 1;
+    for (int i = 0; i < ds->n_dims; i++)
+        n *= ds->dims[i].size;
+    return n;
+}
+
+gsize fm_dataset_n_bytes(const fm_dataset *ds)
+{
+    return fm_dataset_n_elements(ds) * fm_pixel_size(ds->type);
+}
+
+int fm_dataset_width(const fm_dataset *ds)
+{
+    return (int)ds->dims[0].size;
+}
+
+int fm_dataset_height(const fm_dataset *ds)
+{
+    return ds->n_dims >= 2 ? (int)ds->dims[1].size : 1;
+}
+
+int fm_dataset_frames(const fm_dataset *ds)
+{
+    gsize n = 1;
+    for (int i = 2; i < ds->n_dims; i++)
+        n *= ds->dims[i].size;
+    return (int)n;
+}
+
+const void *fm_dataset_frame(const fm_dataset *ds, int f)
+{
+    gsize frame_bytes =
+        (gsize)fm_dataset_width(ds) * (gsize)fm_dataset_height(ds) * fm_pixel_size(ds->type);
+    return (const guint8 *)ds->data + frame_bytes * (gsize)f;
+}
+
+double fm_dataset_value(const fm_dataset *ds, gsize index)
+{
+    switch (ds->type) {
+    case FM_PIXEL_U8:
+        return ((const guint8 *)ds->data)[index];
+    case FM_PIXEL_U16:
+        return ((const guint16 *)ds->data)[index];
+    case FM_PIXEL_F32:
+        return ((const float *)ds->data)[index];
+    }
+    return NAN;
+}
+
+void fm_dataset_set_meta(fm_dataset *ds, const char *key, const char *value)
+{
+    if (value == NULL)
+        g_hash_table_remove(ds->metadata, key);
+    else
+        g_hash_table_replace(ds->metadata, g_strdup(key), g_strdup(value));
+}
+
+const char *fm_dataset_get_meta(const fm_dataset *ds, const char *key)
+{
+    return g_hash_table_lookup(ds->metadata, key);
+}
+
+gboolean fm_dataset_hash_file(fm_dataset *ds, GError **error)
+{
+    if (ds->source_path == NULL) {
+        g_set_error(error, FM_ERROR, FM_ERROR_IO, _("dataset has no source file to hash"));
+        return FALSE;
+    }
+    FILE *f = fopen(ds->source_path, "rb");
+    if (f == NULL) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: cannot open: %s"), ds->source_path,
+                    g_strerror(errno));
+        return FALSE;
+    }
+    g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+    guchar buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        g_checksum_update(sum, buf, (gssize)n);
+    gboolean failed = ferror(f) != 0;
+    fclose(f);
+    if (failed) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: read error while hashing"),
+                    ds->source_path);
+        return FALSE;
+    }
+    g_free(ds->sha256);
+    ds->sha256 = g_strdup(g_checksum_get_string(sum));
+    return TRUE;
+}

@@ -1,0 +1,106 @@
+/* fm_result and fm_map: method outputs and their summary statistics. */
+#include "result.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+fm_map *fm_map_new(const char *name, const char *unit, int width, int height, int n_frames)
+{
+    fm_map *map = g_new0(fm_map, 1);
+    map->name = g_strdup(name);
+    map->unit = g_strdup(unit);
+    map->width = width;
+    map->height = height;
+    map->n_frames = n_frames;
+    map->data = g_new0(float, MAX(fm_map_n_values(map), 1));
+    return map;
+}
+
+void fm_map_free(fm_map *map)
+{
+    if (map == NULL)
+        return;
+    g_free(map->name);
+    g_free(map->unit);
+    g_free(map->data);
+    g_free(map);
+}
+
+gsize fm_map_n_values(const fm_map *map)
+{
+    return (gsize)map->width * (gsize)map->height * (gsize)map->n_frames;
+}
+
+float *fm_map_frame(fm_map *map, int frame)
+{
+    return map->data + (gsize)frame * (gsize)map->width * (gsize)map->height;
+}
+
+static int compare_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+fm_map_stats fm_map_statistics(const fm_map *map)
+{
+    fm_map_stats s = {NAN, NAN, NAN, NAN, 0};
+    gsize n = fm_map_n_values(map);
+    float *finite = g_new(float, MAX(n, 1));
+    gsize k = 0;
+    double sum = 0.0;
+    for (gsize i = 0; i < n; i++) {
+        float v = map->data[i];
+        if (!isfinite(v))
+            continue;
+        finite[k++] = v;
+        sum += v;
+    }
+    if (k > 0) {
+        qsort(finite, k, sizeof(float), compare_float);
+        s.min = finite[0];
+        s.max = finite[k - 1];
+        s.mean = sum / (double)k;
+        s.median = (k % 2) ? finite[k / 2] : 0.5 * ((double)finite[k / 2 - 1] + finite[k / 2]);
+        s.valid_pixels = k;
+    }
+    g_free(finite);
+    return s;
+}
+
+fm_result *fm_result_new(const char *method_id)
+{
+    fm_result *r = g_new0(fm_result, 1);
+    r->method_id = g_strdup(method_id);
+    r->maps = g_ptr_array_new_with_free_func((GDestroyNotify)fm_map_free);
+    return r;
+}
+
+void fm_result_free(fm_result *result)
+{
+    if (result == NULL)
+        return;
+    g_free(result->method_id);
+    g_free(result->params_json);
+    g_free(result->backend);
+    g_free(result->device);
+    g_free(result->note);
+    g_ptr_array_unref(result->maps);
+    g_free(result);
+}
+
+void fm_result_add_map(fm_result *result, fm_map *map)
+{
+    g_ptr_array_add(result->maps, map);
+}
+
+fm_map *fm_result_get_map(const fm_result *result, const char *name)
+{
+    for (guint i = 0; i < result->maps->len; i++) {
+        fm_map *m = g_ptr_array_index(result->maps, i);
+        if (g_strcmp0(m->name, name) == 0)
+            return m;
+    }
+    return NULL;
+}

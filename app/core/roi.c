@@ -1,0 +1,364 @@
+/* fm_roi: shapes on an image, their rasterisation to masks, statistics and JSON form. */
+#include "roi.h"
+
+#include <glib/gi18n.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "error.h"
+
+static const char *const kind_names[] = {"rectangle", "ellipse", "polygon"};
+
+fm_roi *fm_roi_new(fm_roi_kind kind, const char *name)
+{
+    fm_roi *roi = g_new0(fm_roi, 1);
+    roi->kind = kind;
+    roi->name = g_strdup(name);
+    roi->points = g_array_new(FALSE, FALSE, sizeof(fm_point));
+    return roi;
+}
+
+fm_roi *fm_roi_new_rectangle(const char *name, double x0, double y0, double x1, double y1)
+{
+    fm_roi *roi = fm_roi_new(FM_ROI_RECTANGLE, name);
+    fm_roi_add_point(roi, x0, y0);
+    fm_roi_add_point(roi, x1, y1);
+    return roi;
+}
+
+fm_roi *fm_roi_new_ellipse(const char *name, double x0, double y0, double x1, double y1)
+{
+    fm_roi *roi = fm_roi_new(FM_ROI_ELLIPSE, name);
+    fm_roi_add_point(roi, x0, y0);
+    fm_roi_add_point(roi, x1, y1);
+    return roi;
+}
+
+void fm_roi_add_point(fm_roi *roi, double x, double y)
+{
+    fm_point p = {x, y};
+    g_array_append_val(roi->points, p);
+}
+
+fm_roi *fm_roi_copy(const fm_roi *roi)
+{
+    fm_roi *c = fm_roi_new(roi->kind, roi->name);
+    c->role = g_strdup(roi->role);
+    g_array_append_vals(c->points, roi->points->data, roi->points->len);
+    return c;
+}
+
+void fm_roi_free(fm_roi *roi)
+{
+    if (roi == NULL)
+        return;
+    g_free(roi->name);
+    g_free(roi->role);
+    g_array_unref(roi->points);
+    g_free(roi);
+}
+
+const char *fm_roi_kind_name(fm_roi_kind kind)
+{
+    return (kind >= 0 && kind <= FM_ROI_POLYGON) ? kind_names[kind] : "unknown";
+}
+
+gboolean fm_roi_kind_parse(const char *text, fm_roi_kind *out)
+{
+    for (int i = 0; i <= FM_ROI_POLYGON; i++) {
+        if (text != NULL && g_ascii_strcasecmp(text, kind_names[i]) == 0) {
+            *out = (fm_roi_kind)i;
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+static fm_point pt(const fm_roi *roi, guint i)
+{
+    return g_array_index(roi->points, fm_point, i);
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Marks pixels whose centre lies in [xa, xb) on row j. */
+static void fill_span(guint8 *mask, int width, int j, double xa, double xb)
+{
+    int i0 = (int)ceil(xa - 0.5);
+    int i1 = (int)ceil(xb - 0.5); /* exclusive */
+    i0 = MAX(i0, 0);
+    i1 = MIN(i1, width);
+    for (int i = i0; i < i1; i++)
+        mask[(gsize)j * width + i] = 1;
+}
+
+static void rasterise_polygon(const fm_roi *roi, guint8 *mask, int width, int height)
+{
+    guint n = roi->points->len;
+    if (n < 3)
+        return;
+    double *xs = g_new(double, n);
+    for (int j = 0; j < height; j++) {
+        double cy = j + 0.5;
+        guint k = 0;
+        /* Even-odd rule by scanline crossings; the half-open test (a above, b not) counts a
+         * vertex lying exactly on the scanline once. */
+        for (guint e = 0; e < n; e++) {
+            fm_point a = pt(roi, e), b = pt(roi, (e + 1) % n);
+            if ((a.y > cy) != (b.y > cy))
+                xs[k++] = a.x + (cy - a.y) * (b.x - a.x) / (b.y - a.y);
+        }
+        qsort(xs, k, sizeof(double), compare_double);
+        for (guint c = 0; c + 1 < k; c += 2)
+            fill_span(mask, width, j, xs[c], xs[c + 1]);
+    }
+    g_free(xs);
+}
+
+guint8 *fm_roi_rasterise(const fm_roi *roi, int width, int height)
+{
+    guint8 *mask = g_new0(guint8, MAX((gsize)width * (gsize)height, 1));
+    if (roi->kind == FM_ROI_POLYGON) {
+        rasterise_polygon(roi, mask, width, height);
+        return mask;
+    }
+    if (roi->points->len < 2)
+        return mask;
+    fm_point p0 = pt(roi, 0), p1 = pt(roi, 1);
+    double xmin = MIN(p0.x, p1.x), xmax = MAX(p0.x, p1.x);
+    double ymin = MIN(p0.y, p1.y), ymax = MAX(p0.y, p1.y);
+    if (roi->kind == FM_ROI_RECTANGLE) {
+        for (int j = 0; j < height; j++)
+            if (j + 0.5 >= ymin && j + 0.5 < ymax)
+                fill_span(mask, width, j, xmin, xmax);
+        return mask;
+    }
+    double cx = 0.5 * (xmin + xmax), cy = 0.5 * (ymin + ymax);
+    double a = 0.5 * (xmax - xmin), b = 0.5 * (ymax - ymin);
+    if (a <= 0.0 || b <= 0.0)
+        return mask;
+    for (int j = 0; j < height; j++) {
+        double dy = (j + 0.5 - cy) / b;
+        if (dy * dy > 1.0)
+            continue;
+        double half = a * sqrt(1.0 - dy * dy);
+        /* Closed boundary: include centres on the ellipse itself. */
+        for (int i = MAX((int)floor(cx - half - 0.5), 0); i < width; i++) {
+            double dx = (i + 0.5 - cx) / a;
+            if (i + 0.5 > cx + half)
+                break;
+            if (dx * dx + dy * dy <= 1.0)
+                mask[(gsize)j * width + i] = 1;
+        }
+    }
+    return mask;
+}
+
+gsize fm_roi_count_pixels(const fm_roi *roi, int width, int height)
+{
+    g_autofree guint8 *mask = fm_roi_rasterise(roi, width, height);
+    gsize n = 0;
+    for (gsize i = 0; i < (gsize)width * (gsize)height; i++)
+        n += mask[i];
+    return n;
+}
+
+fm_roi_stats fm_roi_statistics(const fm_roi *roi, const float *map, int width, int height)
+{
+    fm_roi_stats s = {0, NAN, NAN, NAN, NAN};
+    g_autofree guint8 *mask = fm_roi_rasterise(roi, width, height);
+    double sum = 0.0, sum2 = 0.0, lo = INFINITY, hi = -INFINITY;
+    for (gsize i = 0; i < (gsize)width * (gsize)height; i++) {
+        if (!mask[i] || !isfinite(map[i]))
+            continue;
+        double v = map[i];
+        s.n++;
+        sum += v;
+        sum2 += v * v;
+        lo = MIN(lo, v);
+        hi = MAX(hi, v);
+    }
+    if (s.n == 0)
+        return s;
+    s.mean = sum / (double)s.n;
+    /* Sample standard deviation (N-1), the one a user compares with a spreadsheet's STDEV. */
+    if (s.n > 1) {
+        double var = (sum2 - sum * s.mean) / (double)(s.n - 1);
+        s.sd = sqrt(MAX(var, 0.0));
+    } else {
+        s.sd = 0.0;
+    }
+    s.min = lo;
+    s.max = hi;
+    return s;
+}
+
+static JsonNode *roi_to_node(const fm_roi *roi)
+{
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "kind");
+    json_builder_add_string_value(b, fm_roi_kind_name(roi->kind));
+    json_builder_set_member_name(b, "name");
+    json_builder_add_string_value(b, roi->name);
+    json_builder_set_member_name(b, "role");
+    if (roi->role)
+        json_builder_add_string_value(b, roi->role);
+    else
+        json_builder_add_null_value(b);
+    json_builder_set_member_name(b, "points");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < roi->points->len; i++) {
+        json_builder_begin_array(b);
+        json_builder_add_double_value(b, pt(roi, i).x);
+        json_builder_add_double_value(b, pt(roi, i).y);
+        json_builder_end_array(b);
+    }
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+    return json_builder_get_root(b);
+}
+
+char *fm_roi_to_json(const fm_roi *roi)
+{
+    g_autoptr(JsonNode) root = roi_to_node(roi);
+    g_autoptr(JsonGenerator) gen = json_generator_new();
+    json_generator_set_root(gen, root);
+    return json_generator_to_data(gen, NULL);
+}
+
+static double node_number(JsonNode *n, gboolean *ok)
+{
+    if (n == NULL || !JSON_NODE_HOLDS_VALUE(n)) {
+        *ok = FALSE;
+        return 0;
+    }
+    GType t = json_node_get_value_type(n);
+    if (t == G_TYPE_INT64)
+        return (double)json_node_get_int(n);
+    if (t == G_TYPE_DOUBLE)
+        return json_node_get_double(n);
+    *ok = FALSE;
+    return 0;
+}
+
+static fm_roi *roi_from_node(JsonNode *node, const char *where, GError **error)
+{
+    if (!JSON_NODE_HOLDS_OBJECT(node)) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: an ROI must be a JSON object"),
+                    where);
+        return NULL;
+    }
+    JsonObject *o = json_node_get_object(node);
+    const char *kind_text = json_object_get_string_member_with_default(o, "kind", NULL);
+    fm_roi_kind kind;
+    if (!fm_roi_kind_parse(kind_text, &kind)) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                    _("%s: kind '%s' is not rectangle, ellipse or polygon"), where,
+                    kind_text ? kind_text : "");
+        return NULL;
+    }
+    const char *name = json_object_get_string_member_with_default(o, "name", "roi");
+    g_autoptr(fm_roi) roi = fm_roi_new(kind, name);
+    JsonNode *role = json_object_get_member(o, "role");
+    if (role && JSON_NODE_HOLDS_VALUE(role) && json_node_get_value_type(role) == G_TYPE_STRING)
+        roi->role = g_strdup(json_node_get_string(role));
+    JsonNode *pts_node = json_object_get_member(o, "points");
+    JsonArray *pts =
+        pts_node && JSON_NODE_HOLDS_ARRAY(pts_node) ? json_node_get_array(pts_node) : NULL;
+    if (pts == NULL) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: ROI '%s' has no points"), where,
+                    name);
+        return NULL;
+    }
+    for (guint i = 0; i < json_array_get_length(pts); i++) {
+        JsonNode *p = json_array_get_element(pts, i);
+        gboolean ok =
+            JSON_NODE_HOLDS_ARRAY(p) && json_array_get_length(json_node_get_array(p)) == 2;
+        double x = 0, y = 0;
+        if (ok) {
+            x = node_number(json_array_get_element(json_node_get_array(p), 0), &ok);
+            y = node_number(json_array_get_element(json_node_get_array(p), 1), &ok);
+        }
+        if (!ok) {
+            g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                        _("%s: ROI '%s' point %u is not [x, y]"), where, name, i + 1);
+            return NULL;
+        }
+        fm_roi_add_point(roi, x, y);
+    }
+    guint need = kind == FM_ROI_POLYGON ? 3 : 2;
+    if (roi->points->len < need || (kind != FM_ROI_POLYGON && roi->points->len != 2)) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                    _("%s: ROI '%s' (%s) has %u points, needs %s%u"), where, name, kind_text,
+                    roi->points->len, kind == FM_ROI_POLYGON ? "at least " : "", need);
+        return NULL;
+    }
+    return g_steal_pointer(&roi);
+}
+
+static JsonNode *parse_json(JsonParser *parser, const char *data, gssize len, const char *where,
+                            GError **error)
+{
+    GError *local = NULL;
+    if (!json_parser_load_from_data(parser, data, len, &local)) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: invalid JSON: %s"), where,
+                    local->message);
+        g_error_free(local);
+        return NULL;
+    }
+    JsonNode *root = json_parser_get_root(parser);
+    if (root == NULL)
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: empty JSON"), where);
+    return root;
+}
+
+fm_roi *fm_roi_from_json(const char *json, GError **error)
+{
+    g_autoptr(JsonParser) parser = json_parser_new();
+    JsonNode *root = parse_json(parser, json, -1, "ROI", error);
+    return root ? roi_from_node(root, "ROI", error) : NULL;
+}
+
+GPtrArray *fm_roi_list_from_file(const char *path, GError **error)
+{
+    g_autofree char *data = NULL;
+    gsize len = 0;
+    GError *local = NULL;
+    if (!g_file_get_contents(path, &data, &len, &local)) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: cannot read: %s"), path,
+                    local->message);
+        g_error_free(local);
+        return NULL;
+    }
+    g_autoptr(JsonParser) parser = json_parser_new();
+    JsonNode *root = parse_json(parser, data, (gssize)len, path, error);
+    if (root == NULL)
+        return NULL;
+    g_autoptr(GPtrArray) list = g_ptr_array_new_with_free_func((GDestroyNotify)fm_roi_free);
+    if (JSON_NODE_HOLDS_OBJECT(root)) { /* one ROI on its own is accepted too */
+        fm_roi *roi = roi_from_node(root, path, error);
+        if (roi == NULL)
+            return NULL;
+        g_ptr_array_add(list, roi);
+        return g_steal_pointer(&list);
+    }
+    if (!JSON_NODE_HOLDS_ARRAY(root)) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: expected a JSON array of ROIs"),
+                    path);
+        return NULL;
+    }
+    JsonArray *arr = json_node_get_array(root);
+    for (guint i = 0; i < json_array_get_length(arr); i++) {
+        fm_roi *roi = roi_from_node(json_array_get_element(arr, i), path, error);
+        if (roi == NULL)
+            return NULL;
+        g_ptr_array_add(list, roi);
+    }
+    return g_steal_pointer(&list);
+}

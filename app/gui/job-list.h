@@ -1,0 +1,20 @@
+/* FmJobList: one row per job with description, progress bar, Cancel and the final state. */
+#pragma once
+
+#include <gtk/gtk.h>
+#include "app/core/job.h"
+
+G_BEGIN_DECLS
+
+#define FM_TYPE_JOB_LIST (fm_job_list_get_type())
+G_DECLARE_FINAL_TYPE(FmJobList, fm_job_list, FM, JOB_LIST, GtkScrolledWindow)
+
+GtkWidget *fm_job_list_new(void);
+void fm_job_list_add(FmJobList *list, fm_job *job); /* keeps a reference */
+/* Refreshes the row of job from its progress and state. */
+void fm_job_list_update(FmJobList *list, fm_job *job);
+/* Cancels every job still queued or running; returns how many. */
+int fm_job_list_cancel_all(FmJobList *list);
+int fm_job_list_count_active(FmJobList *list);
+
+G_END_DECLS

@@ -1,0 +1,303 @@
+/* FmPlotView: a small Cairo line plot (ROI time course, curves) with axes and labels. */
+#include "app/gui/plot-view.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+#define TICK_LEN 4.0
+#define PAD 6.0
+
+struct _FmPlotView {
+    GtkDrawingArea parent_instance;
+    char *x_label, *y_label;
+    GArray *x, *y;   /* of double, same length */
+    double cursor_x; /* NaN: hidden */
+};
+
+G_DEFINE_FINAL_TYPE(FmPlotView, fm_plot_view, GTK_TYPE_DRAWING_AREA)
+
+typedef struct {
+    double lo, hi; /* axis range */
+    double step;   /* tick spacing */
+    double first;  /* first tick >= lo */
+} Axis;
+
+/* Tick spacing of 1, 2 or 5 times a power of ten giving about `target` intervals. */
+static double nice_step(double span, int target)
+{
+    double raw = span / target;
+    double mag = pow(10.0, floor(log10(raw)));
+    double f = raw / mag;
+    double nice = f < 1.5 ? 1.0 : f < 3.5 ? 2.0 : f < 7.5 ? 5.0 : 10.0;
+    return nice * mag;
+}
+
+static Axis make_axis(double lo, double hi, int target, gboolean pad)
+{
+    Axis a;
+    if (!isfinite(lo) || !isfinite(hi)) {
+        lo = 0.0;
+        hi = 1.0;
+    } else if (hi <= lo) { /* one value: centre it in a window of its own magnitude */
+        double half = fabs(lo) > 0 ? 0.1 * fabs(lo) : 1.0;
+        lo -= half;
+        hi += half;
+    } else if (pad) {
+        double margin = 0.05 * (hi - lo);
+        lo -= margin;
+        hi += margin;
+    }
+    a.lo = lo;
+    a.hi = hi;
+    a.step = nice_step(hi - lo, target);
+    a.first = ceil(lo / a.step - 1e-9) * a.step;
+    return a;
+}
+
+static void format_tick(double v, double step, char *buf, gsize size)
+{
+    if (fabs(v) < step * 1e-6)
+        v = 0.0; /* avoid "-0" and 1e-17 from accumulated rounding */
+    g_snprintf(buf, size, "%.4g", v);
+}
+
+static void data_extent(FmPlotView *self, double *x0, double *x1, double *y0, double *y1)
+{
+    *x0 = *y0 = INFINITY;
+    *x1 = *y1 = -INFINITY;
+    for (guint i = 0; i < self->x->len; i++) {
+        double x = g_array_index(self->x, double, i), y = g_array_index(self->y, double, i);
+        if (!isfinite(x))
+            continue;
+        *x0 = MIN(*x0, x);
+        *x1 = MAX(*x1, x);
+        if (isfinite(y)) {
+            *y0 = MIN(*y0, y);
+            *y1 = MAX(*y1, y);
+        }
+    }
+}
+
+static void show_text(cairo_t *cr, PangoLayout *layout, const char *text, double x, double y,
+                      double align_x, double align_y)
+{
+    int w, h;
+    pango_layout_set_text(layout, text, -1);
+    pango_layout_get_pixel_size(layout, &w, &h);
+    cairo_move_to(cr, x - align_x * w, y - align_y * h);
+    pango_cairo_show_layout(cr, layout);
+}
+
+static gboolean fm_plot_view_draw(GtkWidget *widget, cairo_t *cr)
+{
+    FmPlotView *self = FM_PLOT_VIEW(widget);
+    int width = gtk_widget_get_allocated_width(widget);
+    int height = gtk_widget_get_allocated_height(widget);
+    GtkStyleContext *style = gtk_widget_get_style_context(widget);
+    gtk_render_background(style, cr, 0, 0, width, height);
+    GdkRGBA fg;
+    gtk_style_context_get_color(style, gtk_style_context_get_state(style), &fg);
+
+    double dx0, dx1, dy0, dy1;
+    data_extent(self, &dx0, &dx1, &dy0, &dy1);
+    Axis ax = make_axis(dx0, dx1, 5, FALSE);
+    Axis ay = make_axis(dy0, dy1, 4, TRUE);
+
+    PangoLayout *layout = gtk_widget_create_pango_layout(widget, NULL);
+    int text_h, w, h;
+    pango_layout_set_text(layout, "0", -1);
+    pango_layout_get_pixel_size(layout, &w, &text_h);
+
+    /* Left margin fits the widest y tick label (and the rotated y label). */
+    int label_w = 0;
+    char buf[32];
+    for (double t = ay.first; t <= ay.hi + 1e-9 * ay.step; t += ay.step) {
+        format_tick(t, ay.step, buf, sizeof buf);
+        pango_layout_set_text(layout, buf, -1);
+        pango_layout_get_pixel_size(layout, &w, &h);
+        label_w = MAX(label_w, w);
+    }
+    gboolean has_ylabel = self->y_label && *self->y_label;
+    gboolean has_xlabel = self->x_label && *self->x_label;
+    double left = PAD + (has_ylabel ? text_h + PAD : 0) + label_w + TICK_LEN + 2;
+    double right = width - PAD - 0.5 * label_w; /* room for the last x tick label */
+    double top = PAD + 0.5 * text_h;
+    double bottom = height - PAD - text_h - TICK_LEN - 2 - (has_xlabel ? text_h + 2 : 0);
+    if (right - left < 10 || bottom - top < 10) {
+        g_object_unref(layout);
+        return GDK_EVENT_STOP;
+    }
+    double sx = (right - left) / (ax.hi - ax.lo), sy = (bottom - top) / (ay.hi - ay.lo);
+#define PX(v) (left + ((v)-ax.lo) * sx)
+#define PY(v) (bottom - ((v)-ay.lo) * sy)
+
+    /* Grid and ticks. */
+    cairo_set_line_width(cr, 1.0);
+    for (double t = ax.first; t <= ax.hi + 1e-9 * ax.step; t += ax.step) {
+        double x = round(PX(t)) + 0.5;
+        cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.12);
+        cairo_move_to(cr, x, top);
+        cairo_line_to(cr, x, bottom);
+        cairo_stroke(cr);
+        gdk_cairo_set_source_rgba(cr, &fg);
+        cairo_move_to(cr, x, bottom);
+        cairo_line_to(cr, x, bottom + TICK_LEN);
+        cairo_stroke(cr);
+        format_tick(t, ax.step, buf, sizeof buf);
+        show_text(cr, layout, buf, x, bottom + TICK_LEN + 1, 0.5, 0.0);
+    }
+    for (double t = ay.first; t <= ay.hi + 1e-9 * ay.step; t += ay.step) {
+        double y = round(PY(t)) + 0.5;
+        cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.12);
+        cairo_move_to(cr, left, y);
+        cairo_line_to(cr, right, y);
+        cairo_stroke(cr);
+        gdk_cairo_set_source_rgba(cr, &fg);
+        cairo_move_to(cr, left - TICK_LEN, y);
+        cairo_line_to(cr, left, y);
+        cairo_stroke(cr);
+        format_tick(t, ay.step, buf, sizeof buf);
+        show_text(cr, layout, buf, left - TICK_LEN - 2, y, 1.0, 0.5);
+    }
+    gdk_cairo_set_source_rgba(cr, &fg);
+    cairo_rectangle(cr, round(left) + 0.5, round(top) + 0.5, round(right - left),
+                    round(bottom - top));
+    cairo_stroke(cr);
+
+    if (has_xlabel)
+        show_text(cr, layout, self->x_label, 0.5 * (left + right), height - PAD, 0.5, 1.0);
+    if (has_ylabel) {
+        cairo_save(cr);
+        cairo_translate(cr, PAD, 0.5 * (top + bottom));
+        cairo_rotate(cr, -G_PI / 2);
+        show_text(cr, layout, self->y_label, 0, 0, 0.5, 0.0);
+        cairo_restore(cr);
+    }
+
+    /* Series: a NaN (or infinite) point ends a segment, so gaps show as gaps. */
+    cairo_save(cr);
+    cairo_rectangle(cr, left, top, right - left, bottom - top);
+    cairo_clip(cr);
+    cairo_set_source_rgb(cr, 0.12, 0.47, 0.71);
+    cairo_set_line_width(cr, 1.75);
+    cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+    gboolean pen_down = FALSE;
+    for (guint i = 0; i < self->x->len; i++) {
+        double x = g_array_index(self->x, double, i), y = g_array_index(self->y, double, i);
+        if (!isfinite(x) || !isfinite(y)) {
+            pen_down = FALSE;
+            continue;
+        }
+        gboolean isolated = !pen_down && (i + 1 >= self->x->len ||
+                                          !isfinite(g_array_index(self->y, double, i + 1)));
+        if (isolated) { /* a lone point would be an invisible zero-length line */
+            cairo_new_sub_path(cr);
+            cairo_arc(cr, PX(x), PY(y), 2.0, 0, 2 * G_PI);
+            cairo_fill(cr);
+            continue;
+        }
+        if (pen_down)
+            cairo_line_to(cr, PX(x), PY(y));
+        else
+            cairo_move_to(cr, PX(x), PY(y));
+        pen_down = TRUE;
+    }
+    cairo_stroke(cr);
+
+    if (isfinite(self->cursor_x) && self->cursor_x >= ax.lo && self->cursor_x <= ax.hi) {
+        double x = round(PX(self->cursor_x)) + 0.5;
+        cairo_set_source_rgb(cr, 0.85, 0.2, 0.2);
+        cairo_set_line_width(cr, 1.0);
+        cairo_move_to(cr, x, top);
+        cairo_line_to(cr, x, bottom);
+        cairo_stroke(cr);
+    }
+    cairo_restore(cr);
+#undef PX
+#undef PY
+
+    if (self->x->len == 0) {
+        gtk_style_context_get_color(style, GTK_STATE_FLAG_INSENSITIVE, &fg);
+        gdk_cairo_set_source_rgba(cr, &fg);
+        show_text(cr, layout, _("No data"), 0.5 * (left + right), 0.5 * (top + bottom), 0.5, 0.5);
+    }
+    g_object_unref(layout);
+    return GDK_EVENT_STOP;
+}
+
+static void fm_plot_view_finalize(GObject *object)
+{
+    FmPlotView *self = FM_PLOT_VIEW(object);
+    g_free(self->x_label);
+    g_free(self->y_label);
+    g_array_unref(self->x);
+    g_array_unref(self->y);
+    G_OBJECT_CLASS(fm_plot_view_parent_class)->finalize(object);
+}
+
+static void fm_plot_view_class_init(FmPlotViewClass *klass)
+{
+    G_OBJECT_CLASS(klass)->finalize = fm_plot_view_finalize;
+    GTK_WIDGET_CLASS(klass)->draw = fm_plot_view_draw;
+    gtk_widget_class_set_css_name(GTK_WIDGET_CLASS(klass), "fm-plot-view");
+}
+
+static void fm_plot_view_init(FmPlotView *self)
+{
+    self->x = g_array_new(FALSE, FALSE, sizeof(double));
+    self->y = g_array_new(FALSE, FALSE, sizeof(double));
+    self->cursor_x = NAN;
+    gtk_widget_set_size_request(GTK_WIDGET(self), 200, 120);
+}
+
+GtkWidget *fm_plot_view_new(void)
+{
+    return g_object_new(FM_TYPE_PLOT_VIEW, NULL);
+}
+
+void fm_plot_view_set_labels(FmPlotView *view, const char *x_label, const char *y_label)
+{
+    g_return_if_fail(FM_IS_PLOT_VIEW(view));
+    g_free(view->x_label);
+    view->x_label = g_strdup(x_label);
+    g_free(view->y_label);
+    view->y_label = g_strdup(y_label);
+    gtk_widget_queue_draw(GTK_WIDGET(view));
+}
+
+void fm_plot_view_set_series(FmPlotView *view, const double *x, const double *y, int n)
+{
+    g_return_if_fail(FM_IS_PLOT_VIEW(view));
+    g_return_if_fail(n == 0 || (x != NULL && y != NULL));
+    g_array_set_size(view->x, 0);
+    g_array_set_size(view->y, 0);
+    if (n > 0) {
+        g_array_append_vals(view->x, x, n);
+        g_array_append_vals(view->y, y, n);
+    }
+    gtk_widget_queue_draw(GTK_WIDGET(view));
+}
+
+void fm_plot_view_append(FmPlotView *view, double x, double y)
+{
+    g_return_if_fail(FM_IS_PLOT_VIEW(view));
+    g_array_append_val(view->x, x);
+    g_array_append_val(view->y, y);
+    gtk_widget_queue_draw(GTK_WIDGET(view));
+}
+
+void fm_plot_view_clear(FmPlotView *view)
+{
+    g_return_if_fail(FM_IS_PLOT_VIEW(view));
+    g_array_set_size(view->x, 0);
+    g_array_set_size(view->y, 0);
+    view->cursor_x = NAN;
+    gtk_widget_queue_draw(GTK_WIDGET(view));
+}
+
+void fm_plot_view_set_cursor(FmPlotView *view, double x)
+{
+    g_return_if_fail(FM_IS_PLOT_VIEW(view));
+    view->cursor_x = x;
+    gtk_widget_queue_draw(GTK_WIDGET(view));
+}

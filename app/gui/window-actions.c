@@ -1,0 +1,384 @@
+/* FmWindow actions beyond running jobs: colormap, playback toggle, zoom, exports, open dialog,
+ * recent files, catalogue reopen/compare and drag-and-drop. */
+#include "window-private.h"
+
+#include <glib/gi18n.h>
+#include <string.h>
+
+#include "app/core/export.h"
+#include "compare-view.h"
+
+/* ---- colormap, play, zoom --------------------------------------------------------------- */
+
+static void colormap_change_state(GSimpleAction *action, GVariant *value, gpointer user)
+{
+    FmWindow *win = user;
+    fm_colormap cmap;
+    const char *name = g_variant_get_string(value, NULL);
+    if (!fm_colormap_parse(name, &cmap))
+        return;
+    g_simple_action_set_state(action, value);
+    fm_map_view_set_colormap(win->map_view, cmap);
+    win->updating = TRUE;
+    gtk_combo_box_set_active_id(GTK_COMBO_BOX(win->colormap_combo), name);
+    win->updating = FALSE;
+    GtkApplication *app = gtk_window_get_application(GTK_WINDOW(win));
+    if (app != NULL)
+        fm_application_set_setting(FM_APPLICATION(app), "colormap", name);
+}
+
+static void colormap_combo_changed(GtkComboBox *combo, FmWindow *win)
+{
+    const char *id = gtk_combo_box_get_active_id(combo);
+    if (!win->updating && id != NULL)
+        g_action_group_change_action_state(G_ACTION_GROUP(win), "colormap",
+                                           g_variant_new_string(id));
+}
+
+static void play_change_state(GSimpleAction *action, GVariant *value, gpointer user)
+{
+    FmWindow *win = user;
+    gboolean play = g_variant_get_boolean(value);
+    if (play)
+        fm_window_playback_start(win);
+    else
+        fm_window_playback_stop(win);
+    /* playback_start may refuse (no stack); the state follows what really happens. */
+    g_simple_action_set_state(action, g_variant_new_boolean(fm_window_playback_running(win)));
+    gtk_image_set_from_icon_name(GTK_IMAGE(win->play_image),
+                                 fm_window_playback_running(win) ? "media-playback-pause-symbolic"
+                                                                 : "media-playback-start-symbolic",
+                                 GTK_ICON_SIZE_BUTTON);
+}
+
+static void play_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
+{
+    g_autoptr(GVariant) state = g_action_get_state(G_ACTION(action));
+    g_action_change_state(G_ACTION(action), g_variant_new_boolean(!g_variant_get_boolean(state)));
+}
+
+static void zoom_fit_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
+{
+    fm_map_view_zoom_to_fit(FM_WINDOW(user)->map_view);
+}
+
+/* ---- export ----------------------------------------------------------------------------- */
+
+typedef enum { EXPORT_PNG, EXPORT_TIFF, EXPORT_CSV } ExportKind;
+
+static gboolean export_to(FmWindow *win, ExportKind kind, const char *path, GError **error)
+{
+    gboolean owned = FALSE;
+    fm_map *map = fm_window_current_map(win, &owned);
+    gboolean ok = FALSE;
+    if (map == NULL) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("There is no map to export."));
+        return FALSE;
+    }
+    const char *method = win->result != NULL && !owned ? win->result->method_id : "raw";
+    if (kind == EXPORT_PNG) {
+        double vmin = 0, vmax = 1;
+        fm_map_view_get_range(win->map_view, &vmin, &vmax);
+        int frame = owned ? 0 : CLAMP(win->frame, 0, map->n_frames - 1);
+        ok = fm_export_png(path, map, frame, fm_map_view_get_colormap(win->map_view), vmin, vmax,
+                           error);
+    } else if (kind == EXPORT_TIFF) {
+        const char *source = win->dataset != NULL ? win->dataset->source_path : NULL;
+        g_autofree char *extra = source != NULL ? g_strdup_printf("source=%s", source) : NULL;
+        ok = fm_export_tiff(path, map, method, extra, error);
+    } else {
+        GPtrArray *rois = fm_map_view_get_rois(win->map_view);
+        if (rois == NULL || rois->len == 0) {
+            g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                        _("Draw at least one ROI before exporting ROI statistics."));
+        } else if (win->result != NULL) {
+            ok = fm_export_roi_csv(path, win->result, rois, error);
+        } else {
+            fm_result *raw = fm_result_new("raw");
+            fm_result_add_map(raw, map); /* the raw map of the frame on display */
+            owned = FALSE;
+            ok = fm_export_roi_csv(path, raw, rois, error);
+            fm_result_free(raw);
+        }
+    }
+    if (owned)
+        fm_map_free(map);
+    return ok;
+}
+
+static void export_response(GtkNativeDialog *dialog, int response, gpointer user)
+{
+    FmWindow *win = FM_WINDOW(g_object_get_data(G_OBJECT(dialog), "fm-window"));
+    ExportKind kind = GPOINTER_TO_INT(user);
+    if (response == GTK_RESPONSE_ACCEPT && !win->disposed) {
+        g_autofree char *path = gtk_file_chooser_get_filename(GTK_FILE_CHOOSER(dialog));
+        g_autoptr(GError) error = NULL;
+        if (!export_to(win, kind, path, &error)) {
+            g_autofree char *msg =
+                g_strdup_printf(_("Export to %s failed: %s"), path, error->message);
+            fm_window_show_message(win, GTK_MESSAGE_ERROR, msg);
+        } else {
+            g_autofree char *msg = g_strdup_printf(_("Exported %s"), path);
+            gtk_label_set_text(GTK_LABEL(win->status_label), msg);
+        }
+    }
+    g_object_unref(dialog);
+}
+
+static void export_ask(FmWindow *win, ExportKind kind)
+{
+    static const char *const ext[] = {"png", "tif", "csv"};
+    static const char *const titles[] = {N_("Export Map as PNG"), N_("Export Map as TIFF"),
+                                         N_("Export ROI Statistics")};
+    GtkFileChooserNative *dialog = gtk_file_chooser_native_new(
+        _(titles[kind]), GTK_WINDOW(win), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
+    gtk_file_chooser_set_do_overwrite_confirmation(GTK_FILE_CHOOSER(dialog), TRUE);
+    g_autofree char *stem = NULL;
+    if (win->dataset != NULL && win->dataset->source_path != NULL) {
+        g_autofree char *base = g_path_get_basename(win->dataset->source_path);
+        char *dot = strrchr(base, '.');
+        if (dot != NULL)
+            *dot = '\0';
+        stem = g_strdup(base);
+    }
+    g_autofree char *name = g_strdup_printf("%s-%s.%s", stem != NULL ? stem : "fluxmap",
+                                            kind == EXPORT_CSV ? "rois" : win->map_name, ext[kind]);
+    gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(dialog), name);
+    g_object_set_data(G_OBJECT(dialog), "fm-window", win);
+    g_signal_connect(dialog, "response", G_CALLBACK(export_response), GINT_TO_POINTER(kind));
+    gtk_native_dialog_show(GTK_NATIVE_DIALOG(dialog));
+}
+
+static void export_png_activated(GSimpleAction *a, GVariant *p, gpointer user)
+{
+    export_ask(user, EXPORT_PNG);
+}
+
+static void export_tiff_activated(GSimpleAction *a, GVariant *p, gpointer user)
+{
+    export_ask(user, EXPORT_TIFF);
+}
+
+static void export_csv_activated(GSimpleAction *a, GVariant *p, gpointer user)
+{
+    export_ask(user, EXPORT_CSV);
+}
+
+static const GActionEntry entries[] = {
+    {"colormap", NULL, "s", "'viridis'", colormap_change_state, {0}},
+    {"play", play_activated, NULL, "false", play_change_state, {0}},
+    {"zoom-fit", zoom_fit_activated, NULL, NULL, NULL, {0}},
+    {"export-png", export_png_activated, NULL, NULL, NULL, {0}},
+    {"export-tiff", export_tiff_activated, NULL, NULL, NULL, {0}},
+    {"export-csv", export_csv_activated, NULL, NULL, NULL, {0}},
+};
+
+static void set_enabled(FmWindow *win, const char *name, gboolean enabled)
+{
+    GAction *action = g_action_map_lookup_action(G_ACTION_MAP(win), name);
+    if (action != NULL)
+        g_simple_action_set_enabled(G_SIMPLE_ACTION(action), enabled);
+}
+
+void fm_window_update_action_state(FmWindow *win)
+{
+    gboolean have = win->dataset != NULL;
+    set_enabled(win, "play", have && fm_dataset_frames(win->dataset) > 1);
+    set_enabled(win, "export-png", have || win->result != NULL);
+    set_enabled(win, "export-tiff", have || win->result != NULL);
+    set_enabled(win, "export-csv", have || win->result != NULL);
+}
+
+void fm_window_actions_init(FmWindow *win)
+{
+    g_action_map_add_action_entries(G_ACTION_MAP(win), entries, G_N_ELEMENTS(entries), win);
+    gtk_combo_box_set_active_id(GTK_COMBO_BOX(win->colormap_combo), "viridis");
+    fm_map_view_set_colormap(win->map_view, FM_COLORMAP_VIRIDIS);
+    g_signal_connect(win->colormap_combo, "changed", G_CALLBACK(colormap_combo_changed), win);
+
+    g_autoptr(GtkBuilder) builder =
+        gtk_builder_new_from_resource("/io/github/fluxmap/Fluxmap/menus.ui");
+    GMenuModel *menu = G_MENU_MODEL(gtk_builder_get_object(builder, "main_menu"));
+    gtk_menu_button_set_menu_model(GTK_MENU_BUTTON(win->menu_button), menu);
+}
+
+/* ---- open dialog ------------------------------------------------------------------------ */
+
+static void open_response(GtkNativeDialog *dialog, int response, gpointer user)
+{
+    FmWindow *win = user;
+    if (response == GTK_RESPONSE_ACCEPT && !win->disposed) {
+        g_autofree char *path = gtk_file_chooser_get_filename(GTK_FILE_CHOOSER(dialog));
+        if (path != NULL)
+            fm_window_open_file(win, path);
+    }
+    g_object_unref(dialog);
+    g_object_unref(win);
+}
+
+void fm_window_choose_file(FmWindow *win)
+{
+    GtkFileChooserNative *dialog = gtk_file_chooser_native_new(
+        _("Open Dataset"), GTK_WINDOW(win), GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
+    GtkFileFilter *tiff = gtk_file_filter_new();
+    gtk_file_filter_set_name(tiff, _("TIFF images and stacks"));
+    gtk_file_filter_add_pattern(tiff, "*.tif");
+    gtk_file_filter_add_pattern(tiff, "*.tiff");
+    gtk_file_filter_add_pattern(tiff, "*.TIF");
+    gtk_file_filter_add_pattern(tiff, "*.TIFF");
+    gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(dialog), tiff);
+    GtkFileFilter *all = gtk_file_filter_new();
+    gtk_file_filter_set_name(all, _("All files"));
+    gtk_file_filter_add_pattern(all, "*");
+    gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(dialog), all);
+    GtkApplication *app = gtk_window_get_application(GTK_WINDOW(win));
+    g_autofree char *folder =
+        app != NULL ? fm_application_get_setting(FM_APPLICATION(app), "last-folder", "") : NULL;
+    if (folder != NULL && folder[0] != '\0' && g_file_test(folder, G_FILE_TEST_IS_DIR))
+        gtk_file_chooser_set_current_folder(GTK_FILE_CHOOSER(dialog), folder);
+    g_signal_connect(dialog, "response", G_CALLBACK(open_response), g_object_ref(win));
+    gtk_native_dialog_show(GTK_NATIVE_DIALOG(dialog));
+}
+
+/* ---- recent files ----------------------------------------------------------------------- */
+
+static gint newest_first(gconstpointer a, gconstpointer b)
+{
+    GtkRecentInfo *ia = *(GtkRecentInfo **)a, *ib = *(GtkRecentInfo **)b;
+    time_t ta = gtk_recent_info_get_modified(ia), tb = gtk_recent_info_get_modified(ib);
+    return ta < tb ? 1 : ta > tb ? -1 : 0;
+}
+
+static void rebuild_recent_menu(GtkRecentManager *manager, FmWindow *win)
+{
+    g_menu_remove_all(win->recent_menu);
+    GList *items = gtk_recent_manager_get_items(manager);
+    g_autoptr(GPtrArray) tiffs = g_ptr_array_new();
+    for (GList *l = items; l != NULL; l = l->next) {
+        GtkRecentInfo *info = l->data;
+        const char *uri = gtk_recent_info_get_uri(info);
+        if (gtk_recent_info_is_local(info) &&
+            (g_str_has_suffix(uri, ".tif") || g_str_has_suffix(uri, ".tiff") ||
+             g_str_has_suffix(uri, ".TIF") || g_str_has_suffix(uri, ".TIFF")))
+            g_ptr_array_add(tiffs, info);
+    }
+    g_ptr_array_sort(tiffs, newest_first);
+    for (guint i = 0; i < tiffs->len && i < 10; i++) {
+        g_autofree char *path =
+            g_filename_from_uri(gtk_recent_info_get_uri(tiffs->pdata[i]), NULL, NULL);
+        if (path == NULL)
+            continue;
+        g_autofree char *base = g_path_get_basename(path);
+        g_autoptr(GMenuItem) item = g_menu_item_new(base, NULL);
+        g_menu_item_set_action_and_target_value(item, "app.open", g_variant_new_string(path));
+        g_menu_append_item(win->recent_menu, item);
+    }
+    if (g_menu_model_get_n_items(G_MENU_MODEL(win->recent_menu)) == 0)
+        g_menu_append(win->recent_menu, _("No recent datasets"), "win.none");
+    g_list_free_full(items, (GDestroyNotify)gtk_recent_info_unref);
+}
+
+void fm_window_recent_init(FmWindow *win)
+{
+    win->recent = gtk_recent_manager_get_default();
+    win->recent_menu = g_menu_new();
+    g_autoptr(GMenu) top = g_menu_new();
+    g_menu_append_section(top, _("Open Recent"), G_MENU_MODEL(win->recent_menu));
+    gtk_menu_button_set_menu_model(GTK_MENU_BUTTON(win->recent_button), G_MENU_MODEL(top));
+    rebuild_recent_menu(win->recent, win);
+    g_signal_connect_object(win->recent, "changed", G_CALLBACK(rebuild_recent_menu), win, 0);
+}
+
+void fm_window_recent_add(FmWindow *win, const char *path)
+{
+    g_autofree char *uri = g_filename_to_uri(path, NULL, NULL);
+    if (uri != NULL)
+        gtk_recent_manager_add_item(win->recent, uri);
+}
+
+/* ---- catalogue: reopen and compare runs ------------------------------------------------- */
+
+static void run_reopened(FmCatalogueView *view, gint64 run_id, FmWindow *win)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(fm_catalogue_run) run = fm_catalogue_get_run(win->catalogue, run_id, &error);
+    if (run == NULL) {
+        fm_window_show_message(win, GTK_MESSAGE_ERROR, error->message);
+        return;
+    }
+    fm_window_playback_stop(win);
+    fm_result *result = fm_result_new(run->method_id);
+    result->params_json = g_strdup(run->params_json);
+    for (guint i = 0; run->outputs != NULL && i < run->outputs->len; i++) {
+        const fm_catalogue_output *out = run->outputs->pdata[i];
+        fm_map *map = fm_catalogue_load_map(win->catalogue, run_id, out->name, &error);
+        if (map == NULL) {
+            fm_result_free(result);
+            fm_window_show_message(win, GTK_MESSAGE_ERROR, error->message);
+            return;
+        }
+        fm_result_add_map(result, map);
+    }
+    fm_window_set_result(win, result, FALSE);
+    fm_window_select_map(win, fm_result_get_map(result, "sfi") != NULL ? "sfi" : "contrast");
+    g_autofree char *status =
+        g_strdup_printf(_("Reopened run #%" G_GINT64_FORMAT " (%s)"), run_id, run->method_id);
+    fm_window_set_status(win, status);
+}
+
+static void compare_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
+{
+    FmWindow *win = user;
+    gint64 a = 0, b = 0;
+    if (win->catalogue == NULL || !fm_catalogue_view_get_pair(win->catalogue_view, &a, &b)) {
+        fm_window_show_message(win, GTK_MESSAGE_INFO,
+                               _("Select two runs in the catalogue (Ctrl+click) to compare."));
+        return;
+    }
+    const char *name = g_strcmp0(win->map_name, "raw") == 0 ? "sfi" : win->map_name;
+    g_autoptr(GError) error = NULL;
+    if (fm_compare_view_new(GTK_WINDOW(win), win->catalogue, a, b, name,
+                            fm_map_view_get_colormap(win->map_view), &error) == NULL)
+        fm_window_show_message(win, GTK_MESSAGE_ERROR, error->message);
+}
+
+static void compare_requested(FmCatalogueView *view, FmWindow *win)
+{
+    g_action_group_activate_action(G_ACTION_GROUP(win), "compare", NULL);
+}
+
+void fm_window_catalogue_init(FmWindow *win)
+{
+    static const GActionEntry catalogue_entries[] = {
+        {"compare", compare_activated, NULL, NULL, NULL, {0}},
+    };
+    g_action_map_add_action_entries(G_ACTION_MAP(win), catalogue_entries,
+                                    G_N_ELEMENTS(catalogue_entries), win);
+    g_signal_connect(win->catalogue_view, "run-activated", G_CALLBACK(run_reopened), win);
+    g_signal_connect(win->catalogue_view, "compare-requested", G_CALLBACK(compare_requested), win);
+}
+
+/* ---- drag and drop ---------------------------------------------------------------------- */
+
+static void drag_data_received(GtkWidget *widget, GdkDragContext *context, int x, int y,
+                               GtkSelectionData *data, guint info, guint time, FmWindow *win)
+{
+    g_auto(GStrv) uris = gtk_selection_data_get_uris(data);
+    gboolean ok = FALSE;
+    /* One dataset at a time: the first local file of the drop. */
+    for (int i = 0; uris != NULL && uris[i] != NULL && !ok; i++) {
+        g_autofree char *path = g_filename_from_uri(uris[i], NULL, NULL);
+        if (path != NULL) {
+            fm_window_open_file(win, path);
+            ok = TRUE;
+        }
+    }
+    gtk_drag_finish(context, ok, FALSE, time);
+}
+
+void fm_window_dnd_init(FmWindow *win)
+{
+    gtk_drag_dest_set(GTK_WIDGET(win), GTK_DEST_DEFAULT_ALL, NULL, 0, GDK_ACTION_COPY);
+    gtk_drag_dest_add_uri_targets(GTK_WIDGET(win));
+    g_signal_connect(win, "drag-data-received", G_CALLBACK(drag_data_received), win);
+}

@@ -1,0 +1,86 @@
+/* FmWindow internals shared by window.c, window-actions.c and window-playback.c. */
+#pragma once
+
+#include <gtk/gtk.h>
+#include "app/core/catalogue.h"
+#include "app/core/result.h"
+#include "catalogue-view.h"
+#include "job-list.h"
+#include "lsi-panel.h"
+#include "map-view.h"
+#include "plot-view.h"
+#include "window.h"
+
+G_BEGIN_DECLS
+
+struct _FmWindow {
+    GtkApplicationWindow parent_instance;
+
+    /* From ui/window.ui. */
+    GtkWidget *header_bar, *recent_button, *menu_button, *info_bar, *info_label;
+    GtkWidget *ds_file_label, *ds_size_label, *ds_frames_label, *ds_type_label, *catalogue_box;
+    GtkWidget *map_combo, *colormap_combo, *auto_range_toggle, *min_spin, *max_spin;
+    GtkWidget *pan_tool, *rect_tool, *ellipse_tool, *polygon_tool, *clear_rois_button;
+    GtkWidget *map_frame, *play_button, *play_image, *frame_scale, *frame_label;
+    GtkWidget *roi_stats_label, *jobs_box, *plot_box, *panel_box;
+    GtkWidget *status_label, *cursor_label, *backend_label;
+
+    /* Built in code. */
+    FmMapView *map_view;
+    FmPlotView *plot_view;
+    FmLsiPanel *panel;
+    FmJobList *job_list;
+    FmCatalogueView *catalogue_view;
+    GtkRecentManager *recent;
+    GMenu *recent_menu;
+
+    fm_catalogue *catalogue; /* NULL when it could not be opened: jobs then run unrecorded */
+    fm_dataset *dataset;
+    fm_result *result;       /* maps on display (own copy), or NULL */
+    gboolean result_is_live; /* result came from playback: one frame, recomputed on demand */
+    char *map_name;          /* "raw", "contrast", "sfi" */
+    char *shown_unit;
+    int frame;
+    GCancellable *load_cancellable;
+    gboolean loading, disposed, updating;
+    int last_job_state, running_jobs;
+    char *message;
+
+    /* Stack playback. */
+    guint play_timer;
+    gboolean play_busy;
+    int play_pos, play_pending, play_count, plot_last_frame;
+    GCancellable *play_cancellable;
+    gint64 play_started_us;
+};
+
+/* window.c */
+void fm_window_show_message(FmWindow *win, GtkMessageType type, const char *text);
+void fm_window_set_status(FmWindow *win, const char *text);
+/* Redraws the view from dataset/result, map_name and frame. */
+void fm_window_show_current(FmWindow *win);
+/* Switches the map selector without re-entering its handler, then shows. */
+void fm_window_select_map(FmWindow *win, const char *name);
+void fm_window_set_frame(FmWindow *win, int frame);
+void fm_window_set_result(FmWindow *win, fm_result *result, gboolean live); /* takes it */
+fm_result *fm_window_copy_result(const fm_result *src);
+/* The map on display as an fm_map (a new one-frame "raw" map for raw data); free when owned. */
+fm_map *fm_window_current_map(FmWindow *win, gboolean *owned);
+
+/* window-actions.c */
+void fm_window_actions_init(FmWindow *win);
+void fm_window_recent_init(FmWindow *win);
+void fm_window_recent_add(FmWindow *win, const char *path);
+void fm_window_dnd_init(FmWindow *win);
+void fm_window_catalogue_init(FmWindow *win);
+void fm_window_update_action_state(FmWindow *win);
+
+/* window-playback.c */
+void fm_window_playback_start(FmWindow *win);
+void fm_window_playback_stop(FmWindow *win);
+gboolean fm_window_playback_running(FmWindow *win);
+/* Recomputes the live SFI of one frame (slider moved while a live map is shown). */
+void fm_window_playback_compute(FmWindow *win, int frame);
+void fm_window_playback_dispose(FmWindow *win);
+
+G_END_DECLS

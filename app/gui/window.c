@@ -1,0 +1,664 @@
+/* FmWindow: builds the main window from ui/window.ui, loads datasets on a worker, starts jobs,
+ * shows results and catalogue runs, and keeps the read-outs (ROI stats, cursor) current. */
+#include "window-private.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+#include "app/core/io/tiff.h"
+
+G_DEFINE_TYPE(FmWindow, fm_window, GTK_TYPE_APPLICATION_WINDOW)
+
+void fm_window_show_message(FmWindow *win, GtkMessageType type, const char *text)
+{
+    g_free(win->message);
+    win->message = g_strdup(text);
+    gtk_label_set_text(GTK_LABEL(win->info_label), text);
+    gtk_info_bar_set_message_type(GTK_INFO_BAR(win->info_bar), type);
+    gtk_info_bar_set_revealed(GTK_INFO_BAR(win->info_bar), TRUE);
+}
+
+static void info_bar_response(GtkInfoBar *bar, int response, FmWindow *win)
+{
+    gtk_info_bar_set_revealed(bar, FALSE);
+    g_clear_pointer(&win->message, g_free);
+}
+
+void fm_window_set_status(FmWindow *win, const char *text)
+{
+    gtk_label_set_text(GTK_LABEL(win->status_label), text);
+}
+
+/* ---- display ---------------------------------------------------------------------------- */
+
+fm_map *fm_window_current_map(FmWindow *win, gboolean *owned)
+{
+    *owned = FALSE;
+    if (g_strcmp0(win->map_name, "raw") != 0)
+        return win->result != NULL ? fm_result_get_map(win->result, win->map_name) : NULL;
+    if (win->dataset == NULL)
+        return NULL;
+    int w = fm_dataset_width(win->dataset), h = fm_dataset_height(win->dataset);
+    int f = CLAMP(win->frame, 0, fm_dataset_frames(win->dataset) - 1);
+    fm_map *map = fm_map_new("raw", "counts", w, h, 1);
+    gsize n = (gsize)w * h, first = (gsize)f * n;
+    for (gsize i = 0; i < n; i++)
+        map->data[i] = (float)fm_dataset_value(win->dataset, first + i);
+    *owned = TRUE;
+    return map;
+}
+
+static void update_roi_stats(FmWindow *win)
+{
+    GPtrArray *rois = fm_map_view_get_rois(win->map_view);
+    int w = 0, h = 0;
+    const float *data = fm_map_view_get_data(win->map_view, &w, &h);
+    if (rois == NULL || rois->len == 0 || data == NULL) {
+        gtk_label_set_text(GTK_LABEL(win->roi_stats_label),
+                           _("Draw an ROI (Rectangle, Ellipse, Polygon) for live mean, sd and n."));
+        return;
+    }
+    GString *text = g_string_new(NULL);
+    for (guint i = 0; i < rois->len; i++) {
+        const fm_roi *roi = rois->pdata[i];
+        fm_roi_stats st = fm_roi_statistics(roi, data, w, h);
+        g_autofree char *fallback = g_strdup_printf(_("ROI %u"), i + 1);
+        const char *unit = win->shown_unit != NULL ? win->shown_unit : "";
+        g_string_append_printf(text, _("%s%s (%s): mean %.4g %s · sd %.4g · n %" G_GSIZE_FORMAT),
+                               i > 0 ? "\n" : "", roi->name != NULL ? roi->name : fallback,
+                               fm_roi_kind_name(roi->kind), st.mean, unit, st.sd, st.n);
+    }
+    gtk_label_set_text(GTK_LABEL(win->roi_stats_label), text->str);
+    g_string_free(text, TRUE);
+}
+
+static void update_range_widgets(FmWindow *win)
+{
+    double vmin = 0, vmax = 1;
+    fm_map_view_get_range(win->map_view, &vmin, &vmax);
+    double step = isfinite(vmax - vmin) && vmax > vmin ? (vmax - vmin) / 100.0 : 0.01;
+    int digits = step >= 1 ? 0 : CLAMP((int)ceil(-log10(step)) + 1, 1, 6);
+    win->updating = TRUE;
+    for (int i = 0; i < 2; i++) {
+        GtkSpinButton *spin = GTK_SPIN_BUTTON(i == 0 ? win->min_spin : win->max_spin);
+        gtk_spin_button_set_digits(spin, digits);
+        gtk_spin_button_set_increments(spin, step, step * 10);
+        gtk_spin_button_set_value(spin, i == 0 ? vmin : vmax);
+    }
+    win->updating = FALSE;
+}
+
+static const char *map_title(const char *name)
+{
+    if (g_strcmp0(name, "sfi") == 0)
+        return _("SFI");
+    if (g_strcmp0(name, "contrast") == 0)
+        return _("Contrast K");
+    if (g_strcmp0(name, "raw") == 0)
+        return _("Intensity");
+    return name;
+}
+
+void fm_window_show_current(FmWindow *win)
+{
+    if (win->disposed)
+        return;
+    gboolean owned = FALSE;
+    fm_map *map = fm_window_current_map(win, &owned);
+    g_clear_pointer(&win->shown_unit, g_free);
+    if (map == NULL) {
+        fm_map_view_clear(win->map_view);
+        if (win->dataset != NULL && g_strcmp0(win->map_name, "raw") != 0)
+            fm_window_set_status(win, _("No result yet: press Run, or play the stack."));
+    } else {
+        gboolean first = !fm_map_view_has_map(win->map_view);
+        int f = CLAMP(win->frame, 0, map->n_frames - 1);
+        win->shown_unit = g_strdup(map->unit);
+        fm_map_view_set_map(win->map_view, fm_map_frame(map, f), map->width, map->height,
+                            map_title(map->name), map->unit);
+        if (first)
+            fm_map_view_zoom_to_fit(win->map_view);
+        if (owned)
+            fm_map_free(map);
+    }
+    update_range_widgets(win);
+    update_roi_stats(win);
+}
+
+void fm_window_select_map(FmWindow *win, const char *name)
+{
+    g_free(win->map_name);
+    win->map_name = g_strdup(name);
+    win->updating = TRUE;
+    gtk_combo_box_set_active_id(GTK_COMBO_BOX(win->map_combo), name);
+    win->updating = FALSE;
+    fm_window_show_current(win);
+}
+
+void fm_window_set_frame(FmWindow *win, int frame)
+{
+    win->frame = frame;
+    int n = win->dataset != NULL ? fm_dataset_frames(win->dataset) : 1;
+    g_autofree char *text = g_strdup_printf(_("frame %d / %d"), frame + 1, n);
+    gtk_label_set_text(GTK_LABEL(win->frame_label), text);
+    win->updating = TRUE;
+    gtk_range_set_value(GTK_RANGE(win->frame_scale), frame);
+    win->updating = FALSE;
+}
+
+fm_result *fm_window_copy_result(const fm_result *src)
+{
+    fm_result *r = fm_result_new(src->method_id);
+#define COPY_FIELD(f)                                                                              \
+    if (r->f == NULL)                                                                              \
+        r->f = g_strdup(src->f);
+    COPY_FIELD(params_json)
+    COPY_FIELD(backend)
+    COPY_FIELD(device)
+    COPY_FIELD(note)
+#undef COPY_FIELD
+    r->elapsed_ms = src->elapsed_ms;
+    for (guint i = 0; src->maps != NULL && i < src->maps->len; i++) {
+        const fm_map *m = src->maps->pdata[i];
+        fm_map *copy = fm_map_new(m->name, m->unit, m->width, m->height, m->n_frames);
+        memcpy(copy->data, m->data, fm_map_n_values(m) * sizeof(float));
+        fm_result_add_map(r, copy);
+    }
+    return r;
+}
+
+void fm_window_set_result(FmWindow *win, fm_result *result, gboolean live)
+{
+    g_clear_pointer(&win->result, fm_result_free);
+    win->result = result;
+    win->result_is_live = live;
+    fm_window_update_action_state(win);
+}
+
+/* ---- widgets' handlers ------------------------------------------------------------------ */
+
+static void map_combo_changed(GtkComboBox *combo, FmWindow *win)
+{
+    if (win->updating)
+        return;
+    const char *id = gtk_combo_box_get_active_id(combo);
+    g_free(win->map_name);
+    win->map_name = g_strdup(id != NULL ? id : "raw");
+    fm_window_show_current(win);
+}
+
+static void frame_changed(GtkRange *range, FmWindow *win)
+{
+    if (win->updating)
+        return;
+    int frame = (int)lround(gtk_range_get_value(range));
+    fm_window_set_frame(win, frame);
+    /* A live map belongs to one frame: recompute it rather than show a stale one. */
+    if (win->result_is_live && g_strcmp0(win->map_name, "raw") != 0 &&
+        !fm_window_playback_running(win))
+        fm_window_playback_compute(win, frame);
+    else
+        fm_window_show_current(win);
+}
+
+static void auto_range_toggled(GtkToggleButton *button, FmWindow *win)
+{
+    gboolean automatic = gtk_toggle_button_get_active(button);
+    gtk_widget_set_sensitive(win->min_spin, !automatic);
+    gtk_widget_set_sensitive(win->max_spin, !automatic);
+    if (automatic)
+        fm_map_view_set_auto_range(win->map_view, 1.0, 99.0);
+    update_range_widgets(win);
+}
+
+static void range_spin_changed(GtkSpinButton *spin, FmWindow *win)
+{
+    if (win->updating || gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(win->auto_range_toggle)))
+        return;
+    double vmin = gtk_spin_button_get_value(GTK_SPIN_BUTTON(win->min_spin));
+    double vmax = gtk_spin_button_get_value(GTK_SPIN_BUTTON(win->max_spin));
+    if (vmax > vmin)
+        fm_map_view_set_range(win->map_view, vmin, vmax);
+}
+
+static void tool_toggled(GtkToggleButton *button, FmWindow *win)
+{
+    if (!gtk_toggle_button_get_active(button))
+        return;
+    FmMapTool tool = GTK_WIDGET(button) == win->rect_tool      ? FM_MAP_TOOL_RECTANGLE
+                     : GTK_WIDGET(button) == win->ellipse_tool ? FM_MAP_TOOL_ELLIPSE
+                     : GTK_WIDGET(button) == win->polygon_tool ? FM_MAP_TOOL_POLYGON
+                                                               : FM_MAP_TOOL_PAN;
+    fm_map_view_set_tool(win->map_view, tool);
+}
+
+static void clear_rois_clicked(GtkButton *button, FmWindow *win)
+{
+    fm_map_view_clear_rois(win->map_view);
+    update_roi_stats(win);
+}
+
+static void rois_changed(FmMapView *view, FmWindow *win)
+{
+    update_roi_stats(win);
+}
+
+static void cursor_moved(FmMapView *view, int x, int y, double value, FmWindow *win)
+{
+    if (x < 0) {
+        gtk_label_set_text(GTK_LABEL(win->cursor_label), "");
+        return;
+    }
+    g_autofree char *text = isfinite(value)
+                                ? g_strdup_printf("x %d, y %d: %.4g %s", x, y, value,
+                                                  win->shown_unit != NULL ? win->shown_unit : "")
+                                : g_strdup_printf("x %d, y %d: —", x, y);
+    gtk_label_set_text(GTK_LABEL(win->cursor_label), text);
+}
+
+static void backend_changed(FmLsiPanel *panel, const char *name, FmWindow *win)
+{
+    fm_application_set_setting(FM_APPLICATION(gtk_window_get_application(GTK_WINDOW(win))),
+                               "backend", name);
+    if (win->result == NULL) {
+        g_autofree char *text = g_strdup_printf(_("Backend: %s"), name);
+        gtk_label_set_text(GTK_LABEL(win->backend_label), text);
+    }
+}
+
+/* ---- opening ---------------------------------------------------------------------------- */
+
+static void load_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancel)
+{
+    GError *error = NULL;
+    fm_dataset *ds = fm_tiff_read(data, &error);
+    if (ds == NULL)
+        g_task_return_error(task, error);
+    else
+        g_task_return_pointer(task, ds, (GDestroyNotify)fm_dataset_unref);
+}
+
+static void set_dataset(FmWindow *win, fm_dataset *ds, const char *path)
+{
+    fm_window_playback_stop(win);
+    g_clear_pointer(&win->dataset, fm_dataset_unref);
+    win->dataset = ds;
+    fm_window_set_result(win, NULL, FALSE);
+
+    int w = fm_dataset_width(ds), h = fm_dataset_height(ds), n = fm_dataset_frames(ds);
+    g_autofree char *base = g_path_get_basename(path);
+    g_autofree char *size = g_strdup_printf("%d × %d px", w, h);
+    g_autofree char *frames = g_strdup_printf("%d", n);
+    g_autofree char *type =
+        ds->bits_per_sample > 0
+            ? g_strdup_printf("%s, %d-bit", fm_pixel_type_name(ds->type), ds->bits_per_sample)
+            : g_strdup(fm_pixel_type_name(ds->type));
+    gtk_label_set_text(GTK_LABEL(win->ds_file_label), base);
+    gtk_widget_set_tooltip_text(win->ds_file_label, path);
+    gtk_label_set_text(GTK_LABEL(win->ds_size_label), size);
+    gtk_label_set_text(GTK_LABEL(win->ds_frames_label), frames);
+    gtk_label_set_text(GTK_LABEL(win->ds_type_label), type);
+    gtk_header_bar_set_subtitle(GTK_HEADER_BAR(win->header_bar), base);
+
+    win->updating = TRUE;
+    gtk_range_set_range(GTK_RANGE(win->frame_scale), 0, MAX(n - 1, 1));
+    gtk_range_set_increments(GTK_RANGE(win->frame_scale), 1, 10);
+    win->updating = FALSE;
+    gtk_widget_set_sensitive(win->frame_scale, n > 1);
+    fm_window_set_frame(win, 0);
+    fm_map_view_clear(win->map_view); /* a new dataset starts zoomed to fit */
+    fm_plot_view_clear(win->plot_view);
+    fm_window_select_map(win, "raw");
+    fm_window_update_action_state(win);
+
+    g_autofree char *status = g_strdup_printf(_("Opened %s: %d × %d px, %d frames"), base, w, h, n);
+    fm_window_set_status(win, status);
+    fm_window_recent_add(win, path);
+    g_autofree char *folder = g_path_get_dirname(path);
+    fm_application_set_setting(FM_APPLICATION(gtk_window_get_application(GTK_WINDOW(win))),
+                               "last-folder", folder);
+}
+
+static void load_done(GObject *source, GAsyncResult *res, gpointer user)
+{
+    FmWindow *win = FM_WINDOW(source);
+    g_autoptr(GError) error = NULL;
+    fm_dataset *ds = g_task_propagate_pointer(G_TASK(res), &error);
+    const char *path = g_task_get_task_data(G_TASK(res));
+    if (g_task_get_cancellable(G_TASK(res)) == win->load_cancellable)
+        win->loading = FALSE;
+    if (win->disposed || g_cancellable_is_cancelled(g_task_get_cancellable(G_TASK(res)))) {
+        if (ds != NULL)
+            fm_dataset_unref(ds);
+        return;
+    }
+    if (ds == NULL) {
+        g_autofree char *msg = g_strdup_printf(_("Could not open %s: %s"), path, error->message);
+        fm_window_show_message(win, GTK_MESSAGE_ERROR, msg);
+        fm_window_set_status(win, _("Open failed"));
+        return;
+    }
+    gtk_info_bar_set_revealed(GTK_INFO_BAR(win->info_bar), FALSE);
+    set_dataset(win, ds, path);
+}
+
+void fm_window_open_file(FmWindow *win, const char *path)
+{
+    if (win->load_cancellable != NULL)
+        g_cancellable_cancel(win->load_cancellable);
+    g_clear_object(&win->load_cancellable);
+    win->load_cancellable = g_cancellable_new();
+    win->loading = TRUE;
+    g_autofree char *base = g_path_get_basename(path);
+    g_autofree char *status = g_strdup_printf(_("Opening %s…"), base);
+    fm_window_set_status(win, status);
+    g_autoptr(GTask) task = g_task_new(win, win->load_cancellable, load_done, NULL);
+    g_task_set_task_data(task, g_strdup(path), g_free);
+    g_task_run_in_thread(task, load_thread);
+}
+
+/* ---- jobs ------------------------------------------------------------------------------- */
+
+static void job_progress(fm_job *job, double fraction, gpointer user)
+{
+    FmWindow *win = user;
+    if (!win->disposed)
+        fm_job_list_update(win->job_list, job);
+}
+
+static void job_done(fm_job *job, gpointer user)
+{
+    FmWindow *win = user;
+    win->running_jobs--;
+    win->last_job_state = fm_job_get_state(job);
+    if (win->disposed) {
+        g_object_unref(win); /* the reference taken when the job started */
+        return;
+    }
+    fm_job_list_update(win->job_list, job);
+    g_autofree char *what = fm_job_describe(job);
+    const fm_result *res = fm_job_get_result(job);
+    if (win->last_job_state == FM_JOB_DONE && res != NULL) {
+        fm_window_set_result(win, fm_window_copy_result(res), FALSE);
+        fm_window_select_map(win, fm_result_get_map(res, "sfi") != NULL ? "sfi" : "contrast");
+        g_autofree char *backend =
+            g_strdup_printf(_("Backend: %s"), res->device != NULL ? res->device : res->backend);
+        gtk_label_set_text(GTK_LABEL(win->backend_label), backend);
+        g_autofree char *status = g_strdup_printf(_("%s: done in %.1f ms"), what, res->elapsed_ms);
+        fm_window_set_status(win, status);
+        if (res->note != NULL)
+            fm_window_show_message(win, GTK_MESSAGE_WARNING, res->note);
+    } else if (win->last_job_state == FM_JOB_FAILED) {
+        const GError *err = fm_job_get_error(job);
+        g_autofree char *msg = g_strdup_printf(_("%s failed: %s"), what,
+                                               err != NULL ? err->message : _("unknown error"));
+        fm_window_show_message(win, GTK_MESSAGE_ERROR, msg);
+        fm_window_set_status(win, msg);
+    } else {
+        g_autofree char *status = g_strdup_printf(_("%s: cancelled"), what);
+        fm_window_set_status(win, status);
+    }
+    g_autoptr(GError) error = NULL;
+    if (!fm_catalogue_view_refresh(win->catalogue_view, &error))
+        fm_window_show_message(win, GTK_MESSAGE_WARNING, error->message);
+    fm_window_update_action_state(win);
+    g_object_unref(win);
+}
+
+static void run_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
+{
+    FmWindow *win = user;
+    if (win->dataset == NULL) {
+        fm_window_show_message(win, GTK_MESSAGE_INFO, _("Open a dataset before running a method."));
+        return;
+    }
+    const fm_method *method = fm_lsi_panel_get_method(win->panel);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(fm_params) params = fm_lsi_panel_get_params(win->panel, NULL, &error);
+    if (params == NULL) {
+        fm_window_show_message(win, GTK_MESSAGE_ERROR, error->message);
+        return;
+    }
+    fm_window_playback_stop(win);
+    GPtrArray *rois = fm_map_view_get_rois(win->map_view);
+    win->running_jobs++;
+    fm_job *job =
+        fm_job_start(method, win->dataset, params, rois != NULL && rois->len ? rois : NULL,
+                     fm_lsi_panel_get_backend(win->panel), win->catalogue, job_progress, job_done,
+                     g_object_ref(win));
+    fm_job_list_add(win->job_list, job);
+    fm_job_unref(job); /* the list keeps it */
+    g_autofree char *what = fm_job_describe(job);
+    g_autofree char *status = g_strdup_printf(_("Running %s…"), what);
+    fm_window_set_status(win, status);
+}
+
+static void cancel_all_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
+{
+    FmWindow *win = user;
+    fm_window_playback_stop(win);
+    fm_job_list_cancel_all(win->job_list);
+}
+
+static const GActionEntry win_entries[] = {
+    {"run", run_activated, NULL, NULL, NULL, {0}},
+    {"cancel-all", cancel_all_activated, NULL, NULL, NULL, {0}},
+};
+
+/* ---- life cycle ------------------------------------------------------------------------- */
+
+static gboolean key_pressed(GtkWidget *widget, GdkEventKey *event, FmWindow *win)
+{
+    /* Space plays, unless the user is typing into a field. */
+    GtkWidget *focus = gtk_window_get_focus(GTK_WINDOW(win));
+    if (event->keyval == GDK_KEY_space &&
+        (event->state & gtk_accelerator_get_default_mod_mask()) == 0 &&
+        !(focus != NULL && GTK_IS_EDITABLE(focus))) {
+        g_action_group_activate_action(G_ACTION_GROUP(win), "play", NULL);
+        return GDK_EVENT_STOP;
+    }
+    return GDK_EVENT_PROPAGATE;
+}
+
+static void fm_window_dispose(GObject *object)
+{
+    FmWindow *win = FM_WINDOW(object);
+    if (!win->disposed) {
+        win->disposed = TRUE;
+        fm_window_playback_dispose(win);
+        if (win->load_cancellable != NULL)
+            g_cancellable_cancel(win->load_cancellable);
+        if (win->job_list != NULL)
+            fm_job_list_cancel_all(win->job_list);
+    }
+    g_clear_object(&win->load_cancellable);
+    g_clear_object(&win->recent_menu);
+    G_OBJECT_CLASS(fm_window_parent_class)->dispose(object);
+}
+
+static void fm_window_finalize(GObject *object)
+{
+    FmWindow *win = FM_WINDOW(object);
+    /* Jobs hold a window reference until done, so no job still uses the catalogue here. */
+    g_clear_pointer(&win->catalogue, fm_catalogue_close);
+    g_clear_pointer(&win->dataset, fm_dataset_unref);
+    g_clear_pointer(&win->result, fm_result_free);
+    g_free(win->map_name);
+    g_free(win->shown_unit);
+    g_free(win->message);
+    G_OBJECT_CLASS(fm_window_parent_class)->finalize(object);
+}
+
+static void fm_window_class_init(FmWindowClass *klass)
+{
+    GObjectClass *object_class = G_OBJECT_CLASS(klass);
+    GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+    object_class->dispose = fm_window_dispose;
+    object_class->finalize = fm_window_finalize;
+    gtk_widget_class_set_template_from_resource(widget_class,
+                                                "/io/github/fluxmap/Fluxmap/window.ui");
+#define BIND(name) gtk_widget_class_bind_template_child(widget_class, FmWindow, name)
+    BIND(header_bar);
+    BIND(recent_button);
+    BIND(menu_button);
+    BIND(info_bar);
+    BIND(info_label);
+    BIND(ds_file_label);
+    BIND(ds_size_label);
+    BIND(ds_frames_label);
+    BIND(ds_type_label);
+    BIND(catalogue_box);
+    BIND(map_combo);
+    BIND(colormap_combo);
+    BIND(auto_range_toggle);
+    BIND(min_spin);
+    BIND(max_spin);
+    BIND(pan_tool);
+    BIND(rect_tool);
+    BIND(ellipse_tool);
+    BIND(polygon_tool);
+    BIND(clear_rois_button);
+    BIND(map_frame);
+    BIND(play_button);
+    BIND(play_image);
+    BIND(frame_scale);
+    BIND(frame_label);
+    BIND(roi_stats_label);
+    BIND(jobs_box);
+    BIND(plot_box);
+    BIND(panel_box);
+    BIND(status_label);
+    BIND(cursor_label);
+    BIND(backend_label);
+#undef BIND
+}
+
+static void build_children(FmWindow *win)
+{
+    win->map_view = FM_MAP_VIEW(fm_map_view_new());
+    gtk_container_add(GTK_CONTAINER(win->map_frame), GTK_WIDGET(win->map_view));
+    win->plot_view = FM_PLOT_VIEW(fm_plot_view_new());
+    gtk_widget_set_size_request(GTK_WIDGET(win->plot_view), -1, 150);
+    fm_plot_view_set_labels(win->plot_view, _("frame"), _("mean SFI (1/s)"));
+    gtk_box_pack_start(GTK_BOX(win->plot_box), GTK_WIDGET(win->plot_view), TRUE, TRUE, 0);
+    win->job_list = FM_JOB_LIST(fm_job_list_new());
+    gtk_box_pack_start(GTK_BOX(win->jobs_box), GTK_WIDGET(win->job_list), TRUE, TRUE, 0);
+    win->panel = FM_LSI_PANEL(fm_lsi_panel_new("lsi"));
+    GtkWidget *scroller = gtk_scrolled_window_new(NULL, NULL);
+    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroller), GTK_POLICY_NEVER,
+                                   GTK_POLICY_AUTOMATIC);
+    gtk_container_add(GTK_CONTAINER(scroller), GTK_WIDGET(win->panel));
+    gtk_box_pack_start(GTK_BOX(win->panel_box), scroller, TRUE, TRUE, 0);
+    gtk_style_context_add_class(gtk_widget_get_style_context(win->panel_box), "fm-side-panel");
+    win->catalogue_view = FM_CATALOGUE_VIEW(fm_catalogue_view_new());
+    gtk_box_pack_start(GTK_BOX(win->catalogue_box), GTK_WIDGET(win->catalogue_view), TRUE, TRUE, 0);
+    gtk_widget_show_all(win->map_frame);
+    gtk_widget_show_all(win->plot_box);
+    gtk_widget_show_all(win->jobs_box);
+    gtk_widget_show_all(win->panel_box);
+}
+
+static void fm_window_init(FmWindow *win)
+{
+    gtk_widget_init_template(GTK_WIDGET(win));
+    win->last_job_state = -1;
+    win->play_pending = -1;
+    win->map_name = g_strdup("raw");
+    build_children(win);
+
+    g_action_map_add_action_entries(G_ACTION_MAP(win), win_entries, G_N_ELEMENTS(win_entries), win);
+    fm_window_actions_init(win);
+    fm_window_catalogue_init(win);
+    fm_window_recent_init(win);
+    fm_window_dnd_init(win);
+
+    g_signal_connect(win->info_bar, "response", G_CALLBACK(info_bar_response), win);
+    g_signal_connect(win->map_combo, "changed", G_CALLBACK(map_combo_changed), win);
+    g_signal_connect(win->frame_scale, "value-changed", G_CALLBACK(frame_changed), win);
+    g_signal_connect(win->auto_range_toggle, "toggled", G_CALLBACK(auto_range_toggled), win);
+    gtk_spin_button_set_range(GTK_SPIN_BUTTON(win->min_spin), -1e12, 1e12);
+    gtk_spin_button_set_range(GTK_SPIN_BUTTON(win->max_spin), -1e12, 1e12);
+    g_signal_connect(win->min_spin, "value-changed", G_CALLBACK(range_spin_changed), win);
+    g_signal_connect(win->max_spin, "value-changed", G_CALLBACK(range_spin_changed), win);
+    gtk_widget_set_sensitive(win->min_spin, FALSE);
+    gtk_widget_set_sensitive(win->max_spin, FALSE);
+    GtkWidget *tools[] = {win->pan_tool, win->rect_tool, win->ellipse_tool, win->polygon_tool};
+    for (gsize i = 0; i < G_N_ELEMENTS(tools); i++)
+        g_signal_connect(tools[i], "toggled", G_CALLBACK(tool_toggled), win);
+    g_signal_connect(win->clear_rois_button, "clicked", G_CALLBACK(clear_rois_clicked), win);
+    g_signal_connect(win->map_view, "rois-changed", G_CALLBACK(rois_changed), win);
+    g_signal_connect(win->map_view, "cursor-moved", G_CALLBACK(cursor_moved), win);
+    g_signal_connect(win->panel, "backend-changed", G_CALLBACK(backend_changed), win);
+    g_signal_connect(win, "key-press-event", G_CALLBACK(key_pressed), win);
+
+    g_autofree char *dir = fm_catalogue_default_dir();
+    g_autoptr(GError) error = NULL;
+    win->catalogue = fm_catalogue_open(dir, &error);
+    if (win->catalogue == NULL) {
+        g_autofree char *msg = g_strdup_printf(
+            _("The run catalogue could not be opened, so runs will not be recorded: %s"),
+            error->message);
+        fm_window_show_message(win, GTK_MESSAGE_WARNING, msg);
+        g_clear_error(&error);
+    }
+    fm_catalogue_view_set_catalogue(win->catalogue_view, win->catalogue);
+    if (!fm_catalogue_view_refresh(win->catalogue_view, &error))
+        fm_window_show_message(win, GTK_MESSAGE_WARNING, error->message);
+    update_roi_stats(win);
+    fm_window_update_action_state(win);
+    /* Start with the keyboard on the map, not on the first selectable label. */
+    gtk_widget_set_can_focus(GTK_WIDGET(win->map_view), TRUE);
+    gtk_window_set_focus(GTK_WINDOW(win), GTK_WIDGET(win->map_view));
+}
+
+FmWindow *fm_window_new(FmApplication *app)
+{
+    FmWindow *win = g_object_new(FM_TYPE_WINDOW, "application", app, NULL);
+    g_autofree char *backend = fm_application_get_setting(app, "backend", "auto");
+    fm_lsi_panel_set_backend(win->panel, backend);
+    g_autofree char *text = g_strdup_printf(_("Backend: %s"), backend);
+    gtk_label_set_text(GTK_LABEL(win->backend_label), text);
+    g_autofree char *cmap = fm_application_get_setting(app, "colormap", "viridis");
+    g_action_group_change_action_state(G_ACTION_GROUP(win), "colormap", g_variant_new_string(cmap));
+    return win;
+}
+
+/* ---- test and scripting API ------------------------------------------------------------- */
+
+gboolean fm_window_is_loading(FmWindow *win)
+{
+    return win->loading;
+}
+fm_dataset *fm_window_get_dataset(FmWindow *win)
+{
+    return win->dataset;
+}
+FmMapView *fm_window_get_map_view(FmWindow *win)
+{
+    return win->map_view;
+}
+int fm_window_get_last_job_state(FmWindow *win)
+{
+    return win->last_job_state;
+}
+int fm_window_get_running_jobs(FmWindow *win)
+{
+    return win->running_jobs;
+}
+int fm_window_get_playback_count(FmWindow *win)
+{
+    return win->play_count;
+}
+
+gboolean fm_window_select_method(FmWindow *win, const char *method_id)
+{
+    return fm_lsi_panel_set_method(win->panel, method_id);
+}
+
+const char *fm_window_get_message(FmWindow *win, GtkMessageType *type)
+{
+    if (type != NULL)
+        *type = gtk_info_bar_get_message_type(GTK_INFO_BAR(win->info_bar));
+    return gtk_info_bar_get_revealed(GTK_INFO_BAR(win->info_bar)) ? win->message : NULL;
+}

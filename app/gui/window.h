@@ -1,0 +1,36 @@
+/* FmWindow: the main window (dataset, catalogue, map view, LSI panel, jobs, playback). */
+#pragma once
+
+#include <gtk/gtk.h>
+#include "app/core/dataset.h"
+#include "app/core/job.h"
+#include "application.h"
+#include "map-view.h"
+
+G_BEGIN_DECLS
+
+#define FM_TYPE_WINDOW (fm_window_get_type())
+G_DECLARE_FINAL_TYPE(FmWindow, fm_window, FM, WINDOW, GtkApplicationWindow)
+
+FmWindow *fm_window_new(FmApplication *app);
+
+/* Reads the file on a worker thread; errors go to the info bar. */
+void fm_window_open_file(FmWindow *win, const char *path);
+/* Shows a file chooser, then opens the chosen file. */
+void fm_window_choose_file(FmWindow *win);
+
+/* For tests and scripting. */
+gboolean fm_window_is_loading(FmWindow *win);
+fm_dataset *fm_window_get_dataset(FmWindow *win); /* borrowed, or NULL */
+FmMapView *fm_window_get_map_view(FmWindow *win);
+/* Selects a method of the LSI panel by id; FALSE when it is not offered. */
+gboolean fm_window_select_method(FmWindow *win, const char *method_id);
+/* State of the last finished job, or -1 when none has finished yet. */
+int fm_window_get_last_job_state(FmWindow *win);
+int fm_window_get_running_jobs(FmWindow *win);
+/* Text of the info bar when it is shown, else NULL; type (may be NULL) says error, warning… */
+const char *fm_window_get_message(FmWindow *win, GtkMessageType *type);
+/* Frames shown by stack playback since it last started. */
+int fm_window_get_playback_count(FmWindow *win);
+
+G_END_DECLS
