@@ -9,83 +9,117 @@
 #include "lsi_impl.h"
 #include "lsi_math.h"
 
-#define TILE_X 32
-#define TILE_Y 32       /* output rows per block */
-#define THREADS_Y 8     /* each thread walks TILE_Y / THREADS_Y output rows */
-#define MAX_HALO 7      /* window 15 */
-#define N_SLOTS 3       /* frames in flight: upload, compute, download */
+#define TILE_X 32        /* output columns per block: one warp row, one column per lane */
+#define THREADS_Y 8      /* warps per block */
+#ifndef FM_LSI_ROWS      /* output rows per thread (override with -DFM_LSI_ROWS=n to measure) */
+#define FM_LSI_ROWS 8
+#endif
+#define TILE_Y (THREADS_Y * FM_LSI_ROWS) /* output rows per block */
+#define N_SLOTS 3        /* frames in flight: upload, compute, download */
 
-/* Exact 64-bit sums for integer pixels, double for float pixels (as the CPU twin). */
+/* Exact 64-bit sums for integer pixels, double for float pixels (temporal paths, as the CPU). */
 template <typename T> struct fm_acc { typedef long long type; };
 template <> struct fm_acc<float> { typedef double type; };
 
-/* Spatial K/SFI for one TILE_X x TILE_Y tile. Pass 1 (the paper's row/strip pass): each of the
- * tile's rows plus halo rows gets horizontal window sums into shared memory. Pass 2: vertical
- * sums of those, sliding down TILE_Y / THREADS_Y rows per thread (one row in, one out), then
- * the statistics. Outside the image counts as 0 (the paper's border); with the VALID border,
- * pixels whose window leaves the image are NaN. */
-template <typename T>
+/* Spatial window sums, as narrow as exactness allows (64-bit integer multiplies are emulated
+ * on the GPU and 64-bit adds cost two instructions): with at most 15 x 15 samples,
+ * sum(u16) < 225 * 2^16 < 2^32 and sum(u8^2) < 225 * 2^16 < 2^32 fit 32 bits; u16^2 < 2^32
+ * fits 32 bits but its window sums need 64 (225 * 2^32 < 2^40). Unsigned wrap-around is
+ * harmless in the running sums: every final value is below 2^bits, so it comes out exact. */
+template <typename T> struct fm_sums {
+    typedef unsigned int s1;
+    typedef unsigned int s2;
+};
+template <> struct fm_sums<uint16_t> {
+    typedef unsigned int s1;
+    typedef unsigned long long s2;
+};
+template <> struct fm_sums<float> {
+    typedef double s1;
+    typedef double s2;
+};
+template <typename T> __device__ __forceinline__ unsigned int fm_sq(T v)
+{
+    return (unsigned int)v * (unsigned int)v; /* u8 and u16: exact in 32 bits */
+}
+__device__ __forceinline__ double fm_val(float v) { return (double)v; }
+template <typename T> __device__ __forceinline__ unsigned int fm_val(T v) { return v; }
+__device__ __forceinline__ double fm_sq(float v) { return (double)v * (double)v; }
+
+/* Spatial K/SFI for one TILE_X x TILE_Y tile, window 2 HALF + 1 known at compile time.
+ * The block loads the tile plus halo into shared memory once (many independent loads in
+ * flight). Each thread then owns one column and FM_LSI_ROWS output rows: the paper's row pass
+ * (horizontal window sums) for its rows plus halo, kept in registers, then the column pass as
+ * a vertical running sum (one row in, one out) and the statistics. Outside the image counts as
+ * 0 (the paper's border); with the VALID border, pixels whose window leaves the image are NaN. */
+template <typename T, int HALF>
 __global__ void __launch_bounds__(TILE_X *THREADS_Y)
-    lsi_spatial_tile(const T *__restrict__ in, int W, int H, int half, int valid, double n,
+    lsi_spatial_tile(const T *__restrict__ in, int W, int H, int valid, double n,
                      double exposure_s, float *__restrict__ k_out, float *__restrict__ sfi_out,
                      unsigned long long *invalid)
 {
-    typedef typename fm_acc<T>::type acc;
-    __shared__ T pix[TILE_Y + 2 * MAX_HALO][TILE_X + 2 * MAX_HALO];
-    __shared__ acc rs1[TILE_Y + 2 * MAX_HALO][TILE_X];
-    __shared__ acc rs2[TILE_Y + 2 * MAX_HALO][TILE_X];
+    typedef typename fm_sums<T>::s1 S1;
+    typedef typename fm_sums<T>::s2 S2;
+    constexpr int SPAN = 2 * HALF + 1, COLS = TILE_X + 2 * HALF, ROWS = TILE_Y + 2 * HALF;
+    constexpr int HROWS = FM_LSI_ROWS + 2 * HALF; /* row sums one thread needs */
+    __shared__ T pix[ROWS][COLS];
 
-    const int x0 = blockIdx.x * TILE_X - half, y0 = blockIdx.y * TILE_Y - half;
-    const int cols = TILE_X + 2 * half, rows = TILE_Y + 2 * half, span = 2 * half + 1;
-
-    for (int ly = threadIdx.y; ly < rows; ly += THREADS_Y) {
-        const int gy = y0 + ly;
-        const bool row_in = gy >= 0 && gy < H;
-        for (int lx = threadIdx.x; lx < cols; lx += TILE_X) {
-            const int gx = x0 + lx;
-            pix[ly][lx] = (row_in && gx >= 0 && gx < W) ? in[(size_t)gy * W + gx] : (T)0;
-        }
+    const int x0 = blockIdx.x * TILE_X - HALF, y0 = blockIdx.y * TILE_Y - HALF;
+    const int tid = threadIdx.y * TILE_X + threadIdx.x;
+#pragma unroll 4
+    for (int i = tid; i < ROWS * COLS; i += TILE_X * THREADS_Y) {
+        const int ly = i / COLS, lx = i - ly * COLS; /* constant divisor: a multiply */
+        const int gy = y0 + ly, gx = x0 + lx;
+        pix[ly][lx] = (gy >= 0 && gy < H && gx >= 0 && gx < W) ? __ldg(in + (size_t)gy * W + gx)
+                                                               : (T)0;
     }
     __syncthreads();
 
-    for (int ly = threadIdx.y; ly < rows; ly += THREADS_Y) {
-        acc s1 = 0, s2 = 0;
-        for (int d = 0; d < span; d++) {
-            acc v = (acc)pix[ly][threadIdx.x + d];
-            s1 += v;
-            s2 += v * v;
+    const int r0 = threadIdx.y * FM_LSI_ROWS, tx = threadIdx.x;
+    S1 h1[HROWS];
+    S2 h2[HROWS];
+#pragma unroll
+    for (int j = 0; j < HROWS; j++) {
+        S1 a = 0;
+        S2 b = 0;
+#pragma unroll
+        for (int d = 0; d < SPAN; d++) {
+            const T v = pix[r0 + j][tx + d];
+            a += fm_val(v);
+            b += fm_sq(v);
         }
-        rs1[ly][threadIdx.x] = s1;
-        rs2[ly][threadIdx.x] = s2;
+        h1[j] = a;
+        h2[j] = b;
     }
-    __syncthreads();
 
-    const int per_thread = TILE_Y / THREADS_Y, r0 = threadIdx.y * per_thread;
-    const int gx = blockIdx.x * TILE_X + threadIdx.x;
-    acc s1 = 0, s2 = 0;
-    for (int d = 0; d < span; d++) {
-        s1 += rs1[r0 + d][threadIdx.x];
-        s2 += rs2[r0 + d][threadIdx.x];
+    const int gx = blockIdx.x * TILE_X + tx, gy0 = blockIdx.y * TILE_Y + r0;
+    S1 s1 = 0;
+    S2 s2 = 0;
+#pragma unroll
+    for (int d = 0; d < SPAN; d++) {
+        s1 += h1[d];
+        s2 += h2[d];
     }
     int bad = 0;
-    for (int r = r0; r < r0 + per_thread; r++) {
-        const int gy = blockIdx.y * TILE_Y + r;
-        if (r > r0) {
-            s1 += rs1[r + span - 1][threadIdx.x] - rs1[r - 1][threadIdx.x];
-            s2 += rs2[r + span - 1][threadIdx.x] - rs2[r - 1][threadIdx.x];
+#pragma unroll
+    for (int r = 0; r < FM_LSI_ROWS; r++) {
+        const int gy = gy0 + r;
+        if (r > 0) {
+            s1 += h1[r + SPAN - 1] - h1[r - 1];
+            s2 += h2[r + SPAN - 1] - h2[r - 1];
         }
         if (gx >= W || gy >= H)
             continue;
         float k = NAN, s = NAN;
-        if (valid && (gx < half || gx + half >= W || gy < half || gy + half >= H))
+        if (valid && (gx < HALF || gx + HALF >= W || gy < HALF || gy + HALF >= H))
             bad++;
         else
             bad += fm_lsi_window_stats((double)s1, (double)s2, n, exposure_s, &k, &s);
         const size_t o = (size_t)gy * W + gx;
         if (k_out)
-            k_out[o] = k;
+            __stcs(k_out + o, k); /* streamed: written once, read by the host copy */
         if (sfi_out)
-            sfi_out[o] = s;
+            __stcs(sfi_out + o, s);
     }
     /* One atomic per warp keeps the counter off the critical path. */
     for (int off = 16; off > 0; off /= 2)
@@ -94,25 +128,47 @@ __global__ void __launch_bounds__(TILE_X *THREADS_Y)
         atomicAdd(invalid, (unsigned long long)bad);
 }
 
+template <typename T>
+static void launch_tile(int half, const void *d_in, int W, int H, int valid, double n, double t,
+                        float *d_k, float *d_s, unsigned long long *d_invalid,
+                        cudaStream_t stream)
+{
+    dim3 block(TILE_X, THREADS_Y), grid((W + TILE_X - 1) / TILE_X, (H + TILE_Y - 1) / TILE_Y);
+    const T *in = (const T *)d_in;
+    switch (half) { /* fm_lsi_check admits windows 3..15 */
+#define FM_HALF_CASE(h)                                                                           \
+    case h:                                                                                   \
+        lsi_spatial_tile<T, h><<<grid, block, 0, stream>>>(in, W, H, valid, n, t, d_k, d_s,   \
+                                                           d_invalid);                        \
+        break;
+        FM_HALF_CASE(1)
+        FM_HALF_CASE(2)
+        FM_HALF_CASE(3)
+        FM_HALF_CASE(4)
+        FM_HALF_CASE(5)
+        FM_HALF_CASE(6)
+        FM_HALF_CASE(7)
+#undef FM_HALF_CASE
+    }
+}
+
 static cudaError_t launch_spatial(fm_pixel_type type, const void *d_in, int W, int H,
                                   const fm_lsi_params *p, double samples_per_pixel, float *d_k,
                                   float *d_s, unsigned long long *d_invalid, cudaStream_t stream)
 {
-    dim3 block(TILE_X, THREADS_Y), grid((W + TILE_X - 1) / TILE_X, (H + TILE_Y - 1) / TILE_Y);
     int half = (p->window - 1) / 2, valid = p->border == FM_LSI_BORDER_VALID;
     double n = (double)p->window * p->window * samples_per_pixel, t = p->exposure_ms / 1000.0;
+    if (half < 1 || half > 7)
+        return cudaErrorInvalidValue;
     switch (type) {
     case FM_PIXEL_U8:
-        lsi_spatial_tile<uint8_t><<<grid, block, 0, stream>>>(
-            (const uint8_t *)d_in, W, H, half, valid, n, t, d_k, d_s, d_invalid);
+        launch_tile<uint8_t>(half, d_in, W, H, valid, n, t, d_k, d_s, d_invalid, stream);
         break;
     case FM_PIXEL_U16:
-        lsi_spatial_tile<uint16_t><<<grid, block, 0, stream>>>(
-            (const uint16_t *)d_in, W, H, half, valid, n, t, d_k, d_s, d_invalid);
+        launch_tile<uint16_t>(half, d_in, W, H, valid, n, t, d_k, d_s, d_invalid, stream);
         break;
     case FM_PIXEL_F32:
-        lsi_spatial_tile<float><<<grid, block, 0, stream>>>((const float *)d_in, W, H, half,
-                                                            valid, n, t, d_k, d_s, d_invalid);
+        launch_tile<float>(half, d_in, W, H, valid, n, t, d_k, d_s, d_invalid, stream);
         break;
     }
     return cudaGetLastError();
