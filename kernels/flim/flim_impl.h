@@ -1,0 +1,35 @@
+/* Private split of the FLIM kernels: flim.c validates and dispatches; the direct (noniterative)
+ * and fit (iterative) halves each have a CPU twin and a CUDA file. */
+#pragma once
+
+#include "flim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Shared arguments of one run, built by flim.c. */
+typedef struct {
+    fm_flim_method method;
+    const fm_flim_params *params;
+    const float *counts;          /* bin-major */
+    int n_pixels;
+    const unsigned char *mask;
+    const int *segment;
+    int n_segments;
+    fm_flim_outputs *out;
+    fm_tick_fn tick;
+    void *tick_user;
+} fm_flim_job;
+
+/* IEM, CMM, RLD, PHASOR, BCMM1, BCMM2 (flim_direct_cpu.c / flim_direct_cuda.cu). */
+fm_status fm_flim_direct_cpu(const fm_flim_job *job, char *msg, size_t msg_len);
+fm_status fm_flim_direct_cuda(const fm_flim_job *job, fm_run_info *info, char *msg,
+                              size_t msg_len);
+/* LSM, MLE, GA (flim_fit_cpu.c / flim_fit_cuda.cu). */
+fm_status fm_flim_fit_cpu(const fm_flim_job *job, char *msg, size_t msg_len);
+fm_status fm_flim_fit_cuda(const fm_flim_job *job, fm_run_info *info, char *msg, size_t msg_len);
+
+#ifdef __cplusplus
+}
+#endif
