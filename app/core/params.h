@@ -10,6 +10,7 @@ typedef enum {
     FM_PARAM_DOUBLE,
     FM_PARAM_ENUM,  /* one of choices[], stored as the choice string */
     FM_PARAM_BOOL,
+    FM_PARAM_STRING, /* free text such as a file path (IRF file); default in default_choice */
 } fm_param_type;
 
 typedef struct {
@@ -43,6 +44,8 @@ int fm_params_get_int(const fm_params *params, const char *key);
 double fm_params_get_double(const fm_params *params, const char *key);
 gboolean fm_params_get_bool(const fm_params *params, const char *key);
 const char *fm_params_get_choice(const fm_params *params, const char *key);
+/* FM_PARAM_STRING value ("" when unset). */
+const char *fm_params_get_string(const fm_params *params, const char *key);
 /* Value as the text a user would type ("5", "10", "valid"). g_free it. */
 char *fm_params_to_string(const fm_params *params, const char *key);
 const fm_param_spec *fm_params_specs(const fm_params *params, int *n_specs);

@@ -1,0 +1,16 @@
+/* Opens any supported dataset file by its content (magic bytes) and extension. */
+#pragma once
+
+#include <gio/gio.h>
+#include "app/core/dataset.h"
+
+G_BEGIN_DECLS
+
+/* .tif/.tiff (LSI stacks or FLIM time-bin pages), .sdt (Becker & Hickl), .ptu (PicoQuant T3).
+ * Progress (0..1) for slow readers such as .ptu histogramming; may be NULL; cancellable may be
+ * NULL. FLIM datasets have dims x, y, t with t spacing = bin width in ns and unit "ns", and
+ * metadata "bin_width_ps", "tac_range_ns", "rep_rate_mhz" where the file gives them. */
+fm_dataset *fm_dataset_open(const char *path, void (*progress)(double fraction, gpointer user),
+                            gpointer progress_user, GCancellable *cancellable, GError **error);
+
+G_END_DECLS
