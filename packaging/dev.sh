@@ -35,6 +35,8 @@ case "${1:-}" in
     install_missing
     build
     dir=${FLUXMAP_BUILD_DIR:-build}
+    # Run uninstalled: the compiled settings schema lives in the build tree.
+    export GSETTINGS_SCHEMA_DIR="$PWD/$dir/data"
     exec "$dir/app/gui/fluxmap" "$dir/data/demo/speckle-demo.tif"
     ;;
   test)
