@@ -246,17 +246,24 @@ static gboolean next_page_missing(const char *path, TIFF *tif)
     return missing;
 }
 
-fm_dataset *fm_tiff_read(const char *path, GError **error)
+/* Opens path for reading after the header check, with libtiff's messages captured. */
+static TIFF *open_for_reading(const char *path, GError **error)
 {
     if (!check_header(path, error))
         return NULL;
     install_handlers();
     TIFF *tif = TIFFOpen(path, "r");
-    if (tif == NULL) {
+    if (tif == NULL)
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: damaged or truncated TIFF: %s"),
                     path, last_message());
+    return tif;
+}
+
+fm_dataset *fm_tiff_read(const char *path, GError **error)
+{
+    TIFF *tif = open_for_reading(path, error);
+    if (tif == NULL)
         return NULL;
-    }
     page_info first = {0};
     GByteArray *pixels = g_byte_array_new();
     g_autofree char *description = NULL;
@@ -397,15 +404,9 @@ gboolean fm_tiff_write_float32(const char *path, const float *data, int width, i
 
 char *fm_tiff_read_description(const char *path, GError **error)
 {
-    if (!check_header(path, error))
+    TIFF *tif = open_for_reading(path, error);
+    if (tif == NULL)
         return NULL;
-    install_handlers();
-    TIFF *tif = TIFFOpen(path, "r");
-    if (tif == NULL) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: damaged or truncated TIFF: %s"),
-                    path, last_message());
-        return NULL;
-    }
     char *desc = NULL;
     char *copy = TIFFGetField(tif, TIFFTAG_IMAGEDESCRIPTION, &desc) && desc ? g_strdup(desc) : NULL;
     TIFFClose(tif);
