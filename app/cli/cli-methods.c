@@ -26,7 +26,8 @@ static void add_param_json(JsonBuilder *b, const fm_param_spec *spec)
         json_builder_add_boolean_value(b, spec->default_value != 0.0);
         break;
     case FM_PARAM_ENUM:
-        json_builder_add_string_value(b, spec->default_choice);
+    case FM_PARAM_STRING:
+        json_builder_add_string_value(b, spec->default_choice ? spec->default_choice : "");
         break;
     }
     gboolean ranged = spec->type == FM_PARAM_INT || spec->type == FM_PARAM_DOUBLE;
