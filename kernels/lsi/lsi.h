@@ -25,7 +25,8 @@ typedef struct {
  * K = sigma / mean with the sample standard deviation (N-1);
  * SFI = 1 / (2 T K^2) with T in seconds, so SFI is in 1/s.
  * Where the mean is 0 or K is 0, K and/or SFI are NaN and counted in info->invalid_values.
- * Integer input is summed exactly in 64-bit integers, float input in double. */
+ * Integer input is summed exactly in integers (32-bit where no overflow is possible, 64-bit for
+ * squares of 16-bit data), float input in double. */
 
 /* Spatial contrast per frame: contrast and sfi hold n_frames * width * height floats.
  * Either output pointer may be NULL when not wanted (not both). */

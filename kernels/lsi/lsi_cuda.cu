@@ -14,7 +14,11 @@
 #ifndef FM_LSI_ROWS      /* output rows per thread (override with -DFM_LSI_ROWS=n to measure) */
 #define FM_LSI_ROWS 8
 #endif
-#define TILE_Y (THREADS_Y * FM_LSI_ROWS) /* output rows per block */
+/* Resident blocks per SM asked of ptxas (caps registers: 48 with 5). On the H100, 5 beat 6
+ * (40 registers) at 2048^2 and 4000^2, and 8 blocks of 4 rows lost (bench/RESULTS.md). */
+#ifndef FM_LSI_MINB
+#define FM_LSI_MINB 5
+#endif
 #define N_SLOTS 3        /* frames in flight: upload, compute, download */
 
 /* Exact 64-bit sums for integer pixels, double for float pixels (temporal paths, as the CPU). */
@@ -38,89 +42,66 @@ template <> struct fm_sums<float> {
     typedef double s1;
     typedef double s2;
 };
-template <typename T> __device__ __forceinline__ unsigned int fm_sq(T v)
+__device__ __forceinline__ unsigned int fm_sq(uint8_t v)
 {
-    return (unsigned int)v * (unsigned int)v; /* u8 and u16: exact in 32 bits */
+    return (unsigned int)v * (unsigned int)v;
+}
+__device__ __forceinline__ unsigned long long fm_sq(uint16_t v)
+{
+    return (unsigned long long)v * v; /* with the add: one widening multiply-add */
 }
 __device__ __forceinline__ double fm_val(float v) { return (double)v; }
 template <typename T> __device__ __forceinline__ unsigned int fm_val(T v) { return v; }
 __device__ __forceinline__ double fm_sq(float v) { return (double)v * (double)v; }
 
-/* Spatial K/SFI for one TILE_X x TILE_Y tile, window 2 HALF + 1 known at compile time.
- * The block loads the tile plus halo into shared memory once (many independent loads in
- * flight). Each thread then owns one column and FM_LSI_ROWS output rows: the paper's row pass
- * (horizontal window sums) for its rows plus halo, kept in registers, then the column pass as
- * a vertical running sum (one row in, one out) and the statistics. Outside the image counts as
- * 0 (the paper's border); with the VALID border, pixels whose window leaves the image are NaN. */
-template <typename T, int HALF>
-__global__ void __launch_bounds__(TILE_X *THREADS_Y)
-    lsi_spatial_tile(const T *__restrict__ in, int W, int H, int valid, double n,
-                     double exposure_s, float *__restrict__ k_out, float *__restrict__ sfi_out,
-                     unsigned long long *invalid)
+/* Loads the block's tile plus halo (outside the image: 0) into shared memory: every load of a
+ * thread is issued before the first shared store, so they are all in flight together. */
+template <typename T, int ROWS, int COLS>
+__device__ __forceinline__ void load_tile(const T *__restrict__ in, int W, int H, int x0, int y0,
+                                          T (*pix)[COLS])
 {
-    typedef typename fm_sums<T>::s1 S1;
-    typedef typename fm_sums<T>::s2 S2;
-    constexpr int SPAN = 2 * HALF + 1, COLS = TILE_X + 2 * HALF, ROWS = TILE_Y + 2 * HALF;
-    constexpr int HROWS = FM_LSI_ROWS + 2 * HALF; /* row sums one thread needs */
-    __shared__ T pix[ROWS][COLS];
-
-    const int x0 = blockIdx.x * TILE_X - HALF, y0 = blockIdx.y * TILE_Y - HALF;
+    constexpr int NT = TILE_X * THREADS_Y, PER = (ROWS * COLS + NT - 1) / NT;
     const int tid = threadIdx.y * TILE_X + threadIdx.x;
-#pragma unroll 4
-    for (int i = tid; i < ROWS * COLS; i += TILE_X * THREADS_Y) {
+    T v[PER];
+#pragma unroll
+    for (int k = 0; k < PER; k++) {
+        const int i = tid + k * NT;
         const int ly = i / COLS, lx = i - ly * COLS; /* constant divisor: a multiply */
         const int gy = y0 + ly, gx = x0 + lx;
-        pix[ly][lx] = (gy >= 0 && gy < H && gx >= 0 && gx < W) ? __ldg(in + (size_t)gy * W + gx)
-                                                               : (T)0;
+        v[k] = (i < ROWS * COLS && gy >= 0 && gy < H && gx >= 0 && gx < W)
+                   ? __ldg(in + (size_t)gy * W + gx)
+                   : (T)0;
     }
-    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < PER; k++) {
+        const int i = tid + k * NT;
+        if (i < ROWS * COLS)
+            pix[i / COLS][i % COLS] = v[k];
+    }
+}
 
-    const int r0 = threadIdx.y * FM_LSI_ROWS, tx = threadIdx.x;
-    S1 h1[HROWS];
-    S2 h2[HROWS];
-#pragma unroll
-    for (int j = 0; j < HROWS; j++) {
-        S1 a = 0;
-        S2 b = 0;
-#pragma unroll
-        for (int d = 0; d < SPAN; d++) {
-            const T v = pix[r0 + j][tx + d];
-            a += fm_val(v);
-            b += fm_sq(v);
-        }
-        h1[j] = a;
-        h2[j] = b;
-    }
+/* Statistics of one output pixel and its stores; returns 1 when its SFI is NaN. */
+template <int HALF>
+__device__ __forceinline__ int put_pixel(double s1, double s2, int gx, int gy, int W, int H,
+                                         int valid, double n, double exposure_s,
+                                         float *__restrict__ k_out, float *__restrict__ sfi_out)
+{
+    float k = NAN, s = NAN;
+    int bad;
+    if (valid && (gx < HALF || gx + HALF >= W || gy < HALF || gy + HALF >= H))
+        bad = 1;
+    else
+        bad = fm_lsi_window_stats(s1, s2, n, exposure_s, &k, &s);
+    const size_t o = (size_t)gy * W + gx;
+    if (k_out)
+        __stcs(k_out + o, k); /* streamed: written once, then only read by the host copy */
+    if (sfi_out)
+        __stcs(sfi_out + o, s);
+    return bad;
+}
 
-    const int gx = blockIdx.x * TILE_X + tx, gy0 = blockIdx.y * TILE_Y + r0;
-    S1 s1 = 0;
-    S2 s2 = 0;
-#pragma unroll
-    for (int d = 0; d < SPAN; d++) {
-        s1 += h1[d];
-        s2 += h2[d];
-    }
-    int bad = 0;
-#pragma unroll
-    for (int r = 0; r < FM_LSI_ROWS; r++) {
-        const int gy = gy0 + r;
-        if (r > 0) {
-            s1 += h1[r + SPAN - 1] - h1[r - 1];
-            s2 += h2[r + SPAN - 1] - h2[r - 1];
-        }
-        if (gx >= W || gy >= H)
-            continue;
-        float k = NAN, s = NAN;
-        if (valid && (gx < HALF || gx + HALF >= W || gy < HALF || gy + HALF >= H))
-            bad++;
-        else
-            bad += fm_lsi_window_stats((double)s1, (double)s2, n, exposure_s, &k, &s);
-        const size_t o = (size_t)gy * W + gx;
-        if (k_out)
-            __stcs(k_out + o, k); /* streamed: written once, read by the host copy */
-        if (sfi_out)
-            __stcs(sfi_out + o, s);
-    }
+__device__ __forceinline__ void count_bad(int bad, unsigned long long *invalid)
+{
     /* One atomic per warp keeps the counter off the critical path. */
     for (int off = 16; off > 0; off /= 2)
         bad += __shfl_down_sync(0xffffffffu, bad, off);
@@ -128,18 +109,85 @@ __global__ void __launch_bounds__(TILE_X *THREADS_Y)
         atomicAdd(invalid, (unsigned long long)bad);
 }
 
+/* Spatial K/SFI for one TILE_X x (THREADS_Y RPT) tile, window 2 HALF + 1 known at compile time
+ * (fully unrolled sums). The block loads its tile plus halo into shared memory once; then the
+ * paper's row pass (horizontal window sums, each computed once, into shared memory) and the
+ * column pass as a vertical running sum down RPT rows per thread (one row in, one out) with the
+ * statistics. Outside the image counts as 0 (the paper's border); with the VALID border, pixels
+ * whose window leaves the image are NaN. Measured on the H100 against a variant that keeps each
+ * thread's row sums in registers (halo rows summed twice, no second barrier): this one won. */
+template <typename T, int HALF, int RPT>
+__global__ void __launch_bounds__(TILE_X *THREADS_Y, FM_LSI_MINB)
+    lsi_spatial_tile(const T *__restrict__ in, int W, int H, int valid, double n,
+                     double exposure_s, float *__restrict__ k_out, float *__restrict__ sfi_out,
+                     unsigned long long *invalid)
+{
+    typedef typename fm_sums<T>::s1 S1;
+    typedef typename fm_sums<T>::s2 S2;
+    constexpr int SPAN = 2 * HALF + 1, TY = THREADS_Y * RPT;
+    constexpr int COLS = TILE_X + 2 * HALF, ROWS = TY + 2 * HALF;
+    __shared__ T pix[ROWS][COLS];
+    load_tile<T, ROWS, COLS>(in, W, H, blockIdx.x * TILE_X - HALF, blockIdx.y * TY - HALF, pix);
+    __syncthreads();
+
+    const int tx = threadIdx.x, r0 = threadIdx.y * RPT;
+    __shared__ S1 h1[ROWS][TILE_X];
+    __shared__ S2 h2[ROWS][TILE_X];
+    for (int ly = threadIdx.y; ly < ROWS; ly += THREADS_Y) {
+        S1 a = 0;
+        S2 b = 0;
+#pragma unroll
+        for (int d = 0; d < SPAN; d++) {
+            const T v = pix[ly][tx + d];
+            a += fm_val(v);
+            b += fm_sq(v);
+        }
+        h1[ly][tx] = a;
+        h2[ly][tx] = b;
+    }
+    __syncthreads();
+
+    const int gx = blockIdx.x * TILE_X + tx, gy0 = blockIdx.y * TY + r0;
+    int bad = 0;
+    S1 s1 = 0;
+    S2 s2 = 0;
+#pragma unroll
+    for (int d = 0; d < SPAN; d++) {
+        s1 += h1[r0 + d][tx];
+        s2 += h2[r0 + d][tx];
+    }
+    if (gx < W && gy0 < H)
+        bad += put_pixel<HALF>((double)s1, (double)s2, gx, gy0, W, H, valid, n, exposure_s,
+                               k_out, sfi_out);
+#pragma unroll 1 /* rolled: fewer registers, more resident warps */
+    for (int r = 1; r < RPT; r++) {
+        s1 += h1[r0 + r + SPAN - 1][tx] - h1[r0 + r - 1][tx];
+        s2 += h2[r0 + r + SPAN - 1][tx] - h2[r0 + r - 1][tx];
+        if (gx < W && gy0 + r < H)
+            bad += put_pixel<HALF>((double)s1, (double)s2, gx, gy0 + r, W, H, valid, n,
+                                   exposure_s, k_out, sfi_out);
+    }
+    count_bad(bad, invalid);
+}
+
+/* Rows per thread: FM_LSI_ROWS, but 4 for float pixels, whose double row sums would otherwise
+ * not fit the 48 KiB of static shared memory at window 15. */
+template <typename T> struct fm_rpt { enum { value = FM_LSI_ROWS }; };
+template <> struct fm_rpt<float> { enum { value = FM_LSI_ROWS < 4 ? FM_LSI_ROWS : 4 }; };
+
 template <typename T>
 static void launch_tile(int half, const void *d_in, int W, int H, int valid, double n, double t,
                         float *d_k, float *d_s, unsigned long long *d_invalid,
                         cudaStream_t stream)
 {
-    dim3 block(TILE_X, THREADS_Y), grid((W + TILE_X - 1) / TILE_X, (H + TILE_Y - 1) / TILE_Y);
+    constexpr int RPT = fm_rpt<T>::value, TY = THREADS_Y * RPT;
+    dim3 block(TILE_X, THREADS_Y), grid((W + TILE_X - 1) / TILE_X, (H + TY - 1) / TY);
     const T *in = (const T *)d_in;
     switch (half) { /* fm_lsi_check admits windows 3..15 */
 #define FM_HALF_CASE(h)                                                                           \
     case h:                                                                                   \
-        lsi_spatial_tile<T, h><<<grid, block, 0, stream>>>(in, W, H, valid, n, t, d_k, d_s,   \
-                                                           d_invalid);                        \
+        lsi_spatial_tile<T, h, RPT><<<grid, block, 0, stream>>>(in, W, H, valid, n, t, d_k,   \
+                                                                d_s, d_invalid);              \
         break;
         FM_HALF_CASE(1)
         FM_HALF_CASE(2)
