@@ -127,12 +127,18 @@ static void test_method_registry(void)
 {
     int n = 0;
     const fm_method *const *all = fm_methods_all(&n);
-    g_assert_cmpint(n, ==, 3);
+    /* LSI comes first; every id is unique, "<family>.<name>", and found again by id. */
+    g_assert_cmpint(n, >=, 3);
     g_assert_cmpstr(all[0]->id, ==, "lsi.spatial");
     g_assert_cmpstr(all[1]->id, ==, "lsi.temporal");
     g_assert_cmpstr(all[2]->id, ==, "lsi.spatiotemporal");
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         g_assert_true(fm_method_find(all[i]->id) == all[i]);
+        g_assert_true(g_str_has_prefix(all[i]->id, all[i]->family));
+        g_assert_cmpint(all[i]->id[strlen(all[i]->family)], ==, '.');
+        g_assert_nonnull(all[i]->run);
+        g_assert_cmpint(all[i]->n_outputs, >, 0);
+    }
     g_assert_null(fm_method_find("lsi.nope"));
 
     g_autoptr(fm_params) p = fm_method_default_params(fm_method_find("lsi.spatial"));
