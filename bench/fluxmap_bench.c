@@ -14,6 +14,9 @@
 #include <cuda_runtime_api.h>
 #endif
 
+int bench_mcml(int quick); /* bench_mcml.c */
+int bench_flim(int quick); /* bench_flim.c */
+
 static double now_ms(void)
 {
     struct timespec ts;
@@ -400,6 +403,10 @@ int main(int argc, char **argv)
     }
     if (!family || strcmp(family, "lsi") == 0)
         return bench_lsi(quick);
+    if (strcmp(family, "mcml") == 0)
+        return bench_mcml(quick); /* bench_mcml.c */
+    if (strcmp(family, "flim") == 0)
+        return bench_flim(quick); /* bench_flim.c */
     fprintf(stderr, "fluxmap-bench: unknown family '%s' (known: lsi)\n", family);
     return 2;
 }

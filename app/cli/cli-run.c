@@ -9,7 +9,7 @@
 #include "app/core/catalogue.h"
 #include "app/core/error.h"
 #include "app/core/export.h"
-#include "app/core/io/tiff.h"
+#include "app/core/io/open.h"
 #include "app/core/method.h"
 #include "app/core/roi.h"
 #include "kernels/device.h"
@@ -23,16 +23,29 @@ static void print_help(void)
 {
     printf("%s", _("Usage: fluxmap-cli run METHOD [--PARAM=VALUE...] INPUT -o OUTDIR\n"
                    "          [--backend=auto|cpu|cuda] [--json] [--no-catalogue] [--roi FILE]\n"
-                   "Runs METHOD on the TIFF file INPUT and writes OUTDIR/<output>.tif for each\n"
-                   "output map (one page per frame for stacks). The run is recorded in the\n"
-                   "catalogue unless --no-catalogue. 'fluxmap-cli methods' lists METHOD ids and\n"
-                   "their parameters; both --PARAM=VALUE and --PARAM VALUE are accepted.\n"));
+                   "Runs METHOD on INPUT (TIFF, Becker & Hickl .sdt or PicoQuant .ptu) and\n"
+                   "writes OUTDIR/<output>.tif for each output map (one page per frame for\n"
+                   "stacks). The run is recorded in the catalogue unless --no-catalogue.\n"
+                   "'fluxmap-cli methods' lists METHOD ids and their parameters; both\n"
+                   "--PARAM=VALUE and --PARAM VALUE are accepted.\n"));
 }
 
 static void report_progress(double fraction, gpointer user)
 {
     fprintf(stderr, "\r%s: %3.0f%%", (const char *)user, 100.0 * fraction);
     fflush(stderr);
+}
+
+typedef struct {
+    const char *input;
+    gboolean shown; /* a progress line was printed and needs its newline */
+} read_progress;
+
+static void report_read_progress(double fraction, gpointer user)
+{
+    read_progress *reading = user;
+    reading->shown = TRUE;
+    report_progress(fraction, (gpointer)reading->input);
 }
 
 /* The run's result as one JSON object on stdout. */
@@ -163,7 +176,12 @@ static int execute(const fm_method *method, const fm_params *params, fm_backend 
     const char *roi_file = fm_cli_get(args, "roi");
     if (roi_file && !(rois = fm_roi_list_from_file(roi_file, &error)))
         return fm_cli_fail_error(error);
-    g_autoptr(fm_dataset) dataset = fm_tiff_read(input, &error);
+    /* .ptu files are histogrammed while read, which takes a while for large ones */
+    read_progress reading = {input, FALSE};
+    g_autoptr(fm_dataset) dataset = fm_dataset_open(
+        input, isatty(STDERR_FILENO) ? report_read_progress : NULL, &reading, NULL, &error);
+    if (reading.shown)
+        fprintf(stderr, "\n");
     if (!dataset)
         return fm_cli_fail_error(error);
 

@@ -1,11 +1,13 @@
-/* `fluxmap-cli simulate lsi`: a synthetic speckle stack plus its ground truth as JSON. */
+/* `fluxmap-cli simulate lsi|flim`: synthetic datasets plus their ground truth as JSON. */
 #include <glib/gi18n.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "app/cli/cli.h"
+#include "app/core/io/flim_write.h"
 #include "app/core/io/tiff.h"
+#include "app/core/sim/flim_sim.h"
 #include "app/core/sim/lsi_sim.h"
 
 static const fm_cli_option options[] = {
@@ -192,28 +194,255 @@ static int simulate_lsi(const fm_cli_args *args)
     return FM_EXIT_OK;
 }
 
+/* `simulate flim`: TCSPC decays with known lifetimes (app/core/sim/flim_sim.c). */
+static const fm_cli_option flim_options[] = {
+    {"pattern", TRUE},      {"width", TRUE},    {"height", TRUE},       {"bins", TRUE},
+    {"bin_width_ps", TRUE}, {"photons", TRUE},  {"irf_sigma_ns", TRUE}, {"irf_offset_ns", TRUE},
+    {"background", TRUE},   {"tau_d_ns", TRUE}, {"tau_f_ns", TRUE},     {"fd_left", TRUE},
+    {"fd_right", TRUE},     {"seed", TRUE},     {"format", TRUE},       {"output", TRUE},
+    {"help", FALSE},
+};
+
+static void print_flim_help(void)
+{
+    fm_flim_sim_params d;
+    fm_flim_sim_defaults(&d);
+    printf(_("Usage: fluxmap-cli simulate flim [OPTIONS] -o FILE.tif|.sdt|.ptu\n"
+             "Writes TCSPC decays with Poisson photon noise and known lifetimes, and\n"
+             "FILE.truth.json (truth per column) beside it; with an IRF also FILE.irf.csv.\n"
+             "  --pattern=bars|biexp   bars: tau = 2, 2.5, 3, 4 ns in four vertical bars;\n"
+             "                         biexp: tauD, tauF with fD falling left to right\n"
+             "  --width=PX             %d\n"
+             "  --height=PX            %d\n"
+             "  --bins=N               %d\n"
+             "  --bin_width_ps=PS      %g\n"
+             "  --photons=N            %g   mean photons per pixel\n"
+             "  --irf_sigma_ns=NS      %g   Gaussian IRF sd (0 = none)\n"
+             "  --irf_offset_ns=NS     %g   IRF centre\n"
+             "  --background=N         %g   mean background counts per bin\n"
+             "  --tau_d_ns=NS          %g   biexp slow (donor) lifetime\n"
+             "  --tau_f_ns=NS          %g   biexp fast (FRET) lifetime\n"
+             "  --fd_left=F --fd_right=F  %g, %g  biexp fD at the left and right edge\n"
+             "  --seed=N               %llu\n"
+             "  --format=tif|sdt|ptu   default: from the file name, else tif\n"),
+           d.width, d.height, d.n_bins, d.bin_width_ps, d.photons, d.irf_sigma_ns, d.irf_offset_ns,
+           d.background, d.tau_d_ns, d.tau_f_ns, d.fraction_left, d.fraction_right,
+           (unsigned long long)d.seed);
+}
+
+static void member_array(JsonBuilder *b, const char *name, const double *v, int n)
+{
+    json_builder_set_member_name(b, name);
+    json_builder_begin_array(b);
+    for (int i = 0; i < n; i++)
+        fm_cli_json_add_number(b, v[i]);
+    json_builder_end_array(b);
+}
+
+static gboolean write_flim_truth(const char *path, const fm_flim_sim_params *p,
+                                 const char *irf_path, GError **error)
+{
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "simulator");
+    json_builder_add_string_value(b, "fluxmap flim_sim");
+    json_builder_set_member_name(b, "pattern");
+    json_builder_add_string_value(b, fm_flim_sim_pattern_name(p->pattern));
+    member_int(b, "width", p->width);
+    member_int(b, "height", p->height);
+    member_int(b, "bins", p->n_bins);
+    member_double(b, "bin_width_ps", p->bin_width_ps);
+    member_double(b, "photons", p->photons);
+    member_double(b, "irf_sigma_ns", p->irf_sigma_ns);
+    member_double(b, "irf_offset_ns", p->irf_sigma_ns > 0.0 ? p->irf_offset_ns : 0.0);
+    json_builder_set_member_name(b, "irf_file");
+    if (irf_path)
+        json_builder_add_string_value(b, irf_path);
+    else
+        json_builder_add_null_value(b);
+    member_double(b, "background", p->background);
+    member_int(b, "seed", (gint64)p->seed);
+    json_builder_set_member_name(b, "model");
+    json_builder_add_string_value(b, "I(t) = A (fD exp(-t/tauD) + (1 - fD) exp(-t/tauF)); "
+                                     "bars: fD = 1, tauD = tau");
+    if (p->pattern == FM_FLIM_SIM_BARS) {
+        json_builder_set_member_name(b, "bars");
+        json_builder_begin_array(b);
+        for (int i = 0; i < FM_FLIM_SIM_N_BARS; i++) {
+            int x0 = -1, x1 = -1;
+            for (int x = 0; x < p->width; x++)
+                if (fm_flim_sim_bar_of(p, x) == i) {
+                    x0 = x0 < 0 ? x : x0;
+                    x1 = x + 1;
+                }
+            json_builder_begin_object(b);
+            member_double(b, "tau_ns", fm_flim_sim_bar_tau_ns[i]);
+            member_int(b, "x0", x0);
+            member_int(b, "x1", x1);
+            json_builder_end_object(b);
+        }
+        json_builder_end_array(b);
+    } else {
+        member_double(b, "tau_d_ns", p->tau_d_ns);
+        member_double(b, "tau_f_ns", p->tau_f_ns);
+        member_double(b, "fd_left", p->fraction_left);
+        member_double(b, "fd_right", p->fraction_right);
+    }
+    g_autofree double *tau = g_new(double, p->width), *fast = g_new(double, p->width);
+    g_autofree double *slow = g_new(double, p->width), *fd = g_new(double, p->width);
+    for (int x = 0; x < p->width; x++) {
+        fm_flim_sim_truth t = fm_flim_sim_truth_at(p, x);
+        tau[x] = t.tau_ns;
+        fast[x] = t.tau_fast_ns;
+        slow[x] = t.tau_slow_ns;
+        fd[x] = t.fraction_d;
+    }
+    json_builder_set_member_name(b, "columns");
+    json_builder_begin_object(b);
+    member_array(b, "tau_ns", tau, p->width);
+    member_array(b, "tau_fast_ns", fast, p->width);
+    member_array(b, "tau_slow_ns", slow, p->width);
+    member_array(b, "fraction_d", fd, p->width);
+    json_builder_end_object(b);
+    json_builder_end_object(b);
+
+    g_autoptr(JsonGenerator) gen = json_generator_new();
+    g_autoptr(JsonNode) root = json_builder_get_root(b);
+    json_generator_set_root(gen, root);
+    json_generator_set_pretty(gen, TRUE);
+    return json_generator_to_file(gen, path, error);
+}
+
+static gboolean write_irf_csv(const char *path, const fm_flim_sim_params *p, GError **error)
+{
+    g_autofree float *irf = fm_flim_sim_irf(p);
+    g_autoptr(GString) text = g_string_new("t_ns,irf\n");
+    char t[G_ASCII_DTOSTR_BUF_SIZE], v[G_ASCII_DTOSTR_BUF_SIZE];
+    for (int i = 0; i < p->n_bins; i++)
+        g_string_append_printf(text, "%s,%s\n",
+                               g_ascii_formatd(t, sizeof t, "%.6g", i * p->bin_width_ps * 1e-3),
+                               g_ascii_formatd(v, sizeof v, "%.9g", irf[i]));
+    return g_file_set_contents(path, text->str, (gssize)text->len, error);
+}
+
+/* FILE.tif -> FILE (the stem the truth and IRF files are named after) and the format. */
+static char *output_stem(const char *output, const char **format_from_name)
+{
+    static const char *const exts[] = {".tif", ".tiff", ".sdt", ".ptu"};
+    static const char *const formats[] = {"tif", "tif", "sdt", "ptu"};
+    for (gsize i = 0; i < G_N_ELEMENTS(exts); i++)
+        if (g_str_has_suffix(output, exts[i])) {
+            *format_from_name = formats[i];
+            return g_strndup(output, strlen(output) - strlen(exts[i]));
+        }
+    *format_from_name = NULL;
+    return g_strdup(output);
+}
+
+static int simulate_flim(const fm_cli_args *args)
+{
+    fm_flim_sim_params p;
+    fm_flim_sim_defaults(&p);
+    g_autofree char *message = NULL;
+    const char *pattern = fm_cli_get(args, "pattern");
+    if (pattern && !fm_flim_sim_pattern_parse(pattern, &p.pattern))
+        return fm_cli_fail(FM_EXIT_USAGE, _("--pattern: '%s' is not bars or biexp"), pattern);
+    const char *seed_text = fm_cli_get(args, "seed");
+    guint64 seed = p.seed;
+    if (seed_text && !g_ascii_string_to_unsigned(seed_text, 10, 0, G_MAXUINT64, &seed, NULL))
+        return fm_cli_fail(FM_EXIT_USAGE, _("--seed: '%s' is not an unsigned integer"), seed_text);
+    p.seed = seed;
+    if (!get_int(args, "width", &p.width, &message) ||
+        !get_int(args, "height", &p.height, &message) ||
+        !get_int(args, "bins", &p.n_bins, &message) ||
+        !get_double(args, "bin_width_ps", &p.bin_width_ps, &message) ||
+        !get_double(args, "photons", &p.photons, &message) ||
+        !get_double(args, "irf_sigma_ns", &p.irf_sigma_ns, &message) ||
+        !get_double(args, "irf_offset_ns", &p.irf_offset_ns, &message) ||
+        !get_double(args, "background", &p.background, &message) ||
+        !get_double(args, "tau_d_ns", &p.tau_d_ns, &message) ||
+        !get_double(args, "tau_f_ns", &p.tau_f_ns, &message) ||
+        !get_double(args, "fd_left", &p.fraction_left, &message) ||
+        !get_double(args, "fd_right", &p.fraction_right, &message))
+        return fm_cli_fail(FM_EXIT_USAGE, "%s", message);
+
+    const char *output = fm_cli_get(args, "output");
+    if (!output || !*output)
+        return fm_cli_fail(FM_EXIT_USAGE, _("simulate flim: missing -o FILE.tif|.sdt|.ptu"));
+    const char *named = NULL;
+    g_autofree char *stem = output_stem(output, &named);
+    const char *format = fm_cli_get(args, "format");
+    if (!format)
+        format = named ? named : "tif";
+    if (strcmp(format, "tif") != 0 && strcmp(format, "sdt") != 0 && strcmp(format, "ptu") != 0)
+        return fm_cli_fail(FM_EXIT_USAGE, _("--format: '%s' is not tif, sdt or ptu"), format);
+
+    g_autoptr(GError) error = NULL;
+    g_autoptr(fm_dataset) ds = fm_flim_simulate(&p, &error);
+    if (!ds)
+        return fm_cli_fail_error(error);
+    gboolean ok;
+    if (strcmp(format, "sdt") == 0) {
+        ok = fm_sdt_write(output, ds, p.bin_width_ps, &error);
+    } else if (strcmp(format, "ptu") == 0) {
+        ok = fm_ptu_write(output, ds, p.bin_width_ps, NULL, &error);
+    } else {
+        /* a TIFF has no field for the bin width: the FLIM methods read it from here */
+        g_autofree char *description = g_strdup_printf(
+            "fluxmap simulate flim; pattern=%s; bin_width_ps=%g; bins=%d; photons=%g; "
+            "irf_sigma_ns=%g; background=%g; seed=%" G_GUINT64_FORMAT,
+            fm_flim_sim_pattern_name(p.pattern), p.bin_width_ps, p.n_bins, p.photons,
+            p.irf_sigma_ns, p.background, p.seed);
+        ok = fm_tiff_write_dataset(output, ds, description, &error);
+    }
+    if (!ok)
+        return fm_cli_fail(FM_EXIT_INPUT, "%s", error->message);
+
+    g_autofree char *irf_path = NULL;
+    if (p.irf_sigma_ns > 0.0) {
+        irf_path = g_strconcat(stem, ".irf.csv", NULL);
+        if (!write_irf_csv(irf_path, &p, &error))
+            return fm_cli_fail(FM_EXIT_INPUT, "%s: %s", irf_path, error->message);
+    }
+    g_autofree char *truth = g_strconcat(stem, ".truth.json", NULL);
+    if (!write_flim_truth(truth, &p, irf_path, &error))
+        return fm_cli_fail(FM_EXIT_INPUT, "%s: %s", truth, error->message);
+    return FM_EXIT_OK;
+}
+
 int fm_cli_simulate(int argc, char **argv)
 {
     if (argc < 1)
-        return fm_cli_fail(FM_EXIT_USAGE, _("simulate: missing family (only 'lsi' for now)"));
+        return fm_cli_fail(FM_EXIT_USAGE, _("simulate: missing family (lsi or flim)"));
     if (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
         print_help();
+        printf("\n");
+        print_flim_help();
         return FM_EXIT_OK;
     }
-    if (strcmp(argv[0], "lsi") != 0)
-        return fm_cli_fail(FM_EXIT_USAGE, _("simulate: unknown family '%s' (only 'lsi')"), argv[0]);
+    gboolean flim = strcmp(argv[0], "flim") == 0;
+    if (strcmp(argv[0], "lsi") != 0 && !flim)
+        return fm_cli_fail(FM_EXIT_USAGE, _("simulate: unknown family '%s' (lsi or flim)"),
+                           argv[0]);
+    const char *family = argv[0];
     fm_cli_args args = {0};
     g_autofree char *message = NULL;
     int code;
-    if (!fm_cli_parse(argc - 1, argv + 1, options, G_N_ELEMENTS(options), NULL, &args, &message))
-        code = fm_cli_fail(FM_EXIT_USAGE, "simulate lsi: %s", message);
-    else if (fm_cli_has(&args, "help"))
-        print_help(), code = FM_EXIT_OK;
-    else if (args.positional->len > 0)
-        code = fm_cli_fail(FM_EXIT_USAGE, _("simulate lsi: unexpected argument '%s'"),
+    if (!fm_cli_parse(argc - 1, argv + 1, flim ? flim_options : options,
+                      flim ? G_N_ELEMENTS(flim_options) : G_N_ELEMENTS(options), NULL, &args,
+                      &message))
+        code = fm_cli_fail(FM_EXIT_USAGE, "simulate %s: %s", family, message);
+    else if (fm_cli_has(&args, "help")) {
+        if (flim)
+            print_flim_help();
+        else
+            print_help();
+        code = FM_EXIT_OK;
+    } else if (args.positional->len > 0)
+        code = fm_cli_fail(FM_EXIT_USAGE, _("simulate %s: unexpected argument '%s'"), family,
                            (const char *)args.positional->pdata[0]);
     else
-        code = simulate_lsi(&args);
+        code = flim ? simulate_flim(&args) : simulate_lsi(&args);
     fm_cli_args_clear(&args);
     return code;
 }

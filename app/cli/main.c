@@ -19,12 +19,17 @@ static void print_help(FILE *out)
               "      [--json] [--no-catalogue] [--roi FILE]\n"
               "                                         run a method, one TIFF per output map\n"
               "  simulate lsi [OPTIONS] -o FILE.tif     write a synthetic speckle stack\n"
+              "  simulate flim [OPTIONS] -o FILE.tif|.sdt|.ptu  write synthetic FLIM decays\n"
               "  catalogue list|show ID [--json]        browse earlier runs\n"
+              "  mcml run FILE.mci|--preset NAME -o OUT.mco [--photons N] [--rt-only]\n"
+              "                                         MCML light transport, .mco + TIFFs\n"
               "\n"
               "'fluxmap-cli COMMAND --help' describes each command.\n"
               "Exit status: 0 success, 2 bad usage or parameters, 3 unreadable or invalid\n"
               "input, 4 compute or device failure.\n"));
 }
+
+int fm_cli_mcml(int argc, char **argv); /* app/cli/cli-mcml.c */
 
 int main(int argc, char **argv)
 {
@@ -57,6 +62,8 @@ int main(int argc, char **argv)
         return fm_cli_simulate(argc - 2, argv + 2);
     if (strcmp(command, "catalogue") == 0)
         return fm_cli_catalogue(argc - 2, argv + 2);
+    if (strcmp(command, "mcml") == 0)
+        return fm_cli_mcml(argc - 2, argv + 2); /* app/cli/cli-mcml.c */
     return fm_cli_fail(FM_EXIT_USAGE, _("unknown command '%s' (see 'fluxmap-cli --help')"),
                        command);
 }

@@ -11,6 +11,16 @@ static const fm_method *const registry[] = {
     &fm_method_lsi_spatial,
     &fm_method_lsi_temporal,
     &fm_method_lsi_spatiotemporal,
+    &fm_method_flim_iem,
+    &fm_method_flim_cmm,
+    &fm_method_flim_rld,
+    &fm_method_flim_phasor,
+    &fm_method_flim_bcmm1,
+    &fm_method_flim_bcmm2,
+    &fm_method_flim_lsm,
+    &fm_method_flim_mle,
+    &fm_method_flim_ga,
+    &fm_method_mcml_run,
 };
 
 const fm_method *const *fm_methods_all(int *n_methods)
@@ -39,7 +49,10 @@ fm_result *fm_method_run(const fm_method *method, fm_dataset *dataset, const fm_
                          GPtrArray *rois, fm_job_context *context, GError **error)
 {
     g_return_val_if_fail(method != NULL && method->run != NULL, NULL);
-    if (dataset == NULL || dataset->data == NULL || fm_dataset_n_elements(dataset) == 0) {
+    /* MCML reads its input (.mci file or preset) from its parameters: a dataset is optional. */
+    gboolean needs_dataset = g_strcmp0(method->family, "mcml") != 0;
+    if (needs_dataset &&
+        (dataset == NULL || dataset->data == NULL || fm_dataset_n_elements(dataset) == 0)) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: no data to process"), method->id);
         return NULL;
     }

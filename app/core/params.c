@@ -13,7 +13,7 @@ struct fm_params {
     const fm_param_spec *specs; /* static schema of a method; not owned */
     int n_specs;
     double *values; /* INT, DOUBLE, BOOL */
-    char **choices; /* ENUM: owned copy of the chosen string, else NULL */
+    char **choices; /* ENUM, STRING: owned copy of the text, else NULL */
     char *owner;    /* method id for messages, or NULL */
 };
 
@@ -28,6 +28,8 @@ const char *fm_param_type_name(fm_param_type type)
         return "enum";
     case FM_PARAM_BOOL:
         return "bool";
+    case FM_PARAM_STRING:
+        return "string";
     }
     return "unknown";
 }
@@ -45,6 +47,8 @@ fm_params *fm_params_new(const fm_param_spec *specs, int n_specs)
             p->choices[i] =
                 g_strdup(specs[i].default_choice ? specs[i].default_choice
                                                  : (specs[i].choices ? specs[i].choices[0] : ""));
+        else if (specs[i].type == FM_PARAM_STRING)
+            p->choices[i] = g_strdup(specs[i].default_choice ? specs[i].default_choice : "");
     }
     return p;
 }
@@ -182,6 +186,11 @@ gboolean fm_params_set_from_string(fm_params *params, const char *key, const cha
     switch (s->type) {
     case FM_PARAM_ENUM:
         return set_choice(params, i, trimmed, error);
+    case FM_PARAM_STRING:
+        /* free text (a path): kept as typed but for surrounding blanks */
+        g_free(params->choices[i]);
+        params->choices[i] = g_steal_pointer(&trimmed);
+        return TRUE;
     case FM_PARAM_BOOL: {
         static const char *const yes[] = {"1", "true", "yes", "on", NULL};
         static const char *const no[] = {"0", "false", "no", "off", NULL};
@@ -228,6 +237,10 @@ gboolean fm_params_set_double(fm_params *params, const char *key, double value, 
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM, _("%s: expects one of its choices"), key);
         return FALSE;
     }
+    if (params->specs[i].type == FM_PARAM_STRING) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM, _("%s: expects text, not a number"), key);
+        return FALSE;
+    }
     g_autofree char *shown = format_number(value);
     return check_and_store(params, i, value, shown, error);
 }
@@ -260,6 +273,14 @@ const char *fm_params_get_choice(const fm_params *params, const char *key)
     return params->choices[i];
 }
 
+const char *fm_params_get_string(const fm_params *params, const char *key)
+{
+    int i = find_index(params, key);
+    g_return_val_if_fail(i >= 0, "");
+    g_return_val_if_fail(params->specs[i].type == FM_PARAM_STRING, "");
+    return params->choices[i] ? params->choices[i] : "";
+}
+
 char *fm_params_to_string(const fm_params *params, const char *key)
 {
     int i = find_index(params, key);
@@ -272,7 +293,8 @@ char *fm_params_to_string(const fm_params *params, const char *key)
     case FM_PARAM_BOOL:
         return g_strdup(params->values[i] != 0.0 ? "true" : "false");
     case FM_PARAM_ENUM:
-        return g_strdup(params->choices[i]);
+    case FM_PARAM_STRING:
+        return g_strdup(params->choices[i] ? params->choices[i] : "");
     }
     return NULL;
 }
@@ -300,7 +322,8 @@ char *fm_params_to_json(const fm_params *params)
             json_builder_add_boolean_value(b, v != 0.0);
             break;
         case FM_PARAM_ENUM:
-            json_builder_add_string_value(b, params->choices[i]);
+        case FM_PARAM_STRING:
+            json_builder_add_string_value(b, params->choices[i] ? params->choices[i] : "");
             break;
         }
     }
@@ -321,6 +344,16 @@ static gboolean set_from_node(fm_params *params, const char *key, JsonNode *node
     GType vt = JSON_NODE_HOLDS_VALUE(node) ? json_node_get_value_type(node) : G_TYPE_INVALID;
     if (s->type == FM_PARAM_ENUM && vt == G_TYPE_STRING)
         return set_choice(params, i, json_node_get_string(node), error);
+    if (s->type == FM_PARAM_STRING) {
+        if (vt != G_TYPE_STRING) {
+            g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM, _("%s: expected a JSON string value"),
+                        key);
+            return FALSE;
+        }
+        g_free(params->choices[i]);
+        params->choices[i] = g_strdup(json_node_get_string(node));
+        return TRUE;
+    }
     double v;
     if (s->type != FM_PARAM_ENUM && vt == G_TYPE_INT64) {
         v = (double)json_node_get_int(node);

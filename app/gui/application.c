@@ -5,6 +5,7 @@
 
 #include "fm_config.h"
 #include "window.h"
+#include "mcml-window.h"
 
 struct _FmApplication {
     GtkApplication parent_instance;
@@ -58,10 +59,17 @@ static void about_activated(GSimpleAction *action, GVariant *parameter, gpointer
                           FM_APPLICATION_ID, "website", "https://github.com/fluxmap/fluxmap", NULL);
 }
 
+/* app.mcml: the MCML simulation window (needs no dataset, so it is a window of its own). */
+static void mcml_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
+{
+    gtk_window_present(GTK_WINDOW(fm_mcml_window_new(GTK_APPLICATION(user))));
+}
+
 static const GActionEntry app_entries[] = {
     {"open", open_activated, "s", NULL, NULL, {0}},
     {"quit", quit_activated, NULL, NULL, NULL, {0}},
     {"about", about_activated, NULL, NULL, NULL, {0}},
+    {"mcml", mcml_activated, NULL, NULL, NULL, {0}},
 };
 
 /* Uninstalled runs have no compiled schema; g_settings_new would abort, so look it up first. */

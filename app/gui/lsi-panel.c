@@ -1,18 +1,18 @@
-/* FmLsiPanel: builds its parameter form from the method's fm_param_spec, so adding a parameter
- * to a method needs no GUI change. */
+/* FmLsiPanel: method choice, the schema-generated FmParamForm, backend and Run/Cancel for the
+ * laser speckle family. */
 #include "lsi-panel.h"
 
 #include <glib/gi18n.h>
-#include <math.h>
+
+#include "param-form.h"
 
 struct _FmLsiPanel {
     GtkBox parent_instance;
     char *family;
     GtkWidget *method_combo;
     GtkWidget *description_label;
-    GtkWidget *param_grid;
+    GtkWidget *param_grid; /* FmParamForm */
     GtkWidget *backend_combo;
-    GHashTable *editors; /* key -> widget of the current form (borrowed) */
     const fm_method *method;
 };
 
@@ -33,94 +33,15 @@ const char *fm_lsi_panel_backend_name(fm_backend backend)
     }
 }
 
-/* Schema ranges may be unbounded; GtkAdjustment needs finite limits. */
-static double finite_limit(double v, double fallback)
-{
-    return isfinite(v) && fabs(v) < 1e9 ? v : fallback;
-}
-
-static GtkWidget *editor_for_spec(const fm_param_spec *spec)
-{
-    GtkWidget *w = NULL;
-    switch (spec->type) {
-    case FM_PARAM_INT: {
-        double lo = finite_limit(spec->min, -1e9), hi = finite_limit(spec->max, 1e9);
-        /* Odd-only windows step by two so the arrows never offer an invalid size. */
-        w = gtk_spin_button_new_with_range(lo, hi, spec->odd_only ? 2 : 1);
-        gtk_spin_button_set_digits(GTK_SPIN_BUTTON(w), 0);
-        gtk_spin_button_set_value(GTK_SPIN_BUTTON(w), spec->default_value);
-        break;
-    }
-    case FM_PARAM_DOUBLE: {
-        double lo = finite_limit(spec->min, -1e9), hi = finite_limit(spec->max, 1e9);
-        double step = hi - lo > 100 ? 1.0 : hi - lo > 1 ? 0.1 : 0.001;
-        w = gtk_spin_button_new_with_range(lo, hi, step);
-        gtk_spin_button_set_digits(GTK_SPIN_BUTTON(w), 3);
-        gtk_spin_button_set_value(GTK_SPIN_BUTTON(w), spec->default_value);
-        break;
-    }
-    case FM_PARAM_ENUM:
-        w = gtk_combo_box_text_new();
-        for (int i = 0; spec->choices != NULL && spec->choices[i] != NULL; i++)
-            gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(w), spec->choices[i], spec->choices[i]);
-        if (spec->default_choice != NULL)
-            gtk_combo_box_set_active_id(GTK_COMBO_BOX(w), spec->default_choice);
-        break;
-    case FM_PARAM_BOOL:
-        w = gtk_check_button_new();
-        gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(w), spec->default_value != 0);
-        break;
-    }
-    if (w != NULL && GTK_IS_SPIN_BUTTON(w)) {
-        gtk_spin_button_set_numeric(GTK_SPIN_BUTTON(w), TRUE);
-        gtk_entry_set_width_chars(GTK_ENTRY(w), 8);
-    }
-    return w;
-}
-
-static void rebuild_form(FmLsiPanel *self)
-{
-    GList *children = gtk_container_get_children(GTK_CONTAINER(self->param_grid));
-    for (GList *l = children; l != NULL; l = l->next)
-        gtk_widget_destroy(GTK_WIDGET(l->data));
-    g_list_free(children);
-    g_hash_table_remove_all(self->editors);
-
-    const fm_method *m = self->method;
-    gtk_label_set_text(GTK_LABEL(self->description_label),
-                       m != NULL && m->description != NULL ? _(m->description) : "");
-    if (m == NULL)
-        return;
-    for (int i = 0; i < m->n_params; i++) {
-        const fm_param_spec *spec = &m->params[i];
-        GtkWidget *label = gtk_label_new(spec->title != NULL ? _(spec->title) : spec->key);
-        gtk_label_set_xalign(GTK_LABEL(label), 1.0);
-        gtk_style_context_add_class(gtk_widget_get_style_context(label), "dim-label");
-        GtkWidget *editor = editor_for_spec(spec);
-        gtk_widget_set_hexpand(editor, TRUE);
-        if (spec->type == FM_PARAM_BOOL)
-            gtk_widget_set_halign(editor, GTK_ALIGN_START);
-        GtkWidget *unit = gtk_label_new(spec->unit != NULL ? spec->unit : "");
-        gtk_label_set_xalign(GTK_LABEL(unit), 0.0);
-        gtk_style_context_add_class(gtk_widget_get_style_context(unit), "dim-label");
-        if (spec->help != NULL) {
-            gtk_widget_set_tooltip_text(label, _(spec->help));
-            gtk_widget_set_tooltip_text(editor, _(spec->help));
-        }
-        gtk_widget_set_name(editor, spec->key);
-        gtk_grid_attach(GTK_GRID(self->param_grid), label, 0, i, 1, 1);
-        gtk_grid_attach(GTK_GRID(self->param_grid), editor, 1, i, 1, 1);
-        gtk_grid_attach(GTK_GRID(self->param_grid), unit, 2, i, 1, 1);
-        g_hash_table_insert(self->editors, (gpointer)spec->key, editor);
-    }
-    gtk_widget_show_all(self->param_grid);
-}
-
 static void method_changed(GtkComboBox *combo, FmLsiPanel *self)
 {
     const char *id = gtk_combo_box_get_active_id(combo);
     self->method = id != NULL ? fm_method_find(id) : NULL;
-    rebuild_form(self);
+    gtk_label_set_text(GTK_LABEL(self->description_label),
+                       self->method != NULL && self->method->description != NULL
+                           ? _(self->method->description)
+                           : "");
+    fm_param_form_set_method(FM_PARAM_FORM(self->param_grid), self->method);
 }
 
 static void backend_changed(GtkComboBox *combo, FmLsiPanel *self)
@@ -141,7 +62,6 @@ static void fm_lsi_panel_finalize(GObject *object)
 {
     FmLsiPanel *self = FM_LSI_PANEL(object);
     g_free(self->family);
-    g_hash_table_unref(self->editors);
     G_OBJECT_CLASS(fm_lsi_panel_parent_class)->finalize(object);
 }
 
@@ -159,7 +79,6 @@ static void fm_lsi_panel_init(FmLsiPanel *self)
     gtk_orientable_set_orientation(GTK_ORIENTABLE(self), GTK_ORIENTATION_VERTICAL);
     gtk_box_set_spacing(box, 6);
     g_object_set(self, "margin", 10, NULL);
-    self->editors = g_hash_table_new(g_str_hash, g_str_equal);
 
     gtk_box_pack_start(box, heading(_("LASER SPECKLE")), FALSE, FALSE, 0);
     self->method_combo = gtk_combo_box_text_new();
@@ -173,9 +92,7 @@ static void fm_lsi_panel_init(FmLsiPanel *self)
     gtk_box_pack_start(box, self->description_label, FALSE, FALSE, 0);
 
     gtk_box_pack_start(box, heading(_("PARAMETERS")), FALSE, FALSE, 0);
-    self->param_grid = gtk_grid_new();
-    gtk_grid_set_row_spacing(GTK_GRID(self->param_grid), 6);
-    gtk_grid_set_column_spacing(GTK_GRID(self->param_grid), 8);
+    self->param_grid = fm_param_form_new();
     gtk_box_pack_start(box, self->param_grid, FALSE, FALSE, 0);
 
     gtk_box_pack_start(box, heading(_("COMPUTE")), FALSE, FALSE, 0);
@@ -235,46 +152,9 @@ gboolean fm_lsi_panel_set_method(FmLsiPanel *panel, const char *method_id)
     return gtk_combo_box_set_active_id(GTK_COMBO_BOX(panel->method_combo), method_id);
 }
 
-static char *editor_text(GtkWidget *w)
-{
-    if (GTK_IS_SPIN_BUTTON(w)) {
-        GtkSpinButton *spin = GTK_SPIN_BUTTON(w);
-        gtk_spin_button_update(spin);
-        if (gtk_spin_button_get_digits(spin) == 0)
-            return g_strdup_printf("%d", gtk_spin_button_get_value_as_int(spin));
-        char buf[G_ASCII_DTOSTR_BUF_SIZE];
-        return g_strdup(g_ascii_dtostr(buf, sizeof buf, gtk_spin_button_get_value(spin)));
-    }
-    if (GTK_IS_COMBO_BOX(w))
-        return g_strdup(gtk_combo_box_get_active_id(GTK_COMBO_BOX(w)));
-    return NULL;
-}
-
 fm_params *fm_lsi_panel_get_params(FmLsiPanel *panel, const fm_method *method, GError **error)
 {
-    if (method == NULL)
-        method = panel->method;
-    if (method == NULL) {
-        g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("No method is selected."));
-        return NULL;
-    }
-    g_autoptr(fm_params) params = fm_method_default_params(method);
-    for (int i = 0; i < method->n_params; i++) {
-        const char *key = method->params[i].key;
-        GtkWidget *w = g_hash_table_lookup(panel->editors, key);
-        if (w == NULL)
-            continue;
-        if (GTK_IS_CHECK_BUTTON(w)) {
-            double on = gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(w)) ? 1.0 : 0.0;
-            if (!fm_params_set_double(params, key, on, error))
-                return NULL;
-            continue;
-        }
-        g_autofree char *text = editor_text(w);
-        if (text != NULL && !fm_params_set_from_string(params, key, text, error))
-            return NULL;
-    }
-    return g_steal_pointer(&params);
+    return fm_param_form_get_params(FM_PARAM_FORM(panel->param_grid), method, error);
 }
 
 fm_backend fm_lsi_panel_get_backend(FmLsiPanel *panel)

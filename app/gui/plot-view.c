@@ -12,6 +12,7 @@ struct _FmPlotView {
     char *x_label, *y_label;
     GArray *x, *y;   /* of double, same length */
     double cursor_x; /* NaN: hidden */
+    gboolean log_y;  /* y drawn as log10, ticks at decades (fm_plot_view_set_log_y) */
 };
 
 G_DEFINE_FINAL_TYPE(FmPlotView, fm_plot_view, GTK_TYPE_DRAWING_AREA)
@@ -61,12 +62,19 @@ static void format_tick(double v, double step, char *buf, gsize size)
     g_snprintf(buf, size, "%.4g", v);
 }
 
+/* The plotted y: log10 on a log axis, where values <= 0 have no place (NaN, a gap). */
+static double plot_y(const FmPlotView *self, double y)
+{
+    return self->log_y ? (y > 0 ? log10(y) : NAN) : y;
+}
+
 static void data_extent(FmPlotView *self, double *x0, double *x1, double *y0, double *y1)
 {
     *x0 = *y0 = INFINITY;
     *x1 = *y1 = -INFINITY;
     for (guint i = 0; i < self->x->len; i++) {
-        double x = g_array_index(self->x, double, i), y = g_array_index(self->y, double, i);
+        double x = g_array_index(self->x, double, i);
+        double y = plot_y(self, g_array_index(self->y, double, i));
         if (!isfinite(x))
             continue;
         *x0 = MIN(*x0, x);
@@ -102,6 +110,10 @@ static gboolean fm_plot_view_draw(GtkWidget *widget, cairo_t *cr)
     data_extent(self, &dx0, &dx1, &dy0, &dy1);
     Axis ax = make_axis(dx0, dx1, 5, FALSE);
     Axis ay = make_axis(dy0, dy1, 4, TRUE);
+    if (self->log_y && ay.step < 1.0) { /* decades only: 1e-3, 1e-2, ... */
+        ay.step = 1.0;
+        ay.first = ceil(ay.lo);
+    }
 
     PangoLayout *layout = gtk_widget_create_pango_layout(widget, NULL);
     int text_h, w, h;
@@ -112,7 +124,10 @@ static gboolean fm_plot_view_draw(GtkWidget *widget, cairo_t *cr)
     int label_w = 0;
     char buf[32];
     for (double t = ay.first; t <= ay.hi + 1e-9 * ay.step; t += ay.step) {
-        format_tick(t, ay.step, buf, sizeof buf);
+        if (self->log_y)
+            g_snprintf(buf, sizeof buf, "1e%.0f", t);
+        else
+            format_tick(t, ay.step, buf, sizeof buf);
         pango_layout_set_text(layout, buf, -1);
         pango_layout_get_pixel_size(layout, &w, &h);
         label_w = MAX(label_w, w);
@@ -156,7 +171,10 @@ static gboolean fm_plot_view_draw(GtkWidget *widget, cairo_t *cr)
         cairo_move_to(cr, left - TICK_LEN, y);
         cairo_line_to(cr, left, y);
         cairo_stroke(cr);
-        format_tick(t, ay.step, buf, sizeof buf);
+        if (self->log_y)
+            g_snprintf(buf, sizeof buf, "1e%.0f", t);
+        else
+            format_tick(t, ay.step, buf, sizeof buf);
         show_text(cr, layout, buf, left - TICK_LEN - 2, y, 1.0, 0.5);
     }
     gdk_cairo_set_source_rgba(cr, &fg);
@@ -183,13 +201,15 @@ static gboolean fm_plot_view_draw(GtkWidget *widget, cairo_t *cr)
     cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
     gboolean pen_down = FALSE;
     for (guint i = 0; i < self->x->len; i++) {
-        double x = g_array_index(self->x, double, i), y = g_array_index(self->y, double, i);
+        double x = g_array_index(self->x, double, i);
+        double y = plot_y(self, g_array_index(self->y, double, i));
         if (!isfinite(x) || !isfinite(y)) {
             pen_down = FALSE;
             continue;
         }
         gboolean isolated = !pen_down && (i + 1 >= self->x->len ||
-                                          !isfinite(g_array_index(self->y, double, i + 1)));
+                                          !isfinite(plot_y(self, g_array_index(self->y, double,
+                                                                               i + 1))));
         if (isolated) { /* a lone point would be an invisible zero-length line */
             cairo_new_sub_path(cr);
             cairo_arc(cr, PX(x), PY(y), 2.0, 0, 2 * G_PI);
@@ -299,5 +319,12 @@ void fm_plot_view_set_cursor(FmPlotView *view, double x)
 {
     g_return_if_fail(FM_IS_PLOT_VIEW(view));
     view->cursor_x = x;
+    gtk_widget_queue_draw(GTK_WIDGET(view));
+}
+
+void fm_plot_view_set_log_y(FmPlotView *view, gboolean log_y)
+{
+    g_return_if_fail(FM_IS_PLOT_VIEW(view));
+    view->log_y = log_y;
     gtk_widget_queue_draw(GTK_WIDGET(view));
 }

@@ -17,5 +17,7 @@ void fm_plot_view_append(FmPlotView *view, double x, double y);
 void fm_plot_view_clear(FmPlotView *view);
 /* Marks the current x (playback position) with a vertical line; NaN hides it. */
 void fm_plot_view_set_cursor(FmPlotView *view, double x);
+/* Logarithmic y axis (ticks at decades); values <= 0 leave gaps. (Added for MCML's Rd(r).) */
+void fm_plot_view_set_log_y(FmPlotView *view, gboolean log_y);
 
 G_END_DECLS

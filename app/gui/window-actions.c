@@ -220,8 +220,20 @@ void fm_window_choose_file(FmWindow *win)
 {
     GtkFileChooserNative *dialog = gtk_file_chooser_native_new(
         _("Open Dataset"), GTK_WINDOW(win), GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
+    static const char *const patterns[] = {"*.tif", "*.tiff", "*.TIF", "*.TIFF",
+                                           "*.sdt", "*.SDT",  "*.ptu", "*.PTU"};
+    GtkFileFilter *supported = gtk_file_filter_new();
+    gtk_file_filter_set_name(supported, _("All supported datasets"));
+    for (gsize i = 0; i < G_N_ELEMENTS(patterns); i++)
+        gtk_file_filter_add_pattern(supported, patterns[i]);
+    gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(dialog), supported);
+    GtkFileFilter *flim = gtk_file_filter_new();
+    gtk_file_filter_set_name(flim, _("FLIM: Becker & Hickl .sdt, PicoQuant .ptu"));
+    for (gsize i = 4; i < G_N_ELEMENTS(patterns); i++)
+        gtk_file_filter_add_pattern(flim, patterns[i]);
+    gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(dialog), flim);
     GtkFileFilter *tiff = gtk_file_filter_new();
-    gtk_file_filter_set_name(tiff, _("TIFF images and stacks"));
+    gtk_file_filter_set_name(tiff, _("TIFF images and stacks (LSI, FLIM time bins)"));
     gtk_file_filter_add_pattern(tiff, "*.tif");
     gtk_file_filter_add_pattern(tiff, "*.tiff");
     gtk_file_filter_add_pattern(tiff, "*.TIF");
@@ -259,7 +271,8 @@ static void rebuild_recent_menu(GtkRecentManager *manager, FmWindow *win)
         const char *uri = gtk_recent_info_get_uri(info);
         if (gtk_recent_info_is_local(info) &&
             (g_str_has_suffix(uri, ".tif") || g_str_has_suffix(uri, ".tiff") ||
-             g_str_has_suffix(uri, ".TIF") || g_str_has_suffix(uri, ".TIFF")))
+             g_str_has_suffix(uri, ".TIF") || g_str_has_suffix(uri, ".TIFF") ||
+             g_str_has_suffix(uri, ".sdt") || g_str_has_suffix(uri, ".ptu")))
             g_ptr_array_add(tiffs, info);
     }
     g_ptr_array_sort(tiffs, newest_first);
@@ -320,7 +333,8 @@ static void run_reopened(FmCatalogueView *view, gint64 run_id, FmWindow *win)
         fm_result_add_map(result, map);
     }
     fm_window_set_result(win, result, FALSE);
-    fm_window_select_map(win, fm_result_get_map(result, "sfi") != NULL ? "sfi" : "contrast");
+    if (!fm_window_flim_show_result(win, result))
+        fm_window_select_map(win, fm_result_get_map(result, "sfi") != NULL ? "sfi" : "contrast");
     g_autofree char *status =
         g_strdup_printf(_("Reopened run #%" G_GINT64_FORMAT " (%s)"), run_id, run->method_id);
     fm_window_set_status(win, status);

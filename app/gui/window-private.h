@@ -5,6 +5,8 @@
 #include "app/core/catalogue.h"
 #include "app/core/result.h"
 #include "catalogue-view.h"
+#include "flim-panel.h"
+#include "flim-views.h"
 #include "job-list.h"
 #include "lsi-panel.h"
 #include "map-view.h"
@@ -52,6 +54,12 @@ struct _FmWindow {
     int play_pos, play_pending, play_count, plot_last_frame;
     GCancellable *play_cancellable;
     gint64 play_started_us;
+
+    /* Family switching and the FLIM views (window-flim.c). */
+    GtkWidget *panel_stack, *centre_stack, *centre_switcher;
+    FmFlimPanel *flim_panel;
+    FmFlimViews *flim_views;
+    GtkWidget *compare_window; /* the last compare-methods window (weak pointer), or NULL */
 };
 
 /* window.c */
@@ -82,5 +90,19 @@ gboolean fm_window_playback_running(FmWindow *win);
 /* Recomputes the live SFI of one frame (slider moved while a live map is shown). */
 void fm_window_playback_compute(FmWindow *win, int frame);
 void fm_window_playback_dispose(FmWindow *win);
+
+/* window-flim.c */
+/* Puts the LSI and FLIM panels in a stack with a switcher, and the map beside the FLIM views. */
+void fm_window_flim_init(FmWindow *win);
+gboolean fm_window_flim_active(FmWindow *win); /* the FLIM panel is on show */
+/* Picks the family panel for the new dataset (FLIM for an x,y,t dataset in ns). */
+void fm_window_flim_dataset_changed(FmWindow *win);
+/* Shows a FLIM result (copied) in the FLIM views and the map; FALSE for other families. */
+gboolean fm_window_flim_show_result(FmWindow *win, const fm_result *res);
+void fm_window_flim_rois_changed(FmWindow *win);
+void fm_window_flim_cursor(FmWindow *win, int x, int y);
+/* Progress callback of fm_dataset_open on the load worker (user: the load GTask, whose
+ * "fm-last-percent" data holds an int); shows "Reading FILE… n %" on the main loop. */
+void fm_window_load_progress(double fraction, gpointer user);
 
 G_END_DECLS

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "app/core/io/tiff.h"
+#include "app/core/io/open.h"
 
 G_DEFINE_TYPE(FmWindow, fm_window, GTK_TYPE_APPLICATION_WINDOW)
 
@@ -242,10 +242,12 @@ static void clear_rois_clicked(GtkButton *button, FmWindow *win)
 static void rois_changed(FmMapView *view, FmWindow *win)
 {
     update_roi_stats(win);
+    fm_window_flim_rois_changed(win);
 }
 
 static void cursor_moved(FmMapView *view, int x, int y, double value, FmWindow *win)
 {
+    fm_window_flim_cursor(win, x, y);
     if (x < 0) {
         gtk_label_set_text(GTK_LABEL(win->cursor_label), "");
         return;
@@ -272,7 +274,10 @@ static void backend_changed(FmLsiPanel *panel, const char *name, FmWindow *win)
 static void load_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancel)
 {
     GError *error = NULL;
-    fm_dataset *ds = fm_tiff_read(data, &error);
+    int *last = g_new(int, 1);
+    *last = -1;
+    g_object_set_data_full(G_OBJECT(task), "fm-last-percent", last, g_free);
+    fm_dataset *ds = fm_dataset_open(data, fm_window_load_progress, task, cancel, &error);
     if (ds == NULL)
         g_task_return_error(task, error);
     else
@@ -310,6 +315,7 @@ static void set_dataset(FmWindow *win, fm_dataset *ds, const char *path)
     fm_map_view_clear(win->map_view); /* a new dataset starts zoomed to fit */
     fm_plot_view_clear(win->plot_view);
     fm_window_select_map(win, "raw");
+    fm_window_flim_dataset_changed(win);
     fm_window_update_action_state(win);
 
     g_autofree char *status = g_strdup_printf(_("Opened %s: %d × %d px, %d frames"), base, w, h, n);
@@ -381,7 +387,8 @@ static void job_done(fm_job *job, gpointer user)
     const fm_result *res = fm_job_get_result(job);
     if (win->last_job_state == FM_JOB_DONE && res != NULL) {
         fm_window_set_result(win, fm_window_copy_result(res), FALSE);
-        fm_window_select_map(win, fm_result_get_map(res, "sfi") != NULL ? "sfi" : "contrast");
+        if (!fm_window_flim_show_result(win, res))
+            fm_window_select_map(win, fm_result_get_map(res, "sfi") != NULL ? "sfi" : "contrast");
         g_autofree char *backend =
             g_strdup_printf(_("Backend: %s"), res->device != NULL ? res->device : res->backend);
         gtk_label_set_text(GTK_LABEL(win->backend_label), backend);
@@ -413,20 +420,31 @@ static void run_activated(GSimpleAction *action, GVariant *parameter, gpointer u
         fm_window_show_message(win, GTK_MESSAGE_INFO, _("Open a dataset before running a method."));
         return;
     }
-    const fm_method *method = fm_lsi_panel_get_method(win->panel);
+    gboolean flim = fm_window_flim_active(win);
+    const fm_method *method =
+        flim ? fm_flim_panel_get_method(win->flim_panel) : fm_lsi_panel_get_method(win->panel);
     g_autoptr(GError) error = NULL;
-    g_autoptr(fm_params) params = fm_lsi_panel_get_params(win->panel, NULL, &error);
+    g_autoptr(fm_params) params = flim ? fm_flim_panel_get_params(win->flim_panel, NULL, &error)
+                                       : fm_lsi_panel_get_params(win->panel, NULL, &error);
     if (params == NULL) {
         fm_window_show_message(win, GTK_MESSAGE_ERROR, error->message);
         return;
     }
-    fm_window_playback_stop(win);
     GPtrArray *rois = fm_map_view_get_rois(win->map_view);
+    /* FLIM runs on the whole image unless the user chose the drawn ROIs. */
+    if (flim && fm_flim_panel_get_use_rois(win->flim_panel) && (rois == NULL || rois->len == 0)) {
+        fm_window_show_message(win, GTK_MESSAGE_INFO,
+                               _("Draw an ROI first, or choose to run on the whole image."));
+        return;
+    }
+    if (flim && !fm_flim_panel_get_use_rois(win->flim_panel))
+        rois = NULL;
+    fm_window_playback_stop(win);
     win->running_jobs++;
-    fm_job *job =
-        fm_job_start(method, win->dataset, params, rois != NULL && rois->len ? rois : NULL,
-                     fm_lsi_panel_get_backend(win->panel), win->catalogue, job_progress, job_done,
-                     g_object_ref(win));
+    fm_job *job = fm_job_start(
+        method, win->dataset, params, rois != NULL && rois->len ? rois : NULL,
+        flim ? fm_flim_panel_get_backend(win->flim_panel) : fm_lsi_panel_get_backend(win->panel),
+        win->catalogue, job_progress, job_done, g_object_ref(win));
     fm_job_list_add(win->job_list, job);
     fm_job_unref(job); /* the list keeps it */
     g_autofree char *what = fm_job_describe(job);
@@ -566,6 +584,7 @@ static void fm_window_init(FmWindow *win)
     win->play_pending = -1;
     win->map_name = g_strdup("raw");
     build_children(win);
+    fm_window_flim_init(win);
 
     g_action_map_add_action_entries(G_ACTION_MAP(win), win_entries, G_N_ELEMENTS(win_entries), win);
     fm_window_actions_init(win);
@@ -590,6 +609,7 @@ static void fm_window_init(FmWindow *win)
     g_signal_connect(win->map_view, "rois-changed", G_CALLBACK(rois_changed), win);
     g_signal_connect(win->map_view, "cursor-moved", G_CALLBACK(cursor_moved), win);
     g_signal_connect(win->panel, "backend-changed", G_CALLBACK(backend_changed), win);
+    g_signal_connect(win->flim_panel, "backend-changed", G_CALLBACK(backend_changed), win);
     g_signal_connect(win, "key-press-event", G_CALLBACK(key_pressed), win);
 
     g_autofree char *dir = fm_catalogue_default_dir();
@@ -617,6 +637,7 @@ FmWindow *fm_window_new(FmApplication *app)
     FmWindow *win = g_object_new(FM_TYPE_WINDOW, "application", app, NULL);
     g_autofree char *backend = fm_application_get_setting(app, "backend", "auto");
     fm_lsi_panel_set_backend(win->panel, backend);
+    fm_flim_panel_set_backend(win->flim_panel, backend);
     g_autofree char *text = g_strdup_printf(_("Backend: %s"), backend);
     gtk_label_set_text(GTK_LABEL(win->backend_label), text);
     g_autofree char *cmap = fm_application_get_setting(app, "colormap", "viridis");
@@ -653,6 +674,8 @@ int fm_window_get_playback_count(FmWindow *win)
 
 gboolean fm_window_select_method(FmWindow *win, const char *method_id)
 {
+    if (g_str_has_prefix(method_id, "flim."))
+        return fm_flim_panel_set_method(win->flim_panel, method_id);
     return fm_lsi_panel_set_method(win->panel, method_id);
 }
 

@@ -33,4 +33,11 @@ const char *fm_window_get_message(FmWindow *win, GtkMessageType *type);
 /* Frames shown by stack playback since it last started. */
 int fm_window_get_playback_count(FmWindow *win);
 
+/* FLIM: the family panel on show ("lsi" or "flim"), the FLIM views, and the window of the last
+ * "compare methods" (NULL when none is open). */
+const char *fm_window_get_family(FmWindow *win);
+void fm_window_set_family(FmWindow *win, const char *family);
+GtkWidget *fm_window_get_flim_views(FmWindow *win);
+GtkWidget *fm_window_get_compare_window(FmWindow *win);
+
 G_END_DECLS

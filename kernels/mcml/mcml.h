@@ -43,6 +43,11 @@ typedef struct {
     double *a_layer, *a_z, *a_rz;
     double *rd_r, *rd_a, *rd_ra;
     double *tt_r, *tt_a, *tt_ra;
+    /* Added: weight roulette added minus weight it removed, per launched photon (zero in
+     * expectation). Rd, A, Tt and the arrays are normalised by the weight that entered the
+     * tissue, N (1 - Rsp) + N roulette_net, instead of MCML's N (1 - Rsp), so that
+     * Rsp + Rd + A + Tt = 1 to rounding; the two differ by a factor 1 + O(roulette_net). */
+    double roulette_net;
 } fm_mcml_result;
 
 fm_status fm_mcml_check(const fm_mcml_params *params, char *msg, size_t msg_len);

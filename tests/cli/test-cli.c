@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "app/core/dataset.h"
+#include "app/core/io/flim_write.h"
 #include "app/core/io/tiff.h"
 #include "kernels/device.h"
 
@@ -454,6 +455,40 @@ static void test_simulate(void)
                                    sqrt((exp(-0.5) - 1.0 + 0.5) / (2 * 0.25 * 0.25)), 1e-12);
 }
 
+/* FLIM files reach `run` through the opener: a whole .sdt and .ptu run, cut ones exit 3. */
+static void test_flim_files(void)
+{
+    gsize sizes[3] = {16, 12, 32};
+    g_autoptr(fm_dataset) counts = fm_dataset_new(FM_PIXEL_U16, 3, sizes, NULL);
+    for (gsize i = 0; i < fm_dataset_n_elements(counts); i++)
+        ((guint16 *)counts->data)[i] = (guint16)(i * 7 % 23);
+    const char *names[] = {"flim.sdt", "flim.ptu"};
+    g_autofree char *out = tmp_path("out-flim");
+    for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+        g_autofree char *good = tmp_path(names[i]);
+        g_autoptr(GError) error = NULL;
+        g_assert_true(i == 0 ? fm_sdt_write(good, counts, 100.0, &error)
+                             : fm_ptu_write(good, counts, 100.0, NULL, &error));
+        g_assert_no_error(error);
+        cli_result r = run_cli("run", "lsi.spatial", good, "-o", out, "--no-catalogue", NULL);
+        if (r.status != 0)
+            g_error("%s: exit %d, expected 0; stderr: %s", names[i], r.status, r.err);
+        cli_result_clear(&r);
+        g_autofree char *bytes = NULL;
+        gsize len = 0;
+        g_assert_true(g_file_get_contents(good, &bytes, &len, NULL));
+        g_autofree char *cut_name = g_strconcat("cut-", names[i], NULL);
+        g_autofree char *cut = tmp_path(cut_name);
+        g_assert_true(g_file_set_contents(cut, bytes, (gssize)(len - len / 3), NULL));
+        r = run_cli("run", "lsi.spatial", cut, "-o", out, "--no-catalogue", NULL);
+        if (r.status != 3)
+            g_error("%s: exit %d, expected 3; stderr: %s", cut_name, r.status, r.err);
+        assert_message(&r, cut_name);
+        assert_message(&r, "truncated");
+        cli_result_clear(&r);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -478,6 +513,7 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/no-catalogue", test_no_catalogue);
     g_test_add_func("/cli/all-zero", test_all_zero);
     g_test_add_func("/cli/simulate", test_simulate);
+    g_test_add_func("/cli/flim-files", test_flim_files);
     int status = g_test_run();
 
     g_autofree char *rm = g_strdup_printf("rm -rf '%s'", tmp_dir);

@@ -8,5 +8,15 @@ G_BEGIN_DECLS
 extern const fm_method fm_method_lsi_spatial;
 extern const fm_method fm_method_lsi_temporal;
 extern const fm_method fm_method_lsi_spatiotemporal;
+extern const fm_method fm_method_mcml_run;
+extern const fm_method fm_method_flim_iem;
+extern const fm_method fm_method_flim_cmm;
+extern const fm_method fm_method_flim_rld;
+extern const fm_method fm_method_flim_phasor;
+extern const fm_method fm_method_flim_bcmm1;
+extern const fm_method fm_method_flim_bcmm2;
+extern const fm_method fm_method_flim_lsm;
+extern const fm_method fm_method_flim_mle;
+extern const fm_method fm_method_flim_ga;
 
 G_END_DECLS

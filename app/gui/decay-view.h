@@ -1,0 +1,23 @@
+/* FmDecayView: a decay histogram on a log axis with its fitted model, and the weighted residuals
+ * beneath it. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+#define FM_TYPE_DECAY_VIEW (fm_decay_view_get_type())
+G_DECLARE_FINAL_TYPE(FmDecayView, fm_decay_view, FM, DECAY_VIEW, GtkDrawingArea)
+
+GtkWidget *fm_decay_view_new(void);
+/* Copies n_bins counts; model and residuals may be NULL (no fit) and hold NaN outside the fit.
+ * title says whose decay it is ("pixel 12, 30", "ROI 1"); info adds the fit ("τ 2.51 ns"). */
+void fm_decay_view_set(FmDecayView *view, const double *counts, const double *model,
+                       const double *residuals, int n_bins, double bin_width_ns, const char *title,
+                       const char *info);
+void fm_decay_view_clear(FmDecayView *view);
+int fm_decay_view_get_n_bins(FmDecayView *view);
+/* Reduced chi-square of the shown residuals over the fit range, NaN without a model. */
+double fm_decay_view_get_chi2(FmDecayView *view);
+
+G_END_DECLS

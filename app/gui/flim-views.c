@@ -1,0 +1,663 @@
+/* FmFlimViews: lays out the lifetime merge image beside the phasor plot, the lifetime histogram
+ * and the decay under the cursor, and keeps them in step (ROIs, phasor region, cursor). */
+#include "flim-views.h"
+
+#include <glib/gi18n.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "app/core/colormap.h"
+#include "app/core/flim_model.h"
+#include "app/core/roi.h"
+#include "map-overlays.h"
+
+#define HIST_BINS 64
+
+struct _FmFlimViews {
+    GtkBox parent_instance;
+    GtkWidget *tau_combo, *auto_toggle, *lo_spin, *hi_spin, *image, *histogram;
+    FmPhasorView *phasor;
+    FmDecayView *decay;
+
+    fm_dataset *dataset;
+    float *photons; /* per pixel, NULL until the worker has summed them */
+    GCancellable *photon_cancel;
+    int width, height, n_bins;
+    double bin_width_ns;
+    fm_result *result;
+    char *tau_name;
+    int fit_start, fit_end;
+    double lo, hi, photon_max;
+    double omega;             /* phasor angular frequency, rad/ns */
+    GPtrArray *rois;          /* fm_roi* copies */
+    guint8 *phasor_mask;      /* pixels picked on the phasor, or NULL */
+    cairo_surface_t *merged;  /* width x height RGB, NULL when nothing to show */
+    FmMapTransform transform; /* of the image as last drawn */
+    gboolean updating;
+};
+
+G_DEFINE_TYPE(FmFlimViews, fm_flim_views, GTK_TYPE_BOX)
+
+static const fm_map *tau_map(FmFlimViews *self)
+{
+    return self->result != NULL && self->tau_name != NULL
+               ? fm_result_get_map(self->result, self->tau_name)
+               : NULL;
+}
+
+/* Hue runs red (short) to blue (long), the convention of FLIM software. */
+static void tau_rgb(double t, double v, double rgb[3])
+{
+    gtk_hsv_to_rgb(CLAMP(t, 0.0, 1.0) * 240.0 / 360.0, 0.9, CLAMP(v, 0.0, 1.0), &rgb[0], &rgb[1],
+                   &rgb[2]);
+}
+
+static void rebuild_merged(FmFlimViews *self)
+{
+    g_clear_pointer(&self->merged, cairo_surface_destroy);
+    const fm_map *tau = tau_map(self);
+    if (tau == NULL && self->photons == NULL)
+        return;
+    int w = tau != NULL ? tau->width : self->width, h = tau != NULL ? tau->height : self->height;
+    gboolean photons_match = self->photons != NULL && w == self->width && h == self->height;
+    const fm_map *intensity =
+        self->result != NULL ? fm_result_get_map(self->result, "intensity") : NULL;
+    const float *bright = photons_match ? self->photons : intensity ? intensity->data : NULL;
+    double peak = 1;
+    if (bright != NULL) {
+        double lo_p, hi_p;
+        if (fm_percentile_range(bright, (gsize)w * h, 1, 99.5, &lo_p, &hi_p) && hi_p > 0)
+            peak = hi_p;
+    }
+    self->photon_max = peak;
+    self->merged = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+    guint8 *px = cairo_image_surface_get_data(self->merged);
+    int stride = cairo_image_surface_get_stride(self->merged);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            gsize i = (gsize)y * w + x;
+            double v = bright != NULL ? bright[i] / peak : 1.0, rgb[3] = {0, 0, 0};
+            double t = tau != NULL ? tau->data[i] : NAN;
+            if (tau == NULL)
+                rgb[0] = rgb[1] = rgb[2] = CLAMP(v, 0.0, 1.0); /* photons only */
+            else if (isfinite(t))
+                tau_rgb((t - self->lo) / (self->hi - self->lo), v, rgb);
+            if (self->phasor_mask != NULL && !self->phasor_mask[i])
+                for (int c = 0; c < 3; c++)
+                    rgb[c] *= 0.25; /* not picked on the phasor: dimmed */
+            ((guint32 *)(px + y * stride))[x] = (guint32)(rgb[0] * 255) << 16 |
+                                                (guint32)(rgb[1] * 255) << 8 |
+                                                (guint32)(rgb[2] * 255);
+        }
+    cairo_surface_mark_dirty(self->merged);
+}
+
+static void refresh(FmFlimViews *self)
+{
+    rebuild_merged(self);
+    gtk_widget_queue_draw(self->image);
+    gtk_widget_queue_draw(self->histogram);
+}
+
+static void text_at(GtkWidget *w, cairo_t *cr, double x, double y, const char *text, double xa,
+                    double ya)
+{
+    PangoLayout *layout = gtk_widget_create_pango_layout(w, text);
+    PangoFontDescription *font = pango_font_description_from_string("Sans 8");
+    pango_layout_set_font_description(layout, font);
+    int tw, th;
+    pango_layout_get_pixel_size(layout, &tw, &th);
+    cairo_move_to(cr, x - xa * tw, y - ya * th);
+    pango_cairo_show_layout(cr, layout);
+    pango_font_description_free(font);
+    g_object_unref(layout);
+}
+
+/* The image, then a 2-D legend: tau along the height, photons along the width. */
+static gboolean image_draw(GtkWidget *widget, cairo_t *cr, FmFlimViews *self)
+{
+    double W = gtk_widget_get_allocated_width(widget), H = gtk_widget_get_allocated_height(widget);
+    cairo_set_source_rgb(cr, 0.117, 0.117, 0.117);
+    cairo_paint(cr);
+    if (self->merged == NULL) {
+        cairo_set_source_rgba(cr, 1, 1, 1, 0.6);
+        text_at(widget, cr, W / 2, H / 2,
+                self->dataset == NULL ? _("Open a FLIM dataset (.sdt, .ptu, .tif)")
+                                      : _("Summing photons…"),
+                0.5, 0.5);
+        return FALSE;
+    }
+    int w = cairo_image_surface_get_width(self->merged);
+    int h = cairo_image_surface_get_height(self->merged);
+    double legend = tau_map(self) != NULL ? 86 : 0, margin = 8;
+    double zoom = MIN((W - legend - 2 * margin) / w, (H - 2 * margin) / h);
+    if (zoom <= 0)
+        return FALSE;
+    self->transform.zoom = zoom;
+    self->transform.origin_x = margin + (W - legend - 2 * margin - w * zoom) / 2;
+    self->transform.origin_y = (H - h * zoom) / 2;
+    cairo_save(cr);
+    cairo_translate(cr, self->transform.origin_x, self->transform.origin_y);
+    cairo_scale(cr, zoom, zoom);
+    cairo_set_source_surface(cr, self->merged, 0, 0);
+    cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+    cairo_paint(cr);
+    cairo_restore(cr);
+    for (guint i = 0; self->rois != NULL && i < self->rois->len; i++) {
+        fm_map_roi_path(cr, &self->transform, self->rois->pdata[i], TRUE);
+        fm_map_stroke_outline(cr, fm_map_roi_colour(i), 1.5, FALSE);
+    }
+    if (legend > 0) {
+        double lx = W - legend + 6, ly = 24, lw = 26, lh = MIN(H - 48, 220);
+        for (int j = 0; j < (int)lh; j++)
+            for (int k = 0; k < (int)lw; k += 2) {
+                double rgb[3];
+                tau_rgb(1.0 - j / lh, (k + 1) / lw, rgb);
+                cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+                cairo_rectangle(cr, lx + k, ly + j, 2, 1);
+                cairo_fill(cr);
+            }
+        cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+        for (int q = 0; q <= 4; q++) {
+            double v = self->hi - q * (self->hi - self->lo) / 4;
+            g_autofree char *t = g_strdup_printf("%.2f", v);
+            text_at(widget, cr, lx + lw + 4, ly + q * lh / 4, t, 0, 0.5);
+        }
+        text_at(widget, cr, lx, ly - 6, _("τ (ns)"), 0, 1);
+        g_autofree char *ph = g_strdup_printf(_("photons →\n0 … %.0f"), self->photon_max);
+        text_at(widget, cr, lx, ly + lh + 4, ph, 0, 0);
+    }
+    return FALSE;
+}
+
+static gboolean image_motion(GtkWidget *widget, GdkEventMotion *event, FmFlimViews *self)
+{
+    if (self->merged == NULL || self->transform.zoom <= 0)
+        return FALSE;
+    int x = (int)floor((event->x - self->transform.origin_x) / self->transform.zoom);
+    int y = (int)floor((event->y - self->transform.origin_y) / self->transform.zoom);
+    gboolean inside = x >= 0 && y >= 0 && x < self->width && y < self->height;
+    fm_flim_views_show_decay(self, inside ? x : -1, inside ? y : -1);
+    return FALSE;
+}
+
+static gboolean image_leave(GtkWidget *widget, GdkEventCrossing *event, FmFlimViews *self)
+{
+    fm_flim_views_show_decay(self, -1, -1);
+    return FALSE;
+}
+
+static gboolean histogram_draw(GtkWidget *widget, cairo_t *cr, FmFlimViews *self)
+{
+    double W = gtk_widget_get_allocated_width(widget), H = gtk_widget_get_allocated_height(widget);
+    cairo_set_source_rgb(cr, 0.11, 0.11, 0.12);
+    cairo_paint(cr);
+    const fm_map *tau = tau_map(self);
+    cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+    if (tau == NULL) {
+        text_at(widget, cr, 8, 4, _("Lifetime histogram: run a method"), 0, 0);
+        return FALSE;
+    }
+    double counts[HIST_BINS] = {0}, peak = 1, sum = 0;
+    gsize n = 0;
+    for (gsize i = 0; i < (gsize)tau->width * tau->height; i++) {
+        double t = tau->data[i];
+        if (!isfinite(t))
+            continue;
+        sum += t;
+        n++;
+        int b = (int)floor((t - self->lo) / (self->hi - self->lo) * HIST_BINS);
+        if (b >= 0 && b < HIST_BINS)
+            peak = MAX(peak, ++counts[b]);
+    }
+    g_autofree char *title =
+        g_strdup_printf(_("Lifetime histogram · %s · mean %.3f ns · n %" G_GSIZE_FORMAT),
+                        self->tau_name, n > 0 ? sum / n : NAN, n);
+    text_at(widget, cr, 8, 4, title, 0, 0);
+    double ml = 12, mr = 12, mt = 22, mb = 18, pw = W - ml - mr, ph = H - mt - mb;
+    if (pw < 10 || ph < 10)
+        return FALSE;
+    for (int b = 0; b < HIST_BINS; b++) {
+        double rgb[3];
+        tau_rgb((b + 0.5) / HIST_BINS, 1.0, rgb);
+        cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+        double bh = counts[b] / peak * ph;
+        cairo_rectangle(cr, ml + b * pw / HIST_BINS, mt + ph - bh, pw / HIST_BINS - 0.5, bh);
+        cairo_fill(cr);
+    }
+    cairo_set_source_rgba(cr, 1, 1, 1, 0.6);
+    for (int q = 0; q <= 4; q++) {
+        g_autofree char *t = g_strdup_printf("%.2f", self->lo + q * (self->hi - self->lo) / 4);
+        text_at(widget, cr, ml + q * pw / 4, mt + ph + 2, t, q == 0 ? 0 : q == 4 ? 1 : 0.5, 0);
+    }
+    return FALSE;
+}
+
+/* ---- ranges and selectors ---------------------------------------------------------------- */
+
+static void auto_range(FmFlimViews *self)
+{
+    const fm_map *tau = tau_map(self);
+    double lo, hi;
+    if (tau != NULL &&
+        fm_percentile_range(tau->data, (gsize)tau->width * tau->height, 1, 99, &lo, &hi) &&
+        hi > lo) {
+        /* Pad a little so the extreme pixels are not all saturated at one hue. */
+        double pad = 0.05 * (hi - lo);
+        self->lo = MAX(0.0, lo - pad);
+        self->hi = hi + pad;
+    } else if (tau != NULL && isfinite(lo)) {
+        self->lo = MAX(0.0, lo - 0.5);
+        self->hi = lo + 0.5;
+    }
+    self->updating = TRUE;
+    gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->lo_spin), self->lo);
+    gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->hi_spin), self->hi);
+    self->updating = FALSE;
+}
+
+static void range_changed(GtkSpinButton *spin, FmFlimViews *self)
+{
+    if (self->updating)
+        return;
+    double lo = gtk_spin_button_get_value(GTK_SPIN_BUTTON(self->lo_spin));
+    double hi = gtk_spin_button_get_value(GTK_SPIN_BUTTON(self->hi_spin));
+    if (hi <= lo)
+        return;
+    self->lo = lo;
+    self->hi = hi;
+    self->updating = TRUE;
+    gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(self->auto_toggle), FALSE);
+    self->updating = FALSE;
+    refresh(self);
+}
+
+static void auto_toggled(GtkToggleButton *button, FmFlimViews *self)
+{
+    if (self->updating || !gtk_toggle_button_get_active(button))
+        return;
+    auto_range(self);
+    refresh(self);
+}
+
+static void tau_combo_changed(GtkComboBox *combo, FmFlimViews *self)
+{
+    if (self->updating)
+        return;
+    g_free(self->tau_name);
+    self->tau_name = g_strdup(gtk_combo_box_get_active_id(combo));
+    if (gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(self->auto_toggle)))
+        auto_range(self);
+    refresh(self);
+}
+
+static void phasor_selection_changed(FmPhasorView *phasor, FmFlimViews *self)
+{
+    g_free(self->phasor_mask);
+    self->phasor_mask = fm_phasor_view_selection_mask(phasor, NULL);
+    refresh(self);
+}
+
+/* ---- photons on a worker ----------------------------------------------------------------- */
+
+static void photons_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancel)
+{
+    fm_dataset *ds = data;
+    int w = fm_dataset_width(ds), h = fm_dataset_height(ds), n = fm_dataset_frames(ds);
+    gsize plane = (gsize)w * h;
+    float *out = g_new0(float, plane);
+    for (int b = 0; b < n && !g_cancellable_is_cancelled(cancel); b++)
+        for (gsize p = 0; p < plane; p++)
+            out[p] += (float)fm_dataset_value(ds, (gsize)b * plane + p);
+    g_task_return_pointer(task, out, g_free);
+}
+
+static void photons_done(GObject *source, GAsyncResult *res, gpointer user)
+{
+    float *photons = g_task_propagate_pointer(G_TASK(res), NULL);
+    if (g_cancellable_is_cancelled(g_task_get_cancellable(G_TASK(res)))) {
+        g_free(photons);
+        return;
+    }
+    FmFlimViews *self = FM_FLIM_VIEWS(source);
+    g_free(self->photons);
+    self->photons = photons;
+    refresh(self);
+    fm_flim_views_show_decay(self, -1, -1);
+}
+
+/* ---- public ------------------------------------------------------------------------------ */
+
+void fm_flim_views_set_dataset(FmFlimViews *self, fm_dataset *ds)
+{
+    if (self->photon_cancel != NULL)
+        g_cancellable_cancel(self->photon_cancel);
+    g_clear_object(&self->photon_cancel);
+    g_clear_pointer(&self->dataset, fm_dataset_unref);
+    g_clear_pointer(&self->photons, g_free);
+    g_clear_pointer(&self->result, fm_result_free);
+    g_clear_pointer(&self->phasor_mask, g_free);
+    fm_phasor_view_clear(self->phasor);
+    fm_decay_view_clear(self->decay);
+    self->updating = TRUE;
+    gtk_combo_box_text_remove_all(GTK_COMBO_BOX_TEXT(self->tau_combo));
+    self->updating = FALSE;
+    if (ds != NULL && fm_flim_dataset_is_flim(ds)) {
+        self->dataset = fm_dataset_ref(ds);
+        self->width = fm_dataset_width(ds);
+        self->height = fm_dataset_height(ds);
+        self->n_bins = fm_dataset_frames(ds);
+        self->bin_width_ns = fm_flim_bin_width_ns(ds);
+        self->photon_cancel = g_cancellable_new();
+        g_autoptr(GTask) task = g_task_new(self, self->photon_cancel, photons_done, NULL);
+        g_task_set_task_data(task, fm_dataset_ref(ds), (GDestroyNotify)fm_dataset_unref);
+        g_task_run_in_thread(task, photons_thread);
+    }
+    refresh(self);
+}
+
+/* Fit range in bins from the run's parameters; the whole decay when they do not say. */
+static void read_fit_range(FmFlimViews *self)
+{
+    self->fit_start = 0;
+    self->fit_end = self->n_bins;
+    self->omega =
+        self->n_bins * self->bin_width_ns > 0 ? 2 * G_PI / (self->n_bins * self->bin_width_ns) : 0;
+    if (self->result == NULL || self->result->params_json == NULL)
+        return;
+    g_autoptr(JsonParser) parser = json_parser_new();
+    if (!json_parser_load_from_data(parser, self->result->params_json, -1, NULL))
+        return;
+    JsonNode *root = json_parser_get_root(parser);
+    if (root == NULL || !JSON_NODE_HOLDS_OBJECT(root))
+        return;
+    JsonObject *o = json_node_get_object(root);
+    /* The same rounding as the method (app/core/flim_prep.c): nearest bin edge; end 0 = last. */
+    double dt = self->bin_width_ns;
+    if (json_object_has_member(o, "bin_width_ps") &&
+        json_object_get_double_member(o, "bin_width_ps") > 0)
+        dt = json_object_get_double_member(o, "bin_width_ps") * 1e-3;
+    self->omega = 0;
+    if (dt <= 0)
+        return;
+    double start = json_object_has_member(o, "fit_start_ns")
+                       ? json_object_get_double_member(o, "fit_start_ns")
+                       : 0.0;
+    double end = json_object_has_member(o, "fit_end_ns")
+                     ? json_object_get_double_member(o, "fit_end_ns")
+                     : 0.0;
+    self->fit_start = CLAMP((int)floor(start / dt + 0.5), 0, self->n_bins);
+    int e = end > 0 ? (int)floor(end / dt + 0.5) : self->n_bins;
+    self->fit_end = e > self->fit_start ? MIN(e, self->n_bins) : self->n_bins;
+    /* Phasor frequency: harmonic n of the repetition rate, else of one period over the range. */
+    double rate = json_object_has_member(o, "rep_rate_mhz")
+                      ? json_object_get_double_member(o, "rep_rate_mhz")
+                      : 0.0;
+    int harmonic =
+        json_object_has_member(o, "harmonic") ? (int)json_object_get_int_member(o, "harmonic") : 1;
+    double period = rate > 0 ? 1e3 / rate : self->n_bins * dt;
+    self->omega = 2 * G_PI * MAX(harmonic, 1) / period;
+}
+
+void fm_flim_views_set_result(FmFlimViews *self, fm_result *result)
+{
+    g_clear_pointer(&self->result, fm_result_free);
+    g_clear_pointer(&self->phasor_mask, g_free);
+    self->result = result;
+    read_fit_range(self);
+    static const char *const taus[] = {"tau",      "tau_avg_int", "tau_avg_amp", "tau_fast",
+                                       "tau_slow", "tau_phase",   "tau_mod",     NULL};
+    self->updating = TRUE;
+    gtk_combo_box_text_remove_all(GTK_COMBO_BOX_TEXT(self->tau_combo));
+    const char *first = NULL;
+    for (int i = 0; result != NULL && taus[i] != NULL; i++)
+        if (fm_result_get_map(result, taus[i]) != NULL) {
+            gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(self->tau_combo), taus[i], taus[i]);
+            first = first != NULL ? first : taus[i];
+        }
+    g_free(self->tau_name);
+    self->tau_name = g_strdup(first);
+    if (first != NULL)
+        gtk_combo_box_set_active_id(GTK_COMBO_BOX(self->tau_combo), first);
+    self->updating = FALSE;
+    if (gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(self->auto_toggle)))
+        auto_range(self);
+    const fm_map *g = result != NULL ? fm_result_get_map(result, "phasor_g") : NULL;
+    const fm_map *s = result != NULL ? fm_result_get_map(result, "phasor_s") : NULL;
+    if (g != NULL && s != NULL) {
+        fm_phasor_view_set_data(self->phasor, g->data, s->data, g->width, g->height, self->omega);
+        fm_flim_views_set_rois(self, self->rois);
+    }
+    refresh(self);
+    fm_flim_views_show_decay(self, -1, -1);
+}
+
+const fm_result *fm_flim_views_get_result(FmFlimViews *self)
+{
+    return self->result;
+}
+
+void fm_flim_views_set_rois(FmFlimViews *self, GPtrArray *rois)
+{
+    GPtrArray *copy = g_ptr_array_new_with_free_func((GDestroyNotify)fm_roi_free);
+    for (guint i = 0; rois != NULL && i < rois->len; i++)
+        g_ptr_array_add(copy, fm_roi_copy(rois->pdata[i]));
+    if (self->rois != NULL)
+        g_ptr_array_unref(self->rois);
+    self->rois = copy;
+    if (copy->len > 0 && self->width > 0) {
+        gsize n = (gsize)self->width * self->height;
+        g_autofree guint8 *all = g_new0(guint8, n);
+        for (guint i = 0; i < copy->len; i++) {
+            g_autofree guint8 *m = fm_roi_rasterise(copy->pdata[i], self->width, self->height);
+            for (gsize p = 0; p < n; p++)
+                all[p] |= m[p];
+        }
+        fm_phasor_view_set_highlight(self->phasor, all);
+    } else {
+        fm_phasor_view_set_highlight(self->phasor, NULL);
+    }
+    gtk_widget_queue_draw(self->image);
+    fm_flim_views_show_decay(self, -1, -1);
+}
+
+void fm_flim_views_show_decay(FmFlimViews *self, int x, int y)
+{
+    if (self->dataset == NULL)
+        return;
+    int n = self->n_bins, w = self->width, h = self->height;
+    g_autofree double *counts = g_new0(double, n), *one = g_new(double, n);
+    g_autofree double *model = g_new0(double, n), *res = g_new(double, n);
+    g_autofree guint8 *mask = NULL;
+    g_autofree char *title = NULL;
+    if (x >= 0) {
+        title = g_strdup_printf(_("Decay · pixel %d, %d"), x, y);
+    } else if (self->rois != NULL && self->rois->len > 0) {
+        const fm_roi *roi = self->rois->pdata[0];
+        mask = fm_roi_rasterise(roi, w, h);
+        title = g_strdup_printf(_("Decay · sum over ROI %s"), roi->name != NULL ? roi->name : "1");
+    } else if (self->photons != NULL) {
+        mask = g_malloc(w * h);
+        memset(mask, 1, (gsize)w * h);
+        title = g_strdup(_("Decay · sum over the image"));
+    } else {
+        return;
+    }
+    gboolean fitted = FALSE;
+    double tau_sum = 0;
+    int tau_n = 0;
+    for (int py = 0; py < h; py++)
+        for (int px = 0; px < w; px++) {
+            gsize p = (gsize)py * w + px;
+            if (mask != NULL ? !mask[p] : (px != x || py != y))
+                continue;
+            fm_flim_pixel_decay(self->dataset, px, py, one);
+            for (int b = 0; b < n; b++)
+                counts[b] += one[b];
+            fm_flim_pixel_model m;
+            if (self->result != NULL && fm_flim_pixel_model_from_result(self->result, p, &m)) {
+                fm_flim_model_add(&m, n, self->bin_width_ns, self->fit_start, self->fit_end, one,
+                                  model);
+                fitted = TRUE;
+                const fm_map *tau = tau_map(self);
+                if (tau != NULL && isfinite(tau->data[p])) {
+                    tau_sum += tau->data[p];
+                    tau_n++;
+                }
+            }
+        }
+    for (int b = 0; b < n && fitted; b++)
+        if (b < self->fit_start || b >= self->fit_end)
+            model[b] = NAN;
+    if (fitted)
+        fm_flim_weighted_residuals(counts, model, n, self->fit_start, self->fit_end, res);
+    g_autofree char *info = NULL;
+    if (fitted) {
+        double chi2 = 0;
+        int k = 0;
+        for (int b = self->fit_start; b < self->fit_end; b++)
+            if (isfinite(res[b]))
+                chi2 += res[b] * res[b], k++;
+        info = g_strdup_printf(_("%s %.3f ns · χ²ᵣ %.2f"), self->tau_name ? self->tau_name : "τ",
+                               tau_n > 0 ? tau_sum / tau_n : NAN, k > 0 ? chi2 / k : NAN);
+    }
+    fm_decay_view_set(self->decay, counts, fitted ? model : NULL, fitted ? res : NULL, n,
+                      self->bin_width_ns, title, info);
+}
+
+const float *fm_flim_views_get_tau(FmFlimViews *self, int *width, int *height)
+{
+    const fm_map *tau = tau_map(self);
+    if (tau == NULL)
+        return NULL;
+    *width = tau->width;
+    *height = tau->height;
+    return tau->data;
+}
+
+void fm_flim_views_get_tau_range(FmFlimViews *self, double *lo, double *hi)
+{
+    *lo = self->lo;
+    *hi = self->hi;
+}
+
+gboolean fm_flim_views_photons_ready(FmFlimViews *self)
+{
+    return self->photons != NULL;
+}
+
+FmPhasorView *fm_flim_views_get_phasor_view(FmFlimViews *self)
+{
+    return self->phasor;
+}
+
+FmDecayView *fm_flim_views_get_decay_view(FmFlimViews *self)
+{
+    return self->decay;
+}
+
+/* ---- life cycle -------------------------------------------------------------------------- */
+
+static void fm_flim_views_dispose(GObject *object)
+{
+    FmFlimViews *self = FM_FLIM_VIEWS(object);
+    if (self->photon_cancel != NULL)
+        g_cancellable_cancel(self->photon_cancel);
+    g_clear_object(&self->photon_cancel);
+    G_OBJECT_CLASS(fm_flim_views_parent_class)->dispose(object);
+}
+
+static void fm_flim_views_finalize(GObject *object)
+{
+    FmFlimViews *self = FM_FLIM_VIEWS(object);
+    g_clear_pointer(&self->dataset, fm_dataset_unref);
+    g_clear_pointer(&self->result, fm_result_free);
+    g_clear_pointer(&self->merged, cairo_surface_destroy);
+    if (self->rois != NULL)
+        g_ptr_array_unref(self->rois);
+    g_free(self->photons);
+    g_free(self->phasor_mask);
+    g_free(self->tau_name);
+    G_OBJECT_CLASS(fm_flim_views_parent_class)->finalize(object);
+}
+
+static void fm_flim_views_class_init(FmFlimViewsClass *klass)
+{
+    G_OBJECT_CLASS(klass)->dispose = fm_flim_views_dispose;
+    G_OBJECT_CLASS(klass)->finalize = fm_flim_views_finalize;
+}
+
+static GtkWidget *framed(GtkWidget *child)
+{
+    GtkWidget *frame = gtk_frame_new(NULL);
+    gtk_container_add(GTK_CONTAINER(frame), child);
+    gtk_widget_set_hexpand(child, TRUE);
+    gtk_widget_set_vexpand(child, TRUE);
+    return frame;
+}
+
+static void fm_flim_views_init(FmFlimViews *self)
+{
+    gtk_orientable_set_orientation(GTK_ORIENTABLE(self), GTK_ORIENTATION_VERTICAL);
+    gtk_box_set_spacing(GTK_BOX(self), 4);
+    self->lo = 0.5;
+    self->hi = 5.0;
+    GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    g_object_set(bar, "margin-start", 6, "margin-end", 6, "margin-top", 2, NULL);
+    GtkWidget *label = gtk_label_new(_("Lifetime"));
+    gtk_style_context_add_class(gtk_widget_get_style_context(label), "dim-label");
+    self->tau_combo = gtk_combo_box_text_new();
+    gtk_widget_set_tooltip_text(self->tau_combo, _("Lifetime map shown as hue"));
+    self->auto_toggle = gtk_toggle_button_new_with_label(_("Auto"));
+    gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(self->auto_toggle), TRUE);
+    gtk_widget_set_tooltip_text(self->auto_toggle, _("Lifetime range from the 1st and 99th "
+                                                     "percentiles"));
+    self->lo_spin = gtk_spin_button_new_with_range(0, 100, 0.05);
+    self->hi_spin = gtk_spin_button_new_with_range(0, 100, 0.05);
+    gtk_spin_button_set_digits(GTK_SPIN_BUTTON(self->lo_spin), 2);
+    gtk_spin_button_set_digits(GTK_SPIN_BUTTON(self->hi_spin), 2);
+    GtkWidget *dash = gtk_label_new("–"), *unit = gtk_label_new(_("ns"));
+    GtkWidget *hint = gtk_label_new(_("hue = τ, brightness = photons"));
+    gtk_style_context_add_class(gtk_widget_get_style_context(hint), "dim-label");
+    gtk_widget_set_hexpand(hint, TRUE);
+    gtk_label_set_xalign(GTK_LABEL(hint), 1.0);
+    GtkWidget *row[] = {
+        label, self->tau_combo, self->auto_toggle, self->lo_spin, dash, self->hi_spin, unit, hint};
+    for (gsize i = 0; i < G_N_ELEMENTS(row); i++)
+        gtk_box_pack_start(GTK_BOX(bar), row[i], i == G_N_ELEMENTS(row) - 1, TRUE, 0);
+    gtk_box_pack_start(GTK_BOX(self), bar, FALSE, FALSE, 0);
+
+    GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
+    self->image = gtk_drawing_area_new();
+    gtk_widget_add_events(self->image, GDK_POINTER_MOTION_MASK | GDK_LEAVE_NOTIFY_MASK);
+    gtk_widget_set_size_request(self->image, 260, 220);
+    gtk_paned_pack1(GTK_PANED(paned), framed(self->image), TRUE, FALSE);
+    GtkWidget *side = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
+    self->phasor = FM_PHASOR_VIEW(fm_phasor_view_new());
+    self->histogram = gtk_drawing_area_new();
+    gtk_widget_set_size_request(self->histogram, 240, 90);
+    self->decay = FM_DECAY_VIEW(fm_decay_view_new());
+    gtk_box_pack_start(GTK_BOX(side), framed(GTK_WIDGET(self->phasor)), TRUE, TRUE, 0);
+    gtk_box_pack_start(GTK_BOX(side), framed(self->histogram), FALSE, TRUE, 0);
+    gtk_box_pack_start(GTK_BOX(side), framed(GTK_WIDGET(self->decay)), TRUE, TRUE, 0);
+    gtk_widget_set_size_request(side, 300, -1);
+    gtk_paned_pack2(GTK_PANED(paned), side, FALSE, FALSE);
+    gtk_widget_set_vexpand(paned, TRUE);
+    gtk_box_pack_start(GTK_BOX(self), paned, TRUE, TRUE, 0);
+
+    g_signal_connect(self->image, "draw", G_CALLBACK(image_draw), self);
+    g_signal_connect(self->image, "motion-notify-event", G_CALLBACK(image_motion), self);
+    g_signal_connect(self->image, "leave-notify-event", G_CALLBACK(image_leave), self);
+    g_signal_connect(self->histogram, "draw", G_CALLBACK(histogram_draw), self);
+    g_signal_connect(self->tau_combo, "changed", G_CALLBACK(tau_combo_changed), self);
+    g_signal_connect(self->auto_toggle, "toggled", G_CALLBACK(auto_toggled), self);
+    g_signal_connect(self->lo_spin, "value-changed", G_CALLBACK(range_changed), self);
+    g_signal_connect(self->hi_spin, "value-changed", G_CALLBACK(range_changed), self);
+    g_signal_connect(self->phasor, "selection-changed", G_CALLBACK(phasor_selection_changed), self);
+}
+
+GtkWidget *fm_flim_views_new(void)
+{
+    return g_object_new(FM_TYPE_FLIM_VIEWS, NULL);
+}

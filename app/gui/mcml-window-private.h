@@ -1,0 +1,45 @@
+/* FmMcmlWindow internals shared by mcml-window.c (logic) and mcml-window-ui.c (widgets). */
+#pragma once
+
+#include "app/core/catalogue.h"
+#include "app/core/job.h"
+#include "app/gui/mcml-window.h"
+#include "kernels/mcml/mcml.h"
+
+G_BEGIN_DECLS
+
+enum { COL_N, COL_MUA, COL_MUS, COL_G, COL_D, N_COLS };
+enum {
+    SPIN_DZ,
+    SPIN_DR,
+    SPIN_NZ,
+    SPIN_NR,
+    SPIN_NA,
+    SPIN_PHOTONS,
+    SPIN_N_ABOVE,
+    SPIN_N_BELOW,
+    N_SPINS
+};
+
+struct _FmMcmlWindow {
+    GtkApplicationWindow parent_instance;
+    GtkListStore *layers;
+    GtkWidget *tree, *preset, *mode, *backend, *run, *cancel, *progress, *status;
+    GtkWidget *spins[N_SPINS];
+    GtkWidget *area, *rd_plot, *tt_plot, *rda_plot, *totals[4];
+    char *status_text;
+    fm_catalogue *catalogue;
+    fm_job *job;
+    fm_mcml_params last_params; /* of the run on display */
+    char *last_output_name;
+    fm_result *last_result; /* copy of the maps needed for .mco and the views */
+    float *log_fluence;     /* nr x nz, log10 */
+    double bounds[FM_MCML_MAX_LAYERS];
+    double shown_totals[4];
+};
+
+/* Builds the widgets into self (mcml-window-ui.c). */
+void fm_mcml_window_build(FmMcmlWindow *self);
+void fm_mcml_window_set_status(FmMcmlWindow *self, const char *text);
+
+G_END_DECLS

@@ -1,0 +1,276 @@
+/* FmMcmlWindow's widgets: the layers table with its buttons, grid and run controls, the
+ * fluence map, plots and totals table, and the file choosers for .mci and .mco. */
+#include "app/gui/mcml-window-private.h"
+
+#include <glib/gi18n.h>
+
+#include "app/core/io/mci.h"
+#include "app/gui/mcml-map.h"
+#include "app/gui/plot-view.h"
+
+static void cell_edited(GtkCellRendererText *cell, const char *path, const char *text,
+                        gpointer user)
+{
+    FmMcmlWindow *self = user;
+    int column = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(cell), "column"));
+    char *end = NULL;
+    double v = g_ascii_strtod(text, &end);
+    GtkTreeIter it;
+    if (end == text ||
+        !gtk_tree_model_get_iter_from_string(GTK_TREE_MODEL(self->layers), &it, path))
+        return;
+    gtk_list_store_set(self->layers, &it, column, v, -1);
+}
+
+static void format_cell(GtkTreeViewColumn *col, GtkCellRenderer *cell, GtkTreeModel *model,
+                        GtkTreeIter *it, gpointer column)
+{
+    double v;
+    gtk_tree_model_get(model, it, GPOINTER_TO_INT(column), &v, -1);
+    char buf[32];
+    g_snprintf(buf, sizeof buf, "%g", v);
+    g_object_set(cell, "text", buf, NULL);
+}
+
+static GtkWidget *layers_view(FmMcmlWindow *self)
+{
+    GtkWidget *tree = gtk_tree_view_new_with_model(GTK_TREE_MODEL(self->layers));
+    const char *titles[N_COLS] = {_("n"), _("μa [1/cm]"), _("μs [1/cm]"), _("g"), _("d [cm]")};
+    for (int c = 0; c < N_COLS; c++) {
+        GtkCellRenderer *cell = gtk_cell_renderer_text_new();
+        g_object_set(cell, "editable", TRUE, NULL);
+        g_object_set_data(G_OBJECT(cell), "column", GINT_TO_POINTER(c));
+        g_signal_connect(cell, "edited", G_CALLBACK(cell_edited), self);
+        GtkTreeViewColumn *col = gtk_tree_view_column_new_with_attributes(titles[c], cell, NULL);
+        gtk_tree_view_column_set_cell_data_func(col, cell, format_cell, GINT_TO_POINTER(c), NULL);
+        gtk_tree_view_column_set_expand(col, TRUE);
+        gtk_tree_view_append_column(GTK_TREE_VIEW(tree), col);
+    }
+    return tree;
+}
+
+static gboolean selected(FmMcmlWindow *self, GtkTreeIter *it)
+{
+    GtkTreeSelection *sel = gtk_tree_view_get_selection(GTK_TREE_VIEW(self->tree));
+    return gtk_tree_selection_get_selected(sel, NULL, it);
+}
+
+static void add_layer(GtkButton *b, FmMcmlWindow *self)
+{
+    gtk_list_store_insert_with_values(self->layers, NULL, -1, COL_N, 1.4, COL_MUA, 1.0, COL_MUS,
+                                      100.0, COL_G, 0.9, COL_D, 0.1, -1);
+}
+
+static void remove_layer(GtkButton *b, FmMcmlWindow *self)
+{
+    GtkTreeIter it;
+    if (selected(self, &it))
+        gtk_list_store_remove(self->layers, &it);
+}
+
+static void move_layer(GtkButton *b, FmMcmlWindow *self)
+{
+    GtkTreeIter it, other;
+    if (!selected(self, &it))
+        return;
+    other = it;
+    gboolean up = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(b), "up"));
+    if (up ? gtk_tree_model_iter_previous(GTK_TREE_MODEL(self->layers), &other)
+           : gtk_tree_model_iter_next(GTK_TREE_MODEL(self->layers), &other))
+        gtk_list_store_swap(self->layers, &it, &other);
+}
+
+static void preset_changed(GtkComboBox *combo, FmMcmlWindow *self)
+{
+    const char *id = gtk_combo_box_get_active_id(combo);
+    if (id)
+        fm_mcml_window_load_preset(self, id);
+}
+
+static void run_clicked(GtkButton *b, FmMcmlWindow *self)
+{
+    fm_mcml_window_run(self);
+}
+
+static void cancel_clicked(GtkButton *b, FmMcmlWindow *self)
+{
+    fm_mcml_window_cancel(self);
+}
+
+/* One file chooser for the three file buttons; `kind` is "open-mci", "save-mci" or "save-mco". */
+static void file_clicked(GtkButton *b, FmMcmlWindow *self)
+{
+    const char *kind = g_object_get_data(G_OBJECT(b), "kind");
+    gboolean save = g_str_has_prefix(kind, "save");
+    GtkFileChooserNative *chooser = gtk_file_chooser_native_new(
+        save ? _("Save") : _("Open MCML input"), GTK_WINDOW(self),
+        save ? GTK_FILE_CHOOSER_ACTION_SAVE : GTK_FILE_CHOOSER_ACTION_OPEN, NULL, NULL);
+    if (save)
+        gtk_file_chooser_set_do_overwrite_confirmation(GTK_FILE_CHOOSER(chooser), TRUE);
+    if (gtk_native_dialog_run(GTK_NATIVE_DIALOG(chooser)) == GTK_RESPONSE_ACCEPT) {
+        g_autofree char *path = gtk_file_chooser_get_filename(GTK_FILE_CHOOSER(chooser));
+        g_autoptr(GError) error = NULL;
+        gboolean ok = g_str_equal(kind, "open-mci")   ? fm_mcml_window_open_mci(self, path, &error)
+                      : g_str_equal(kind, "save-mci") ? fm_mcml_window_save_mci(self, path, &error)
+                                                      : fm_mcml_window_save_mco(self, path, &error);
+        if (!ok)
+            fm_mcml_window_set_status(self, error->message);
+    }
+    g_object_unref(chooser);
+}
+
+static gboolean draw_map(GtkWidget *area, cairo_t *cr, FmMcmlWindow *self)
+{
+    fm_mcml_map_draw(cr, gtk_widget_get_allocated_width(area),
+                     gtk_widget_get_allocated_height(area), self->log_fluence, self->last_params.nr,
+                     self->last_params.nz, self->bounds, self->last_params.n_layers);
+    return GDK_EVENT_STOP;
+}
+
+static GtkWidget *button(const char *label, GCallback cb, FmMcmlWindow *self)
+{
+    GtkWidget *b = gtk_button_new_with_mnemonic(label);
+    g_signal_connect(b, "clicked", cb, self);
+    return b;
+}
+
+static GtkWidget *controls(FmMcmlWindow *self)
+{
+    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
+    gtk_container_set_border_width(GTK_CONTAINER(box), 8);
+    self->preset = gtk_combo_box_text_new();
+    for (const char *const *n = fm_mci_preset_names(); *n; n++)
+        gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(self->preset), *n, _(fm_mci_preset_title(*n)));
+    g_signal_connect(self->preset, "changed", G_CALLBACK(preset_changed), self);
+    gtk_box_pack_start(GTK_BOX(box), self->preset, FALSE, FALSE, 0);
+
+    self->tree = layers_view(self);
+    GtkWidget *scroll = gtk_scrolled_window_new(NULL, NULL);
+    gtk_widget_set_size_request(scroll, 380, 170);
+    gtk_container_add(GTK_CONTAINER(scroll), self->tree);
+    gtk_box_pack_start(GTK_BOX(box), scroll, TRUE, TRUE, 0);
+    GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
+    gtk_box_pack_start(GTK_BOX(row), button(_("_Add"), G_CALLBACK(add_layer), self), 0, 0, 0);
+    gtk_box_pack_start(GTK_BOX(row), button(_("_Remove"), G_CALLBACK(remove_layer), self), 0, 0, 0);
+    for (int up = 1; up >= 0; up--) {
+        GtkWidget *b = button(up ? _("Move _Up") : _("Move _Down"), G_CALLBACK(move_layer), self);
+        g_object_set_data(G_OBJECT(b), "up", GINT_TO_POINTER(up));
+        gtk_box_pack_start(GTK_BOX(row), b, FALSE, FALSE, 0);
+    }
+    gtk_box_pack_start(GTK_BOX(box), row, FALSE, FALSE, 0);
+
+    static const struct {
+        const char *label;
+        double min, max, step;
+        int digits;
+    } specs[N_SPINS] = {
+        {N_("dz [cm]"), 1e-5, 10, 0.001, 4}, {N_("dr [cm]"), 1e-5, 10, 0.001, 4},
+        {N_("nz"), 1, 10000, 1, 0},          {N_("nr"), 1, 10000, 1, 0},
+        {N_("na"), 1, 1000, 1, 0},           {N_("Photons"), 1, 2e9, 1000, 0},
+        {N_("n above"), 1, 5, 0.01, 3},      {N_("n below"), 1, 5, 0.01, 3},
+    };
+    GtkWidget *grid = gtk_grid_new();
+    gtk_grid_set_row_spacing(GTK_GRID(grid), 4);
+    gtk_grid_set_column_spacing(GTK_GRID(grid), 6);
+    for (int i = 0; i < N_SPINS; i++) {
+        GtkWidget *label = gtk_label_new(_(specs[i].label));
+        gtk_widget_set_halign(label, GTK_ALIGN_END);
+        self->spins[i] = gtk_spin_button_new_with_range(specs[i].min, specs[i].max, specs[i].step);
+        gtk_spin_button_set_digits(GTK_SPIN_BUTTON(self->spins[i]), specs[i].digits);
+        gtk_grid_attach(GTK_GRID(grid), label, (i % 2) * 2, i / 2, 1, 1);
+        gtk_grid_attach(GTK_GRID(grid), self->spins[i], (i % 2) * 2 + 1, i / 2, 1, 1);
+    }
+    self->mode = gtk_combo_box_text_new();
+    gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(self->mode), "full", _("Full (A[r][z])"));
+    gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(self->mode), "rt_only", _("Rd/Tt only"));
+    gtk_combo_box_set_active_id(GTK_COMBO_BOX(self->mode), "full");
+    self->backend = gtk_combo_box_text_new();
+    gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(self->backend), "auto", _("Auto"));
+    gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(self->backend), "cpu", _("CPU"));
+    gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(self->backend), "cuda", _("CUDA"));
+    gtk_combo_box_set_active_id(GTK_COMBO_BOX(self->backend), "auto");
+    gtk_grid_attach(GTK_GRID(grid), self->mode, 0, N_SPINS / 2, 2, 1);
+    gtk_grid_attach(GTK_GRID(grid), self->backend, 2, N_SPINS / 2, 2, 1);
+    gtk_box_pack_start(GTK_BOX(box), grid, FALSE, FALSE, 0);
+
+    row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
+    self->run = button(_("_Run"), G_CALLBACK(run_clicked), self);
+    self->cancel = button(_("_Cancel"), G_CALLBACK(cancel_clicked), self);
+    gtk_widget_set_sensitive(self->cancel, FALSE);
+    gtk_box_pack_start(GTK_BOX(row), self->run, FALSE, FALSE, 0);
+    gtk_box_pack_start(GTK_BOX(row), self->cancel, FALSE, FALSE, 0);
+    const char *kinds[3][2] = {{"open-mci", N_("_Open .mci…")},
+                               {"save-mci", N_("Save ._mci…")},
+                               {"save-mco", N_("Save .m_co…")}};
+    for (int i = 0; i < 3; i++) {
+        GtkWidget *b = button(_(kinds[i][1]), G_CALLBACK(file_clicked), self);
+        g_object_set_data(G_OBJECT(b), "kind", (gpointer)kinds[i][0]);
+        gtk_box_pack_start(GTK_BOX(row), b, FALSE, FALSE, 0);
+    }
+    gtk_box_pack_start(GTK_BOX(box), row, FALSE, FALSE, 0);
+    self->progress = gtk_progress_bar_new();
+    gtk_box_pack_start(GTK_BOX(box), self->progress, FALSE, FALSE, 0);
+
+    GtkWidget *table = gtk_grid_new();
+    gtk_grid_set_column_spacing(GTK_GRID(table), 12);
+    const char *names[4] = {N_("Specular Rsp"), N_("Diffuse reflectance Rd"), N_("Absorbed A"),
+                            N_("Transmittance Tt")};
+    for (int i = 0; i < 4; i++) {
+        GtkWidget *label = gtk_label_new(_(names[i]));
+        gtk_widget_set_halign(label, GTK_ALIGN_START);
+        self->totals[i] = gtk_label_new("—");
+        gtk_label_set_selectable(GTK_LABEL(self->totals[i]), TRUE);
+        gtk_widget_set_halign(self->totals[i], GTK_ALIGN_START);
+        gtk_grid_attach(GTK_GRID(table), label, 0, i, 1, 1);
+        gtk_grid_attach(GTK_GRID(table), self->totals[i], 1, i, 1, 1);
+    }
+    gtk_box_pack_start(GTK_BOX(box), table, FALSE, FALSE, 0);
+    self->status = gtk_label_new("");
+    gtk_label_set_line_wrap(GTK_LABEL(self->status), TRUE);
+    gtk_label_set_max_width_chars(GTK_LABEL(self->status), 50);
+    gtk_widget_set_halign(self->status, GTK_ALIGN_START);
+    gtk_box_pack_start(GTK_BOX(box), self->status, FALSE, FALSE, 0);
+    return box;
+}
+
+static GtkWidget *plot(const char *x, const char *y, gboolean log_y)
+{
+    GtkWidget *p = fm_plot_view_new();
+    fm_plot_view_set_labels(FM_PLOT_VIEW(p), x, y);
+    fm_plot_view_set_log_y(FM_PLOT_VIEW(p), log_y);
+    gtk_widget_set_size_request(p, 260, 160);
+    return p;
+}
+
+void fm_mcml_window_build(FmMcmlWindow *self)
+{
+    gtk_window_set_title(GTK_WINDOW(self), _("MCML Simulation"));
+    gtk_window_set_default_size(GTK_WINDOW(self), 1100, 720);
+    self->layers = gtk_list_store_new(N_COLS, G_TYPE_DOUBLE, G_TYPE_DOUBLE, G_TYPE_DOUBLE,
+                                      G_TYPE_DOUBLE, G_TYPE_DOUBLE);
+    GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
+    gtk_paned_pack1(GTK_PANED(paned), controls(self), FALSE, FALSE);
+
+    GtkWidget *right = gtk_grid_new();
+    gtk_container_set_border_width(GTK_CONTAINER(right), 8);
+    gtk_grid_set_row_spacing(GTK_GRID(right), 6);
+    gtk_grid_set_column_spacing(GTK_GRID(right), 6);
+    GtkWidget *title = gtk_label_new(_("log₁₀ fluence Φ(r, z) [1/cm²]: r across, depth z down; "
+                                       "white: layer boundaries, cyan: decades"));
+    gtk_grid_attach(GTK_GRID(right), title, 0, 0, 3, 1);
+    self->area = gtk_drawing_area_new();
+    gtk_widget_set_hexpand(self->area, TRUE);
+    gtk_widget_set_vexpand(self->area, TRUE);
+    gtk_widget_set_size_request(self->area, 400, 300);
+    g_signal_connect(self->area, "draw", G_CALLBACK(draw_map), self);
+    gtk_grid_attach(GTK_GRID(right), self->area, 0, 1, 3, 1);
+    self->rd_plot = plot(_("r [cm]"), _("Rd(r) [1/cm²]"), TRUE);
+    self->tt_plot = plot(_("r [cm]"), _("Tt(r) [1/cm²]"), TRUE);
+    self->rda_plot = plot(_("exit angle [°]"), _("Rd(α) [1/sr]"), FALSE);
+    gtk_grid_attach(GTK_GRID(right), self->rd_plot, 0, 2, 1, 1);
+    gtk_grid_attach(GTK_GRID(right), self->tt_plot, 1, 2, 1, 1);
+    gtk_grid_attach(GTK_GRID(right), self->rda_plot, 2, 2, 1, 1);
+    gtk_paned_pack2(GTK_PANED(paned), right, TRUE, FALSE);
+    gtk_container_add(GTK_CONTAINER(self), paned);
+    gtk_widget_show_all(paned);
+}

@@ -1,0 +1,334 @@
+/* FmMcmlWindow: MCML input editor (layers, grid, photons, mode, backend, presets, .mci files),
+ * runs mcml.run as a catalogued job, and shows fluence, Rd(r), Tt(r), Rd(a) and the totals. */
+#include "app/gui/mcml-window-private.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+#include "app/core/catalogue.h"
+#include "app/core/io/mci.h"
+#include "app/core/io/mco.h"
+#include "app/core/job.h"
+#include "app/core/methods/mcml.h"
+#include "app/gui/mcml-map.h"
+#include "app/gui/plot-view.h"
+
+G_DEFINE_FINAL_TYPE(FmMcmlWindow, fm_mcml_window, GTK_TYPE_APPLICATION_WINDOW)
+
+void fm_mcml_window_set_status(FmMcmlWindow *self, const char *text)
+{
+    g_free(self->status_text);
+    self->status_text = g_strdup(text);
+    gtk_label_set_text(GTK_LABEL(self->status), text);
+}
+
+/* ---- editor <-> fm_mcml_params ---- */
+
+static void fill_editor(FmMcmlWindow *self, const fm_mcml_params *p)
+{
+    gtk_list_store_clear(self->layers);
+    for (int k = 0; k < p->n_layers; k++) {
+        const fm_mcml_layer *l = &p->layers[k];
+        gtk_list_store_insert_with_values(self->layers, NULL, -1, COL_N, l->n, COL_MUA,
+                                          l->mua_per_cm, COL_MUS, l->mus_per_cm, COL_G, l->g, COL_D,
+                                          l->thickness_cm, -1);
+    }
+    const double v[N_SPINS] = {p->dz_cm,   p->dr_cm,  p->nz, p->nr, p->na, (double)p->n_photons,
+                               p->n_above, p->n_below};
+    for (int i = 0; i < N_SPINS; i++)
+        gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->spins[i]), v[i]);
+}
+
+static double spin(FmMcmlWindow *self, int i)
+{
+    return gtk_spin_button_get_value(GTK_SPIN_BUTTON(self->spins[i]));
+}
+
+static void read_editor(FmMcmlWindow *self, fm_mcml_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->dz_cm = spin(self, SPIN_DZ);
+    p->dr_cm = spin(self, SPIN_DR);
+    p->nz = (int)spin(self, SPIN_NZ);
+    p->nr = (int)spin(self, SPIN_NR);
+    p->na = (int)spin(self, SPIN_NA);
+    p->n_photons = (long long)spin(self, SPIN_PHOTONS);
+    p->n_above = spin(self, SPIN_N_ABOVE);
+    p->n_below = spin(self, SPIN_N_BELOW);
+    p->record_absorption = 1;
+    p->seed = 1;
+    GtkTreeIter it;
+    gboolean ok = gtk_tree_model_get_iter_first(GTK_TREE_MODEL(self->layers), &it);
+    while (ok && p->n_layers < FM_MCML_MAX_LAYERS) {
+        fm_mcml_layer *l = &p->layers[p->n_layers++];
+        gtk_tree_model_get(GTK_TREE_MODEL(self->layers), &it, COL_N, &l->n, COL_MUA, &l->mua_per_cm,
+                           COL_MUS, &l->mus_per_cm, COL_G, &l->g, COL_D, &l->thickness_cm, -1);
+        ok = gtk_tree_model_iter_next(GTK_TREE_MODEL(self->layers), &it);
+    }
+}
+
+gboolean fm_mcml_window_load_preset(FmMcmlWindow *win, const char *name)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(fm_mci_file) file = fm_mci_preset(name, &error);
+    if (file == NULL) {
+        fm_mcml_window_set_status(win, error->message);
+        return FALSE;
+    }
+    fill_editor(win, &file->runs[0].params);
+    gtk_combo_box_set_active_id(GTK_COMBO_BOX(win->preset), name);
+    return TRUE;
+}
+
+gboolean fm_mcml_window_open_mci(FmMcmlWindow *win, const char *path, GError **error)
+{
+    g_autoptr(fm_mci_file) file = fm_mci_read(path, error);
+    if (file == NULL)
+        return FALSE;
+    fill_editor(win, &file->runs[0].params);
+    return TRUE;
+}
+
+gboolean fm_mcml_window_save_mci(FmMcmlWindow *win, const char *path, GError **error)
+{
+    fm_mcml_params p;
+    read_editor(win, &p);
+    g_autofree char *base = g_path_get_basename(path);
+    g_autofree char *stem =
+        g_str_has_suffix(base, ".mci") ? g_strndup(base, strlen(base) - 4) : g_strdup(base);
+    g_autofree char *out = g_strconcat(stem, ".mco", NULL);
+    g_autoptr(fm_mci_file) file = fm_mci_file_new_single(&p, out);
+    return fm_mci_write(path, file, error);
+}
+
+gboolean fm_mcml_window_save_mco(FmMcmlWindow *win, const char *path, GError **error)
+{
+    if (win->last_result == NULL) {
+        g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("no finished run"));
+        return FALSE;
+    }
+    fm_mci_run run = {
+        .output_name = win->last_output_name, .format = 'A', .params = win->last_params};
+    fm_mcml_result r;
+    gboolean ok = fm_mcml_result_from_maps(win->last_result, &win->last_params, &r, error) &&
+                  fm_mco_write(path, &run, &r, win->last_result->elapsed_ms / 1000.0, error);
+    fm_mcml_result_clear(&r);
+    return ok;
+}
+
+void fm_mcml_window_set_photons(FmMcmlWindow *win, double photons)
+{
+    gtk_spin_button_set_value(GTK_SPIN_BUTTON(win->spins[SPIN_PHOTONS]), photons);
+}
+
+/* ---- results ---- */
+
+static void show_curve(GtkWidget *plot, const fm_result *result, const char *name, double step,
+                       double scale)
+{
+    const fm_map *m = fm_result_get_map(result, name);
+    if (m == NULL) {
+        fm_plot_view_clear(FM_PLOT_VIEW(plot));
+        return;
+    }
+    g_autofree double *x = g_new(double, m->width);
+    g_autofree double *y = g_new(double, m->width);
+    for (int i = 0; i < m->width; i++) {
+        x[i] = (i + 0.5) * step * scale;
+        y[i] = m->data[i];
+    }
+    /* MCML's last bin collects everything beyond the grid: not part of the curve */
+    fm_plot_view_set_series(FM_PLOT_VIEW(plot), x, y, MAX(m->width - 1, 1));
+}
+
+static void show_result(FmMcmlWindow *self, const fm_result *result)
+{
+    g_clear_pointer(&self->last_result, fm_result_free);
+    self->last_result = fm_result_new(result->method_id);
+    self->last_result->elapsed_ms = result->elapsed_ms;
+    for (guint i = 0; i < result->maps->len; i++) {
+        const fm_map *m = result->maps->pdata[i];
+        fm_map *copy = fm_map_new(m->name, m->unit, m->width, m->height, m->n_frames);
+        memcpy(copy->data, m->data, fm_map_n_values(m) * sizeof(float));
+        fm_result_add_map(self->last_result, copy);
+    }
+    const fm_mcml_params *p = &self->last_params;
+    g_clear_pointer(&self->log_fluence, g_free);
+    const fm_map *fluence = fm_result_get_map(result, "fluence_rz");
+    if (fluence) {
+        gsize n = fm_map_n_values(fluence);
+        self->log_fluence = g_new(float, n);
+        for (gsize i = 0; i < n; i++)
+            self->log_fluence[i] = fluence->data[i] > 0 ? log10f(fluence->data[i]) : NAN;
+    }
+    double top = 0;
+    for (int k = 0; k < p->n_layers; k++) {
+        top += p->layers[k].thickness_cm;
+        self->bounds[k] = top / p->dz_cm;
+    }
+    gtk_widget_queue_draw(self->area);
+    show_curve(self->rd_plot, result, "rd_r", p->dr_cm, 1.0);
+    show_curve(self->tt_plot, result, "tt_r", p->dr_cm, 1.0);
+    show_curve(self->rda_plot, result, "rd_a", 90.0 / p->na, 1.0);
+
+    const fm_map *rat = fm_result_get_map(result, "rat");
+    for (int i = 0; i < 4 && rat; i++) {
+        self->shown_totals[i] = rat->data[i];
+        /* SE of Rd, A, Tt are rat[4..6]; Rsp is exact */
+        g_autofree char *text =
+            i == 0 ? g_strdup_printf("%.6f", rat->data[0])
+                   : g_strdup_printf("%.6f ± %.6f", rat->data[i], rat->data[3 + i]);
+        gtk_label_set_text(GTK_LABEL(self->totals[i]), text);
+    }
+    fm_mcml_window_set_status(self, result->note ? result->note : "");
+}
+
+static void job_progress(fm_job *job, double fraction, gpointer user)
+{
+    FmMcmlWindow *self = user;
+    gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(self->progress), fraction);
+}
+
+static void job_done(fm_job *job, gpointer user)
+{
+    FmMcmlWindow *self = user;
+    const fm_result *result = fm_job_get_result(job);
+    if (result)
+        show_result(self, result);
+    else if (fm_job_get_error(job))
+        fm_mcml_window_set_status(self, fm_job_get_error(job)->message);
+    g_clear_pointer(&self->job, fm_job_unref);
+    gtk_widget_set_sensitive(self->run, TRUE);
+    gtk_widget_set_sensitive(self->cancel, FALSE);
+    gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(self->progress), result ? 1.0 : 0.0);
+    g_object_unref(self); /* held while the job ran */
+}
+
+gboolean fm_mcml_window_run(FmMcmlWindow *self)
+{
+    if (self->job)
+        return FALSE;
+    fm_mcml_params p;
+    read_editor(self, &p);
+    p.record_absorption =
+        g_strcmp0(gtk_combo_box_get_active_id(GTK_COMBO_BOX(self->mode)), "rt_only") != 0;
+    char msg[FM_MSG_LEN] = "";
+    if (fm_mcml_check(&p, msg, sizeof msg) != FM_OK) {
+        fm_mcml_window_set_status(self, msg);
+        return FALSE;
+    }
+    g_autoptr(GError) error = NULL;
+    if (self->catalogue == NULL) {
+        g_autofree char *dir = fm_catalogue_default_dir();
+        self->catalogue = fm_catalogue_open(dir, &error);
+        if (self->catalogue == NULL) {
+            fm_mcml_window_set_status(self, error->message);
+            return FALSE;
+        }
+        g_clear_error(&error);
+    }
+    /* The edited model is saved as an .mci beside the catalogue: the run records the file it
+     * simulated (path and sha256) like any other input. */
+    g_autofree char *inputs =
+        g_build_filename(fm_catalogue_dir(self->catalogue), "mcml-inputs", NULL);
+    g_mkdir_with_parents(inputs, 0755);
+    g_autofree char *name = g_strdup_printf("input-%" G_GINT64_FORMAT ".mci", g_get_real_time());
+    g_autofree char *path = g_build_filename(inputs, name, NULL);
+    if (!fm_mcml_window_save_mci(self, path, &error)) {
+        fm_mcml_window_set_status(self, error->message);
+        return FALSE;
+    }
+    g_autoptr(fm_dataset) input = fm_mci_dataset_new(path, &error);
+    if (input == NULL) {
+        fm_mcml_window_set_status(self, error->message);
+        return FALSE;
+    }
+    const fm_method *method = fm_method_find("mcml.run");
+    g_autoptr(fm_params) params = fm_method_default_params(method);
+    fm_params_set_from_string(params, "mode", p.record_absorption ? "full" : "rt_only", NULL);
+    fm_backend backend = FM_BACKEND_AUTO;
+    const char *b = gtk_combo_box_get_active_id(GTK_COMBO_BOX(self->backend));
+    if (g_strcmp0(b, "cpu") == 0)
+        backend = FM_BACKEND_CPU;
+    else if (g_strcmp0(b, "cuda") == 0)
+        backend = FM_BACKEND_CUDA;
+    self->last_params = p;
+    g_free(self->last_output_name);
+    self->last_output_name = g_strdup("fluxmap.mco");
+    g_object_ref(self);
+    self->job = fm_job_start(method, input, params, NULL, backend, self->catalogue, job_progress,
+                             job_done, self);
+    gtk_widget_set_sensitive(self->run, FALSE);
+    gtk_widget_set_sensitive(self->cancel, TRUE);
+    fm_mcml_window_set_status(self, _("Running…"));
+    return TRUE;
+}
+
+void fm_mcml_window_cancel(FmMcmlWindow *win)
+{
+    if (win->job)
+        fm_job_cancel(win->job);
+}
+
+gboolean fm_mcml_window_is_running(FmMcmlWindow *win)
+{
+    return win->job != NULL;
+}
+
+gboolean fm_mcml_window_get_totals(FmMcmlWindow *win, double totals[4])
+{
+    if (win->last_result == NULL)
+        return FALSE;
+    memcpy(totals, win->shown_totals, sizeof win->shown_totals);
+    return TRUE;
+}
+
+const float *fm_mcml_window_get_map(FmMcmlWindow *win, int *width, int *height)
+{
+    *width = win->last_params.nr;
+    *height = win->last_params.nz;
+    return win->log_fluence;
+}
+
+const char *fm_mcml_window_get_status(FmMcmlWindow *win)
+{
+    return win->status_text;
+}
+
+static void fm_mcml_window_dispose(GObject *object)
+{
+    FmMcmlWindow *self = FM_MCML_WINDOW(object);
+    if (self->job)
+        fm_job_cancel(self->job);
+    G_OBJECT_CLASS(fm_mcml_window_parent_class)->dispose(object);
+}
+
+static void fm_mcml_window_finalize(GObject *object)
+{
+    FmMcmlWindow *self = FM_MCML_WINDOW(object);
+    g_clear_object(&self->layers);
+    g_clear_pointer(&self->catalogue, fm_catalogue_close);
+    g_clear_pointer(&self->last_result, fm_result_free);
+    g_free(self->log_fluence);
+    g_free(self->last_output_name);
+    g_free(self->status_text);
+    G_OBJECT_CLASS(fm_mcml_window_parent_class)->finalize(object);
+}
+
+static void fm_mcml_window_class_init(FmMcmlWindowClass *klass)
+{
+    G_OBJECT_CLASS(klass)->dispose = fm_mcml_window_dispose;
+    G_OBJECT_CLASS(klass)->finalize = fm_mcml_window_finalize;
+}
+
+static void fm_mcml_window_init(FmMcmlWindow *self)
+{
+    fm_mcml_window_build(self);
+    fm_mcml_window_load_preset(self, "mcml_sample");
+}
+
+FmMcmlWindow *fm_mcml_window_new(GtkApplication *app)
+{
+    return g_object_new(FM_TYPE_MCML_WINDOW, "application", app, NULL);
+}

@@ -1,0 +1,296 @@
+/* DCE entry points: defaults, validation, backend choice, CUDA-to-CPU fallback and the run
+ * report. */
+#include "dce.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../device.h"
+#include "../device_private.h"
+#include "dce_impl.h"
+#include "fm_config.h"
+
+static const char *const param_names[FM_DCE_N_PARAMS] = {"ka", "kp", "kl", "tau_a", "tau_p"};
+
+void fm_dce_params_defaults(fm_dce_params *p)
+{
+    /* The paper's starting point and stopping rule; bounds wide enough for any physiological
+     * liver (rates well above hepatic arterial and portal flows, delays of a few seconds). */
+    static const double initial[FM_DCE_N_PARAMS] = {10, 80, 200, 2, 3};
+    static const double upper[FM_DCE_N_PARAMS] = {1000, 1000, 1000, 10, 10};
+    memset(p, 0, sizeof *p);
+    for (int i = 0; i < FM_DCE_N_PARAMS; i++) {
+        p->initial[i] = initial[i];
+        p->lower[i] = 0;
+        p->upper[i] = upper[i];
+    }
+    p->model_dt_s = 0;
+    p->max_iterations = 600;
+    p->tolerance = 1e-8;
+    p->n_devices = 0;
+}
+
+static fm_status check_curve(const double *v, int n, const char *name, char *msg, size_t msg_len)
+{
+    if (!v)
+        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "%s is missing", name);
+    for (int i = 0; i < n; i++)
+        if (!isfinite(v[i]))
+            return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "%s[%d] is not finite (%g)", name,
+                           i, v[i]);
+    return FM_OK;
+}
+
+fm_status fm_dce_check(const fm_dce_params *p, char *msg, size_t msg_len)
+{
+    fm_status st;
+    if (!p)
+        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "parameters are missing");
+    if (p->n_times < 8)
+        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
+                       "n_times must be >= 8 frames (got %d)", p->n_times);
+    if ((st = check_curve(p->times_s, p->n_times, "times_s", msg, msg_len)) != FM_OK ||
+        (st = check_curve(p->ca, p->n_times, "ca", msg, msg_len)) != FM_OK ||
+        (st = check_curve(p->cp, p->n_times, "cp", msg, msg_len)) != FM_OK)
+        return st;
+    double min_step = HUGE_VAL;
+    for (int i = 1; i < p->n_times; i++) {
+        double step = p->times_s[i] - p->times_s[i - 1];
+        if (!(step > 0))
+            return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
+                           "times_s must be strictly increasing: times_s[%d] = %g s follows "
+                           "times_s[%d] = %g s", i, p->times_s[i], i - 1, p->times_s[i - 1]);
+        min_step = step < min_step ? step : min_step;
+    }
+    if (!isfinite(p->model_dt_s) || p->model_dt_s < 0)
+        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
+                       "model_dt_s must be 0 (smallest frame interval) or > 0 s (got %g)",
+                       p->model_dt_s);
+    const double dt = p->model_dt_s > 0 ? p->model_dt_s : min_step;
+    const double span = p->times_s[p->n_times - 1] - p->times_s[0];
+    if (span / dt + 2 > FM_DCE_MAX_GRID)
+        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
+                       "model_dt_s %g s makes %.0f grid points over the %g s series; at most %d "
+                       "are supported", dt, span / dt + 2, span, FM_DCE_MAX_GRID);
+    for (int i = 0; i < FM_DCE_N_PARAMS; i++) {
+        const double lo = p->lower[i], hi = p->upper[i], x0 = p->initial[i];
+        if (!isfinite(lo) || !isfinite(hi) || !isfinite(x0))
+            return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
+                           "initial, lower and upper of %s must be finite (got %g, %g, %g)",
+                           param_names[i], x0, lo, hi);
+        if (lo < 0)
+            /* Delays >= 0 keep the model a linear convolution (dce_math.h); rates are >= 0. */
+            return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "lower.%s must be >= 0 (got %g)",
+                           param_names[i], lo);
+        if (!(lo <= x0 && x0 <= hi))
+            return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
+                           "initial.%s = %g lies outside its bounds [%g, %g]", param_names[i],
+                           x0, lo, hi);
+    }
+    if (p->max_iterations < 1)
+        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
+                       "max_iterations must be >= 1 (got %d)", p->max_iterations);
+    if (!isfinite(p->tolerance) || p->tolerance < 0)
+        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
+                       "tolerance must be a finite value >= 0 (got %g)", p->tolerance);
+    if (p->n_devices < 0)
+        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "n_devices must be >= 0 (got %d)",
+                       p->n_devices);
+    return FM_OK;
+}
+
+fm_status fm_dce_tables_build(const fm_dce_params *p, fm_dce_tables *t, char *msg,
+                              size_t msg_len)
+{
+    memset(t, 0, sizeof *t);
+    fm_dce_plan *pl = &t->plan;
+    const int nt = p->n_times;
+    const double t0 = p->times_s[0], span = p->times_s[nt - 1] - t0;
+    double dt = p->model_dt_s;
+    if (!(dt > 0)) {
+        dt = HUGE_VAL;
+        for (int i = 1; i < nt; i++)
+            dt = fmin(dt, p->times_s[i] - p->times_s[i - 1]);
+    }
+    /* The grid covers the last frame; a frame within 1e-9 steps of a grid point sits on it. */
+    int m = (int)floor(span / dt + 1e-9) + 1;
+    if (t0 + (m - 1) * dt < p->times_s[nt - 1] - 1e-9 * dt)
+        m++;
+    int n = 1, log2n = 0, pad = 1;
+    while (n < 2 * m) {
+        n *= 2;
+        log2n++;
+    }
+    while (pad < nt)
+        pad *= 2;
+    pl->n_times = nt;
+    pl->n_grid = m;
+    pl->n_fft = n;
+    pl->log2_fft = log2n;
+    pl->n_pad = pad;
+    pl->dt_s = dt;
+    for (int i = 0; i < FM_DCE_N_PARAMS; i++) {
+        pl->lower[i] = p->lower[i];
+        pl->upper[i] = p->upper[i];
+    }
+
+    t->n_doubles = (size_t)2 * n + 2 * n + 2 * (size_t)m + nt;
+    t->n_ints = (size_t)nt;
+    t->doubles = calloc(t->n_doubles, sizeof(double));
+    t->ints = calloc(t->n_ints, sizeof(int));
+    if (!t->doubles || !t->ints) {
+        fm_dce_tables_free(t);
+        return fm_fail(FM_ERR_NO_MEMORY, msg, msg_len, "no memory for the model tables");
+    }
+    double *tw = t->doubles, *spec = tw + 2 * n, *ca = spec + 2 * n, *cp = ca + m,
+           *fw = cp + m;
+    int *fj = t->ints;
+    for (int k = 0; k < n; k++) {
+        const double a = 2.0 * M_PI * k / n;
+        tw[2 * k] = cos(a);
+        tw[2 * k + 1] = -sin(a);
+    }
+    /* Inputs resampled onto the grid by linear interpolation (held at the last frame). */
+    int seg = 0;
+    for (int j = 0; j < m; j++) {
+        const double tj = t0 + j * dt;
+        while (seg < nt - 2 && p->times_s[seg + 1] < tj)
+            seg++;
+        const double ta = p->times_s[seg], tb = p->times_s[seg + 1];
+        double w = (tj - ta) / (tb - ta);
+        w = w < 0 ? 0 : (w > 1 ? 1 : w);
+        ca[j] = (1 - w) * p->ca[seg] + w * p->ca[seg + 1];
+        cp[j] = (1 - w) * p->cp[seg] + w * p->cp[seg + 1];
+    }
+    pl->ca0 = ca[0];
+    pl->cp0 = cp[0];
+    for (int j = 0; j < m; j++) {
+        ca[j] -= pl->ca0;
+        cp[j] -= pl->cp0;
+        spec[2 * j] = ca[j];
+        spec[2 * j + 1] = cp[j];
+    }
+    /* One complex FFT gives both spectra: DFT(a + i b) = A + i B. They do not depend on any
+     * fitted parameter, so every voxel and every cost evaluation reuses them. */
+    fm_dce_fft_serial(spec, tw, n, log2n, 0);
+    for (int i = 0; i < nt; i++) {
+        const double pos = (p->times_s[i] - t0) / dt;
+        int j = (int)floor(pos + 1e-9);
+        double w = pos - j;
+        if (fabs(w) < 1e-9 || j >= m - 1)
+            w = 0;
+        if (j > m - 1)
+            j = m - 1;
+        fj[i] = j;
+        fw[i] = w;
+    }
+    pl->twiddle = tw;
+    pl->spectrum = spec;
+    pl->ca_grid = ca;
+    pl->cp_grid = cp;
+    pl->frame_w = fw;
+    pl->frame_j = fj;
+    return FM_OK;
+}
+
+void fm_dce_tables_free(fm_dce_tables *t)
+{
+    free(t->doubles);
+    free(t->ints);
+    t->doubles = NULL;
+    t->ints = NULL;
+}
+
+fm_status fm_dce_model(const fm_dce_params *params, const double theta[FM_DCE_N_PARAMS],
+                       double *curve, char *msg, size_t msg_len)
+{
+    fm_dce_tables t;
+    fm_status st = fm_dce_check(params, msg, msg_len);
+    if (st != FM_OK)
+        return st;
+    if (!theta || !curve)
+        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "theta or curve is NULL");
+    for (int i = 0; i < FM_DCE_N_PARAMS; i++)
+        if (!isfinite(theta[i]))
+            return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "theta.%s is not finite",
+                           param_names[i]);
+    if ((st = fm_dce_tables_build(params, &t, msg, msg_len)) != FM_OK)
+        return st;
+    const fm_dce_plan *pl = &t.plan;
+    double *z = malloc(sizeof(double) * 2 * pl->n_fft);
+    if (!z) {
+        fm_dce_tables_free(&t);
+        return fm_fail(FM_ERR_NO_MEMORY, msg, msg_len, "no memory for the model spectrum");
+    }
+    fm_dce_eval e;
+    fm_dce_eval_setup(pl, theta, &e);
+    for (int k = 0; k <= pl->n_fft / 2; k++)
+        fm_dce_fill(pl, &e, k, z);
+    for (int half = 1; half < pl->n_fft; half *= 2)
+        for (int b = 0; b < pl->n_fft / 2; b++)
+            fm_dce_butterfly(z, pl->twiddle, pl->n_fft, half, b, 1);
+    for (int i = 0; i < pl->n_times; i++)
+        curve[i] = fm_dce_frame_value(pl, &e, z, i);
+    free(z);
+    fm_dce_tables_free(&t);
+    return FM_OK;
+}
+
+fm_status fm_dce_fit(const fm_dce_params *params, const float *tissue, long long n_voxels,
+                     fm_dce_outputs *out, fm_backend backend, fm_tick_fn tick, void *tick_user,
+                     fm_run_info *info, char *msg, size_t msg_len)
+{
+    fm_run_info local;
+    fm_dce_tables tables;
+    long long invalid = 0;
+    const double start = fm_now_ms();
+    if (!info)
+        info = &local;
+    memset(info, 0, sizeof *info);
+    fm_status status = fm_dce_check(params, msg, msg_len);
+    if (status != FM_OK)
+        return status;
+    if (n_voxels < 0)
+        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "n_voxels must be >= 0 (got %lld)",
+                       n_voxels);
+    if (!tissue && n_voxels > 0)
+        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "tissue curves are NULL");
+    if (!out)
+        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "outputs are NULL");
+    status = fm_backend_resolve(backend, info, msg, msg_len);
+    if (status != FM_OK)
+        return status;
+    if ((status = fm_dce_tables_build(params, &tables, msg, msg_len)) != FM_OK)
+        return status;
+    fm_dce_job job = {.params = params, .plan = &tables.plan, .tables = &tables,
+                      .tissue = tissue, .n_voxels = n_voxels, .out = out, .tick = tick,
+                      .tick_user = tick_user, .invalid = &invalid};
+#if FM_HAVE_CUDA
+    if (info->backend_used == FM_BACKEND_CUDA) {
+        char why[FM_MSG_LEN] = "";
+        status = fm_dce_cuda_run(&job, why, sizeof why);
+        if (status == FM_ERR_DEVICE && backend == FM_BACKEND_AUTO) {
+            /* AUTO promises an answer: redo everything on the CPU and say why. */
+            invalid = 0;
+            fm_backend_resolve(FM_BACKEND_CPU, info, NULL, 0);
+            info->fell_back = 1;
+            snprintf(info->fallback_reason, sizeof info->fallback_reason, "%s", why);
+        } else {
+            if (status != FM_OK)
+                fm_fail(status, msg, msg_len, "%s", why);
+            goto done;
+        }
+    }
+#endif
+    status = fm_dce_cpu_run(&job, msg, msg_len);
+#if FM_HAVE_CUDA
+done:
+#endif
+    /* Voxels whose curve held NaN or inf come back as NaN maps (both backends count them). */
+    info->invalid_values = status == FM_OK ? invalid : 0;
+    fm_dce_tables_free(&tables);
+    info->elapsed_ms = fm_now_ms() - start;
+    return status;
+}

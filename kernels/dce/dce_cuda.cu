@@ -1,0 +1,300 @@
+/* CUDA DCE fit after Wang & Cao (2012): one block per voxel, threads over frequencies and time
+ * points, a block-level FFT in shared memory, Nelder-Mead bookkeeping by thread 0; chunks of
+ * voxels stream through pinned buffers on two streams; several GPUs split the voxels. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../cuda_check.h"
+#include "../device_private.h"
+#include "dce_impl.h"
+
+#define MAX_THREADS 256
+#define N_SLOTS 2                /* chunks in flight, one stream each */
+#define CHUNK_VOXELS 32768LL     /* enough blocks to fill an H100 many times over per launch */
+
+typedef struct {
+    double initial[FM_DCE_N_PARAMS];
+    double tolerance;
+    int max_iterations;
+} nm_settings;
+
+/* One block fits one voxel. Every thread evaluates the same cost terms (dce_math.h) as the CPU
+ * twin, in the same order per element; the block-wide sums follow the twin's pairwise tree, so
+ * the costs, and therefore the simplex path, are the same bits on both backends. */
+__global__ void dce_fit(const fm_dce_plan p, const nm_settings nm, const float *tissue,
+                        int n_voxels, double *records)
+{
+    extern __shared__ double smem[];
+    __shared__ fm_nm_state s;
+    __shared__ int more;
+    const int n = p.n_fft, tid = threadIdx.x, nthreads = blockDim.x, v = blockIdx.x;
+    double *y = smem, *r2 = y + 2 * n, *c = r2 + p.n_pad;
+    const float *tv = tissue + (size_t)v * p.n_times;
+
+    for (int i = tid; i < p.n_times; i += nthreads)
+        c[i] = tv[i];
+    __syncthreads();
+    if (tid == 0) {
+        more = fm_dce_curve_finite(c, p.n_times);
+        if (more)
+            fm_nm_begin(&s, FM_DCE_N_PARAMS, nm.initial, nm.max_iterations, 0, nm.tolerance,
+                        -1.0);
+    }
+    __syncthreads();
+    if (!more) {
+        if (tid == 0) {
+            double rec[FM_DCE_OUT_COUNT];
+            fm_dce_record_invalid(rec);
+            for (int o = 0; o < FM_DCE_OUT_COUNT; o++)
+                records[(size_t)o * n_voxels + v] = rec[o];
+        }
+        return;
+    }
+    for (;;) {
+        fm_dce_eval e;
+        fm_dce_eval_setup(&p, s.x, &e);
+        for (int k = tid; k <= n / 2; k += nthreads)
+            fm_dce_fill(&p, &e, k, y);
+        __syncthreads();
+        for (int half = 1; half < n; half *= 2) {
+            for (int b = tid; b < n / 2; b += nthreads)
+                fm_dce_butterfly(y, p.twiddle, n, half, b, 1);
+            __syncthreads();
+        }
+        for (int i = tid; i < p.n_pad; i += nthreads)
+            r2[i] = fm_dce_residual2(&p, &e, y, c, i);
+        __syncthreads();
+        for (int st = p.n_pad / 2; st > 0; st >>= 1) {
+            for (int i = tid; i < st; i += nthreads)
+                r2[i] += r2[i + st];
+            __syncthreads();
+        }
+        if (tid == 0)
+            more = fm_nm_feed(&s, r2[0]);
+        __syncthreads();
+        if (!more)
+            break;
+    }
+    if (tid == 0) {
+        double rec[FM_DCE_OUT_COUNT];
+        fm_dce_record(&p, &s, c, rec);
+        for (int o = 0; o < FM_DCE_OUT_COUNT; o++)
+            records[(size_t)o * n_voxels + v] = rec[o];
+    }
+}
+
+typedef struct {
+    const fm_dce_job *job;
+    int device;
+    long long lo, hi;     /* voxels of this GPU */
+    long long done;       /* voxels stored, read by the polling thread */
+    long long invalid;
+    volatile int *cancel;
+    int finished;
+    fm_status status;
+    char msg[FM_MSG_LEN];
+} gpu_work;
+
+typedef struct {
+    long long v0;
+    int n;
+} pending_chunk;
+
+/* Copies a finished chunk's records from pinned memory into the caller's maps. */
+static void drain(gpu_work *w, const double *h_rec, pending_chunk *pc)
+{
+    for (int i = 0; i < pc->n; i++) {
+        double rec[FM_DCE_OUT_COUNT];
+        for (int o = 0; o < FM_DCE_OUT_COUNT; o++)
+            rec[o] = h_rec[(size_t)o * pc->n + i];
+        w->invalid += rec[FM_DCE_OUT_KA] != rec[FM_DCE_OUT_KA];
+        fm_dce_store(w->job->out, pc->v0 + i, rec);
+    }
+    __atomic_add_fetch(&w->done, (long long)pc->n, __ATOMIC_RELEASE);
+    pc->n = 0;
+}
+
+static fm_status run_device(gpu_work *w)
+{
+    const fm_dce_job *job = w->job;
+    const fm_dce_tables *tab = job->tables;
+    const int nt = job->plan->n_times;
+    char *msg = w->msg;
+    size_t msg_len = sizeof w->msg;
+    fm_status status = FM_OK;
+    double *d_doubles = NULL;
+    int *d_ints = NULL;
+    cudaStream_t stream[N_SLOTS] = {NULL, NULL};
+    float *h_in[N_SLOTS] = {NULL, NULL}, *d_in[N_SLOTS] = {NULL, NULL};
+    double *h_rec[N_SLOTS] = {NULL, NULL}, *d_rec[N_SLOTS] = {NULL, NULL};
+    pending_chunk pend[N_SLOTS] = {{0, 0}, {0, 0}};
+    const long long total = w->hi - w->lo;
+    const long long chunk = total < CHUNK_VOXELS ? total : CHUNK_VOXELS;
+    fm_dce_plan p = *job->plan;
+    nm_settings nm;
+    int threads = p.n_fft / 2;
+    threads = threads < 32 ? 32 : (threads > MAX_THREADS ? MAX_THREADS : threads);
+    const size_t smem = sizeof(double) * ((size_t)2 * p.n_fft + p.n_pad + nt);
+
+    for (int i = 0; i < FM_DCE_N_PARAMS; i++)
+        nm.initial[i] = job->params->initial[i];
+    nm.tolerance = job->params->tolerance;
+    nm.max_iterations = job->params->max_iterations;
+
+    FM_CUDA_TRY(cudaSetDevice(w->device));
+    if (smem > 48 * 1024)
+        FM_CUDA_TRY(cudaFuncSetAttribute(dce_fit, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)smem));
+    /* The same table bits as the CPU twin, rebased onto device pointers. */
+    FM_CUDA_TRY(cudaMalloc((void **)&d_doubles, tab->n_doubles * sizeof(double)));
+    FM_CUDA_TRY(cudaMalloc((void **)&d_ints, tab->n_ints * sizeof(int)));
+    FM_CUDA_TRY(cudaMemcpy(d_doubles, tab->doubles, tab->n_doubles * sizeof(double),
+                           cudaMemcpyHostToDevice));
+    FM_CUDA_TRY(cudaMemcpy(d_ints, tab->ints, tab->n_ints * sizeof(int), cudaMemcpyHostToDevice));
+    p.twiddle = d_doubles + (p.twiddle - tab->doubles);
+    p.spectrum = d_doubles + (p.spectrum - tab->doubles);
+    p.ca_grid = d_doubles + (p.ca_grid - tab->doubles);
+    p.cp_grid = d_doubles + (p.cp_grid - tab->doubles);
+    p.frame_w = d_doubles + (p.frame_w - tab->doubles);
+    p.frame_j = d_ints + (p.frame_j - tab->ints);
+
+    for (int k = 0; k < N_SLOTS && chunk > 0; k++) {
+        FM_CUDA_TRY(cudaStreamCreateWithFlags(&stream[k], cudaStreamNonBlocking));
+        FM_CUDA_TRY(cudaHostAlloc((void **)&h_in[k], (size_t)chunk * nt * sizeof(float),
+                                  cudaHostAllocDefault));
+        FM_CUDA_TRY(cudaHostAlloc((void **)&h_rec[k],
+                                  (size_t)chunk * FM_DCE_OUT_COUNT * sizeof(double),
+                                  cudaHostAllocDefault));
+        FM_CUDA_TRY(cudaMalloc((void **)&d_in[k], (size_t)chunk * nt * sizeof(float)));
+        FM_CUDA_TRY(cudaMalloc((void **)&d_rec[k],
+                               (size_t)chunk * FM_DCE_OUT_COUNT * sizeof(double)));
+    }
+    /* While one slot's chunk computes, the host fills the other slot's pinned buffer and drains
+     * its previous results. */
+    for (long long v0 = w->lo, c = 0; v0 < w->hi; v0 += chunk, c++) {
+        const int k = (int)(c % N_SLOTS);
+        const int nv = (int)(w->hi - v0 < chunk ? w->hi - v0 : chunk);
+        if (pend[k].n) {
+            FM_CUDA_TRY(cudaStreamSynchronize(stream[k]));
+            drain(w, h_rec[k], &pend[k]);
+        }
+        if (*w->cancel)
+            break;
+        memcpy(h_in[k], job->tissue + v0 * nt, (size_t)nv * nt * sizeof(float));
+        FM_CUDA_TRY(cudaMemcpyAsync(d_in[k], h_in[k], (size_t)nv * nt * sizeof(float),
+                                    cudaMemcpyHostToDevice, stream[k]));
+        dce_fit<<<nv, threads, smem, stream[k]>>>(p, nm, d_in[k], nv, d_rec[k]);
+        FM_CUDA_CHECK_LAUNCH("dce_fit");
+        FM_CUDA_TRY(cudaMemcpyAsync(h_rec[k], d_rec[k],
+                                    (size_t)nv * FM_DCE_OUT_COUNT * sizeof(double),
+                                    cudaMemcpyDeviceToHost, stream[k]));
+        pend[k].v0 = v0;
+        pend[k].n = nv;
+    }
+    for (int k = 0; k < N_SLOTS; k++) {
+        if (pend[k].n) {
+            FM_CUDA_TRY(cudaStreamSynchronize(stream[k]));
+            drain(w, h_rec[k], &pend[k]);
+        }
+    }
+cleanup:
+    for (int k = 0; k < N_SLOTS; k++) {
+        if (stream[k])
+            cudaStreamSynchronize(stream[k]);
+        cudaFreeHost(h_in[k]);
+        cudaFreeHost(h_rec[k]);
+        cudaFree(d_in[k]);
+        cudaFree(d_rec[k]);
+        if (stream[k])
+            cudaStreamDestroy(stream[k]);
+    }
+    cudaFree(d_doubles);
+    cudaFree(d_ints);
+    return status;
+}
+
+static void *device_thread(void *arg)
+{
+    gpu_work *w = (gpu_work *)arg;
+    w->status = run_device(w);
+    __atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+extern "C" fm_status fm_dce_cuda_run(const fm_dce_job *job, char *msg, size_t msg_len)
+{
+    fm_status status = FM_OK;
+    volatile int cancel = 0;
+    int n_dev = 0, started = 0;
+    gpu_work *work = NULL;
+    pthread_t *threads = NULL;
+    char why[FM_MSG_LEN] = "";
+
+    if (job->n_voxels == 0)
+        return FM_OK;
+    n_dev = fm_device_count(why, sizeof why);
+    if (n_dev <= 0)
+        return fm_fail(FM_ERR_NO_DEVICE, msg, msg_len, "no CUDA device: %s", why);
+    if (job->params->n_devices > 0 && job->params->n_devices < n_dev)
+        n_dev = job->params->n_devices;
+    if ((long long)n_dev > job->n_voxels)
+        n_dev = (int)job->n_voxels;
+    work = (gpu_work *)calloc((size_t)n_dev, sizeof *work);
+    threads = (pthread_t *)calloc((size_t)n_dev, sizeof *threads);
+    if (!work || !threads) {
+        status = fm_fail(FM_ERR_NO_MEMORY, msg, msg_len, "out of memory for GPU work");
+        goto cleanup;
+    }
+    /* Contiguous equal shares: voxels are independent, and the cost per voxel is similar. */
+    for (int d = 0; d < n_dev; d++) {
+        work[d].job = job;
+        work[d].device = d;
+        work[d].lo = job->n_voxels * d / n_dev;
+        work[d].hi = job->n_voxels * (d + 1) / n_dev;
+        work[d].cancel = &cancel;
+    }
+    for (; started < n_dev; started++) {
+        if (pthread_create(&threads[started], NULL, device_thread, &work[started]) != 0) {
+            cancel = 1;
+            status = fm_fail(FM_ERR_DEVICE, msg, msg_len,
+                             "could not start a host thread for GPU %d", started);
+            break;
+        }
+    }
+    /* The calling thread reports progress and forwards a cancel between chunks. */
+    for (;;) {
+        int all = 1;
+        long long done = 0;
+        for (int d = 0; d < started; d++) {
+            all &= __atomic_load_n(&work[d].finished, __ATOMIC_ACQUIRE);
+            done += __atomic_load_n(&work[d].done, __ATOMIC_ACQUIRE);
+        }
+        if (all)
+            break;
+        if (job->tick && !cancel && job->tick(job->tick_user, (double)done / job->n_voxels))
+            cancel = 1;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    for (int d = 0; d < started; d++)
+        pthread_join(threads[d], NULL);
+    if (status != FM_OK)
+        goto cleanup;
+    for (int d = 0; d < n_dev; d++) {
+        if (work[d].status != FM_OK) {
+            status = fm_fail(work[d].status, msg, msg_len, "GPU %d: %s", d, work[d].msg);
+            goto cleanup;
+        }
+        *job->invalid += work[d].invalid;
+    }
+    if (cancel)
+        status = fm_fail(FM_ERR_CANCELLED, msg, msg_len, "cancelled");
+    else if (job->tick && job->tick(job->tick_user, 1.0))
+        status = fm_fail(FM_ERR_CANCELLED, msg, msg_len, "cancelled");
+cleanup:
+    free(work);
+    free(threads);
+    return status;
+}

@@ -1,0 +1,567 @@
+/* DCE per-voxel math written once for the CPU twin and CUDA: model tables, Fourier-domain
+ * convolution, deterministic exp, cost and the Nelder-Mead (Lagarias et al. 1998) state machine. */
+#pragma once
+
+#include <math.h>
+
+#include "dce.h"
+
+/* Bit-identical results on both backends (Wang & Cao report identical convergence) need the same
+ * roundings: nvcc would fuse a*b+c into one FMA, gcc for x86-64 does not (no FMA in the baseline
+ * ISA), so on the device every product that feeds a sum goes through __dmul_rn, which is never
+ * contracted. Division and sqrt are correctly rounded on both. Transcendentals use fm_dce_exp
+ * below instead of libm/libdevice, whose last bits differ. */
+#ifdef __CUDA_ARCH__
+#define FM_DMUL(a, b) __dmul_rn((a), (b))
+#else
+#define FM_DMUL(a, b) ((a) * (b))
+#endif
+
+#define FM_DCE_MAX_GRID 2048 /* model grid points; FFT length <= 4096 (64 KiB of shared memory) */
+#define FM_DCE_RATE_PER_S (1.0 / 6000.0) /* 1 ml/100g/min with tissue density 1 g/ml, in 1/s */
+
+/* Tables shared by every voxel of a run; the CUDA path uploads the same arrays, so both
+ * backends start from identical bits. Built on the host by fm_dce_plan_build (dce_plan.c). */
+typedef struct {
+    int n_times;   /* frames */
+    int n_grid;    /* M: uniform model grid points from the first frame time */
+    int n_fft;     /* N: power of two >= 2M, so the linear convolution never wraps */
+    int log2_fft;
+    int n_pad;     /* power of two >= n_times: width of the cost's pairwise sum */
+    double dt_s;   /* model grid step */
+    double ca0, cp0;             /* Ca, Cp at the first grid point */
+    const double *twiddle;       /* N complex e^{-2 pi i k / N}, interleaved re, im */
+    const double *spectrum;      /* N complex: DFT of (Ca - ca0) + i (Cp - cp0), zero-padded */
+    const double *ca_grid;       /* M values Ca - ca0 on the grid */
+    const double *cp_grid;       /* M values Cp - cp0 on the grid */
+    const double *frame_w;       /* n_times: frame i lies at grid position frame_j[i] + frame_w[i] */
+    const int *frame_j;
+    double lower[FM_DCE_N_PARAMS], upper[FM_DCE_N_PARAMS];
+} fm_dce_plan;
+
+/* ---- deterministic exp and expm1 (the same bits under gcc and nvcc) ---- */
+
+/* exp(r) for |r| <= ln2/2: Taylor series to r^13 by Horner, truncation < 5e-18 relative.
+ * Literal coefficients keep everything in registers on the device. */
+FM_HD static inline double fm_dce_exp_reduced(double r)
+{
+    double p = 1.0 / 6227020800.0;
+    p = FM_DMUL(p, r) + 1.0 / 479001600.0;
+    p = FM_DMUL(p, r) + 1.0 / 39916800.0;
+    p = FM_DMUL(p, r) + 1.0 / 3628800.0;
+    p = FM_DMUL(p, r) + 1.0 / 362880.0;
+    p = FM_DMUL(p, r) + 1.0 / 40320.0;
+    p = FM_DMUL(p, r) + 1.0 / 5040.0;
+    p = FM_DMUL(p, r) + 1.0 / 720.0;
+    p = FM_DMUL(p, r) + 1.0 / 120.0;
+    p = FM_DMUL(p, r) + 1.0 / 24.0;
+    p = FM_DMUL(p, r) + 1.0 / 6.0;
+    p = FM_DMUL(p, r) + 0.5;
+    p = FM_DMUL(p, r) + 1.0;
+    return FM_DMUL(p, r) + 1.0;
+}
+
+/* Cody-Waite reduction x = k ln2 + r with a split ln2 whose high part has trailing zero bits,
+ * so k * LN2_HI is exact; then ldexp, exact on both backends. About 1 ulp. */
+FM_HD static inline double fm_dce_exp(double x)
+{
+    const double LN2_HI = 6.93147180369123816490e-01, LN2_LO = 1.90821492927058770002e-10;
+    if (x < -745.0)
+        return 0.0;
+    if (x > 709.0)
+        return HUGE_VAL;
+    double k = floor(FM_DMUL(x, 1.4426950408889634074) + 0.5);
+    double r = (x - FM_DMUL(k, LN2_HI)) - FM_DMUL(k, LN2_LO);
+    return ldexp(fm_dce_exp_reduced(r), (int)k);
+}
+
+/* expm1 without cancellation near 0 (needed for (1 - e^{-kl dt}) when kl dt is small). */
+FM_HD static inline double fm_dce_expm1(double x)
+{
+    if (fabs(x) < 0.5) {
+        /* x (1 + x/2! + ... + x^17/18!): truncation < 1e-21 relative for |x| < 0.5 */
+        double p = 1.0 / 6402373705728000.0;
+        p = FM_DMUL(p, x) + 1.0 / 355687428096000.0;
+        p = FM_DMUL(p, x) + 1.0 / 20922789888000.0;
+        p = FM_DMUL(p, x) + 1.0 / 1307674368000.0;
+        p = FM_DMUL(p, x) + 1.0 / 87178291200.0;
+        p = FM_DMUL(p, x) + 1.0 / 6227020800.0;
+        p = FM_DMUL(p, x) + 1.0 / 479001600.0;
+        p = FM_DMUL(p, x) + 1.0 / 39916800.0;
+        p = FM_DMUL(p, x) + 1.0 / 3628800.0;
+        p = FM_DMUL(p, x) + 1.0 / 362880.0;
+        p = FM_DMUL(p, x) + 1.0 / 40320.0;
+        p = FM_DMUL(p, x) + 1.0 / 5040.0;
+        p = FM_DMUL(p, x) + 1.0 / 720.0;
+        p = FM_DMUL(p, x) + 1.0 / 120.0;
+        p = FM_DMUL(p, x) + 1.0 / 24.0;
+        p = FM_DMUL(p, x) + 1.0 / 6.0;
+        p = FM_DMUL(p, x) + 0.5;
+        p = FM_DMUL(p, x) + 1.0;
+        return FM_DMUL(x, p);
+    }
+    return fm_dce_exp(x) - 1.0;
+}
+
+/* ---- one cost evaluation ---- */
+
+/* Everything one parameter vector fixes, computed identically by every thread that needs it. */
+typedef struct {
+    double theta[FM_DCE_N_PARAMS]; /* clamped into the bounds */
+    double ka, kp;                 /* 1/s */
+    double x;                      /* kl dt, dimensionless */
+    double e1, e_m;                /* e^{-x}, e^{-M x} */
+    double em1;                    /* expm1(-x) */
+    double u0;                     /* ka ca0 + kp cp0: the input's constant part */
+    int sa, sp;                    /* delays in whole grid steps */
+    double fa, fp;                 /* and the remaining fraction of a step */
+} fm_dce_eval;
+
+FM_HD static inline void fm_dce_eval_setup(const fm_dce_plan *p, const double *theta,
+                                           fm_dce_eval *e)
+{
+    for (int i = 0; i < FM_DCE_N_PARAMS; i++) {
+        double v = theta[i];
+        v = v < p->lower[i] ? p->lower[i] : v;
+        v = v > p->upper[i] ? p->upper[i] : v;
+        e->theta[i] = v;
+    }
+    e->ka = e->theta[FM_DCE_KA] * FM_DCE_RATE_PER_S;
+    e->kp = e->theta[FM_DCE_KP] * FM_DCE_RATE_PER_S;
+    e->x = FM_DMUL(e->theta[FM_DCE_KL] * FM_DCE_RATE_PER_S, p->dt_s);
+    e->e1 = fm_dce_exp(-e->x);
+    e->e_m = fm_dce_exp(-FM_DMUL(e->x, (double)p->n_grid));
+    e->em1 = fm_dce_expm1(-e->x);
+    e->u0 = FM_DMUL(e->ka, p->ca0) + FM_DMUL(e->kp, p->cp0);
+    double da = e->theta[FM_DCE_TAU_A] / p->dt_s, dp = e->theta[FM_DCE_TAU_P] / p->dt_s;
+    e->sa = (int)floor(da);
+    e->fa = da - e->sa;
+    e->sp = (int)floor(dp);
+    e->fp = dp - e->sp;
+}
+
+FM_HD static inline int fm_dce_bitrev(int k, int log2n)
+{
+    int r = 0;
+    for (int b = 0; b < log2n; b++) {
+        r = (r << 1) | (k & 1);
+        k >>= 1;
+    }
+    return r;
+}
+
+/* Analytic DFT of the kernel e^{-kl t} sampled on the grid and truncated to j < M (zeros up to
+ * N): sum_{j<M} E^j w^{jk} = (1 - E^M w^{Mk}) / (1 - E w^k), the paper's closed form. Truncating
+ * at M (instead of the full N samples) is what makes the zero-padded product a linear, not
+ * circular, convolution for every output j < M. k = 0 uses expm1 against cancellation. Fills the
+ * product spectrum Z = S H at k and, by Hermitian symmetry of H, S conj(H) at N - k, both in
+ * bit-reversed order for the in-place inverse FFT. k runs over 0..N/2. */
+FM_HD static inline void fm_dce_fill(const fm_dce_plan *p, const fm_dce_eval *e, int k,
+                                     double *z)
+{
+    const int N = p->n_fft;
+    double hr, hi;
+    if (k == 0) {
+        hr = e->x > 0 ? fm_dce_expm1(-FM_DMUL(e->x, (double)p->n_grid)) / e->em1
+                      : (double)p->n_grid;
+        hi = 0.0;
+    } else {
+        const int km = (int)(((long long)p->n_grid * k) % N);
+        const double cr = p->twiddle[2 * k], ci = p->twiddle[2 * k + 1];
+        const double mr = p->twiddle[2 * km], mi = p->twiddle[2 * km + 1];
+        const double ar = 1.0 - FM_DMUL(e->e_m, mr), ai = -FM_DMUL(e->e_m, mi);
+        const double br = 1.0 - FM_DMUL(e->e1, cr), bi = -FM_DMUL(e->e1, ci);
+        const double inv = 1.0 / (FM_DMUL(br, br) + FM_DMUL(bi, bi));
+        hr = FM_DMUL(FM_DMUL(ar, br) + FM_DMUL(ai, bi), inv);
+        hi = FM_DMUL(FM_DMUL(ai, br) - FM_DMUL(ar, bi), inv);
+    }
+    const double sr = p->spectrum[2 * k], si = p->spectrum[2 * k + 1];
+    const int d = fm_dce_bitrev(k, p->log2_fft);
+    z[2 * d] = FM_DMUL(sr, hr) - FM_DMUL(si, hi);
+    z[2 * d + 1] = FM_DMUL(sr, hi) + FM_DMUL(si, hr);
+    if (k > 0 && k < N / 2) {
+        const int k2 = N - k, d2 = fm_dce_bitrev(k2, p->log2_fft);
+        const double tr = p->spectrum[2 * k2], ti = p->spectrum[2 * k2 + 1];
+        z[2 * d2] = FM_DMUL(tr, hr) + FM_DMUL(ti, hi);
+        z[2 * d2 + 1] = FM_DMUL(ti, hr) - FM_DMUL(tr, hi);
+    }
+}
+
+/* Butterfly b (0..N/2-1) of the radix-2 decimation-in-time stage whose pairs are `half` apart,
+ * on bit-reversed input. inverse: conjugate twiddles (no 1/N; the caller scales by a power of
+ * two, which is exact). The CPU twin runs the butterflies of a stage in a loop, the GPU block one
+ * per thread; each butterfly's arithmetic is the same. */
+FM_HD static inline void fm_dce_butterfly(double *z, const double *tw, int n, int half, int b,
+                                          int inverse)
+{
+    const int pos = b & (half - 1);
+    const int i = (b - pos) * 2 + pos, j = i + half;
+    const int t = pos * (n / (2 * half));
+    const double wr = tw[2 * t], wi = inverse ? -tw[2 * t + 1] : tw[2 * t + 1];
+    const double xr = z[2 * j], xi = z[2 * j + 1];
+    const double tr = FM_DMUL(wr, xr) - FM_DMUL(wi, xi);
+    const double ti = FM_DMUL(wr, xi) + FM_DMUL(wi, xr);
+    const double ur = z[2 * i], ui = z[2 * i + 1];
+    z[2 * j] = ur - tr;
+    z[2 * j + 1] = ui - ti;
+    z[2 * i] = ur + tr;
+    z[2 * i + 1] = ui + ti;
+}
+
+/* Sequential forward or inverse FFT with the same butterflies (host: input spectra, tests). */
+static inline void fm_dce_fft_serial(double *z, const double *tw, int n, int log2n, int inverse)
+{
+    for (int k = 0; k < n; k++) {
+        int r = fm_dce_bitrev(k, log2n);
+        if (r > k) {
+            double a = z[2 * k], b = z[2 * k + 1];
+            z[2 * k] = z[2 * r];
+            z[2 * k + 1] = z[2 * r + 1];
+            z[2 * r] = a;
+            z[2 * r + 1] = b;
+        }
+    }
+    for (int half = 1; half < n; half *= 2)
+        for (int b = 0; b < n / 2; b++)
+            fm_dce_butterfly(z, tw, n, half, b, inverse);
+}
+
+/* Model Cl at grid point j from the inverse-transformed product y (unscaled: re = N (Ca' * h),
+ * im = N (Cp' * h)). By linearity the delayed input ka Ca(t - tau_a) + kp Cp(t - tau_p), with
+ * Ca = ca0 + Ca' and linear interpolation between grid points, convolves to shifted copies of
+ * Ca' * h plus the constant's closed-form geometric sum, so the spectra never depend on the delays.
+ * Trapezoid rule: Cl_j = dt (sum_{m<=j} u_m E^{j-m} - u_j / 2 - u_0 E^j / 2). Delays >= 0 keep the
+ * shifted indices at or below j, inside the linear part of the convolution. */
+FM_HD static inline double fm_dce_grid_value(const fm_dce_plan *p, const fm_dce_eval *e,
+                                             const double *y, int j)
+{
+    const double inv_n = 1.0 / (double)p->n_fft; /* a power of two: scaling is exact */
+    const int ja = j - e->sa, jp = j - e->sp;
+    const double ya0 = ja >= 0 ? FM_DMUL(y[2 * ja], inv_n) : 0.0;
+    const double ya1 = ja >= 1 ? FM_DMUL(y[2 * (ja - 1)], inv_n) : 0.0;
+    const double yp0 = jp >= 0 ? FM_DMUL(y[2 * jp + 1], inv_n) : 0.0;
+    const double yp1 = jp >= 1 ? FM_DMUL(y[2 * (jp - 1) + 1], inv_n) : 0.0;
+    const double ca0 = ja >= 0 ? p->ca_grid[ja] : 0.0, ca1 = ja >= 1 ? p->ca_grid[ja - 1] : 0.0;
+    const double cp0 = jp >= 0 ? p->cp_grid[jp] : 0.0, cp1 = jp >= 1 ? p->cp_grid[jp - 1] : 0.0;
+    const double ra = FM_DMUL(1.0 - e->fa, ya0) + FM_DMUL(e->fa, ya1);
+    const double rp = FM_DMUL(1.0 - e->fp, yp0) + FM_DMUL(e->fp, yp1);
+    const double ua = p->ca0 + (FM_DMUL(1.0 - e->fa, ca0) + FM_DMUL(e->fa, ca1));
+    const double up = p->cp0 + (FM_DMUL(1.0 - e->fp, cp0) + FM_DMUL(e->fp, cp1));
+    double geo, ej; /* sum_{m<=j} E^m and E^j */
+    if (e->x > 0) {
+        const double q = fm_dce_expm1(-FM_DMUL(e->x, (double)(j + 1)));
+        geo = q / e->em1;
+        ej = (1.0 + q) / e->e1;
+    } else {
+        geo = (double)(j + 1);
+        ej = 1.0;
+    }
+    const double r = FM_DMUL(e->u0, geo) + (FM_DMUL(e->ka, ra) + FM_DMUL(e->kp, rp));
+    const double u = FM_DMUL(e->ka, ua) + FM_DMUL(e->kp, up);
+    return FM_DMUL(p->dt_s, r - FM_DMUL(0.5, u) - FM_DMUL(0.5, FM_DMUL(e->u0, ej)));
+}
+
+/* Model at frame i: linear interpolation between grid points (exact grid hit when w = 0). */
+FM_HD static inline double fm_dce_frame_value(const fm_dce_plan *p, const fm_dce_eval *e,
+                                              const double *y, int i)
+{
+    const int j = p->frame_j[i];
+    const double w = p->frame_w[i];
+    const double c0 = fm_dce_grid_value(p, e, y, j);
+    if (w == 0.0)
+        return c0;
+    const double c1 = fm_dce_grid_value(p, e, y, j + 1);
+    return FM_DMUL(1.0 - w, c0) + FM_DMUL(w, c1);
+}
+
+/* Squared residual of frame i (the paper's eq. 3 term), 0 for the padding up to n_pad. */
+FM_HD static inline double fm_dce_residual2(const fm_dce_plan *p, const fm_dce_eval *e,
+                                            const double *y, const double *tissue, int i)
+{
+    if (i >= p->n_times)
+        return 0.0;
+    const double r = fm_dce_frame_value(p, e, y, i) - tissue[i];
+    return FM_DMUL(r, r);
+}
+
+/* ---- Nelder-Mead after Lagarias, Reeds, Wright & Wright (1998), as MATLAB's fminsearch ---- */
+
+#define FM_NM_MAX_DIM 5
+
+enum { FM_NM_INIT = 0, FM_NM_REFLECT, FM_NM_EXPAND, FM_NM_CONTRACT_OUT, FM_NM_CONTRACT_IN,
+       FM_NM_SHRINK, FM_NM_DONE };
+
+/* A resumable minimiser: the caller evaluates the cost at x and feeds it back, so that on the
+ * GPU a whole block evaluates while thread 0 alone keeps this state. */
+typedef struct {
+    int n, phase, index;
+    int iterations, evaluations, max_iterations, max_evaluations; /* max_evaluations 0: none */
+    int converged;
+    double tol_f; /* the paper: stop when max - min of the vertex costs < tol_f */
+    double tol_x; /* < 0: off. >= 0: fminsearch's test (costs <= TolFun AND vertices <= TolX) */
+    double v[FM_NM_MAX_DIM + 1][FM_NM_MAX_DIM];
+    double fv[FM_NM_MAX_DIM + 1];
+    double xbar[FM_NM_MAX_DIM], xr[FM_NM_MAX_DIM];
+    double fxr;
+    double x[FM_NM_MAX_DIM]; /* the point to evaluate next */
+} fm_nm_state;
+
+/* fminsearch's rho, chi, psi, sigma and initial-simplex steps. */
+#define FM_NM_RHO 1.0
+#define FM_NM_CHI 2.0
+#define FM_NM_PSI 0.5
+#define FM_NM_SIGMA 0.5
+#define FM_NM_USUAL_DELTA 0.05
+#define FM_NM_ZERO_DELTA 0.00025
+
+FM_HD static inline void fm_nm_begin(fm_nm_state *s, int n, const double *x0, int max_iterations,
+                                     int max_evaluations, double tol_f, double tol_x)
+{
+    s->n = n;
+    s->phase = FM_NM_INIT;
+    s->index = 0;
+    s->iterations = 0;
+    s->evaluations = 0;
+    s->max_iterations = max_iterations;
+    s->max_evaluations = max_evaluations;
+    s->converged = 0;
+    s->tol_f = tol_f;
+    s->tol_x = tol_x;
+    for (int i = 0; i < n; i++)
+        s->v[0][i] = s->x[i] = x0[i];
+}
+
+/* MATLAB's eps(x): the spacing of doubles at |x|. */
+FM_HD static inline double fm_nm_eps(double x)
+{
+    int e;
+    x = fabs(x);
+    if (x < 2.2250738585072014e-308)
+        return 4.9406564584124654e-324;
+    frexp(x, &e);
+    return ldexp(1.0, e - 53);
+}
+
+/* MATLAB's sort is stable: insertion sort keeps equal costs in their order. */
+FM_HD static inline void fm_nm_sort(fm_nm_state *s)
+{
+    for (int a = 1; a <= s->n; a++) {
+        double f = s->fv[a], v[FM_NM_MAX_DIM];
+        for (int i = 0; i < s->n; i++)
+            v[i] = s->v[a][i];
+        int b = a;
+        while (b > 0 && s->fv[b - 1] > f) {
+            s->fv[b] = s->fv[b - 1];
+            for (int i = 0; i < s->n; i++)
+                s->v[b][i] = s->v[b - 1][i];
+            b--;
+        }
+        s->fv[b] = f;
+        for (int i = 0; i < s->n; i++)
+            s->v[b][i] = v[i];
+    }
+}
+
+/* x = (1 + a) xbar - a v_worst, written as fminsearch writes each trial point. */
+FM_HD static inline void fm_nm_line(fm_nm_state *s, double a, double *out)
+{
+    for (int i = 0; i < s->n; i++)
+        out[i] = FM_DMUL(1.0 + a, s->xbar[i]) - FM_DMUL(a, s->v[s->n][i]);
+}
+
+FM_HD static inline void fm_nm_accept(fm_nm_state *s, const double *x, double f)
+{
+    for (int i = 0; i < s->n; i++)
+        s->v[s->n][i] = x[i];
+    s->fv[s->n] = f;
+}
+
+/* Top of fminsearch's while loop: the limits, the stopping test, then the reflection point. */
+FM_HD static inline int fm_nm_next_iteration(fm_nm_state *s)
+{
+    const int n = s->n;
+    if (!(s->iterations < s->max_iterations &&
+          (s->max_evaluations <= 0 || s->evaluations < s->max_evaluations))) {
+        s->phase = FM_NM_DONE;
+        return 0;
+    }
+    int stop;
+    if (s->tol_x < 0) {
+        stop = s->fv[n] - s->fv[0] < s->tol_f;
+    } else {
+        double df = 0, dx = 0, vmax = s->v[0][0];
+        for (int j = 1; j <= n; j++)
+            df = fmax(df, fabs(s->fv[0] - s->fv[j]));
+        for (int j = 1; j <= n; j++)
+            for (int i = 0; i < n; i++)
+                dx = fmax(dx, fabs(s->v[j][i] - s->v[0][i]));
+        for (int i = 1; i < n; i++)
+            vmax = fmax(vmax, s->v[0][i]);
+        stop = df <= fmax(s->tol_f, 10 * fm_nm_eps(s->fv[0])) &&
+               dx <= fmax(s->tol_x, 10 * fm_nm_eps(vmax));
+    }
+    if (stop) {
+        s->converged = 1;
+        s->phase = FM_NM_DONE;
+        return 0;
+    }
+    /* xbar: mean of the n best vertices, summed in vertex order then divided, as sum(v,2)/n. */
+    for (int i = 0; i < n; i++) {
+        double sum = 0;
+        for (int j = 0; j < n; j++)
+            sum += s->v[j][i];
+        s->xbar[i] = sum / n;
+    }
+    fm_nm_line(s, FM_NM_RHO, s->xr);
+    for (int i = 0; i < n; i++)
+        s->x[i] = s->xr[i];
+    s->phase = FM_NM_REFLECT;
+    return 1;
+}
+
+FM_HD static inline int fm_nm_start_shrink(fm_nm_state *s)
+{
+    s->phase = FM_NM_SHRINK;
+    s->index = 1;
+    for (int i = 0; i < s->n; i++) {
+        s->v[1][i] = s->v[0][i] + FM_DMUL(FM_NM_SIGMA, s->v[1][i] - s->v[0][i]);
+        s->x[i] = s->v[1][i];
+    }
+    return 1;
+}
+
+FM_HD static inline int fm_nm_end_iteration(fm_nm_state *s)
+{
+    fm_nm_sort(s);
+    s->iterations++;
+    return fm_nm_next_iteration(s);
+}
+
+/* Feeds f = cost(s->x). Returns 1 when s->x holds the next point to evaluate, 0 when done. */
+FM_HD static inline int fm_nm_feed(fm_nm_state *s, double f)
+{
+    const int n = s->n;
+    if (!(f == f))
+        f = HUGE_VAL; /* a NaN cost ranks last instead of poisoning the comparisons */
+    s->evaluations++;
+    switch (s->phase) {
+    case FM_NM_INIT:
+        s->fv[s->index] = f;
+        if (s->index < n) {
+            const int j = s->index; /* vertex j + 1 moves component j of x0 */
+            s->index++;
+            for (int i = 0; i < n; i++)
+                s->v[s->index][i] = s->v[0][i];
+            double y = s->v[0][j];
+            s->v[s->index][j] = y != 0 ? FM_DMUL(1.0 + FM_NM_USUAL_DELTA, y) : FM_NM_ZERO_DELTA;
+            for (int i = 0; i < n; i++)
+                s->x[i] = s->v[s->index][i];
+            return 1;
+        }
+        fm_nm_sort(s);
+        s->iterations = 1; /* fminsearch counts the initial simplex as iteration 1 */
+        return fm_nm_next_iteration(s);
+    case FM_NM_REFLECT:
+        s->fxr = f;
+        if (f < s->fv[0]) {
+            fm_nm_line(s, FM_NM_RHO * FM_NM_CHI, s->x);
+            s->phase = FM_NM_EXPAND;
+            return 1;
+        }
+        if (f < s->fv[n - 1]) {
+            fm_nm_accept(s, s->xr, f);
+            return fm_nm_end_iteration(s);
+        }
+        if (f < s->fv[n]) {
+            fm_nm_line(s, FM_NM_PSI * FM_NM_RHO, s->x);
+            s->phase = FM_NM_CONTRACT_OUT;
+        } else {
+            for (int i = 0; i < n; i++) /* (1 - psi) xbar + psi v_worst */
+                s->x[i] = FM_DMUL(1.0 - FM_NM_PSI, s->xbar[i]) + FM_DMUL(FM_NM_PSI, s->v[n][i]);
+            s->phase = FM_NM_CONTRACT_IN;
+        }
+        return 1;
+    case FM_NM_EXPAND:
+        if (f < s->fxr)
+            fm_nm_accept(s, s->x, f);
+        else
+            fm_nm_accept(s, s->xr, s->fxr);
+        return fm_nm_end_iteration(s);
+    case FM_NM_CONTRACT_OUT:
+        if (f <= s->fxr) {
+            fm_nm_accept(s, s->x, f);
+            return fm_nm_end_iteration(s);
+        }
+        return fm_nm_start_shrink(s);
+    case FM_NM_CONTRACT_IN:
+        if (f < s->fv[n]) {
+            fm_nm_accept(s, s->x, f);
+            return fm_nm_end_iteration(s);
+        }
+        return fm_nm_start_shrink(s);
+    case FM_NM_SHRINK:
+        s->fv[s->index] = f;
+        if (s->index < n) {
+            s->index++;
+            const int j = s->index;
+            for (int i = 0; i < n; i++) {
+                s->v[j][i] = s->v[0][i] + FM_DMUL(FM_NM_SIGMA, s->v[j][i] - s->v[0][i]);
+                s->x[i] = s->v[j][i];
+            }
+            return 1;
+        }
+        return fm_nm_end_iteration(s);
+    default:
+        return 0;
+    }
+}
+
+/* ---- per-voxel outputs ---- */
+
+/* Mean and total sum of squares of a tissue curve, sequential so both backends agree. */
+FM_HD static inline double fm_dce_sstot(const double *tissue, int n)
+{
+    double mean = 0, ss = 0;
+    for (int i = 0; i < n; i++)
+        mean += tissue[i];
+    mean /= n;
+    for (int i = 0; i < n; i++) {
+        const double d = tissue[i] - mean;
+        ss += FM_DMUL(d, d);
+    }
+    return ss;
+}
+
+/* Writes the voxel's record (FM_DCE_OUT_COUNT values): clamped best vertex, RMSE, R^2,
+ * iterations and the converged flag. */
+FM_HD static inline void fm_dce_record(const fm_dce_plan *p, const fm_nm_state *s,
+                                       const double *tissue, double *rec)
+{
+    for (int i = 0; i < FM_DCE_N_PARAMS; i++) {
+        double v = s->v[0][i];
+        v = v < p->lower[i] ? p->lower[i] : v;
+        rec[i] = v > p->upper[i] ? p->upper[i] : v;
+    }
+    const double ss = fm_dce_sstot(tissue, p->n_times);
+    rec[FM_DCE_OUT_RMSE] = sqrt(s->fv[0] / p->n_times);
+    rec[FM_DCE_OUT_R2] = ss > 0 ? 1.0 - s->fv[0] / ss : NAN;
+    rec[FM_DCE_OUT_ITERATIONS] = s->iterations;
+    rec[FM_DCE_OUT_CONVERGED] = s->converged;
+}
+
+/* A voxel whose curve holds NaN or inf is not fitted: NaN maps, 0 iterations, not converged. */
+FM_HD static inline int fm_dce_curve_finite(const double *tissue, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!(fabs(tissue[i]) <= 1.7976931348623157e308))
+            return 0;
+    return 1;
+}
+
+FM_HD static inline void fm_dce_record_invalid(double *rec)
+{
+    for (int o = 0; o < FM_DCE_OUT_ITERATIONS; o++)
+        rec[o] = NAN;
+    rec[FM_DCE_OUT_ITERATIONS] = 0;
+    rec[FM_DCE_OUT_CONVERGED] = 0;
+}

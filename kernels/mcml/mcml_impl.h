@@ -1,0 +1,41 @@
+/* Private to kernels/mcml, its tests and bench: one run as the CPU twin and CUDA receive it, and
+ * the raw fixed-point tallies they fill. */
+#pragma once
+
+#include "mcml.h"
+#include "mcml_math.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    fm_mcml_params params;
+    fm_mcml_medium medium; /* single-precision layer table for the photon code */
+    double rsp;
+    fm_tick_fn tick;
+    void *tick_user;
+} fm_mcml_job;
+
+/* Raw tallies, fixed point (FM_MCML_QSCALE per unit weight), zeroed by the caller; backends add
+ * to them. a_rz is NULL in the reflectance/transmittance-only mode. batch[b] holds photons, Rd,
+ * A, Tt and roulette net (two's complement) of the photons whose index mod FM_MCML_BATCHES is b. */
+typedef struct {
+    unsigned long long *a_rz;          /* nr * nz, index ir * nz + iz */
+    unsigned long long *rd_ra, *tt_ra; /* nr * na, index ir * na + ia */
+    unsigned long long a_layer[FM_MCML_MAX_LAYERS + 2];
+    unsigned long long batch[FM_MCML_BATCHES][FM_MCML_B_N];
+    long long photons_done;
+} fm_mcml_raw;
+
+/* Both run photons [0, n_photons), call tick between chunks, and return FM_OK, FM_ERR_NO_MEMORY,
+ * FM_ERR_CANCELLED (raw holds the photons done, a valid partial result) or FM_ERR_DEVICE. */
+fm_status fm_mcml_cpu_run(const fm_mcml_job *job, fm_mcml_raw *raw, char *msg, size_t msg_len);
+fm_status fm_mcml_cuda_run(const fm_mcml_job *job, fm_mcml_raw *raw, char *msg, size_t msg_len);
+
+/* Fills job->medium and job->rsp from job->params (already checked). */
+void fm_mcml_job_prepare(fm_mcml_job *job);
+
+#ifdef __cplusplus
+}
+#endif

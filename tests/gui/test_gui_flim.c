@@ -1,0 +1,272 @@
+/* GUI test of the FLIM workflow: opens a simulated bars TIFF (known lifetimes), runs flim.phasor
+ * and flim.lsm through win.run, checks the catalogue, the lifetime map against the truth, the
+ * phasor cloud and the decay fit, runs "compare methods" on two methods, and saves screenshots. */
+#include <gtk/gtk.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app/core/catalogue.h"
+#include "app/core/io/tiff.h"
+#include "app/core/roi.h"
+#include "app/core/sim/flim_sim.h"
+#include "app/gui/application.h"
+#include "app/gui/compare-methods.h"
+#include "app/gui/flim-views.h"
+#include "app/gui/window.h"
+
+static char *data_dir, *tif_path;
+static FmApplication *app;
+static FmWindow *win;
+static fm_flim_sim_params sim;
+
+static gboolean wait_for(gboolean (*cond)(void), double timeout_s)
+{
+    gint64 end = g_get_monotonic_time() + (gint64)(timeout_s * G_USEC_PER_SEC);
+    while (!cond()) {
+        if (g_get_monotonic_time() > end)
+            return FALSE;
+        if (!g_main_context_iteration(NULL, FALSE))
+            g_usleep(2000);
+    }
+    return TRUE;
+}
+
+static void drain_events(void)
+{
+    gint64 end = g_get_monotonic_time() + G_USEC_PER_SEC / 4;
+    while (g_get_monotonic_time() < end)
+        if (!g_main_context_iteration(NULL, FALSE))
+            g_usleep(2000);
+}
+
+static const char *error_message(void)
+{
+    GtkMessageType type;
+    const char *msg = fm_window_get_message(win, &type);
+    return type == GTK_MESSAGE_ERROR ? msg : NULL;
+}
+
+static gboolean dataset_loaded(void)
+{
+    FmFlimViews *views = FM_FLIM_VIEWS(fm_window_get_flim_views(win));
+    return !fm_window_is_loading(win) &&
+           (error_message() != NULL ||
+            (fm_window_get_dataset(win) != NULL && fm_flim_views_photons_ready(views)));
+}
+
+static gboolean job_finished(void)
+{
+    return fm_window_get_last_job_state(win) >= 0 && fm_window_get_running_jobs(win) == 0;
+}
+
+static gboolean compare_finished(void)
+{
+    GtkWidget *cm = fm_window_get_compare_window(win);
+    return cm == NULL || fm_compare_methods_running(FM_COMPARE_METHODS(cm)) == 0;
+}
+
+static void save_widget(GtkWidget *widget, const char *suffix)
+{
+    const char *base = g_getenv("FLUXMAP_SCREENSHOT");
+    g_autofree char *fallback = g_build_filename(data_dir, "flim.png", NULL);
+    if (base == NULL)
+        base = fallback;
+    g_autofree char *stem =
+        g_strndup(base, strlen(base) - (g_str_has_suffix(base, ".png") ? 4 : 0));
+    g_autofree char *path = g_strconcat(stem, suffix, ".png", NULL);
+    int w = gtk_widget_get_allocated_width(widget), h = gtk_widget_get_allocated_height(widget);
+    g_assert_cmpint(w, >, 0);
+    cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
+    cairo_t *cr = cairo_create(surface);
+    gtk_widget_draw(widget, cr);
+    cairo_destroy(cr);
+    g_assert_cmpint(cairo_surface_write_to_png(surface, path), ==, CAIRO_STATUS_SUCCESS);
+    cairo_surface_destroy(surface);
+    g_test_message("screenshot: %s", path);
+    printf("# screenshot: %s\n", path);
+}
+
+/* Runs method_id through win.run and returns its catalogue status. */
+static void run_method(const char *method_id)
+{
+    g_assert_true(fm_window_select_method(win, method_id));
+    int before = fm_window_get_last_job_state(win);
+    (void)before;
+    g_action_group_activate_action(G_ACTION_GROUP(win), "run", NULL);
+    g_assert_true(wait_for(job_finished, 60));
+    if (fm_window_get_message(win, NULL) != NULL)
+        g_test_message("info bar: %s", fm_window_get_message(win, NULL));
+    g_assert_cmpint(fm_window_get_last_job_state(win), ==, 2 /* FM_JOB_DONE */);
+}
+
+/* Mean tau of the map per bar against the simulator's truth. 5 %: at ~1500 photons per pixel the
+ * single-pixel sd of tau is ~3 % (F ~ 1.1), so a bar mean over hundreds of pixels is far inside;
+ * a wrong bin width, time origin or unit would be off by far more. */
+static void check_tau_map(const float *tau, int w, int h)
+{
+    for (int bar = 0; bar < FM_FLIM_SIM_N_BARS; bar++) {
+        double sum = 0;
+        int n = 0;
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                if (fm_flim_sim_bar_of(&sim, x) == bar && isfinite(tau[(gsize)y * w + x])) {
+                    sum += tau[(gsize)y * w + x];
+                    n++;
+                }
+        g_assert_cmpint(n, >, 0);
+        double want = fm_flim_sim_bar_tau_ns[bar], got = sum / n;
+        g_test_message("bar %d: mean tau %.4f ns, truth %.2f ns (n %d)", bar, got, want, n);
+        g_assert_cmpfloat(fabs(got - want), <, 0.05 * want);
+    }
+}
+
+static void test_open_and_run(void)
+{
+    g_action_group_activate_action(G_ACTION_GROUP(app), "open", g_variant_new_string(tif_path));
+    g_assert_true(wait_for(dataset_loaded, 30));
+    g_assert_null(error_message());
+    g_assert_cmpstr(fm_window_get_family(win), ==, "flim"); /* chosen from the dataset */
+    FmFlimViews *views = FM_FLIM_VIEWS(fm_window_get_flim_views(win));
+
+    run_method("flim.phasor");
+    FmPhasorView *phasor = fm_flim_views_get_phasor_view(views);
+    /* Every pixel has ~1500 photons, far above the default threshold of 100: all have a phasor. */
+    g_assert_cmpuint(fm_phasor_view_count_points(phasor), ==, (gsize)sim.width * sim.height);
+    /* A circle around the 4 ns bar's phasor (omega = 2 pi / 25.6 ns) picks that bar's pixels:
+     * g = 1/(1+(w tau)^2), s = w tau g. Its radius 0.05 holds the noise cloud (sd ~0.01). */
+    double wt = 2 * G_PI / (sim.n_bins * sim.bin_width_ps * 1e-3) * 4.0;
+    fm_phasor_view_set_selection(phasor, 1 / (1 + wt * wt), wt / (1 + wt * wt), 0.05);
+    gsize picked = 0;
+    g_autofree guint8 *mask = fm_phasor_view_selection_mask(phasor, &picked);
+    g_assert_nonnull(mask);
+    gsize in_bar = 0;
+    for (int y = 0; y < sim.height; y++)
+        for (int x = 0; x < sim.width; x++)
+            in_bar += mask[(gsize)y * sim.width + x] && fm_flim_sim_bar_of(&sim, x) == 3;
+    g_test_message("phasor region: %" G_GSIZE_FORMAT " px, %" G_GSIZE_FORMAT " in the 4 ns bar",
+                   picked, in_bar);
+    g_assert_cmpuint(in_bar, >, 0.9 * picked);
+    g_assert_cmpuint(picked, >, 0);
+    /* An image ROI over the first bar highlights its phasor cloud. */
+    fm_map_view_add_roi(fm_window_get_map_view(win), fm_roi_new_rectangle("bar1", 2, 4, 12, 28));
+    drain_events();
+    g_assert_cmpuint(fm_phasor_view_count_highlighted(phasor), ==, 10 * 24);
+
+    run_method("flim.lsm");
+    int w = 0, h = 0;
+    const float *tau = fm_flim_views_get_tau(views, &w, &h);
+    g_assert_nonnull(tau);
+    g_assert_cmpint(w, ==, sim.width);
+    check_tau_map(tau, w, h);
+    /* The decay of one pixel with the LSM model: reduced chi-square of a correct Poisson fit is
+     * ~1; 2 allows for the Neyman weights at low counts in the tail. */
+    fm_flim_views_show_decay(views, 40, 16);
+    FmDecayView *decay = fm_flim_views_get_decay_view(views);
+    g_assert_cmpint(fm_decay_view_get_n_bins(decay), ==, sim.n_bins);
+    double chi2 = fm_decay_view_get_chi2(decay);
+    g_test_message("pixel 40,16: reduced chi2 %.3f", chi2);
+    g_assert_cmpfloat(chi2, <, 2.0);
+    g_assert_cmpfloat(chi2, >, 0.3);
+    fm_flim_views_show_decay(views, -1, -1);
+
+    g_autoptr(GError) error = NULL;
+    g_autoptr(fm_catalogue) cat = fm_catalogue_open(data_dir, &error);
+    g_assert_no_error(error);
+    g_autoptr(GPtrArray) runs = fm_catalogue_list_runs(cat, 0, &error);
+    g_assert_no_error(error);
+    g_ptr_array_set_free_func(runs, (GDestroyNotify)fm_catalogue_run_free);
+    g_assert_cmpuint(runs->len, ==, 2);
+    g_assert_cmpstr(((fm_catalogue_run *)runs->pdata[0])->method_id, ==, "flim.lsm");
+    g_assert_cmpstr(((fm_catalogue_run *)runs->pdata[1])->method_id, ==, "flim.phasor");
+    for (guint i = 0; i < runs->len; i++)
+        g_assert_cmpint(((fm_catalogue_run *)runs->pdata[i])->status, ==, FM_RUN_DONE);
+    drain_events();
+    save_widget(GTK_WIDGET(win), "");
+}
+
+static void test_compare_methods(void)
+{
+    g_action_group_activate_action(G_ACTION_GROUP(win), "flim-compare", NULL);
+    GtkWidget *cm = fm_window_get_compare_window(win);
+    g_assert_nonnull(cm);
+    g_assert_true(fm_compare_methods_has_truth(FM_COMPARE_METHODS(cm)));
+    const char *const ids[] = {"flim.iem", "flim.mle", NULL};
+    g_assert_true(fm_compare_methods_run(FM_COMPARE_METHODS(cm), ids));
+    g_assert_true(wait_for(compare_finished, 60));
+    g_assert_cmpint(fm_compare_methods_n_results(FM_COMPARE_METHODS(cm)), ==, 2);
+    for (int i = 0; i < 2; i++) {
+        const fm_result *res = fm_compare_methods_get_result(FM_COMPARE_METHODS(cm), i);
+        g_assert_nonnull(res);
+        g_assert_cmpstr(res->method_id, ==, ids[i]);
+        double bias, precision;
+        g_assert_true(
+            fm_compare_methods_get_accuracy(FM_COMPARE_METHODS(cm), i, &bias, &precision));
+        g_test_message("%s: bias %+.3f %%, precision %.3f %%, %.1f ms", ids[i], 100 * bias,
+                       100 * precision, res->elapsed_ms);
+        g_assert_cmpfloat(fabs(bias), <, 0.05); /* the same 5 % as the map check above */
+    }
+    gtk_window_resize(GTK_WINDOW(cm), 900, 460);
+    drain_events();
+    save_widget(cm, "-compare");
+    gtk_widget_destroy(cm);
+}
+
+int main(int argc, char **argv)
+{
+    if (g_getenv("DISPLAY") == NULL && g_getenv("WAYLAND_DISPLAY") == NULL) {
+        printf("1..0 # SKIP no display\n");
+        return 0;
+    }
+    g_test_init(&argc, &argv, NULL);
+    data_dir = g_dir_make_tmp("fluxmap-gui-flim-XXXXXX", NULL);
+    g_setenv("FLUXMAP_DATA_DIR", data_dir, TRUE);
+    const char *xdg[] = {"XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"};
+    for (gsize i = 0; i < G_N_ELEMENTS(xdg); i++) {
+        g_autofree char *dir = g_build_filename(data_dir, xdg[i], NULL);
+        g_mkdir_with_parents(dir, 0700);
+        g_setenv(xdg[i], dir, TRUE);
+    }
+    if (!gtk_init_check(&argc, &argv)) {
+        printf("1..0 # SKIP display cannot be opened\n");
+        return 0;
+    }
+    /* A small bars dataset (64 x 32 px, 256 bins x 100 ps, fixed seed) saved as a TIFF with the
+     * bin width in its description, and the truth file the compare window looks for. */
+    fm_flim_sim_defaults(&sim);
+    sim.width = 64;
+    sim.height = 32;
+    sim.seed = 20161;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(fm_dataset) ds = fm_flim_simulate(&sim, &error);
+    g_assert_no_error(error);
+    tif_path = g_build_filename(data_dir, "bars.tif", NULL);
+    g_assert_true(fm_tiff_write_dataset(tif_path, ds, "bin_width_ps=100", &error));
+    GString *truth =
+        g_string_new("{\"simulator\": \"fluxmap flim_sim\", \"columns\": {\"tau_ns\": [");
+    for (int x = 0; x < sim.width; x++)
+        g_string_append_printf(truth, "%s%.3f", x ? ", " : "",
+                               fm_flim_sim_truth_at(&sim, x).tau_ns);
+    g_string_append(truth, "]}}\n");
+    g_autofree char *truth_path = g_build_filename(data_dir, "bars.truth.json", NULL);
+    g_assert_true(g_file_set_contents(truth_path, truth->str, -1, NULL));
+    g_string_free(truth, TRUE);
+
+    app = fm_application_new();
+    g_application_set_flags(G_APPLICATION(app),
+                            g_application_get_flags(G_APPLICATION(app)) | G_APPLICATION_NON_UNIQUE);
+    g_assert_true(g_application_register(G_APPLICATION(app), NULL, NULL));
+    g_application_activate(G_APPLICATION(app));
+    win = FM_WINDOW(gtk_application_get_active_window(GTK_APPLICATION(app)));
+    g_assert_nonnull(win);
+    drain_events();
+
+    g_test_add_func("/gui-flim/open-run", test_open_and_run);
+    g_test_add_func("/gui-flim/compare-methods", test_compare_methods);
+    int status = g_test_run();
+    gtk_widget_destroy(GTK_WIDGET(win));
+    g_object_unref(app);
+    g_free(tif_path);
+    g_free(data_dir);
+    return status;
+}
