@@ -6,6 +6,7 @@
 
 #include "app/cli/cli.h"
 #include "app/core/error.h"
+#include "app/core/json_text.h"
 
 int fm_cli_fail(int code, const char *format, ...)
 {
@@ -164,11 +165,7 @@ void fm_cli_json_add_parsed(JsonBuilder *builder, const char *json)
 
 void fm_cli_json_print(JsonBuilder *builder)
 {
-    g_autoptr(JsonGenerator) generator = json_generator_new();
-    g_autoptr(JsonNode) root = json_builder_get_root(builder);
-    json_generator_set_root(generator, root);
-    json_generator_set_pretty(generator, TRUE);
-    g_autofree char *text = json_generator_to_data(generator, NULL);
+    g_autofree char *text = fm_json_builder_to_text(builder, TRUE);
     printf("%s\n", text);
     fflush(stdout);
 }

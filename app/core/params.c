@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "json_text.h"
 
 struct fm_params {
     const fm_param_spec *specs; /* static schema of a method; not owned */
@@ -328,10 +329,7 @@ char *fm_params_to_json(const fm_params *params)
         }
     }
     json_builder_end_object(b);
-    g_autoptr(JsonNode) root = json_builder_get_root(b);
-    g_autoptr(JsonGenerator) gen = json_generator_new();
-    json_generator_set_root(gen, root);
-    return json_generator_to_data(gen, NULL);
+    return fm_json_builder_to_text(b, FALSE);
 }
 
 /* Applies one JSON member to params; values are checked exactly as typed ones are. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "error.h"
+#include "json_text.h"
 
 static const char *const kind_names[] = {"rectangle", "ellipse", "polygon"};
 
@@ -15,6 +16,7 @@ fm_roi *fm_roi_new(fm_roi_kind kind, const char *name)
     fm_roi *roi = g_new0(fm_roi, 1);
     roi->kind = kind;
     roi->name = g_strdup(name);
+    roi->slice = -1;
     roi->points = g_array_new(FALSE, FALSE, sizeof(fm_point));
     return roi;
 }
@@ -45,6 +47,7 @@ fm_roi *fm_roi_copy(const fm_roi *roi)
 {
     fm_roi *c = fm_roi_new(roi->kind, roi->name);
     c->role = g_strdup(roi->role);
+    c->slice = roi->slice;
     g_array_append_vals(c->points, roi->points->data, roi->points->len);
     return c;
 }
@@ -220,6 +223,10 @@ static JsonNode *roi_to_node(const fm_roi *roi)
         json_builder_end_array(b);
     }
     json_builder_end_array(b);
+    if (roi->slice >= 0) { /* omitted for "every slice", so 2-D ROI files stay as they were */
+        json_builder_set_member_name(b, "slice");
+        json_builder_add_int_value(b, roi->slice);
+    }
     json_builder_end_object(b);
     return json_builder_get_root(b);
 }
@@ -227,9 +234,7 @@ static JsonNode *roi_to_node(const fm_roi *roi)
 char *fm_roi_to_json(const fm_roi *roi)
 {
     g_autoptr(JsonNode) root = roi_to_node(roi);
-    g_autoptr(JsonGenerator) gen = json_generator_new();
-    json_generator_set_root(gen, root);
-    return json_generator_to_data(gen, NULL);
+    return fm_json_to_text(root, FALSE);
 }
 
 static double node_number(JsonNode *n, gboolean *ok)
@@ -291,6 +296,18 @@ static fm_roi *roi_from_node(JsonNode *node, const char *where, GError **error)
             return NULL;
         }
         fm_roi_add_point(roi, x, y);
+    }
+    JsonNode *slice = json_object_get_member(o, "slice");
+    if (slice && !JSON_NODE_HOLDS_NULL(slice)) {
+        gboolean ok = TRUE;
+        double z = node_number(slice, &ok);
+        if (!ok || z != floor(z) || z < -1 || z > G_MAXINT) {
+            g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                        _("%s: ROI '%s' slice must be an integer >= 0 (or -1 for every slice)"),
+                        where, name);
+            return NULL;
+        }
+        roi->slice = (int)z;
     }
     guint need = kind == FM_ROI_POLYGON ? 3 : 2;
     if (roi->points->len < need || (kind != FM_ROI_POLYGON && roi->points->len != 2)) {

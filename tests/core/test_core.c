@@ -11,6 +11,7 @@
 #include "app/core/error.h"
 #include "app/core/export.h"
 #include "app/core/io/tiff.h"
+#include "app/core/json_text.h"
 #include "app/core/method.h"
 #include "app/core/params.h"
 #include "app/core/result.h"
@@ -453,6 +454,33 @@ static void test_export(void)
     g_rmdir(dir);
 }
 
+/* Doubles in exponent form must come out as valid JSON, and strings must stay untouched. */
+static void test_json_numbers(void)
+{
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "tolerance");
+    json_builder_add_double_value(b, 1e-8);
+    json_builder_set_member_name(b, "big");
+    json_builder_add_double_value(b, 2.5e300);
+    json_builder_set_member_name(b, "plain");
+    json_builder_add_double_value(b, 10.0);
+    json_builder_set_member_name(b, "text");
+    json_builder_add_string_value(b, "keep 1e-08.0 and \"quoted 3e5.0\"");
+    json_builder_end_object(b);
+    g_autofree char *text = fm_json_builder_to_text(b, FALSE);
+    g_autoptr(JsonParser) parser = json_parser_new();
+    g_autoptr(GError) error = NULL;
+    g_assert_true(json_parser_load_from_data(parser, text, -1, &error));
+    g_assert_no_error(error);
+    JsonObject *o = json_node_get_object(json_parser_get_root(parser));
+    g_assert_cmpfloat(json_object_get_double_member(o, "tolerance"), ==, 1e-8);
+    g_assert_cmpfloat(json_object_get_double_member(o, "big"), ==, 2.5e300);
+    g_assert_cmpfloat(json_object_get_double_member(o, "plain"), ==, 10.0);
+    g_assert_cmpstr(json_object_get_string_member(o, "text"), ==,
+                    "keep 1e-08.0 and \"quoted 3e5.0\"");
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -466,5 +494,6 @@ int main(int argc, char **argv)
     g_test_add_func("/core/colormap/percentile", test_percentile);
     g_test_add_func("/core/dataset/stats", test_dataset_and_stats);
     g_test_add_func("/core/export/tiff-png-csv", test_export);
+    g_test_add_func("/core/json/numbers", test_json_numbers);
     return g_test_run();
 }
