@@ -8,11 +8,14 @@
 #include <string.h>
 
 #include "app/core/error.h"
+#include "app/core/io/dicom.h"
+#include "app/core/io/nifti.h"
+#include "app/core/io/oct_raw.h"
 #include "app/core/io/ptu.h"
 #include "app/core/io/sdt.h"
 #include "app/core/io/tiff.h"
 
-typedef enum { FORMAT_UNKNOWN, FORMAT_TIFF, FORMAT_SDT, FORMAT_PTU } file_format;
+typedef enum { FORMAT_UNKNOWN, FORMAT_TIFF, FORMAT_SDT, FORMAT_PTU, FORMAT_NIFTI } file_format;
 
 static file_format format_from_content(const guint8 *m, gsize n)
 {
@@ -23,6 +26,12 @@ static file_format format_from_content(const guint8 *m, gsize n)
         return FORMAT_TIFF;
     if (fm_sdt_sniff(m, n))
         return FORMAT_SDT;
+    /* NIfTI: sizeof_hdr 348 (NIfTI-1) or 540 (NIfTI-2, magic "n+2" right after it), either
+     * byte order. */
+    if (n >= 12 && ((memcmp(m, "\x5c\x01\0\0", 4) == 0 || memcmp(m, "\0\0\x01\x5c", 4) == 0) ||
+                    ((memcmp(m, "\x1c\x02\0\0", 4) == 0 || memcmp(m, "\0\0\x02\x1c", 4) == 0) &&
+                     memcmp(m + 4, "n+2", 3) == 0)))
+        return FORMAT_NIFTI;
     return FORMAT_UNKNOWN;
 }
 
@@ -37,12 +46,17 @@ static file_format format_from_name(const char *path)
         return FORMAT_SDT;
     if (g_str_has_suffix(lower, ".ptu"))
         return FORMAT_PTU;
+    if (g_str_has_suffix(lower, ".nii") || g_str_has_suffix(lower, ".nii.gz"))
+        return FORMAT_NIFTI;
     return FORMAT_UNKNOWN;
 }
 
 fm_dataset *fm_dataset_open(const char *path, void (*progress)(double fraction, gpointer user),
                             gpointer progress_user, GCancellable *cancellable, GError **error)
 {
+    /* A folder is a DICOM series (4-D DCE); one series only, see fm_dicom_read. */
+    if (g_file_test(path, G_FILE_TEST_IS_DIR))
+        return fm_dicom_read(path, NULL, error);
     FILE *f = g_fopen(path, "rb");
     if (!f) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: cannot open: %s"), path,
@@ -53,6 +67,14 @@ fm_dataset *fm_dataset_open(const char *path, void (*progress)(double fraction, 
     gsize n = fread(head, 1, sizeof head, f);
     fclose(f);
     file_format format = format_from_content(head, n);
+    /* SD-OCT raw spectra have no magic bytes: only when the content names no other format does
+     * the extension pick them; without the JSON sidecar they come back undecoded for
+     * oct.bscan's layout parameters. */
+    g_autofree char *lower_name = g_ascii_strdown(path, -1);
+    if (format == FORMAT_UNKNOWN &&
+        (g_str_has_suffix(lower_name, ".raw") || g_str_has_suffix(lower_name, ".bin") ||
+         g_str_has_suffix(lower_name, ".oct")))
+        return fm_oct_raw_read(path, NULL, error);
     if (format == FORMAT_UNKNOWN)
         format = format_from_name(path);
     switch (format) {
@@ -62,13 +84,15 @@ fm_dataset *fm_dataset_open(const char *path, void (*progress)(double fraction, 
         return fm_sdt_read(path, -1, error);
     case FORMAT_PTU:
         return fm_ptu_read(path, 0, progress, progress_user, cancellable, error);
+    case FORMAT_NIFTI:
+        return fm_nifti_read(path, error);
     case FORMAT_UNKNOWN:
         break;
     }
     g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
                 n == 0 ? _("%s: empty file")
                        : _("%s: unknown file format (readable: TIFF, Becker & Hickl .sdt, "
-                           "PicoQuant .ptu)"),
+                           "PicoQuant .ptu, NIfTI .nii/.nii.gz, a DICOM series folder)"),
                 path);
     return NULL;
 }
