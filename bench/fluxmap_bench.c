@@ -16,6 +16,8 @@
 
 int bench_mcml(int quick); /* bench_mcml.c */
 int bench_flim(int quick); /* bench_flim.c */
+int bench_oct(int quick);  /* bench_oct.c */
+int bench_dce(int quick);  /* bench_dce.c */
 
 static double now_ms(void)
 {
@@ -407,6 +409,10 @@ int main(int argc, char **argv)
         return bench_mcml(quick); /* bench_mcml.c */
     if (strcmp(family, "flim") == 0)
         return bench_flim(quick); /* bench_flim.c */
+    if (strcmp(family, "oct") == 0)
+        return bench_oct(quick); /* bench_oct.c */
+    if (strcmp(family, "dce") == 0)
+        return bench_dce(quick); /* bench_dce.c */
     fprintf(stderr, "fluxmap-bench: unknown family '%s' (known: lsi)\n", family);
     return 2;
 }

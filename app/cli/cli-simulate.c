@@ -410,8 +410,15 @@ static int simulate_flim(const fm_cli_args *args)
     return FM_EXIT_OK;
 }
 
+int fm_cli_simulate_oct(int argc, char **argv); /* app/cli/cli-simulate-oct.c */
+int fm_cli_simulate_dce(int argc, char **argv); /* app/cli/cli-simulate-dce.c */
+
 int fm_cli_simulate(int argc, char **argv)
 {
+    if (argc >= 1 && strcmp(argv[0], "oct") == 0)
+        return fm_cli_simulate_oct(argc - 1, argv + 1);
+    if (argc >= 1 && strcmp(argv[0], "dce") == 0)
+        return fm_cli_simulate_dce(argc - 1, argv + 1);
     if (argc < 1)
         return fm_cli_fail(FM_EXIT_USAGE, _("simulate: missing family (lsi or flim)"));
     if (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {

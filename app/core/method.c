@@ -21,6 +21,8 @@ static const fm_method *const registry[] = {
     &fm_method_flim_mle,
     &fm_method_flim_ga,
     &fm_method_mcml_run,
+    &fm_method_dce_dual_input,
+    &fm_method_oct_bscan,
 };
 
 const fm_method *const *fm_methods_all(int *n_methods)

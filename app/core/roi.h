@@ -20,6 +20,10 @@ typedef struct {
     char *name;
     char *role;     /* "aorta", "portal_vein", "segment", … or NULL */
     GArray *points; /* of fm_point */
+    /* z index (0-based) of the slice the shape is drawn on in a volume (x, y, z[, t]); -1 (the
+     * default) = the same shape on every slice. Several ROIs with one role on different slices
+     * together form a volume of interest (DCE input VOIs). Addition to the original struct. */
+    int slice;
 } fm_roi;
 
 fm_roi *fm_roi_new(fm_roi_kind kind, const char *name);
@@ -45,7 +49,8 @@ typedef struct {
 } fm_roi_stats;
 fm_roi_stats fm_roi_statistics(const fm_roi *roi, const float *map, int width, int height);
 
-/* JSON round trip: {"kind":"ellipse","name":"vessel","role":null,"points":[[x,y],...]}.
+/* JSON round trip: {"kind":"ellipse","name":"vessel","role":null,"points":[[x,y],...]}, plus
+ * "slice":z only when slice >= 0 (files without it read as -1, every slice).
  * fm_roi_list_from_json reads an array of such objects (a --roi FILE). */
 char *fm_roi_to_json(const fm_roi *roi);
 fm_roi *fm_roi_from_json(const char *json, GError **error);

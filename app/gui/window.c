@@ -1,6 +1,7 @@
 /* FmWindow: builds the main window from ui/window.ui, loads datasets on a worker, starts jobs,
  * shows results and catalogue runs, and keeps the read-outs (ROI stats, cursor) current. */
 #include "window-private.h"
+#include "window-oct.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -316,6 +317,7 @@ static void set_dataset(FmWindow *win, fm_dataset *ds, const char *path)
     fm_plot_view_clear(win->plot_view);
     fm_window_select_map(win, "raw");
     fm_window_flim_dataset_changed(win);
+    fm_window_oct_dataset_changed(win); /* window-oct.c */
     fm_window_update_action_state(win);
 
     g_autofree char *status = g_strdup_printf(_("Opened %s: %d × %d px, %d frames"), base, w, h, n);
@@ -585,6 +587,7 @@ static void fm_window_init(FmWindow *win)
     win->map_name = g_strdup("raw");
     build_children(win);
     fm_window_flim_init(win);
+    fm_window_oct_init(win); /* window-oct.c: the OCT pages */
 
     g_action_map_add_action_entries(G_ACTION_MAP(win), win_entries, G_N_ELEMENTS(win_entries), win);
     fm_window_actions_init(win);

@@ -38,8 +38,8 @@ static fm_status check_curve(const double *v, int n, const char *name, char *msg
         return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "%s is missing", name);
     for (int i = 0; i < n; i++)
         if (!isfinite(v[i]))
-            return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "%s[%d] is not finite (%g)", name,
-                           i, v[i]);
+            return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "%s[%d] is not finite (%g)", name, i,
+                           v[i]);
     return FM_OK;
 }
 
@@ -49,8 +49,8 @@ fm_status fm_dce_check(const fm_dce_params *p, char *msg, size_t msg_len)
     if (!p)
         return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "parameters are missing");
     if (p->n_times < 8)
-        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
-                       "n_times must be >= 8 frames (got %d)", p->n_times);
+        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "n_times must be >= 8 frames (got %d)",
+                       p->n_times);
     if ((st = check_curve(p->times_s, p->n_times, "times_s", msg, msg_len)) != FM_OK ||
         (st = check_curve(p->ca, p->n_times, "ca", msg, msg_len)) != FM_OK ||
         (st = check_curve(p->cp, p->n_times, "cp", msg, msg_len)) != FM_OK)
@@ -61,7 +61,8 @@ fm_status fm_dce_check(const fm_dce_params *p, char *msg, size_t msg_len)
         if (!(step > 0))
             return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
                            "times_s must be strictly increasing: times_s[%d] = %g s follows "
-                           "times_s[%d] = %g s", i, p->times_s[i], i - 1, p->times_s[i - 1]);
+                           "times_s[%d] = %g s",
+                           i, p->times_s[i], i - 1, p->times_s[i - 1]);
         min_step = step < min_step ? step : min_step;
     }
     if (!isfinite(p->model_dt_s) || p->model_dt_s < 0)
@@ -73,7 +74,8 @@ fm_status fm_dce_check(const fm_dce_params *p, char *msg, size_t msg_len)
     if (span / dt + 2 > FM_DCE_MAX_GRID)
         return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
                        "model_dt_s %g s makes %.0f grid points over the %g s series; at most %d "
-                       "are supported", dt, span / dt + 2, span, FM_DCE_MAX_GRID);
+                       "are supported",
+                       dt, span / dt + 2, span, FM_DCE_MAX_GRID);
     for (int i = 0; i < FM_DCE_N_PARAMS; i++) {
         const double lo = p->lower[i], hi = p->upper[i], x0 = p->initial[i];
         if (!isfinite(lo) || !isfinite(hi) || !isfinite(x0))
@@ -86,12 +88,12 @@ fm_status fm_dce_check(const fm_dce_params *p, char *msg, size_t msg_len)
                            param_names[i], lo);
         if (!(lo <= x0 && x0 <= hi))
             return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
-                           "initial.%s = %g lies outside its bounds [%g, %g]", param_names[i],
-                           x0, lo, hi);
+                           "initial.%s = %g lies outside its bounds [%g, %g]", param_names[i], x0,
+                           lo, hi);
     }
     if (p->max_iterations < 1)
-        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
-                       "max_iterations must be >= 1 (got %d)", p->max_iterations);
+        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "max_iterations must be >= 1 (got %d)",
+                       p->max_iterations);
     if (!isfinite(p->tolerance) || p->tolerance < 0)
         return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
                        "tolerance must be a finite value >= 0 (got %g)", p->tolerance);
@@ -101,8 +103,7 @@ fm_status fm_dce_check(const fm_dce_params *p, char *msg, size_t msg_len)
     return FM_OK;
 }
 
-fm_status fm_dce_tables_build(const fm_dce_params *p, fm_dce_tables *t, char *msg,
-                              size_t msg_len)
+fm_status fm_dce_tables_build(const fm_dce_params *p, fm_dce_tables *t, char *msg, size_t msg_len)
 {
     memset(t, 0, sizeof *t);
     fm_dce_plan *pl = &t->plan;
@@ -144,8 +145,7 @@ fm_status fm_dce_tables_build(const fm_dce_params *p, fm_dce_tables *t, char *ms
         fm_dce_tables_free(t);
         return fm_fail(FM_ERR_NO_MEMORY, msg, msg_len, "no memory for the model tables");
     }
-    double *tw = t->doubles, *spec = tw + 2 * n, *ca = spec + 2 * n, *cp = ca + m,
-           *fw = cp + m;
+    double *tw = t->doubles, *spec = tw + 2 * n, *ca = spec + 2 * n, *cp = ca + m, *fw = cp + m;
     int *fj = t->ints;
     for (int k = 0; k < n; k++) {
         const double a = 2.0 * M_PI * k / n;
@@ -264,9 +264,15 @@ fm_status fm_dce_fit(const fm_dce_params *params, const float *tissue, long long
         return status;
     if ((status = fm_dce_tables_build(params, &tables, msg, msg_len)) != FM_OK)
         return status;
-    fm_dce_job job = {.params = params, .plan = &tables.plan, .tables = &tables,
-                      .tissue = tissue, .n_voxels = n_voxels, .out = out, .tick = tick,
-                      .tick_user = tick_user, .invalid = &invalid};
+    fm_dce_job job = {.params = params,
+                      .plan = &tables.plan,
+                      .tables = &tables,
+                      .tissue = tissue,
+                      .n_voxels = n_voxels,
+                      .out = out,
+                      .tick = tick,
+                      .tick_user = tick_user,
+                      .invalid = &invalid};
 #if FM_HAVE_CUDA
     if (info->backend_used == FM_BACKEND_CUDA) {
         char why[FM_MSG_LEN] = "";

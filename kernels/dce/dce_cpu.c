@@ -12,8 +12,8 @@
 #endif
 
 /* Cost at the point set up in e; y and r2 are scratch (2 n_fft and n_pad doubles). */
-static double cost_at(const fm_dce_plan *p, const fm_dce_eval *e, const double *tissue,
-                      double *y, double *r2)
+static double cost_at(const fm_dce_plan *p, const fm_dce_eval *e, const double *tissue, double *y,
+                      double *r2)
 {
     const int n = p->n_fft;
     for (int k = 0; k <= n / 2; k++)
@@ -27,11 +27,10 @@ static double cost_at(const fm_dce_plan *p, const fm_dce_eval *e, const double *
     for (int s = p->n_pad / 2; s > 0; s /= 2)
         for (int i = 0; i < s; i++)
             r2[i] += r2[i + s];
-    return r2[0];
+    return FM_DMUL(r2[0], e->penalty);
 }
 
-double fm_dce_cost(const fm_dce_plan *plan, const double *theta, const double *tissue,
-                   double *work)
+double fm_dce_cost(const fm_dce_plan *plan, const double *theta, const double *tissue, double *work)
 {
     fm_dce_eval e;
     fm_dce_eval_setup(plan, theta, &e);
@@ -49,8 +48,8 @@ void fm_dce_fit_voxel(const fm_dce_plan *plan, const fm_dce_params *params, cons
         return;
     }
     fm_nm_state s;
-    fm_nm_begin(&s, FM_DCE_N_PARAMS, params->initial, params->max_iterations, 0,
-                params->tolerance, -1.0);
+    fm_nm_begin(&s, FM_DCE_N_PARAMS, params->initial, params->max_iterations, 0, params->tolerance,
+                -1.0);
     int more;
     do {
         fm_dce_eval e;

@@ -11,8 +11,8 @@
 #include "dce_impl.h"
 
 #define MAX_THREADS 256
-#define N_SLOTS 2                /* chunks in flight, one stream each */
-#define CHUNK_VOXELS 32768LL     /* enough blocks to fill an H100 many times over per launch */
+#define N_SLOTS 2            /* chunks in flight, one stream each */
+#define CHUNK_VOXELS 32768LL /* enough blocks to fill an H100 many times over per launch */
 
 typedef struct {
     double initial[FM_DCE_N_PARAMS];
@@ -23,12 +23,15 @@ typedef struct {
 /* One block fits one voxel. Every thread evaluates the same cost terms (dce_math.h) as the CPU
  * twin, in the same order per element; the block-wide sums follow the twin's pairwise tree, so
  * the costs, and therefore the simplex path, are the same bits on both backends. */
-__global__ void dce_fit(const fm_dce_plan p, const nm_settings nm, const float *tissue,
-                        int n_voxels, double *records)
+/* At least 4 blocks of 256 (16 of 64) per SM: caps registers at 64 for latency hiding. */
+__global__ void __launch_bounds__(MAX_THREADS, 4)
+    dce_fit(const fm_dce_plan p, const nm_settings nm, const float *tissue, int n_voxels,
+            double *records)
 {
     extern __shared__ double smem[];
     __shared__ fm_nm_state s;
     __shared__ int more;
+    __shared__ double ex[3];
     const int n = p.n_fft, tid = threadIdx.x, nthreads = blockDim.x, v = blockIdx.x;
     double *y = smem, *r2 = y + 2 * n, *c = r2 + p.n_pad;
     const float *tv = tissue + (size_t)v * p.n_times;
@@ -39,8 +42,7 @@ __global__ void dce_fit(const fm_dce_plan p, const nm_settings nm, const float *
     if (tid == 0) {
         more = fm_dce_curve_finite(c, p.n_times);
         if (more)
-            fm_nm_begin(&s, FM_DCE_N_PARAMS, nm.initial, nm.max_iterations, 0, nm.tolerance,
-                        -1.0);
+            fm_nm_begin(&s, FM_DCE_N_PARAMS, nm.initial, nm.max_iterations, 0, nm.tolerance, -1.0);
     }
     __syncthreads();
     if (!more) {
@@ -54,7 +56,13 @@ __global__ void dce_fit(const fm_dce_plan p, const nm_settings nm, const float *
     }
     for (;;) {
         fm_dce_eval e;
-        fm_dce_eval_setup(&p, s.x, &e);
+        fm_dce_eval_bounds(&p, s.x, &e);
+        if (tid < 3)
+            ex[tid] = fm_dce_eval_exp(&p, &e, tid);
+        __syncthreads();
+        e.e1 = ex[0];
+        e.e_m = ex[1];
+        e.em1 = ex[2];
         for (int k = tid; k <= n / 2; k += nthreads)
             fm_dce_fill(&p, &e, k, y);
         __syncthreads();
@@ -72,7 +80,7 @@ __global__ void dce_fit(const fm_dce_plan p, const nm_settings nm, const float *
             __syncthreads();
         }
         if (tid == 0)
-            more = fm_nm_feed(&s, r2[0]);
+            more = fm_nm_feed(&s, FM_DMUL(r2[0], e.penalty));
         __syncthreads();
         if (!more)
             break;
@@ -88,8 +96,8 @@ __global__ void dce_fit(const fm_dce_plan p, const nm_settings nm, const float *
 typedef struct {
     const fm_dce_job *job;
     int device;
-    long long lo, hi;     /* voxels of this GPU */
-    long long done;       /* voxels stored, read by the polling thread */
+    long long lo, hi; /* voxels of this GPU */
+    long long done;   /* voxels stored, read by the polling thread */
     long long invalid;
     volatile int *cancel;
     int finished;
@@ -145,8 +153,8 @@ static fm_status run_device(gpu_work *w)
 
     FM_CUDA_TRY(cudaSetDevice(w->device));
     if (smem > 48 * 1024)
-        FM_CUDA_TRY(cudaFuncSetAttribute(dce_fit, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)smem));
+        FM_CUDA_TRY(
+            cudaFuncSetAttribute(dce_fit, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     /* The same table bits as the CPU twin, rebased onto device pointers. */
     FM_CUDA_TRY(cudaMalloc((void **)&d_doubles, tab->n_doubles * sizeof(double)));
     FM_CUDA_TRY(cudaMalloc((void **)&d_ints, tab->n_ints * sizeof(int)));
@@ -168,8 +176,8 @@ static fm_status run_device(gpu_work *w)
                                   (size_t)chunk * FM_DCE_OUT_COUNT * sizeof(double),
                                   cudaHostAllocDefault));
         FM_CUDA_TRY(cudaMalloc((void **)&d_in[k], (size_t)chunk * nt * sizeof(float)));
-        FM_CUDA_TRY(cudaMalloc((void **)&d_rec[k],
-                               (size_t)chunk * FM_DCE_OUT_COUNT * sizeof(double)));
+        FM_CUDA_TRY(
+            cudaMalloc((void **)&d_rec[k], (size_t)chunk * FM_DCE_OUT_COUNT * sizeof(double)));
     }
     /* While one slot's chunk computes, the host fills the other slot's pinned buffer and drains
      * its previous results. */

@@ -27,12 +27,12 @@ typedef struct {
     const fm_dce_params *params;
     const fm_dce_plan *plan; /* host tables */
     const fm_dce_tables *tables;
-    const float *tissue;     /* voxel-major */
+    const float *tissue; /* voxel-major */
     long long n_voxels;
     fm_dce_outputs *out;
     fm_tick_fn tick;
     void *tick_user;
-    long long *invalid;      /* out: voxels whose curve was not finite (their maps are NaN) */
+    long long *invalid; /* out: voxels whose curve was not finite (their maps are NaN) */
 } fm_dce_job;
 
 /* One voxel on the CPU: the same sequence of operations as one CUDA block. work holds

@@ -23,18 +23,18 @@
 /* Tables shared by every voxel of a run; the CUDA path uploads the same arrays, so both
  * backends start from identical bits. Built on the host by fm_dce_plan_build (dce_plan.c). */
 typedef struct {
-    int n_times;   /* frames */
-    int n_grid;    /* M: uniform model grid points from the first frame time */
-    int n_fft;     /* N: power of two >= 2M, so the linear convolution never wraps */
+    int n_times; /* frames */
+    int n_grid;  /* M: uniform model grid points from the first frame time */
+    int n_fft;   /* N: power of two >= 2M, so the linear convolution never wraps */
     int log2_fft;
-    int n_pad;     /* power of two >= n_times: width of the cost's pairwise sum */
-    double dt_s;   /* model grid step */
-    double ca0, cp0;             /* Ca, Cp at the first grid point */
-    const double *twiddle;       /* N complex e^{-2 pi i k / N}, interleaved re, im */
-    const double *spectrum;      /* N complex: DFT of (Ca - ca0) + i (Cp - cp0), zero-padded */
-    const double *ca_grid;       /* M values Ca - ca0 on the grid */
-    const double *cp_grid;       /* M values Cp - cp0 on the grid */
-    const double *frame_w;       /* n_times: frame i lies at grid position frame_j[i] + frame_w[i] */
+    int n_pad;              /* power of two >= n_times: width of the cost's pairwise sum */
+    double dt_s;            /* model grid step */
+    double ca0, cp0;        /* Ca, Cp at the first grid point */
+    const double *twiddle;  /* N complex e^{-2 pi i k / N}, interleaved re, im */
+    const double *spectrum; /* N complex: DFT of (Ca - ca0) + i (Cp - cp0), zero-padded */
+    const double *ca_grid;  /* M values Ca - ca0 on the grid */
+    const double *cp_grid;  /* M values Cp - cp0 on the grid */
+    const double *frame_w;  /* n_times: frame i lies at grid position frame_j[i] + frame_w[i] */
     const int *frame_j;
     double lower[FM_DCE_N_PARAMS], upper[FM_DCE_N_PARAMS];
 } fm_dce_plan;
@@ -108,6 +108,7 @@ FM_HD static inline double fm_dce_expm1(double x)
 /* Everything one parameter vector fixes, computed identically by every thread that needs it. */
 typedef struct {
     double theta[FM_DCE_N_PARAMS]; /* clamped into the bounds */
+    double penalty;                /* cost factor, > 1 outside the bounds (see eval_setup) */
     double ka, kp;                 /* 1/s */
     double x;                      /* kl dt, dimensionless */
     double e1, e_m;                /* e^{-x}, e^{-M x} */
@@ -117,27 +118,52 @@ typedef struct {
     double fa, fp;                 /* and the remaining fraction of a step */
 } fm_dce_eval;
 
-FM_HD static inline void fm_dce_eval_setup(const fm_dce_plan *p, const double *theta,
-                                           fm_dce_eval *e)
+/* Bounds: the model sees theta clamped into [lower, upper]. Clamping alone leaves the cost flat
+ * outside, where the simplex can wander and collapse (a delay stuck below 0 s, say), so a point
+ * outside costs its clamped cost times 1 + sum |theta - clamped| / (upper - lower): never better
+ * than its projection, and worse the further out, which steers Nelder-Mead back inside. */
+FM_HD static inline void fm_dce_eval_bounds(const fm_dce_plan *p, const double *theta,
+                                            fm_dce_eval *e)
 {
+    e->penalty = 1.0;
     for (int i = 0; i < FM_DCE_N_PARAMS; i++) {
         double v = theta[i];
         v = v < p->lower[i] ? p->lower[i] : v;
         v = v > p->upper[i] ? p->upper[i] : v;
         e->theta[i] = v;
+        if (v != theta[i])
+            e->penalty += fabs(theta[i] - v) / (p->upper[i] - p->lower[i]);
     }
     e->ka = e->theta[FM_DCE_KA] * FM_DCE_RATE_PER_S;
     e->kp = e->theta[FM_DCE_KP] * FM_DCE_RATE_PER_S;
     e->x = FM_DMUL(e->theta[FM_DCE_KL] * FM_DCE_RATE_PER_S, p->dt_s);
-    e->e1 = fm_dce_exp(-e->x);
-    e->e_m = fm_dce_exp(-FM_DMUL(e->x, (double)p->n_grid));
-    e->em1 = fm_dce_expm1(-e->x);
     e->u0 = FM_DMUL(e->ka, p->ca0) + FM_DMUL(e->kp, p->cp0);
     double da = e->theta[FM_DCE_TAU_A] / p->dt_s, dp = e->theta[FM_DCE_TAU_P] / p->dt_s;
     e->sa = (int)floor(da);
     e->fa = da - e->sa;
     e->sp = (int)floor(dp);
     e->fp = dp - e->sp;
+}
+
+/* The three transcendentals of an evaluation, separately so that a CUDA block computes each
+ * once (three threads) instead of once per thread. */
+FM_HD static inline double fm_dce_eval_exp(const fm_dce_plan *p, const fm_dce_eval *e, int which)
+{
+    if (which == 0)
+        return fm_dce_exp(-e->x);
+    if (which == 1)
+        return fm_dce_exp(-FM_DMUL(e->x, (double)p->n_grid));
+    return fm_dce_expm1(-e->x);
+}
+
+/* Clamping and scalars (fm_dce_eval_bounds) plus e^{-x}, e^{-Mx}, expm1(-x). */
+FM_HD static inline void fm_dce_eval_setup(const fm_dce_plan *p, const double *theta,
+                                           fm_dce_eval *e)
+{
+    fm_dce_eval_bounds(p, theta, e);
+    e->e1 = fm_dce_eval_exp(p, e, 0);
+    e->e_m = fm_dce_eval_exp(p, e, 1);
+    e->em1 = fm_dce_eval_exp(p, e, 2);
 }
 
 FM_HD static inline int fm_dce_bitrev(int k, int log2n)
@@ -156,14 +182,13 @@ FM_HD static inline int fm_dce_bitrev(int k, int log2n)
  * circular, convolution for every output j < M. k = 0 uses expm1 against cancellation. Fills the
  * product spectrum Z = S H at k and, by Hermitian symmetry of H, S conj(H) at N - k, both in
  * bit-reversed order for the in-place inverse FFT. k runs over 0..N/2. */
-FM_HD static inline void fm_dce_fill(const fm_dce_plan *p, const fm_dce_eval *e, int k,
-                                     double *z)
+FM_HD static inline void fm_dce_fill(const fm_dce_plan *p, const fm_dce_eval *e, int k, double *z)
 {
     const int N = p->n_fft;
     double hr, hi;
     if (k == 0) {
-        hr = e->x > 0 ? fm_dce_expm1(-FM_DMUL(e->x, (double)p->n_grid)) / e->em1
-                      : (double)p->n_grid;
+        hr =
+            e->x > 0 ? fm_dce_expm1(-FM_DMUL(e->x, (double)p->n_grid)) / e->em1 : (double)p->n_grid;
         hi = 0.0;
     } else {
         const int km = (int)(((long long)p->n_grid * k) % N);
@@ -288,8 +313,15 @@ FM_HD static inline double fm_dce_residual2(const fm_dce_plan *p, const fm_dce_e
 
 #define FM_NM_MAX_DIM 5
 
-enum { FM_NM_INIT = 0, FM_NM_REFLECT, FM_NM_EXPAND, FM_NM_CONTRACT_OUT, FM_NM_CONTRACT_IN,
-       FM_NM_SHRINK, FM_NM_DONE };
+enum {
+    FM_NM_INIT = 0,
+    FM_NM_REFLECT,
+    FM_NM_EXPAND,
+    FM_NM_CONTRACT_OUT,
+    FM_NM_CONTRACT_IN,
+    FM_NM_SHRINK,
+    FM_NM_DONE
+};
 
 /* A resumable minimiser: the caller evaluates the cost at x and feeds it back, so that on the
  * GPU a whole block evaluates while thread 0 alone keeps this state. */

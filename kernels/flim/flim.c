@@ -38,8 +38,8 @@ void fm_flim_params_defaults(fm_flim_params *p, int n_bins, double bin_width_ns)
 
 const char *fm_flim_method_name(fm_flim_method m)
 {
-    static const char *names[FM_FLIM_METHOD_COUNT] = {"iem",   "cmm",   "rld", "phasor", "bcmm1",
-                                                      "bcmm2", "lsm",   "mle", "ga"};
+    static const char *names[FM_FLIM_METHOD_COUNT] = {"iem",   "cmm", "rld", "phasor", "bcmm1",
+                                                      "bcmm2", "lsm", "mle", "ga"};
     if ((int)m < 0 || m >= FM_FLIM_METHOD_COUNT)
         return "unknown";
     return names[m];
@@ -69,7 +69,8 @@ fm_status fm_flim_check(fm_flim_method method, const fm_flim_params *p, int n_pi
     if (p->fit_start < 0 || p->fit_end > p->n_bins || p->fit_start >= p->fit_end)
         return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
                        "fit range [%d, %d) lies outside the data's %d bins (need 0 <= fit_start "
-                       "< fit_end <= n_bins)", p->fit_start, p->fit_end, p->n_bins);
+                       "< fit_end <= n_bins)",
+                       p->fit_start, p->fit_end, p->n_bins);
     /* Four bins is the least any estimator needs (BCMM2 solves for four unknowns). */
     if (p->fit_end - p->fit_start < 4)
         return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
@@ -90,7 +91,8 @@ fm_status fm_flim_check(fm_flim_method method, const fm_flim_params *p, int n_pi
             !isfinite(p->cal_phase_rad))
             return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
                            "phasor calibration needs cal_modulation > 0 and a finite "
-                           "cal_phase_rad (got %g, %g)", p->cal_modulation, p->cal_phase_rad);
+                           "cal_phase_rad (got %g, %g)",
+                           p->cal_modulation, p->cal_phase_rad);
     }
     if (method == FM_FLIM_BCMM1 && (!(p->tau_d_ns > 0.0) || !isfinite(p->tau_d_ns)))
         return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
@@ -101,8 +103,10 @@ fm_status fm_flim_check(fm_flim_method method, const fm_flim_params *p, int n_pi
                            "model must be 1 (mono-exponential) or 2 (bi-exponential), got %d",
                            p->model);
         if (p->max_iterations < 1)
-            return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "max_iterations must be >= 1 "
-                           "(got %d)", p->max_iterations);
+            return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
+                           "max_iterations must be >= 1 "
+                           "(got %d)",
+                           p->max_iterations);
         if (!(p->tolerance > 0.0) || !isfinite(p->tolerance))
             return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "tolerance must be > 0 (got %g)",
                            p->tolerance);

@@ -35,8 +35,8 @@ void fm_flim_fill_undefined(const fm_flim_job *job)
     }
 }
 
-void fm_flim_copy_rows(float *dst, size_t dst_pitch, const float *src, size_t src_pitch,
-                       int width, int rows)
+void fm_flim_copy_rows(float *dst, size_t dst_pitch, const float *src, size_t src_pitch, int width,
+                       int rows)
 {
 #pragma omp parallel for schedule(static)
     for (int b = 0; b < rows; b++)

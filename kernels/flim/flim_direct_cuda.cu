@@ -9,8 +9,8 @@
 #include "flim_impl.h"
 #include "flim_math.h"
 
-#define N_SLOTS 3           /* chunks in flight: upload, compute, download */
-#define CHUNK_PIXELS 32768  /* 256 bins x 32768 px x 4 B = 32 MB per upload */
+#define N_SLOTS 3          /* chunks in flight: upload, compute, download */
+#define CHUNK_PIXELS 32768 /* 256 bins x 32768 px x 4 B = 32 MB per upload */
 #define THREADS 128
 
 /* The paper keeps IEM's Simpson coefficients in constant memory; the phasor's per-bin cos/sin
@@ -84,8 +84,7 @@ extern "C" fm_status fm_flim_direct_cuda(const fm_flim_job *job, fm_run_info *in
 
     cudaStream_t stream[N_SLOTS] = {0};
     cudaEvent_t done[N_SLOTS] = {0};
-    float *d_in[N_SLOTS] = {0}, *d_out[N_SLOTS] = {0}, *h_in[N_SLOTS] = {0},
-          *h_out[N_SLOTS] = {0};
+    float *d_in[N_SLOTS] = {0}, *d_out[N_SLOTS] = {0}, *h_in[N_SLOTS] = {0}, *h_out[N_SLOTS] = {0};
     unsigned char *d_mask = NULL;
     fm_flim_trig *trig = (fm_flim_trig *)malloc(sizeof(fm_flim_trig) * (size_t)k.n);
     fm_flim_trig *d_trig = NULL;
@@ -107,8 +106,7 @@ extern "C" fm_status fm_flim_direct_cuda(const fm_flim_job *job, fm_run_info *in
         FM_CUDA_TRY(cudaMemcpyToSymbol(c_trig, trig, sizeof(fm_flim_trig) * k.n));
     } else {
         FM_CUDA_TRY(cudaMalloc((void **)&d_trig, sizeof(fm_flim_trig) * k.n));
-        FM_CUDA_TRY(cudaMemcpy(d_trig, trig, sizeof(fm_flim_trig) * k.n,
-                               cudaMemcpyHostToDevice));
+        FM_CUDA_TRY(cudaMemcpy(d_trig, trig, sizeof(fm_flim_trig) * k.n, cudaMemcpyHostToDevice));
     }
     if (job->mask) {
         FM_CUDA_TRY(cudaMalloc((void **)&d_mask, (size_t)n_pixels));
@@ -164,8 +162,7 @@ extern "C" fm_status fm_flim_direct_cuda(const fm_flim_job *job, fm_run_info *in
                 d_out[s]);
         else
             flim_direct_kernel<true><<<blocks, THREADS, 0, stream[s]>>>(
-                k, d_in[s], (size_t)chunk, np, d_mask ? d_mask + c0 : NULL, NULL, slots,
-                d_out[s]);
+                k, d_in[s], (size_t)chunk, np, d_mask ? d_mask + c0 : NULL, NULL, slots, d_out[s]);
         FM_CUDA_CHECK_LAUNCH("flim_direct_kernel");
         for (int j = 0; j < n_maps; j++) {
             float *dst = out_pinned ? dst_map[j] + c0 : h_out[s] + (size_t)j * chunk;

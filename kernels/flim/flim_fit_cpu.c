@@ -261,7 +261,7 @@ static void ga_segment(const fm_flim_job *job, const fm_fit_setup *su, const dou
             continue;
         }
         fm_ga_pixel_sums(su, e0, d0, e1, d1, ybar, res[k].photons / mean_photons,
-                             job->counts + pix[k], stride, &s);
+                         job->counts + pix[k], stride, &s);
         double cost = fm_ga_nnls(su->n_lin, &s, a, &free_set);
         fm_ga_result(su, a, st.p, cost, st.iter, st.converged, &res[k]);
     }

@@ -8,17 +8,16 @@
 #include "../device_private.h"
 #include "flim_fit_math.h"
 
-#define BLOCK_BINS 128      /* threads per pixel in the block variant (bins looped beyond) */
-#define THREADS_PIXEL 128   /* threads per block in the thread-per-pixel variant */
-#define CHUNK_PIXELS 32768  /* 32 MB of 256-bin decays per chunk: overlap and progress */
+#define BLOCK_BINS 128     /* threads per pixel in the block variant (bins looped beyond) */
+#define THREADS_PIXEL 128  /* threads per block in the thread-per-pixel variant */
+#define CHUNK_PIXELS 32768 /* 32 MB of 256-bin decays per chunk: overlap and progress */
 #define N_SLOTS 2
 #define MAX_WARPS 8
-#define SHARED_LIMIT 49152  /* default dynamic shared memory without opting in */
+#define SHARED_LIMIT 49152 /* default dynamic shared memory without opting in */
 /* cuda_variant 0 takes the one measured faster on the H100 (bench/RESULTS.md, 2026-11-23, 512 x 512
- * x 256): thread per pixel for mono (81 vs 101 ms), block per pixel for bi (LSM 227 vs 533 ms,
- * MLE 117 vs 222 ms), where a thread's long serial loop over bins and two exponentials leaves
- * too few warps in flight. */
-#define FM_FLIM_DEFAULT_VARIANT(model) ((model) == 1 ? 2 : 1)
+ * x 256, after the template-specialised thread kernels): thread per pixel for every model (LSM
+ * mono 15.2 vs 53.3 ms, LSM bi 102.2 vs 178.6 ms, MLE bi 51.4 vs 65.3 ms). */
+#define FM_FLIM_DEFAULT_VARIANT(model) ((void)(model), 2)
 
 /* Sums K doubles over the block; the total is valid in thread 0. Warp shuffles, then one slot
  * per warp in shared memory. */
@@ -45,22 +44,51 @@ template <int K> __device__ void block_sum(double *v, double *red)
 }
 
 /* Thread-per-pixel: the CPU twin's fm_fit_pixel, one pixel per thread; bin-major input makes
- * each bin's read coalesced across the warp. */
-__global__ void fit_thread_kernel(fm_fit_setup su, const float *__restrict__ y, int nc,
-                                  const unsigned char *__restrict__ mask,
-                                  const double *__restrict__ irf, fm_fit_result *res)
+ * each bin's read coalesced across the warp. The model order, background, cost and IRF are
+ * template constants: with them known, every loop over parameters unrolls and the normal
+ * equations and LM state live in registers instead of a ~800-byte local-memory frame. */
+template <int MODEL, int BG, int MLE, int IRF>
+__global__ void __launch_bounds__(THREADS_PIXEL)
+    fit_thread_kernel(fm_fit_setup su, const float *__restrict__ y, int nc,
+                      const unsigned char *__restrict__ mask, const double *__restrict__ irf,
+                      fm_fit_result *res)
 {
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    fm_fit_setup s = su;
+    s.model = MODEL;
+    s.fit_bg = BG;
+    s.mle = MLE;
+    s.has_irf = IRF;
+    s.n_params = (MODEL == 1 ? 2 : 4) + BG;
     if (k < nc)
-        fm_fit_pixel(&su, y + k, (size_t)nc, irf, mask[k], &res[k]);
+        fm_fit_pixel(&s, y + k, (size_t)nc, irf, mask[k], &res[k]);
+}
+
+typedef void (*fit_thread_fn)(fm_fit_setup, const float *, int, const unsigned char *,
+                              const double *, fm_fit_result *);
+
+template <int MODEL, int BG> static fit_thread_fn thread_kernel_for(int mle, int irf)
+{
+    if (mle)
+        return irf ? fit_thread_kernel<MODEL, BG, 1, 1> : fit_thread_kernel<MODEL, BG, 1, 0>;
+    return irf ? fit_thread_kernel<MODEL, BG, 0, 1> : fit_thread_kernel<MODEL, BG, 0, 0>;
+}
+
+static fit_thread_fn thread_kernel(const fm_fit_setup *su)
+{
+    if (su->model == 1)
+        return su->fit_bg ? thread_kernel_for<1, 1>(su->mle, su->has_irf)
+                          : thread_kernel_for<1, 0>(su->mle, su->has_irf);
+    return su->fit_bg ? thread_kernel_for<2, 1>(su->mle, su->has_irf)
+                      : thread_kernel_for<2, 0>(su->mle, su->has_irf);
 }
 
 /* Block per pixel: every thread owns bins i = tid, tid + blockDim ...; the normal-equation sums
  * are reduced in shared memory and thread 0 takes the LM decision (fm_lm_update), as in the
  * paper. With an IRF, thread 0 runs the recursion into shared memory (fm_fit_basis_fill). */
-__device__ void block_eval(const fm_fit_setup *su, const float *y, int nc, int k,
-                           const double *irf, const double *p, const double *wref, double *basis,
-                           double *red, fm_fit_sums *out)
+__device__ void block_eval(const fm_fit_setup *su, const float *y, int nc, int k, const double *irf,
+                           const double *p, const double *wref, double *basis, double *red,
+                           fm_fit_sums *out)
 {
     const int n_fit = su->fit_end - su->fit_start;
     double *e0 = basis, *d0 = basis + n_fit, *e1 = basis + 2 * n_fit, *d1 = basis + 3 * n_fit;
@@ -290,6 +318,51 @@ typedef struct {
     int busy;
 } fit_slot;
 
+/* Pinned staging and device buffers for the decays and results, kept between runs: pinning and
+ * freeing 2 x 32 MB each call cost more than fitting a 512 x 512 image. One run at a time uses
+ * the cache (device 0); a concurrent run allocates and frees its own. */
+typedef struct {
+    float *h_in, *d_in;
+    fm_fit_result *h_res, *d_res;
+    size_t in_bytes, res_bytes;
+} fit_cache_entry;
+static fit_cache_entry fit_cache[N_SLOTS];
+static int fit_cache_busy;
+
+static cudaError_t slot_buffers(fit_slot *sl, fit_cache_entry *ce, size_t in_bytes,
+                                size_t res_bytes)
+{
+    cudaError_t e;
+    if (ce && ce->in_bytes >= in_bytes && ce->res_bytes >= res_bytes) {
+        sl->h_in = ce->h_in;
+        sl->d_in = ce->d_in;
+        sl->h_res = ce->h_res;
+        sl->d_res = ce->d_res;
+        return cudaSuccess;
+    }
+    if (ce) { /* too small: replace */
+        cudaFreeHost(ce->h_in);
+        cudaFree(ce->d_in);
+        cudaFreeHost(ce->h_res);
+        cudaFree(ce->d_res);
+        memset(ce, 0, sizeof *ce);
+    }
+    if ((e = cudaHostAlloc((void **)&sl->h_in, in_bytes, cudaHostAllocDefault)) != cudaSuccess ||
+        (e = cudaMalloc((void **)&sl->d_in, in_bytes)) != cudaSuccess ||
+        (e = cudaHostAlloc((void **)&sl->h_res, res_bytes, cudaHostAllocDefault)) != cudaSuccess ||
+        (e = cudaMalloc((void **)&sl->d_res, res_bytes)) != cudaSuccess)
+        return e; /* cleanup frees what this slot holds */
+    if (ce) {
+        ce->h_in = sl->h_in;
+        ce->d_in = sl->d_in;
+        ce->h_res = sl->h_res;
+        ce->d_res = sl->d_res;
+        ce->in_bytes = in_bytes;
+        ce->res_bytes = res_bytes;
+    }
+    return cudaSuccess;
+}
+
 extern "C" fm_status fm_flim_fit_cuda(const fm_flim_job *job, fm_run_info *info, char *msg,
                                       size_t msg_len)
 {
@@ -306,12 +379,15 @@ extern "C" fm_status fm_flim_fit_cuda(const fm_flim_job *job, fm_run_info *info,
     long total = job->n_pixels, max_chunk = CHUNK_PIXELS, done_pixels = 0;
     int ga_threads = 32, s_next = 0, next_slot = 0;
     size_t shared = 0;
+    const int cached = __atomic_exchange_n(&fit_cache_busy, 1, __ATOMIC_ACQUIRE) == 0;
     (void)info;
     memset(slot, 0, sizeof slot);
 
-    if (job->method != FM_FLIM_LSM && job->method != FM_FLIM_MLE && !ga)
-        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "method %d is not an iterative fit",
-                       (int)job->method);
+    if (job->method != FM_FLIM_LSM && job->method != FM_FLIM_MLE && !ga) {
+        status = fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "method %d is not an iterative fit",
+                         (int)job->method);
+        goto cleanup;
+    }
     fm_fit_setup_from(job, &su);
     if (job->params->irf && !(irf = fm_fit_irf_double(job))) {
         status = fm_fail(FM_ERR_NO_MEMORY, msg, msg_len, "no memory for the IRF");
@@ -345,21 +421,18 @@ extern "C" fm_status fm_flim_fit_cuda(const fm_flim_job *job, fm_run_info *info,
     FM_CUDA_TRY(cudaSetDevice(0));
     if (irf) {
         FM_CUDA_TRY(cudaMalloc((void **)&d_irf, job->params->n_bins * sizeof(double)));
-        FM_CUDA_TRY(cudaMemcpy(d_irf, irf, job->params->n_bins * sizeof(double),
-                               cudaMemcpyHostToDevice));
+        FM_CUDA_TRY(
+            cudaMemcpy(d_irf, irf, job->params->n_bins * sizeof(double), cudaMemcpyHostToDevice));
     }
     for (int i = 0; i < N_SLOTS; i++) {
         fit_slot *sl = &slot[i];
         FM_CUDA_TRY(cudaStreamCreateWithFlags(&sl->stream, cudaStreamNonBlocking));
         FM_CUDA_TRY(cudaEventCreateWithFlags(&sl->done, cudaEventDisableTiming));
-        FM_CUDA_TRY(cudaHostAlloc((void **)&sl->h_in, max_chunk * n_copy * sizeof(float),
-                                  cudaHostAllocDefault));
-        FM_CUDA_TRY(cudaMalloc((void **)&sl->d_in, max_chunk * n_copy * sizeof(float)));
+        FM_CUDA_TRY(slot_buffers(sl, cached ? &fit_cache[i] : NULL,
+                                 max_chunk * n_copy * sizeof(float),
+                                 max_chunk * sizeof(fm_fit_result)));
         FM_CUDA_TRY(cudaHostAlloc((void **)&sl->h_mask, max_chunk, cudaHostAllocDefault));
         FM_CUDA_TRY(cudaMalloc((void **)&sl->d_mask, max_chunk));
-        FM_CUDA_TRY(cudaHostAlloc((void **)&sl->h_res, max_chunk * sizeof(fm_fit_result),
-                                  cudaHostAllocDefault));
-        FM_CUDA_TRY(cudaMalloc((void **)&sl->d_res, max_chunk * sizeof(fm_fit_result)));
         if (ga) {
             FM_CUDA_TRY(cudaHostAlloc((void **)&sl->h_off, (max_chunk + 1) * sizeof(int),
                                       cudaHostAllocDefault));
@@ -410,23 +483,21 @@ extern "C" fm_status fm_flim_fit_cuda(const fm_flim_job *job, fm_run_info *info,
         fm_fit_gather(job, ga ? seg_pix : NULL, k0, k1, n_copy, sl->h_in, sl->h_mask);
         FM_CUDA_TRY(cudaMemcpyAsync(sl->d_in, sl->h_in, (size_t)nc * n_copy * sizeof(float),
                                     cudaMemcpyHostToDevice, sl->stream));
-        FM_CUDA_TRY(cudaMemcpyAsync(sl->d_mask, sl->h_mask, nc, cudaMemcpyHostToDevice,
-                                    sl->stream));
+        FM_CUDA_TRY(
+            cudaMemcpyAsync(sl->d_mask, sl->h_mask, nc, cudaMemcpyHostToDevice, sl->stream));
         if (ga) {
             FM_CUDA_TRY(cudaMemcpyAsync(sl->d_off, sl->h_off, (n_seg + 1) * sizeof(int),
                                         cudaMemcpyHostToDevice, sl->stream));
-            fit_ga_kernel<<<n_seg, ga_threads, shared, sl->stream>>>(su, sl->d_in, nc,
-                                                                     sl->d_mask, sl->d_off,
-                                                                     d_irf, sl->d_res);
+            fit_ga_kernel<<<n_seg, ga_threads, shared, sl->stream>>>(su, sl->d_in, nc, sl->d_mask,
+                                                                     sl->d_off, d_irf, sl->d_res);
             FM_CUDA_CHECK_LAUNCH("fit_ga_kernel");
         } else if (variant == 1) {
-            fit_block_kernel<<<nc, BLOCK_BINS, shared, sl->stream>>>(su, sl->d_in, nc,
-                                                                     sl->d_mask, d_irf,
-                                                                     sl->d_res);
+            fit_block_kernel<<<nc, BLOCK_BINS, shared, sl->stream>>>(su, sl->d_in, nc, sl->d_mask,
+                                                                     d_irf, sl->d_res);
             FM_CUDA_CHECK_LAUNCH("fit_block_kernel");
         } else {
-            fit_thread_kernel<<<(nc + THREADS_PIXEL - 1) / THREADS_PIXEL, THREADS_PIXEL, 0,
-                                sl->stream>>>(su, sl->d_in, nc, sl->d_mask, d_irf, sl->d_res);
+            thread_kernel(&su)<<<(nc + THREADS_PIXEL - 1) / THREADS_PIXEL, THREADS_PIXEL, 0,
+                                 sl->stream>>>(su, sl->d_in, nc, sl->d_mask, d_irf, sl->d_res);
             FM_CUDA_CHECK_LAUNCH("fit_thread_kernel");
         }
         FM_CUDA_TRY(cudaMemcpyAsync(sl->h_res, sl->d_res, (size_t)nc * sizeof(fm_fit_result),
@@ -458,15 +529,19 @@ cleanup:
             cudaStreamDestroy(sl->stream);
         if (sl->done)
             cudaEventDestroy(sl->done);
-        cudaFreeHost(sl->h_in);
+        if (!cached || sl->h_in != fit_cache[i].h_in) { /* the cache's stay for the next run */
+            cudaFreeHost(sl->h_in);
+            cudaFree(sl->d_in);
+            cudaFreeHost(sl->h_res);
+            cudaFree(sl->d_res);
+        }
         cudaFreeHost(sl->h_mask);
-        cudaFreeHost(sl->h_res);
         cudaFreeHost(sl->h_off);
-        cudaFree(sl->d_in);
         cudaFree(sl->d_mask);
-        cudaFree(sl->d_res);
         cudaFree(sl->d_off);
     }
+    if (cached)
+        __atomic_store_n(&fit_cache_busy, 0, __ATOMIC_RELEASE);
     cudaFree(d_irf);
     free(irf);
     free(seg_off);

@@ -8,6 +8,14 @@
 
 #include "flim_impl.h"
 
+/* nvcc: inline everything, so that the thread kernels' template constants (model order,
+ * background, cost, IRF) reach every loop and the per-pixel state stays in registers. */
+#ifdef __CUDACC__
+#define FM_FIT_HD FM_HD __attribute__((always_inline))
+#else
+#define FM_FIT_HD FM_HD
+#endif
+
 #define FM_FIT_MAXP 5         /* A, fD, tauF, tauD, b */
 #define FM_FIT_NH 15          /* packed upper triangle of a 5 x 5 matrix */
 #define FM_FIT_TAU_MIN 0.01   /* ns: the brief's lower bound, keeps exp(-t/tau) finite */
@@ -51,7 +59,7 @@ typedef struct {
     int iter, converged, fitted, used;
 } fm_fit_result;
 
-FM_HD static inline int fm_fit_hidx(int a, int b)
+FM_FIT_HD static inline int fm_fit_hidx(int a, int b)
 {
     if (a > b) {
         int t = a;
@@ -61,7 +69,7 @@ FM_HD static inline int fm_fit_hidx(int a, int b)
     return a * FM_FIT_MAXP - a * (a - 1) / 2 + (b - a);
 }
 
-FM_HD static inline void fm_fit_sums_zero(fm_fit_sums *s)
+FM_FIT_HD static inline void fm_fit_sums_zero(fm_fit_sums *s)
 {
     for (int k = 0; k < FM_FIT_NH; k++)
         s->h[k] = 0;
@@ -71,7 +79,7 @@ FM_HD static inline void fm_fit_sums_zero(fm_fit_sums *s)
 }
 
 /* Lifetime of basis component 0 (tauD, or the mono tau) and 1 (tauF) from LM parameters. */
-FM_HD static inline void fm_fit_taus(const fm_fit_setup *su, const double *p, double *tau0,
+FM_FIT_HD static inline void fm_fit_taus(const fm_fit_setup *su, const double *p, double *tau0,
                                      double *tau1)
 {
     *tau0 = su->model == 1 ? p[1] : p[3];
@@ -79,38 +87,61 @@ FM_HD static inline void fm_fit_taus(const fm_fit_setup *su, const double *p, do
 }
 
 /* No IRF: exp(-t/tau) at the bin centre t from the fit start, and its tau derivative. */
-FM_HD static inline void fm_fit_basis_direct(const fm_fit_setup *su, int bin, double tau,
-                                             double *e, double *d)
+FM_FIT_HD static inline void fm_fit_basis_direct(const fm_fit_setup *su, int bin, double tau, double *e,
+                                             double *d)
 {
     double t = (bin - su->fit_start + 0.5) * su->dt;
     *e = exp(-t / tau);
     *d = *e * t / (tau * tau);
 }
 
-/* IRF convolution by recursion (one pass per exponential): c_i = q c_{i-1} + irf_i with
- * q = exp(-dt/tau) is the discrete convolution sum_j irf_j q^(i-j) of the IRF with the
- * bin-integrated decay; its tau derivative follows the same recursion, g_i = q g_{i-1} + q' c_{i-1},
- * q' = q dt / tau^2, so the Jacobian costs two multiply-adds per bin. */
+/* IRF convolution for bin-integrated data. The data are a continuous convolution of the IRF with
+ * the decay, integrated over each bin; the IRF is known only as bin contents irf_j. Taking each
+ * IRF bin as uniform over its width, the counts of bin i from IRF bin j are (per unit amplitude
+ * of the decay density, divided by dt so that A keeps the meaning "counts per bin at t = 0"):
+ *   j < i: irf_j k q^(i-1-j),  k = (tau (1 - q) / dt)^2        (box * exponential * box)
+ *   j = i: irf_i d,            d = (x - (1 - q)) / x^2, x = dt / tau  (the same bin, ~1/2)
+ * with q = exp(-dt/tau). Sampling the exponential instead (c_i = sum_j irf_j q^(i-j), weight 1 on
+ * the same bin) shifts the model by about half a bin and biases tau by +1 to +3 % on photon
+ * data. Recursion: s_i = q s_{i-1} + irf_i, so bin i is d irf_i + k s_{i-1}; tau derivatives
+ * follow the same recursion, g_i = q g_{i-1} + q' s_{i-1}, q' = q dt / tau^2. */
 typedef struct {
-    double q, dq, c, g;
+    double q, dq, k, dk, d, dd; /* per-tau constants and their tau derivatives */
+    double s, g;                /* running sum_j irf_j q^(i-j) and its tau derivative */
+    double e, de;               /* model of the bin just stepped and its tau derivative */
 } fm_irf_rec;
 
-FM_HD static inline void fm_irf_rec_init(fm_irf_rec *r, double tau, double dt)
+FM_FIT_HD static inline void fm_irf_rec_init(fm_irf_rec *r, double tau, double dt)
 {
-    r->q = exp(-dt / tau);
-    r->dq = r->q * dt / (tau * tau);
-    r->c = r->g = 0;
+    const double x = dt / tau;
+    double xu; /* x - (1 - q) = x + expm1(-x), by its series where it cancels */
+    if (x < 0.05)
+        xu = x * x * (0.5 - x * (1.0 / 6 - x * (1.0 / 24 - x * (1.0 / 120 - x / 720))));
+    else
+        xu = x + expm1(-x);
+    const double u = x - xu, q = 1 - u, ratio = u / x;
+    r->q = q;
+    r->dq = q * dt / (tau * tau);
+    r->k = ratio * ratio;
+    /* dk/dtau = 2 ratio dratio/dx dx/dtau, dratio/dx = (q x - u) / x^2, dx/dtau = -x / tau */
+    r->dk = -2 * ratio * (xu - x * u) / (x * tau);
+    r->d = xu / (x * x);
+    /* dd/dx = (u x - 2 (x - u)) / x^3 */
+    r->dd = -(u * x - 2 * xu) / (x * x * tau);
+    r->s = r->g = r->e = r->de = 0;
 }
 
-FM_HD static inline void fm_irf_rec_step(fm_irf_rec *r, double irf_i)
+FM_FIT_HD static inline void fm_irf_rec_step(fm_irf_rec *r, double irf_i)
 {
-    r->g = r->q * r->g + r->dq * r->c;
-    r->c = r->q * r->c + irf_i;
+    r->e = r->d * irf_i + r->k * r->s;
+    r->de = r->dd * irf_i + r->dk * r->s + r->k * r->g;
+    r->g = r->q * r->g + r->dq * r->s;
+    r->s = r->q * r->s + irf_i;
 }
 
 /* Basis over the fit range (n_fit values each) for the given lifetimes, by the same operations as
  * the serial evaluation: used by GA and by the block-per-pixel kernel with an IRF. */
-FM_HD static inline void fm_fit_basis_fill(const fm_fit_setup *su, const double *irf, double tau0,
+FM_FIT_HD static inline void fm_fit_basis_fill(const fm_fit_setup *su, const double *irf, double tau0,
                                            double tau1, double *e0, double *d0, double *e1,
                                            double *d1)
 {
@@ -124,10 +155,10 @@ FM_HD static inline void fm_fit_basis_fill(const fm_fit_setup *su, const double 
             if (su->model == 2)
                 fm_irf_rec_step(&r1, irf[i]);
             if (i >= s) {
-                e0[i - s] = r0.c;
-                d0[i - s] = r0.g;
-                e1[i - s] = r1.c;
-                d1[i - s] = r1.g;
+                e0[i - s] = r0.e;
+                d0[i - s] = r0.de;
+                e1[i - s] = r1.e;
+                d1[i - s] = r1.de;
             }
         }
     } else {
@@ -142,7 +173,7 @@ FM_HD static inline void fm_fit_basis_fill(const fm_fit_setup *su, const double 
 }
 
 /* Model value of a bin at parameters p from its basis values (weights of the second LSM pass). */
-FM_HD static inline double fm_fit_model_value(const fm_fit_setup *su, const double *p, double e0,
+FM_FIT_HD static inline double fm_fit_model_value(const fm_fit_setup *su, const double *p, double e0,
                                               double e1)
 {
     double m = su->model == 1 ? p[0] * e0 : p[0] * (p[1] * e0 + (1 - p[1]) * e1);
@@ -156,9 +187,9 @@ FM_HD static inline double fm_fit_model_value(const fm_fit_setup *su, const doub
  * MLE: Fisher scoring on the Poisson likelihood (Laurence & Chromy 2010): the score is
  * sum (y - m)/m J and the information sum J J^T / m, i.e. least squares with weights 1/m
  * re-evaluated at each point; the cost is the deviance 2 sum [m - y + y ln(y/m)]. */
-FM_HD static inline void fm_fit_accumulate(const fm_fit_setup *su, const double *p, double e0,
-                                           double d0, double e1, double d1, double y,
-                                           double wref, fm_fit_sums *s)
+FM_FIT_HD static inline void fm_fit_accumulate(const fm_fit_setup *su, const double *p, double e0,
+                                           double d0, double e1, double d1, double y, double wref,
+                                           fm_fit_sums *s)
 {
     double J[FM_FIT_MAXP], m, w;
     int nb;
@@ -189,8 +220,9 @@ FM_HD static inline void fm_fit_accumulate(const fm_fit_setup *su, const double 
         w = 1.0 / m;
         s->cost += 2 * (m - y + (y > 0 ? y * log(y / m) : 0.0));
     } else {
-        w = 0;
-        s->cost = HUGE_VAL; /* a zero model under counts: impossible, reject */
+        w = 0; /* an empty bin where the model is zero (before the IRF starts) costs nothing */
+        if (y > 0)
+            s->cost = HUGE_VAL; /* a zero model under counts: impossible, reject */
     }
     const int n = su->n_params;
     for (int a = 0; a < n; a++) {
@@ -203,7 +235,7 @@ FM_HD static inline void fm_fit_accumulate(const fm_fit_setup *su, const double 
 
 /* Sums of one pixel at parameters p, bins in order (the CPU twin and thread-per-pixel); pw, when
  * not NULL, gives the parameters whose model weights the second LSM pass. */
-FM_HD static inline void fm_fit_eval_serial(const fm_fit_setup *su, const float *y, size_t stride,
+FM_FIT_HD static inline void fm_fit_eval_serial(const fm_fit_setup *su, const float *y, size_t stride,
                                             const double *irf, const double *p, const double *pw,
                                             fm_fit_sums *s)
 {
@@ -229,30 +261,32 @@ FM_HD static inline void fm_fit_eval_serial(const fm_fit_setup *su, const float 
             }
             if (i >= su->fit_start) {
                 const double v = (double)y[(size_t)i * stride];
-                fm_fit_accumulate(su, p, r0.c, r0.g, r1.c, r1.g, v,
-                                  pw ? fm_fit_model_value(su, pw, q0.c, q1.c) : v, s);
+                fm_fit_accumulate(su, p, r0.e, r0.de, r1.e, r1.de, v,
+                                  pw ? fm_fit_model_value(su, pw, q0.e, q1.e) : v, s);
             }
         }
-    } else {
+    } else { /* exp(-t/tau) by recursion over bins: one exp per lifetime per evaluation */
+        const double t0 = 0.5 * su->dt;
+        const double q0 = exp(-su->dt / tau0), q1 = exp(-su->dt / tau1);
+        const double qw0 = exp(-su->dt / w0), qw1 = exp(-su->dt / w1);
+        const double it0 = 1 / (tau0 * tau0), it1 = 1 / (tau1 * tau1);
+        double e0 = exp(-t0 / tau0), e1 = su->model == 2 ? exp(-t0 / tau1) : 0;
+        double f0 = pw ? exp(-t0 / w0) : 0, f1 = pw && su->model == 2 ? exp(-t0 / w1) : 0;
         for (int i = su->fit_start; i < su->fit_end; i++) {
-            double e0, d0, e1 = 0, d1 = 0, v = (double)y[(size_t)i * stride], wref = v;
-            fm_fit_basis_direct(su, i, tau0, &e0, &d0);
-            if (su->model == 2)
-                fm_fit_basis_direct(su, i, tau1, &e1, &d1);
-            if (pw) {
-                double f0, g0, f1 = 0, g1;
-                fm_fit_basis_direct(su, i, w0, &f0, &g0);
-                if (su->model == 2)
-                    fm_fit_basis_direct(su, i, w1, &f1, &g1);
-                wref = fm_fit_model_value(su, pw, f0, f1);
-            }
-            fm_fit_accumulate(su, p, e0, d0, e1, d1, v, wref, s);
+            const double t = (i - su->fit_start + 0.5) * su->dt;
+            const double v = (double)y[(size_t)i * stride];
+            const double wref = pw ? fm_fit_model_value(su, pw, f0, f1) : v;
+            fm_fit_accumulate(su, p, e0, e0 * t * it0, e1, e1 * t * it1, v, wref, s);
+            e0 *= q0;
+            e1 *= q1;
+            f0 *= qw0;
+            f1 *= qw1;
         }
     }
 }
 
 /* Cholesky solve of a small SPD system (n <= 5, row-major a overwritten); 0 when not SPD. */
-FM_HD static inline int fm_fit_cholesky(int n, double *a, double *x)
+FM_FIT_HD static inline int fm_fit_cholesky(int n, double *a, double *x)
 {
     for (int j = 0; j < n; j++) {
         double s = a[j * n + j];
@@ -284,7 +318,7 @@ FM_HD static inline int fm_fit_cholesky(int n, double *a, double *x)
     return 1;
 }
 
-FM_HD static inline double fm_fit_clamp(int role, double v)
+FM_FIT_HD static inline double fm_fit_clamp(int role, double v)
 {
     switch (role) {
     case FM_ROLE_FRAC:
@@ -296,7 +330,7 @@ FM_HD static inline double fm_fit_clamp(int role, double v)
     }
 }
 
-FM_HD static inline void fm_lm_init(fm_lm_state *s, int n, const unsigned char *role,
+FM_FIT_HD static inline void fm_lm_init(fm_lm_state *s, int n, const unsigned char *role,
                                     const double *p0)
 {
     s->n = n;
@@ -315,7 +349,7 @@ FM_HD static inline void fm_lm_init(fm_lm_state *s, int n, const unsigned char *
 /* Marquardt's damped step (H + lambda diag H) delta = g. A parameter whose Jacobian column
  * vanishes (tau of a component clamped to zero amplitude) is frozen instead of making the
  * system singular. */
-FM_HD static inline int fm_lm_solve(const fm_lm_state *s, double *delta)
+FM_FIT_HD static inline int fm_lm_solve(const fm_lm_state *s, double *delta)
 {
     const int n = s->n;
     double a[FM_FIT_MAXP * FM_FIT_MAXP], maxd = 0;
@@ -337,7 +371,7 @@ FM_HD static inline int fm_lm_solve(const fm_lm_state *s, double *delta)
 /* Takes the sums evaluated at s->trial and decides: accept (lambda / 10) or reject (lambda x 10);
  * stops when an accepted step lowers the cost by less than tol relative, when no step can lower
  * it any more, or after max_iter proposals (not converged). Otherwise sets the next trial. */
-FM_HD static inline void fm_lm_update(fm_lm_state *s, const fm_fit_sums *sum, double tol,
+FM_FIT_HD static inline void fm_lm_update(fm_lm_state *s, const fm_fit_sums *sum, double tol,
                                       int max_iter)
 {
     const int accept = isfinite(sum->cost) && (!s->have || sum->cost < s->cost);
@@ -391,7 +425,7 @@ FM_HD static inline void fm_lm_update(fm_lm_state *s, const fm_fit_sums *sum, do
 }
 
 /* Start point with A = 1 (the caller rescales A to the photon count) and its parameter roles. */
-FM_HD static inline void fm_fit_start(const fm_fit_setup *su, double *p, unsigned char *role)
+FM_FIT_HD static inline void fm_fit_start(const fm_fit_setup *su, double *p, unsigned char *role)
 {
     int nb;
     p[0] = 1;
@@ -414,7 +448,7 @@ FM_HD static inline void fm_fit_start(const fm_fit_setup *su, double *p, unsigne
     }
 }
 
-FM_HD static inline void fm_fit_result_skip(fm_fit_result *res, double photons, int used)
+FM_FIT_HD static inline void fm_fit_result_skip(fm_fit_result *res, double photons, int used)
 {
     for (int k = 0; k < FM_FIT_MAXP; k++)
         res->p[k] = NAN;
@@ -427,7 +461,7 @@ FM_HD static inline void fm_fit_result_skip(fm_fit_result *res, double photons, 
 /* LSM or MLE of one pixel, bins in order; y[i * stride] is bin i. LSM runs twice: Neyman
  * weights, then weights from that fit's model (fixed during the pass, so the cost is consistent);
  * the second pass starts at the optimum and takes a few iterations. */
-FM_HD static inline void fm_fit_pixel(const fm_fit_setup *su, const float *y, size_t stride,
+FM_FIT_HD static inline void fm_fit_pixel(const fm_fit_setup *su, const float *y, size_t stride,
                                       const double *irf, int used, fm_fit_result *res)
 {
     double photons = 0, p[FM_FIT_MAXP], pw[FM_FIT_MAXP];
@@ -467,180 +501,7 @@ FM_HD static inline void fm_fit_pixel(const fm_fit_setup *su, const float *y, si
     res->fitted = 1;
 }
 
-/* ---- Global analysis: variable projection over the lifetimes of one segment ---- */
-
-/* Weighted sums of one pixel against the segment's basis. Weights 1/max(ybar_i * scale, 1): the
- * segment's mean decay scaled to the pixel's photons, nearly free of the pixel's own noise, so
- * they do not bias the fit as Neyman weights 1/max(y,1) do at 1000 photons (fD off by ~0.4).
- * Basis: phi = (e0, e1, 1) for the linear
- * amplitudes (D or mono, F, background) and psi = (d0, d1) for the lifetimes. */
-typedef struct {
-    double aa[9], ay[3], ta[6], tt[4], ty[2], yy;
-} fm_ga_sums;
-
-FM_HD static inline void fm_ga_pixel_sums(const fm_fit_setup *su, const double *e0,
-                                          const double *d0, const double *e1, const double *d1,
-                                          const double *ybar, double scale, const float *y,
-                                          size_t stride, fm_ga_sums *s)
-{
-    const int nl = su->n_lin, nt = su->model;
-    for (int k = 0; k < 9; k++)
-        s->aa[k] = 0;
-    for (int k = 0; k < 6; k++)
-        s->ta[k] = 0;
-    for (int k = 0; k < 4; k++)
-        s->tt[k] = 0;
-    s->ay[0] = s->ay[1] = s->ay[2] = s->ty[0] = s->ty[1] = s->yy = 0;
-    for (int i = 0; i < su->fit_end - su->fit_start; i++) {
-        const double v = y[(size_t)(i + su->fit_start) * stride];
-        const double ref = ybar[i] * scale;
-        const double w = 1.0 / (ref > 1 ? ref : 1.0);
-        double phi[3], psi[2];
-        phi[0] = e0[i];
-        phi[1] = e1[i];
-        phi[nl - 1] = su->fit_bg ? 1.0 : phi[nl - 1];
-        psi[0] = d0[i];
-        psi[1] = d1[i];
-        for (int a = 0; a < nl; a++) {
-            s->ay[a] += w * phi[a] * v;
-            for (int b = 0; b < nl; b++)
-                s->aa[a * 3 + b] += w * phi[a] * phi[b];
-        }
-        for (int j = 0; j < nt; j++) {
-            s->ty[j] += w * psi[j] * v;
-            for (int a = 0; a < nl; a++)
-                s->ta[j * 3 + a] += w * psi[j] * phi[a];
-            for (int k = 0; k < nt; k++)
-                s->tt[j * 2 + k] += w * psi[j] * psi[k];
-        }
-        s->yy += w * v * v;
-    }
-}
-
-/* Non-negative least squares for <= 3 amplitudes by trying every free set: the optimum is the
- * feasible subset solution of lowest cost (the problem is convex). Returns the cost. */
-FM_HD static inline double fm_ga_nnls(int nl, const fm_ga_sums *s, double *a, int *free_set)
-{
-    double best = s->yy;
-    *free_set = 0;
-    a[0] = a[1] = a[2] = 0;
-    for (int mask = (1 << nl) - 1; mask > 0; mask--) {
-        int idx[3], n = 0;
-        double m[9], x[3];
-        for (int k = 0; k < nl; k++)
-            if (mask & (1 << k))
-                idx[n++] = k;
-        for (int i = 0; i < n; i++) {
-            x[i] = s->ay[idx[i]];
-            for (int j = 0; j < n; j++)
-                m[i * n + j] = s->aa[idx[i] * 3 + idx[j]];
-        }
-        if (!fm_fit_cholesky(n, m, x))
-            continue;
-        int feasible = 1;
-        for (int i = 0; i < n; i++)
-            feasible &= x[i] >= 0;
-        if (!feasible)
-            continue;
-        double full[3] = {0, 0, 0}, cost = s->yy;
-        for (int i = 0; i < n; i++)
-            full[idx[i]] = x[i];
-        for (int i = 0; i < nl; i++) {
-            cost -= 2 * full[i] * s->ay[i];
-            for (int j = 0; j < nl; j++)
-                cost += full[i] * s->aa[i * 3 + j] * full[j];
-        }
-        if (cost < best || *free_set == 0) {
-            best = cost;
-            *free_set = mask;
-            a[0] = full[0];
-            a[1] = full[1];
-            a[2] = full[2];
-        }
-        if (mask == (1 << nl) - 1)
-            break; /* the unconstrained optimum is feasible, hence optimal */
-    }
-    return best;
-}
-
-/* Adds one pixel to the segment's reduced Gauss-Newton system for the lifetimes. With the
- * amplitudes at their optimum, the gradient is the lifetime part alone, and the Hessian is the
- * Schur complement H_tt - H_ta H_aa^-1 H_at over the free amplitudes (variable projection,
- * Golub & Pereyra). The lifetime Jacobian of component j is a_j psi_j. */
-FM_HD static inline void fm_ga_contrib(const fm_fit_setup *su, const fm_ga_sums *s,
-                                       const double *a, int free_set, double cost,
-                                       fm_fit_sums *acc)
-{
-    const int nl = su->n_lin, nt = su->model;
-    int idx[3], n = 0;
-    double hat[3 * 2], x[3 * 2];
-    for (int k = 0; k < nl; k++)
-        if (free_set & (1 << k))
-            idx[n++] = k;
-    for (int j = 0; j < nt; j++) {
-        double r = s->ty[j];
-        for (int l = 0; l < nl; l++)
-            r -= s->ta[j * 3 + l] * a[l];
-        acc->g[j] += a[j] * r;
-        for (int k = j; k < nt; k++)
-            acc->h[fm_fit_hidx(j, k)] += a[j] * a[k] * s->tt[j * 2 + k];
-    }
-    acc->cost += cost;
-    if (n == 0)
-        return;
-    for (int c = 0; c < nt; c++) {
-        double m[9], col[3];
-        for (int i = 0; i < n; i++) {
-            hat[i * 2 + c] = a[c] * s->ta[c * 3 + idx[i]];
-            col[i] = hat[i * 2 + c];
-            for (int j = 0; j < n; j++)
-                m[i * n + j] = s->aa[idx[i] * 3 + idx[j]];
-        }
-        if (!fm_fit_cholesky(n, m, col))
-            return;
-        for (int i = 0; i < n; i++)
-            x[i * 2 + c] = col[i];
-    }
-    for (int j = 0; j < nt; j++)
-        for (int k = j; k < nt; k++) {
-            double t = 0;
-            for (int i = 0; i < n; i++)
-                t += hat[i * 2 + j] * x[i * 2 + k];
-            acc->h[fm_fit_hidx(j, k)] -= t;
-        }
-}
-
-/* A pixel's GA answer in the common layout: A = sum of the decay amplitudes, fD = aD / A. */
-FM_HD static inline void fm_ga_result(const fm_fit_setup *su, const double *a, const double *tau,
-                                      double cost, int iter, int converged, fm_fit_result *res)
-{
-    const int n_fit = su->fit_end - su->fit_start;
-    if (su->model == 1) {
-        res->p[0] = a[0];
-        res->p[1] = tau[0];
-        res->p[2] = su->fit_bg ? a[1] : NAN;
-    } else {
-        const double A = a[0] + a[1];
-        res->p[0] = A;
-        res->p[1] = A > 0 ? a[0] / A : NAN;
-        res->p[2] = tau[1];
-        res->p[3] = tau[0];
-        res->p[4] = su->fit_bg ? a[2] : NAN;
-    }
-    res->cost = cost;
-    res->chi2 = cost / (n_fit - su->n_lin > 0 ? n_fit - su->n_lin : 1);
-    res->iter = iter;
-    res->converged = converged;
-    res->fitted = 1;
-}
-
-/* GA start: [tau0, tau1] = [tauD, tauF] (bi) or [tau] (mono). */
-FM_HD static inline void fm_ga_start(const fm_fit_setup *su, double *tau, unsigned char *role)
-{
-    tau[0] = su->model == 1 ? su->tau0[0] : su->tau0[1];
-    tau[1] = su->tau0[0];
-    role[0] = role[1] = FM_ROLE_TAU;
-}
+#include "flim_ga_math.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -21,12 +21,12 @@
 
 /* What one pixel's estimate needs besides its counts; built once per run (fm_flim_consts_init). */
 typedef struct {
-    int method;          /* fm_flim_method, direct ones only */
-    int n;               /* bins in the fit range */
-    double dt;           /* bin width, ns */
-    double omega;        /* harmonic angular frequency n * 2 pi / period, rad/ns */
+    int method;              /* fm_flim_method, direct ones only */
+    int n;                   /* bins in the fit range */
+    double dt;               /* bin width, ns */
+    double omega;            /* harmonic angular frequency n * 2 pi / period, rad/ns */
     double cal_cos, cal_sin; /* calibration rotation times modulation factor */
-    double x_d;          /* BCMM1: 1 / expm1(dt / tauD), see fm_flim_bcmm */
+    double x_d;              /* BCMM1: 1 / expm1(dt / tauD), see fm_flim_bcmm */
     double min_photons;
 } fm_flim_consts;
 
@@ -40,10 +40,10 @@ typedef struct {
  * [3..5] odd k >= 3: S_k = S_{k-1} + (-y_{k-2} + 8 y_{k-1} + 5 y_k) / 12 (the last interval of
  *        the parabola through the last three samples, same O(dt^4) order as Simpson);
  * [6..8] k = 1: S_1 = (5 y_0 + 8 y_1 - y_2) / 12 (first interval of the first parabola). */
-#define FM_FLIM_SIMPSON_INIT                                                                     \
-    {                                                                                            \
-        1.0 / 3.0, 4.0 / 3.0, 1.0 / 3.0, -1.0 / 12.0, 8.0 / 12.0, 5.0 / 12.0, 5.0 / 12.0,        \
-            8.0 / 12.0, -1.0 / 12.0                                                              \
+#define FM_FLIM_SIMPSON_INIT                                                                       \
+    {                                                                                              \
+        1.0 / 3.0, 4.0 / 3.0, 1.0 / 3.0, -1.0 / 12.0, 8.0 / 12.0, 5.0 / 12.0, 5.0 / 12.0,          \
+            8.0 / 12.0, -1.0 / 12.0                                                                \
     }
 
 /* Output slots the per-pixel functions fill (a subset of fm_flim_output, in that order). */
@@ -64,12 +64,12 @@ enum {
 };
 
 /* fm_flim_output index of each slot (maps the method does not define stay NaN). */
-#define FM_FLIM_V_TO_OUT_INIT                                                                    \
-    {                                                                                            \
-        FM_FLIM_OUT_TAU, FM_FLIM_OUT_TAU_FAST, FM_FLIM_OUT_TAU_SLOW, FM_FLIM_OUT_FRACTION,       \
-            FM_FLIM_OUT_AMPLITUDE, FM_FLIM_OUT_INTENSITY, FM_FLIM_OUT_TAU_AVG_AMP,               \
-            FM_FLIM_OUT_TAU_AVG_INT, FM_FLIM_OUT_PHASOR_G, FM_FLIM_OUT_PHASOR_S,                 \
-            FM_FLIM_OUT_TAU_PHASE, FM_FLIM_OUT_TAU_MOD                                           \
+#define FM_FLIM_V_TO_OUT_INIT                                                                      \
+    {                                                                                              \
+        FM_FLIM_OUT_TAU, FM_FLIM_OUT_TAU_FAST, FM_FLIM_OUT_TAU_SLOW, FM_FLIM_OUT_FRACTION,         \
+            FM_FLIM_OUT_AMPLITUDE, FM_FLIM_OUT_INTENSITY, FM_FLIM_OUT_TAU_AVG_AMP,                 \
+            FM_FLIM_OUT_TAU_AVG_INT, FM_FLIM_OUT_PHASOR_G, FM_FLIM_OUT_PHASOR_S,                   \
+            FM_FLIM_OUT_TAU_PHASE, FM_FLIM_OUT_TAU_MOD                                             \
     }
 
 /* A from a partial sum: sum_{i<m} A exp(-t_i/tau) = A exp(-dt/2tau) (1 - r^m) / (1 - r),
@@ -345,15 +345,14 @@ FM_HD static inline void fm_flim_bcmm(const fm_flim_consts *k, const float *y, s
     v[FM_FLIM_V_FRACTION] = (float)fd;
     v[FM_FLIM_V_AMPLITUDE] = (float)amp;
     v[FM_FLIM_V_TAU_AVG_AMP] = (float)mean;
-    v[FM_FLIM_V_TAU_AVG_INT] =
-        (float)((fd * tau_d * tau_d + (1.0 - fd) * tau_f * tau_f) / mean);
+    v[FM_FLIM_V_TAU_AVG_INT] = (float)((fd * tau_d * tau_d + (1.0 - fd) * tau_f * tau_f) / mean);
 }
 
 /* One pixel of any direct method: v[FM_FLIM_V_COUNT] comes back filled, NaN where undefined.
  * y points at the pixel's first fit bin, later bins stride floats apart. valid = 0 skips it
  * (mask). Returns 1 when the pixel has no lifetime (TAU NaN), 0 otherwise. */
-FM_HD static inline int fm_flim_direct_pixel(const fm_flim_consts *k, const float *y,
-                                             size_t stride, int valid, const double *simpson,
+FM_HD static inline int fm_flim_direct_pixel(const fm_flim_consts *k, const float *y, size_t stride,
+                                             int valid, const double *simpson,
                                              const fm_flim_trig *trig, float *v)
 {
     for (int j = 0; j < FM_FLIM_V_COUNT; j++)
@@ -367,13 +366,24 @@ FM_HD static inline int fm_flim_direct_pixel(const fm_flim_consts *k, const floa
         return 1;
     v[FM_FLIM_V_INTENSITY] = (float)total;
     switch (k->method) {
-    case FM_FLIM_IEM: fm_flim_iem(k, y, stride, simpson, total, v); break;
-    case FM_FLIM_CMM: fm_flim_cmm(k, y, stride, v); break;
-    case FM_FLIM_RLD: fm_flim_rld(k, y, stride, v); break;
-    case FM_FLIM_PHASOR: fm_flim_phasor(k, y, stride, trig, total, v); break;
+    case FM_FLIM_IEM:
+        fm_flim_iem(k, y, stride, simpson, total, v);
+        break;
+    case FM_FLIM_CMM:
+        fm_flim_cmm(k, y, stride, v);
+        break;
+    case FM_FLIM_RLD:
+        fm_flim_rld(k, y, stride, v);
+        break;
+    case FM_FLIM_PHASOR:
+        fm_flim_phasor(k, y, stride, trig, total, v);
+        break;
     case FM_FLIM_BCMM1:
-    case FM_FLIM_BCMM2: fm_flim_bcmm(k, y, stride, v); break;
-    default: break;
+    case FM_FLIM_BCMM2:
+        fm_flim_bcmm(k, y, stride, v);
+        break;
+    default:
+        break;
     }
     return isnan(v[FM_FLIM_V_TAU]);
 }

@@ -46,10 +46,9 @@ static inline void flim_ref_fill_bi(float *y, int n_pixels, int p, int n_bins, d
 }
 
 /* The model's A (counts per bin at t = 0, bins represented by their centres) of one component
- * of flim_ref_fill_bi: bin i holds scale * f * tau (1 - e^{-dt/tau}) e^{-i dt/tau} / (1 - e^{-T/tau})
- * = A e^{-(i + 1/2) dt / tau}. */
-static inline double flim_ref_amplitude(double scale, double f, double tau, double dt,
-                                        int n_bins)
+ * of flim_ref_fill_bi: bin i holds scale * f * tau (1 - e^{-dt/tau}) e^{-i dt/tau} / (1 -
+ * e^{-T/tau}) = A e^{-(i + 1/2) dt / tau}. */
+static inline double flim_ref_amplitude(double scale, double f, double tau, double dt, int n_bins)
 {
     return scale * f * 2.0 * tau * sinh(0.5 * dt / tau) / -expm1(-n_bins * dt / tau);
 }

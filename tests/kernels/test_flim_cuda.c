@@ -103,8 +103,8 @@ static void compare(fm_flim_method m, int model, int n, int nb, int pinned, int 
     tap_ok(st[0] == FM_OK && st[1] == FM_OK && info[1].backend_used == FM_BACKEND_CUDA &&
                worst <= tol && nan_mismatch == 0,
            "%s%s %d px x %d bins (%s%s): CUDA = CPU, max rel %.2e in map %d (<= %.0e), "
-           "NaN mismatches %d, invalid %lld/%lld", fm_flim_method_name(m),
-           m >= FM_FLIM_LSM ? (model == 2 ? " bi" : " mono") : "", n, nb,
+           "NaN mismatches %d, invalid %lld/%lld",
+           fm_flim_method_name(m), m >= FM_FLIM_LSM ? (model == 2 ? " bi" : " mono") : "", n, nb,
            pinned ? "pinned" : "pageable", masked ? ", masked" : "", worst, worst_map, tol,
            nan_mismatch, info[0].invalid_values, info[1].invalid_values);
     for (int g = 0; g < 2; g++)

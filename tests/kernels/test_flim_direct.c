@@ -82,9 +82,9 @@ static void test_noise_free_mono(void)
 }
 
 /* The phasor of a periodic binned exponential, in closed form: with r = e^{-dt/tau} and
- * theta = w dt, sum r^i e^{i theta (i + 1/2)} / sum r^i = e^{i theta/2} (1 - r) / (1 - r e^{i theta})
- * (geometric series over a whole period). The kernel must match it to 1e-6 (float counts), lie
- * on the semicircle g^2 + s^2 = g up to the sampling error (3e-4 at 256 bins; 1e-6 at 4096 bins
+ * theta = w dt, sum r^i e^{i theta (i + 1/2)} / sum r^i = e^{i theta/2} (1 - r) / (1 - r e^{i
+ * theta}) (geometric series over a whole period). The kernel must match it to 1e-6 (float counts),
+ * lie on the semicircle g^2 + s^2 = g up to the sampling error (3e-4 at 256 bins; 1e-6 at 4096 bins
  * of 6.25 ps, where that error is 256 times smaller), tau_phase = tau_mod to 1e-5 (both invert
  * the exact relation; float counts and outputs leave ~1e-7), and calibration must rotate and
  * scale. */
@@ -113,15 +113,17 @@ static void test_phasor(void)
             const double G = mp.m[FM_FLIM_OUT_PHASOR_G][i], S = mp.m[FM_FLIM_OUT_PHASOR_S][i];
             e_closed = fmax(e_closed, fmax(fabs(G - g), fabs(S - s)));
             e_circle = fmax(e_circle, fabs(G * G + S * S - G));
-            e_mod = fmax(e_mod, fabs(mp.m[FM_FLIM_OUT_TAU_MOD][i] - mp.m[FM_FLIM_OUT_TAU_PHASE][i]) /
-                                    taus[i]);
+            e_mod =
+                fmax(e_mod,
+                     fabs(mp.m[FM_FLIM_OUT_TAU_MOD][i] - mp.m[FM_FLIM_OUT_TAU_PHASE][i]) / taus[i]);
         }
         tap_ok(st == FM_OK && e_closed <= 1e-6,
                "phasor %d bins: g, s equal the closed-form geometric sum (max diff %.2e <= 1e-6)",
                nb, e_closed);
         tap_ok(e_circle <= tol_circle && e_mod <= 1e-5,
                "phasor %d bins: on the semicircle |g^2+s^2-g| %.2e <= %.0e, tau_phase vs tau_mod "
-               "%.2e (<= 1e-5)", nb, e_circle, tol_circle, e_mod);
+               "%.2e (<= 1e-5)",
+               nb, e_circle, tol_circle, e_mod);
         if (!fine) {
             /* Calibration: (g, s) -> M R(phi) (g, s). */
             maps mc;
@@ -137,8 +139,10 @@ static void test_phasor(void)
                 e = fmax(e, fmax(fabs(gc - mc.m[FM_FLIM_OUT_PHASOR_G][i]),
                                  fabs(sc - mc.m[FM_FLIM_OUT_PHASOR_S][i])));
             }
-            tap_ok(st == FM_OK && e <= 1e-6, "phasor calibration rotates by 0.3 rad and scales by "
-                   "0.9 (max diff %.2e)", e);
+            tap_ok(st == FM_OK && e <= 1e-6,
+                   "phasor calibration rotates by 0.3 rad and scales by "
+                   "0.9 (max diff %.2e)",
+                   e);
             maps_free(&mc);
         }
         maps_free(&mp);
@@ -242,8 +246,8 @@ static void test_empty_and_masked(void)
         fm_status st = run((fm_flim_method)m, &p, y, n, mask, &mp, &info);
         int nan_ok = 1, finite_ok = 1;
         for (int j = 0; j < FM_FLIM_OUT_COUNT; j++) {
-            nan_ok &= isnan(mp.m[j][0]) && isnan(mp.m[j][1]) && isnan(mp.m[j][4]) &&
-                      isnan(mp.m[j][7]);
+            nan_ok &=
+                isnan(mp.m[j][0]) && isnan(mp.m[j][1]) && isnan(mp.m[j][4]) && isnan(mp.m[j][7]);
         }
         finite_ok = isfinite(mp.m[FM_FLIM_OUT_TAU][3]) && isfinite(mp.m[FM_FLIM_OUT_INTENSITY][3]);
         tap_ok(st == FM_OK && nan_ok && finite_ok && info.invalid_values >= 4,
@@ -270,11 +274,13 @@ static void test_check(void)
     p.n_bins = 7;
     p.fit_end = 7;
     tap_ok(fm_flim_check(FM_FLIM_CMM, &p, 10, msg, sizeof msg) == FM_ERR_INVALID_ARG &&
-               strstr(msg, "n_bins"), "7 bins rejected: %s", msg);
+               strstr(msg, "n_bins"),
+           "7 bins rejected: %s", msg);
     fm_flim_params_defaults(&p, NB, DT);
     p.fit_end = NB + 1;
     tap_ok(fm_flim_check(FM_FLIM_RLD, &p, 10, msg, sizeof msg) == FM_ERR_INVALID_ARG &&
-               strstr(msg, "fit range"), "fit range past the data rejected: %s", msg);
+               strstr(msg, "fit range"),
+           "fit range past the data rejected: %s", msg);
     p.fit_end = 20;
     p.fit_start = 20;
     tap_ok(fm_flim_check(FM_FLIM_RLD, &p, 10, msg, sizeof msg) == FM_ERR_INVALID_ARG,
@@ -285,13 +291,14 @@ static void test_check(void)
     fm_flim_params_defaults(&p, NB, DT);
     p.model = 3;
     tap_ok(fm_flim_check(FM_FLIM_LSM, &p, 10, msg, sizeof msg) == FM_ERR_INVALID_ARG &&
-               strstr(msg, "model"), "model 3 rejected for lsm: %s", msg);
+               strstr(msg, "model"),
+           "model 3 rejected for lsm: %s", msg);
     fm_flim_params_defaults(&p, NB, DT);
     p.tau_d_ns = 0;
     tap_ok(fm_flim_check(FM_FLIM_BCMM1, &p, 10, msg, sizeof msg) == FM_ERR_INVALID_ARG &&
-               strstr(msg, "tau_d_ns"), "bcmm1 without tau_d rejected: %s", msg);
-    tap_ok(fm_flim_check(FM_FLIM_BCMM2, &p, 10, msg, sizeof msg) == FM_OK,
-           "bcmm2 needs no tau_d");
+               strstr(msg, "tau_d_ns"),
+           "bcmm1 without tau_d rejected: %s", msg);
+    tap_ok(fm_flim_check(FM_FLIM_BCMM2, &p, 10, msg, sizeof msg) == FM_OK, "bcmm2 needs no tau_d");
     fm_flim_params_defaults(&p, NB, 0);
     tap_ok(fm_flim_check(FM_FLIM_IEM, &p, 10, msg, sizeof msg) == FM_ERR_INVALID_ARG,
            "zero bin width rejected: %s", msg);
@@ -307,12 +314,13 @@ static void test_check(void)
     fm_flim_outputs none = {{0}}, out = {{0}};
     out.map[FM_FLIM_OUT_TAU] = tau;
     fm_run_info info;
-    tap_ok(fm_flim_run(FM_FLIM_IEM, &p, y, 40000, NULL, NULL, 0, &none, FM_BACKEND_CPU, NULL,
-                       NULL, &info, msg, sizeof msg) == FM_ERR_INVALID_ARG,
+    tap_ok(fm_flim_run(FM_FLIM_IEM, &p, y, 40000, NULL, NULL, 0, &none, FM_BACKEND_CPU, NULL, NULL,
+                       &info, msg, sizeof msg) == FM_ERR_INVALID_ARG,
            "no output map rejected: %s", msg);
     int calls = 0;
     tap_ok(fm_flim_run(FM_FLIM_CMM, &p, y, 40000, NULL, NULL, 0, &out, FM_BACKEND_CPU, stop_now,
-                       &calls, &info, msg, sizeof msg) == FM_ERR_CANCELLED && calls == 1,
+                       &calls, &info, msg, sizeof msg) == FM_ERR_CANCELLED &&
+               calls == 1,
            "CPU run is cancellable between chunks");
     char why[FM_MSG_LEN];
     if (fm_device_count(why, sizeof why) == 0) {

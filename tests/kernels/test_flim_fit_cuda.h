@@ -33,7 +33,8 @@ static void compare_variant(const char *what, fm_flim_method method, const fm_fl
     tap_ok(st_c == FM_OK && st_g == FM_OK && off <= n / 200,
            "CUDA %s %s = CPU: max relative difference %.2e, %d of %d pixels beyond 1e-4 "
            "(<= 0.5 %%: flat bi-exponential valleys may stop one step apart)",
-           variant == 1 ? "block-per-pixel" : (variant == 2 ? "thread-per-pixel" : "default"), what, worst, off, n);
+           variant == 1 ? "block-per-pixel" : (variant == 2 ? "thread-per-pixel" : "default"), what,
+           worst, off, n);
     if (st_g != FM_OK)
         printf("# %s\n", msg_g);
     maps_free(&c);
@@ -130,8 +131,8 @@ static void test_cuda_variants(void)
             clean[(size_t)i * NPIX + k] = (float)truth_model(&mono_irf, i, A, 1, 1, tau, 3);
     }
     for (int v = 1; v <= 2; v++) {
-        compare_variant("lsm mono IRF+bg noise-free", FM_FLIM_LSM, &mono_irf, clean, NPIX, NULL,
-                        0, v);
+        compare_variant("lsm mono IRF+bg noise-free", FM_FLIM_LSM, &mono_irf, clean, NPIX, NULL, 0,
+                        v);
         compare_variant("lsm bi 3000 photons", FM_FLIM_LSM, &bi, noisy, NPIX, NULL, 0, v);
         compare_variant("mle bi 3000 photons", FM_FLIM_MLE, &bi, noisy, NPIX, NULL, 0, v);
         compare_variant("mle bi IRF+bg", FM_FLIM_MLE, &bi_irf, noisy, NPIX, NULL, 0, v);

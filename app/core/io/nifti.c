@@ -169,8 +169,8 @@ static gboolean check_file_size(const char *path, const nifti_image *nim, GError
     if ((gint64)st.st_size < need) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
                     _("%s: truncated voxel data: the header declares %" G_GINT64_FORMAT
-                      " bytes of voxels at offset %" G_GINT64_FORMAT ", the file holds %" G_GINT64_FORMAT
-                      " bytes"),
+                      " bytes of voxels at offset %" G_GINT64_FORMAT
+                      ", the file holds %" G_GINT64_FORMAT " bytes"),
                     path, (gint64)nim->nvox * nim->nbyper, (gint64)nim->iname_offset,
                     (gint64)st.st_size);
         return FALSE;
@@ -178,56 +178,43 @@ static gboolean check_file_size(const char *path, const nifti_image *nim, GError
     return TRUE;
 }
 
-fm_dataset *fm_nifti_read(const char *path, GError **error)
+/* Checks the header, loads the voxels and converts them; nim stays owned by the caller. */
+static fm_dataset *convert_image(const char *path, nifti_image *nim, GError **error)
 {
-    quiet_library();
-    if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: cannot open: %s"), path,
-                    g_strerror(ENOENT));
-        return NULL;
-    }
-    nifti_image *nim = nifti_image_read(path, 0);
-    if (nim == NULL) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                    _("%s: not a NIfTI-1/NIfTI-2 file (unreadable or damaged header)"), path);
-        return NULL;
-    }
-    fm_dataset *ds = NULL;
-    gint64 extra = nim->nu * nim->nv * nim->nw;
-    if (nim->ndim < 1 || nim->ndim > 7 || extra > 1 || nim->nx < 1 || nim->ny < 1 ||
-        nim->nz < 1 || nim->nt < 1) {
+    /* Dims past ndim may hold 0 or garbage; they count as 1. */
+    gint64 n[8];
+    for (int d = 1; d < 8; d++)
+        n[d] = d <= nim->ndim ? nim->dim[d] : 1;
+    gint64 extra = n[5] * n[6] * n[7];
+    if (nim->ndim < 1 || nim->ndim > 7 || extra != 1 || n[1] < 1 || n[2] < 1 || n[3] < 1 ||
+        n[4] < 1) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
                     _("%s: dims %lld x %lld x %lld x %lld x %lld: expected x, y, z and time "
                       "only"),
-                    path, (long long)nim->nx, (long long)nim->ny, (long long)nim->nz,
-                    (long long)nim->nt, (long long)extra);
-        goto out;
+                    path, (long long)n[1], (long long)n[2], (long long)n[3], (long long)n[4],
+                    (long long)extra);
+        return NULL;
     }
     if (!supported_type(nim->datatype)) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
                     _("%s: voxel type %s is not supported (u8, i8, i16, u16, i32, u32, f32, "
                       "f64 are)"),
                     path, nifti_datatype_string(nim->datatype));
-        goto out;
+        return NULL;
     }
     if (!check_file_size(path, nim, error))
-        goto out;
+        return NULL;
     if (nifti_image_load(nim) != 0 || nim->data == NULL) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
                     _("%s: truncated or unreadable voxel data"), path);
-        goto out;
+        return NULL;
     }
 
-    gsize sizes[4] = {(gsize)nim->nx, (gsize)nim->ny, (gsize)nim->nz, (gsize)nim->nt};
-    static const char *const names[4] = {"x", "y", "z", "t"};
-    int nt = (int)nim->nt;
+    int nt = (int)n[4];
     g_autofree double *times = g_new(double, nt);
-    g_autoptr(GError) side_error = NULL;
-    int got = read_sidecar(path, nt, times, &side_error);
-    if (got < 0) {
-        g_propagate_error(error, g_steal_pointer(&side_error));
-        goto out;
-    }
+    int got = read_sidecar(path, nt, times, error);
+    if (got < 0)
+        return NULL;
     double sec = seconds_per_time_unit(nim->time_units);
     double dt = nim->dt * sec;
     if (got == 0) {
@@ -236,22 +223,22 @@ fm_dataset *fm_nifti_read(const char *path, GError **error)
             g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
                         _("%s: %d frames but no frame interval (pixdim[4] = %g, time unit code "
                           "%d) and no sidecar %s with FrameTimes"),
-                        path, nt, nim->dt, nim->time_units,
-                        sidecar);
-            goto out;
+                        path, nt, nim->dt, nim->time_units, sidecar);
+            return NULL;
         }
         for (int i = 0; i < nt; i++)
             times[i] = nim->toffset * sec + i * dt;
     }
 
-    ds = fm_dataset_new(FM_PIXEL_F32, 4, sizes, names);
+    gsize sizes[4] = {(gsize)n[1], (gsize)n[2], (gsize)n[3], (gsize)n[4]};
+    static const char *const names[4] = {"x", "y", "z", "t"};
+    fm_dataset *ds = fm_dataset_new(FM_PIXEL_F32, 4, sizes, names);
     float *dst = ds->data;
     /* Slope 0 means "no scaling" in the NIfTI standard (section on scl_slope). */
-    double slope = (isfinite(nim->scl_slope) && nim->scl_slope != 0.0) ? nim->scl_slope : 1.0;
-    double inter = (isfinite(nim->scl_slope) && nim->scl_slope != 0.0 && isfinite(nim->scl_inter))
-                       ? nim->scl_inter
-                       : 0.0;
-    for (gsize i = 0; i < (gsize)nim->nvox; i++)
+    gboolean scaled = isfinite(nim->scl_slope) && nim->scl_slope != 0.0;
+    double slope = scaled ? nim->scl_slope : 1.0;
+    double inter = scaled && isfinite(nim->scl_inter) ? nim->scl_inter : 0.0;
+    for (gsize i = 0; i < fm_dataset_n_elements(ds); i++)
         dst[i] = (float)(voxel_value(nim, i) * slope + inter);
 
     double mm = mm_per_space_unit(nim->xyz_units);
@@ -261,7 +248,6 @@ fm_dataset *fm_nifti_read(const char *path, GError **error)
         ds->dims[d].unit = g_strdup("mm");
     }
     ds->dims[3].unit = g_strdup("s");
-    ds->dims[3].spacing = 1.0;
     fm_dataset_set_frame_times(ds, times, nt);
 
     double affine[16] = {0};
@@ -278,12 +264,32 @@ fm_dataset *fm_nifti_read(const char *path, GError **error)
         affine[15] = 1.0;
     }
     fm_dataset_set_affine(ds, affine);
-    fm_dataset_set_meta(ds, "nifti_version",
-                        nim->nifti_type >= NIFTI_FTYPE_NIFTI2_1 ? "2" : "1");
+    /* nim->nifti_type says how the file was stored, not which header it had: ask again. */
+    int version = 1;
+    void *hdr = nifti_read_header(path, &version, 0);
+    free(hdr);
+    fm_dataset_set_meta(ds, "nifti_version", version == 2 ? "2" : "1");
     if (nim->descrip[0] != '\0')
         fm_dataset_set_meta(ds, "nifti_descrip", nim->descrip);
     ds->source_path = g_canonicalize_filename(path, NULL);
-out:
+    return ds;
+}
+
+fm_dataset *fm_nifti_read(const char *path, GError **error)
+{
+    quiet_library();
+    if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: cannot open: %s"), path,
+                    g_strerror(ENOENT));
+        return NULL;
+    }
+    nifti_image *nim = nifti_image_read(path, 0);
+    if (nim == NULL) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                    _("%s: not a NIfTI-1/NIfTI-2 file (unreadable or damaged header)"), path);
+        return NULL;
+    }
+    fm_dataset *ds = convert_image(path, nim, error);
     nifti_image_free(nim);
     return ds;
 }
@@ -329,7 +335,6 @@ gboolean fm_nifti_write(const char *path, const float *voxels, int nx, int ny, i
     gsize n = (gsize)nx * ny * nz * nt;
     nim->data = malloc(n * sizeof(float)); /* nifti_image_free() releases it with free() */
     memcpy(nim->data, voxels, n * sizeof(float));
-    nim->nifti_type = nifti_version == 2 ? NIFTI_FTYPE_NIFTI2_1 : NIFTI_FTYPE_NIFTI1_1;
     nim->xyz_units = NIFTI_UNITS_MM;
     nim->time_units = NIFTI_UNITS_SEC;
     for (int r = 0; r < 4; r++)
@@ -352,8 +357,8 @@ gboolean fm_nifti_write(const char *path, const float *voxels, int nx, int ny, i
         nim->pixdim[c + 1] = *d[c];
     }
     nim->qto_xyz = nifti_quatern_to_dmat44(nim->quatern_b, nim->quatern_c, nim->quatern_d,
-                                           nim->qoffset_x, nim->qoffset_y, nim->qoffset_z,
-                                           nim->dx, nim->dy, nim->dz, nim->qfac);
+                                           nim->qoffset_x, nim->qoffset_y, nim->qoffset_z, nim->dx,
+                                           nim->dy, nim->dz, nim->qfac);
     gboolean uneven = FALSE;
     if (frame_times != NULL && nt > 1) {
         double step = (frame_times[nt - 1] - frame_times[0]) / (nt - 1);
@@ -368,6 +373,7 @@ gboolean fm_nifti_write(const char *path, const float *voxels, int nx, int ny, i
         nim->dt = nim->pixdim[4] = 1.0;
     }
     g_strlcpy(nim->descrip, "Fluxmap", sizeof nim->descrip);
+    nim->nifti_type = NIFTI_FTYPE_NIFTI1_1;
     if (nifti_set_filenames(nim, path, 0, 1) != 0) {
         nifti_image_free(nim);
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
@@ -375,8 +381,31 @@ gboolean fm_nifti_write(const char *path, const float *voxels, int nx, int ny, i
         return FALSE;
     }
     g_remove(path);
-    nifti_image_write(nim);
-    nifti_image_free(nim);
+    if (nifti_version == 2) {
+        /* nifticlib 2.1's nifti_image_write() leaves out the NIfTI-2 header of single files
+         * (vox_offset stays 0), so that header is written here: 540 bytes, a 4-byte empty
+         * extension flag, then the voxels at 544. */
+        nifti_2_header hdr;
+        nifti_convert_nim2n2hdr(nim, &hdr);
+        hdr.vox_offset = 544;
+        memcpy(hdr.magic, "n+2\0\r\n\032\n", 8);
+        const char extender[4] = {0, 0, 0, 0};
+        g_autofree char *lower = g_ascii_strdown(path, -1);
+        znzFile zf = znzopen(path, "wb", g_str_has_suffix(lower, ".gz"));
+        gboolean ok = !znz_isnull(zf) && znzwrite(&hdr, sizeof hdr, 1, zf) == 1 &&
+                      znzwrite(extender, 4, 1, zf) == 1 &&
+                      znzwrite(nim->data, sizeof(float), n, zf) == n;
+        if (!znz_isnull(zf))
+            znzclose(zf);
+        nifti_image_free(nim);
+        if (!ok) {
+            g_set_error(error, FM_ERROR, FM_ERROR_IO, _("%s: cannot write the NIfTI file"), path);
+            return FALSE;
+        }
+    } else {
+        nifti_image_write(nim);
+        nifti_image_free(nim);
+    }
     GStatBuf st;
     if (g_stat(path, &st) != 0 || st.st_size < 348) {
         g_set_error(error, FM_ERROR, FM_ERROR_IO, _("%s: cannot write the NIfTI file"), path);
@@ -418,7 +447,8 @@ gboolean fm_nifti_write_dataset(const char *path, const fm_dataset *ds, int nift
 fm_dataset *fm_nifti_read(const char *path, GError **error)
 {
     g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                _("%s: this Fluxmap was built without nifticlib; NIfTI files cannot be read"), path);
+                _("%s: this Fluxmap was built without nifticlib; NIfTI files cannot be read"),
+                path);
     return NULL;
 }
 

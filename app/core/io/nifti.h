@@ -1,4 +1,5 @@
-/* NIfTI-1 / NIfTI-2 4-D reading and float32 map writing (nifticlib), affine and frame times kept. */
+/* NIfTI-1 / NIfTI-2 4-D reading and float32 map writing (nifticlib), affine and frame times kept.
+ */
 #pragma once
 
 #include <glib.h>

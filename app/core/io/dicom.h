@@ -1,0 +1,59 @@
+/* DICOM series folders (DCMTK, through the C++ shim dicom.cc) read into x,y,z,t float32 datasets.
+ */
+#pragma once
+
+#include <glib.h>
+#include "app/core/dataset.h"
+#include "app/core/io/frame_times.h"
+
+G_BEGIN_DECLS
+
+/* Reads every file in folder (not its subfolders) as one 4-D DCE series x, y, z, t, float32
+ * after RescaleSlope/Intercept (or the enhanced objects' Pixel Value Transformation).
+ * Files without the Part-10 "DICM" preamble are skipped silently and counted in metadata
+ * "dicom_skipped_files". series_uid picks one SeriesInstanceUID when the folder holds several
+ * (NULL: the folder must hold exactly one). Frames (one per classic file, or each frame of an
+ * enhanced multi-frame object with its Per-Frame Functional Groups) are ordered by slice
+ * position — ImagePositionPatient projected on the normal of ImageOrientationPatient — and in
+ * time by TemporalPositionIdentifier/Index where every frame has one, else by their time;
+ * times come from AcquisitionDateTime/AcquisitionDate+Time (FrameAcquisitionDateTime), else
+ * TriggerTime, else ContentDate+Time, the first of these that varies, in seconds from the first
+ * frame (frame k's time = mean over slices). Sets FM_META_FRAME_TIMES, FM_META_AFFINE (RAS+ mm;
+ * DICOM's LPS converted), dims spacing in mm and s, and metadata "dicom_series_uid",
+ * "dicom_files", "dicom_skipped_files", "dicom_time_source", "modality".
+ * Errors (FM_ERROR_BAD_INPUT) name the file or the problem: "<folder>/IM0007: truncated pixel
+ * data", "folder holds 3 series; choose one", unequal frame counts per slice position,
+ * non-monotonic times, mixed image sizes, compressed transfer syntaxes. Built without DCMTK,
+ * it fails with a message saying so. */
+fm_dataset *fm_dicom_read(const char *folder, const char *series_uid, GError **error);
+
+/* The SeriesInstanceUIDs in folder (sorted; g_strfreev), for a "choose a series" list. */
+char **fm_dicom_list_series(const char *folder, GError **error);
+
+/* TRUE when this build reads DICOM (DCMTK found at build time). */
+gboolean fm_dicom_available(void);
+
+/* --- Test support: writes a synthetic series with known geometry, times and values. --- */
+typedef struct {
+    int nx, ny, nz, nt;
+    const double *frame_times_s; /* nt times written as acquisition times (from 10:00:00) */
+    double slope, intercept;     /* RescaleSlope / RescaleIntercept */
+    double pixel_spacing_mm[2];  /* (x, y); 0 = 1 mm */
+    double slice_spacing_mm;     /* 0 = 1 mm */
+    double tilt_deg;             /* rotation of the slice plane about the patient x axis */
+    const char *series_uid;      /* NULL: a fixed default */
+    guint32 shuffle_seed;        /* file names IM0000.. are a shuffle of (z, t) by this seed */
+    gboolean enhanced;           /* one enhanced MR multi-frame object instead of nz*nt files */
+    gboolean temporal_index;     /* write TemporalPositionIdentifier (index) in classic files */
+    const char *file_prefix;     /* NULL: "IM" */
+} fm_dicom_test_series;
+
+/* The stored integer written for voxel (x, y, z, t); the reader must return
+ * stored × slope + intercept. */
+guint16 fm_dicom_test_stored_value(int x, int y, int z, int t);
+/* Writes the series into dir (created if needed). Returns FALSE with an error when DCMTK is
+ * not built in or a file cannot be written. */
+gboolean fm_dicom_write_test_series(const char *dir, const fm_dicom_test_series *spec,
+                                    GError **error);
+
+G_END_DECLS

@@ -1,0 +1,357 @@
+/* Registry entry dce.dual_input: voxelwise dual-input single-compartment liver perfusion maps
+ * (Wang & Cao, Phys. Med. Biol. 57 (2012) 5601) from a 4-D series and aorta/portal-vein VOIs. */
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+#include "app/core/dce_prep.h"
+#include "app/core/error.h"
+#include "app/core/io/dce_stack.h"
+#include "app/core/io/nifti.h"
+#include "app/core/io/tiff.h"
+#include "app/core/methods/methods.h"
+#include "app/core/roi.h"
+#include "kernels/dce/dce.h"
+
+static const char *const conversion_choices[] = {"enhancement", "spgr", "ct", "none", NULL};
+
+#define RATE_SPEC(k, t, v)                                                                         \
+    {                                                                                              \
+        .key = k, .type = FM_PARAM_DOUBLE, .title = t, .default_value = v, .min = 0,              \
+        .max = 1000, .unit = "ml/100g/min",                                                        \
+        .help = N_("Starting value of the Nelder-Mead search (the paper: ka 10, kp 80, kl 200).") \
+    }
+#define DELAY_SPEC(k, t, v)                                                                        \
+    {                                                                                              \
+        .key = k, .type = FM_PARAM_DOUBLE, .title = t, .default_value = v, .min = 0, .max = 10,   \
+        .unit = "s", .help = N_("Starting delay of the search (the paper: tau_a 2 s, tau_p 3 s).") \
+    }
+
+static const fm_param_spec dce_params[] = {
+    {.key = "conversion", .type = FM_PARAM_ENUM, .title = N_("Signal to concentration"),
+     .default_choice = "enhancement", .choices = conversion_choices,
+     .help = N_("enhancement: S/S0 - 1; spgr: spoiled gradient echo with T10, r1, TR and flip "
+                "angle; ct: HU - HU0; none: the data are concentrations already.")},
+    {.key = "baseline_frames", .type = FM_PARAM_INT, .title = N_("Baseline frames"),
+     .default_value = 4, .min = 1, .max = 1000, .unit = "frames",
+     .help = N_("S0 (HU0) is the mean of this many first frames, before the bolus arrives.")},
+    {.key = "t10_s", .type = FM_PARAM_DOUBLE, .title = N_("T10"), .default_value = 0.8,
+     .min = 0.001, .max = 10, .unit = "s",
+     .help = N_("SPGR: precontrast T1 of tissue and blood where no T10 map is given.")},
+    {.key = "t10_map", .type = FM_PARAM_STRING, .title = N_("T10 map file"),
+     .default_choice = "",
+     .help = N_("SPGR: NIfTI or TIFF with the precontrast T1 in s of every voxel (x, y, z); "
+                "empty = the constant T10.")},
+    {.key = "r1_per_mm_s", .type = FM_PARAM_DOUBLE, .title = N_("Relaxivity r1"),
+     .default_value = 4.5, .min = 0.001, .max = 100, .unit = "1/(mM s)",
+     .help = N_("SPGR: longitudinal relaxivity of the contrast agent.")},
+    {.key = "tr_ms", .type = FM_PARAM_DOUBLE, .title = N_("TR"), .default_value = 5, .min = 0.01,
+     .max = 10000, .unit = "ms", .help = N_("SPGR: repetition time.")},
+    {.key = "flip_deg", .type = FM_PARAM_DOUBLE, .title = N_("Flip angle"), .default_value = 15,
+     .min = 0.1, .max = 179.9, .unit = "deg", .help = N_("SPGR: flip angle.")},
+    {.key = "hematocrit", .type = FM_PARAM_DOUBLE, .title = N_("Haematocrit"),
+     .default_value = 0, .min = 0, .max = 0.95, .unit = "1",
+     .help = N_("Blood input curves become plasma curves C/(1 - Hct); 0 = no correction.")},
+    {.key = "input_csv", .type = FM_PARAM_STRING, .title = N_("Input curves file"),
+     .default_choice = "",
+     .help = N_("CSV t_s,ca,cp with the input curves (concentrations); when given, the aorta "
+                "and portal-vein ROIs are not needed.")},
+    {.key = "save_inputs_csv", .type = FM_PARAM_STRING, .title = N_("Save input curves to"),
+     .default_choice = "", .help = N_("Writes the input curves used as CSV t_s,ca,cp.")},
+    {.key = "fit_threshold", .type = FM_PARAM_DOUBLE, .title = N_("Fit threshold"),
+     .default_value = 0.03, .min = 0, .max = 1, .unit = "1",
+     .help = N_("Without a liver ROI: fit voxels whose peak concentration is at least this "
+                "fraction of the arterial peak (and, for MRI, whose baseline signal is at least "
+                "this fraction of the largest).")},
+    {.key = "stack_slices", .type = FM_PARAM_INT, .title = N_("Slices in a TIFF stack"),
+     .default_value = 0, .min = 0, .max = 1024, .unit = "slices",
+     .help = N_("TIFF stacks (pages z fastest): slices per volume; 0 = from the file's "
+                "description (slices=N), else 1.")},
+    {.key = "frame_interval_s", .type = FM_PARAM_DOUBLE, .title = N_("Frame interval"),
+     .default_value = 0, .min = 0, .max = 3600, .unit = "s",
+     .help = N_("TIFF stacks: time between volumes; 0 = from the file's description "
+                "(frame_interval_s=S), else 1 s. NIfTI and DICOM carry their own times.")},
+    RATE_SPEC("initial_ka", N_("Initial ka"), 10),
+    RATE_SPEC("initial_kp", N_("Initial kp"), 80),
+    RATE_SPEC("initial_kl", N_("Initial kl"), 200),
+    DELAY_SPEC("initial_tau_a", N_("Initial tau_a"), 2),
+    DELAY_SPEC("initial_tau_p", N_("Initial tau_p"), 3),
+    {.key = "model_dt_s", .type = FM_PARAM_DOUBLE, .title = N_("Model time step"),
+     .default_value = 0, .min = 0, .max = 60, .unit = "s",
+     .help = N_("Step of the uniform grid the convolution runs on (inputs interpolated "
+                "linearly); 0 = the smallest frame interval. Finer steps resolve sub-frame "
+                "delays.")},
+    {.key = "max_iterations", .type = FM_PARAM_INT, .title = N_("Max iterations"),
+     .default_value = 600, .min = 1, .max = 100000,
+     .help = N_("Nelder-Mead iterations per voxel (the paper: 600).")},
+    {.key = "tolerance", .type = FM_PARAM_DOUBLE, .title = N_("Tolerance"), .default_value = 1e-8,
+     .min = 0, .max = 1, .unit = "conc^2",
+     .help = N_("Stop when max - min of the simplex costs falls below this (the paper: 1e-8).")},
+};
+
+/* Map order: the kernel's outputs first, then the derived ones. */
+enum { OUT_ARTERIAL_FRACTION = FM_DCE_OUT_COUNT, OUT_DISTRIBUTION_VOLUME, OUT_MTT, OUT_TOTAL };
+
+static const fm_output_spec dce_outputs[] = {
+    {.name = "ka", .unit = "ml/100g/min", .title = N_("Arterial rate constant ka")},
+    {.name = "kp", .unit = "ml/100g/min", .title = N_("Portal venous rate constant kp")},
+    {.name = "kl", .unit = "ml/100g/min", .title = N_("Outflow rate constant kl")},
+    {.name = "tau_a", .unit = "s", .title = N_("Arterial delay tau_a")},
+    {.name = "tau_p", .unit = "s", .title = N_("Portal venous delay tau_p")},
+    {.name = "rmse", .unit = "conc", .title = N_("RMS residual")},
+    {.name = "r2", .unit = "1", .title = N_("Coefficient of determination R^2")},
+    {.name = "iterations", .unit = "1", .title = N_("Nelder-Mead iterations")},
+    {.name = "converged", .unit = "1", .title = N_("Converged (1) or stopped at the limit (0)")},
+    {.name = "arterial_fraction", .unit = "1", .title = N_("Arterial fraction ka/(ka+kp)")},
+    {.name = "distribution_volume", .unit = "1", .title = N_("Distribution volume (ka+kp)/kl")},
+    {.name = "mtt", .unit = "s", .title = N_("Mean transit time 1/kl")},
+};
+
+G_STATIC_ASSERT(G_N_ELEMENTS(dce_outputs) == OUT_TOTAL);
+
+static const char *label_of(const fm_dataset *ds)
+{
+    if (!ds->source_path)
+        return "dataset";
+    const char *slash = strrchr(ds->source_path, G_DIR_SEPARATOR);
+    return slash ? slash + 1 : ds->source_path;
+}
+
+static void conversion_from_params(const fm_params *p, fm_dce_conversion *c)
+{
+    fm_dce_conversion_parse(fm_params_get_choice(p, "conversion"), &c->kind);
+    c->baseline_frames = fm_params_get_int(p, "baseline_frames");
+    c->t10_s = fm_params_get_double(p, "t10_s");
+    c->r1_per_mm_s = fm_params_get_double(p, "r1_per_mm_s");
+    c->tr_ms = fm_params_get_double(p, "tr_ms");
+    c->flip_deg = fm_params_get_double(p, "flip_deg");
+}
+
+/* The optional T10 map, checked against the volume. */
+static float *load_t10_map(const char *path, const fm_dce_geometry *g, GError **error)
+{
+    g_autoptr(fm_dataset) m = NULL;
+    if (g_str_has_suffix(path, ".nii") || g_str_has_suffix(path, ".nii.gz"))
+        m = fm_nifti_read(path, error);
+    else
+        m = fm_tiff_read(path, error);
+    if (!m)
+        return NULL;
+    gsize volume = (gsize)g->nx * g->ny * g->nz;
+    if (fm_dataset_width(m) != g->nx || fm_dataset_height(m) != g->ny ||
+        fm_dataset_n_elements(m) != volume) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
+                    _("%s: the T10 map must be %d x %d x %d voxels"), path, g->nx, g->ny, g->nz);
+        return NULL;
+    }
+    float *t10 = g_new(float, volume);
+    for (gsize v = 0; v < volume; v++)
+        t10[v] = (float)fm_dataset_value(m, v);
+    return t10;
+}
+
+/* "key=value" from a "; "-separated TIFF description, or 0. */
+static double description_value(const fm_dataset *ds, const char *key)
+{
+    const char *d = fm_dataset_get_meta(ds, "description");
+    g_autofree char *needle = g_strconcat(key, "=", NULL);
+    const char *at = d ? strstr(d, needle) : NULL;
+    return at ? g_ascii_strtod(at + strlen(needle), NULL) : 0.0;
+}
+
+/* A 3-D x, y, pages TIFF stack becomes x, y, z, t; 4-D series pass through. */
+static fm_dataset *as_series(fm_dataset *ds, const fm_params *params, GError **error)
+{
+    if (ds->n_dims != 3)
+        return fm_dataset_ref(ds);
+    int nz = fm_params_get_int(params, "stack_slices");
+    double dt = fm_params_get_double(params, "frame_interval_s");
+    if (nz <= 0)
+        nz = MAX((int)description_value(ds, "slices"), 1);
+    if (!(dt > 0))
+        dt = description_value(ds, "frame_interval_s");
+    if (!(dt > 0))
+        dt = 1.0;
+    int pages = (int)ds->dims[2].size;
+    if (pages % nz != 0) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
+                    _("%s: %d pages are not a whole number of %d-slice volumes"), label_of(ds),
+                    pages, nz);
+        return NULL;
+    }
+    fm_dataset *series =
+        fm_dce_stack_reshape(ds, nz, pages / nz, FM_DCE_PAGES_Z_FASTEST, dt, NULL, error);
+    if (series && !series->source_path)
+        series->source_path = g_strdup(ds->source_path);
+    return series;
+}
+
+/* Input curves from the CSV (which must sample the dataset's frames) or from the VOIs. */
+static gboolean get_inputs(const fm_dataset *ds, const fm_params *params, GPtrArray *rois,
+                           const fm_dce_conversion *conv, const float *t10, fm_dce_inputs *in,
+                           GError **error)
+{
+    const char *csv = fm_params_get_string(params, "input_csv");
+    if (!*csv)
+        return fm_dce_inputs_from_rois(ds, rois, conv, t10,
+                                       fm_params_get_double(params, "hematocrit"), in, error);
+    fm_dce_geometry g;
+    if (!fm_dce_geometry_of(ds, &g, error) || !fm_dce_inputs_load_csv(csv, in, error))
+        return FALSE;
+    g_autofree double *times = fm_dce_frame_times(ds, &g, error);
+    if (!times)
+        return FALSE;
+    if (in->n_times != g.nt) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
+                    _("%s: %d rows of input curves for %d frames"), csv, in->n_times, g.nt);
+        return FALSE;
+    }
+    for (int i = 0; i < g.nt; i++)
+        if (fabs(in->times_s[i] - times[i]) > 1e-3) {
+            g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
+                        _("%s: row %d is at %g s, frame %d at %g s"), csv, i + 1,
+                        in->times_s[i], i, times[i]);
+            return FALSE;
+        }
+    return TRUE;
+}
+
+static fm_result *dce_run(const fm_method *method, fm_dataset *source, const fm_params *params,
+                          GPtrArray *rois, fm_job_context *context, GError **error)
+{
+    g_autoptr(fm_dataset) dataset = as_series(source, params, error);
+    if (!dataset)
+        return NULL;
+    const char *label = label_of(dataset);
+    fm_dce_geometry g;
+    if (!fm_dce_geometry_of(dataset, &g, error))
+        return NULL;
+    fm_dce_conversion conv;
+    conversion_from_params(params, &conv);
+    if (!fm_dce_conversion_check(&conv, g.nt, error))
+        return NULL;
+    g_autofree float *t10 = NULL;
+    const char *t10_path = fm_params_get_string(params, "t10_map");
+    if (conv.kind == FM_DCE_CONV_SPGR && *t10_path && !(t10 = load_t10_map(t10_path, &g, error)))
+        return NULL;
+
+    fm_dce_inputs in = {0};
+    if (!get_inputs(dataset, params, rois, &conv, t10, &in, error)) {
+        fm_dce_inputs_clear(&in);
+        return NULL;
+    }
+    const char *save = fm_params_get_string(params, "save_inputs_csv");
+    if (*save && !fm_dce_inputs_save_csv(save, &in, error)) {
+        fm_dce_inputs_clear(&in);
+        return NULL;
+    }
+
+    gsize n_fit = 0;
+    g_autofree guint8 *mask =
+        fm_dce_fit_mask(dataset, rois, &conv, t10, in.ca,
+                        fm_params_get_double(params, "fit_threshold"), &n_fit, error);
+    g_autofree guint8 *liver = fm_dce_role_mask(rois, FM_DCE_ROLE_LIVER, &g, NULL);
+    gboolean by_liver = liver != NULL;
+    if (!mask) {
+        fm_dce_inputs_clear(&in);
+        return NULL;
+    }
+    if (n_fit == 0) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
+                    by_liver ? _("%s: the liver ROI holds no voxel") : _("%s: no voxel reaches "
+                                                                         "the fit threshold"),
+                    label);
+        fm_dce_inputs_clear(&in);
+        return NULL;
+    }
+    g_autofree gsize *index = NULL;
+    g_autofree float *tissue = fm_dce_tissue_curves(dataset, mask, n_fit, &conv, t10, &index);
+
+    fm_dce_params kp;
+    fm_dce_params_defaults(&kp);
+    kp.n_times = g.nt;
+    kp.times_s = in.times_s;
+    kp.ca = in.ca;
+    kp.cp = in.cp;
+    static const char *const initial_keys[FM_DCE_N_PARAMS] = {
+        "initial_ka", "initial_kp", "initial_kl", "initial_tau_a", "initial_tau_p"};
+    for (int i = 0; i < FM_DCE_N_PARAMS; i++)
+        kp.initial[i] = fm_params_get_double(params, initial_keys[i]);
+    kp.model_dt_s = fm_params_get_double(params, "model_dt_s");
+    kp.max_iterations = fm_params_get_int(params, "max_iterations");
+    kp.tolerance = fm_params_get_double(params, "tolerance");
+
+    fm_dce_outputs out;
+    g_autofree double *values = g_new(double, (gsize)FM_DCE_OUT_COUNT * n_fit);
+    for (int o = 0; o < FM_DCE_OUT_COUNT; o++)
+        out.map[o] = values + (gsize)o * n_fit;
+    fm_run_info info;
+    memset(&info, 0, sizeof info);
+    char msg[FM_MSG_LEN] = "";
+    fm_status st = fm_dce_fit(&kp, tissue, (long long)n_fit, &out,
+                              context ? context->backend : FM_BACKEND_AUTO,
+                              context ? fm_method_tick : NULL, context, &info, msg, sizeof msg);
+    fm_dce_inputs_clear(&in);
+    if (st != FM_OK) {
+        fm_method_set_kernel_error(error, st, msg);
+        return NULL;
+    }
+
+    /* Maps per slice: width nx, height ny, one frame per z; voxels not fitted stay NaN. */
+    fm_result *result = fm_result_new(method->id);
+    fm_map *maps[OUT_TOTAL];
+    for (int o = 0; o < OUT_TOTAL; o++) {
+        maps[o] = fm_map_new(dce_outputs[o].name, dce_outputs[o].unit, g.nx, g.ny, g.nz);
+        for (gsize i = 0; i < fm_map_n_values(maps[o]); i++)
+            maps[o]->data[i] = NAN;
+    }
+    gsize not_converged = 0;
+    for (gsize k = 0; k < n_fit; k++) {
+        gsize v = index[k];
+        for (int o = 0; o < FM_DCE_OUT_COUNT; o++)
+            maps[o]->data[v] = (float)out.map[o][k];
+        double ka = out.map[FM_DCE_OUT_KA][k], kpv = out.map[FM_DCE_OUT_KP][k];
+        double kl = out.map[FM_DCE_OUT_KL][k];
+        /* kl in ml/100g/min is kl/6000 per second, so the mean transit time is 6000/kl s. */
+        maps[OUT_ARTERIAL_FRACTION]->data[v] = ka + kpv > 0 ? (float)(ka / (ka + kpv)) : NAN;
+        maps[OUT_DISTRIBUTION_VOLUME]->data[v] = kl > 0 ? (float)((ka + kpv) / kl) : NAN;
+        maps[OUT_MTT]->data[v] = kl > 0 ? (float)(6000.0 / kl) : NAN;
+        not_converged += out.map[FM_DCE_OUT_CONVERGED][k] != 1.0;
+    }
+    for (int o = 0; o < OUT_TOTAL; o++)
+        fm_result_add_map(result, maps[o]);
+
+    result->backend = g_strdup(info.backend_used == FM_BACKEND_CUDA ? "cuda" : "cpu");
+    result->device = g_strdup(info.device_name);
+    GString *note = g_string_new(NULL);
+    g_string_append_printf(note, _("%" G_GSIZE_FORMAT " voxels fitted (%s)"), n_fit,
+                           by_liver ? _("liver ROI") : _("above the fit threshold"));
+    if (not_converged)
+        g_string_append_printf(note, _("; %" G_GSIZE_FORMAT " stopped at max_iterations"),
+                               not_converged);
+    if (info.invalid_values)
+        g_string_append_printf(note, _("; %lld voxels had non-finite curves"),
+                               info.invalid_values);
+    if (info.fell_back)
+        g_string_append_printf(note, _("; fell back to the CPU: %s"), info.fallback_reason);
+    result->note = g_string_free(note, FALSE);
+    return result;
+}
+
+const fm_method fm_method_dce_dual_input = {
+    .id = "dce.dual_input",
+    .family = "dce",
+    .title = N_("Dual-input liver perfusion"),
+    .description = N_("Fits every liver voxel to the dual-input single-compartment model "
+                      "dCl/dt = ka Ca(t - tau_a) + kp Cp(t - tau_p) - kl Cl by Nelder-Mead; the "
+                      "inputs are the mean curves of the aorta and portal_vein ROIs (or a CSV), "
+                      "a liver ROI limits the fit (Wang & Cao, Phys. Med. Biol. 57, 5601, 2012)."),
+    .params = dce_params,
+    .n_params = G_N_ELEMENTS(dce_params),
+    /* Checked by run() itself, not the registry: a CSV can stand in for both ROIs, and the
+     * message says what to draw; fm_dce_required_roles() lists them for the GUI. */
+    .roi_roles = NULL,
+    .outputs = dce_outputs,
+    .n_outputs = G_N_ELEMENTS(dce_outputs),
+    .run = dce_run,
+};

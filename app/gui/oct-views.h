@@ -1,0 +1,38 @@
+/* FmOctViews: SD-OCT result views: grey B-scan with dB floor/ceiling, B-scan slider and
+ * playback, en-face projection over a chosen depth range, A-line and spectrum plots. */
+#pragma once
+
+#include <gtk/gtk.h>
+#include "app/core/dataset.h"
+#include "app/core/params.h"
+#include "app/core/result.h"
+#include "map-view.h"
+
+G_BEGIN_DECLS
+
+#define FM_TYPE_OCT_VIEWS (fm_oct_views_get_type())
+G_DECLARE_FINAL_TYPE(FmOctViews, fm_oct_views, FM, OCT_VIEWS, GtkBox)
+
+GtkWidget *fm_oct_views_new(void);
+/* The spectra (dims pixel, aline, bscan; a new reference is kept) and the parameters the
+ * spectrum plot's stages use (copied); either may be NULL. */
+void fm_oct_views_set_spectra(FmOctViews *views, fm_dataset *spectra, const fm_params *params);
+/* An oct.bscan result (takes it) with the depth step of its bins. */
+void fm_oct_views_set_result(FmOctViews *views, fm_result *result, double um_per_bin);
+const fm_result *fm_oct_views_get_result(FmOctViews *views);
+void fm_oct_views_set_bscan(FmOctViews *views, int bscan);
+int fm_oct_views_get_bscan(FmOctViews *views);
+/* Plots A-line `aline` of the B-scan on show and its spectrum stages. */
+void fm_oct_views_show_aline(FmOctViews *views, int aline);
+void fm_oct_views_set_db_range(FmOctViews *views, double floor_db, double ceiling_db);
+void fm_oct_views_set_enface_range(FmOctViews *views, double start_um, double end_um);
+void fm_oct_views_set_playing(FmOctViews *views, gboolean playing);
+/* B-scans shown by playback since it last started. */
+int fm_oct_views_get_play_count(FmOctViews *views);
+/* The B-scan view repeats each A-line this many columns (square pixels, readable aspect); the
+ * en-face view repeats each B-scan's row likewise. */
+int fm_oct_views_get_aline_stretch(FmOctViews *views);
+FmMapView *fm_oct_views_get_bscan_view(FmOctViews *views);
+FmMapView *fm_oct_views_get_enface_view(FmOctViews *views);
+
+G_END_DECLS

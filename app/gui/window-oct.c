@@ -1,0 +1,231 @@
+/* FmWindow's SD-OCT wiring: panel and views pages, oct.bscan jobs, "compare resampling". */
+#include "window-oct.h"
+
+#include <glib/gi18n.h>
+
+#include "app/core/io/oct_raw.h"
+#include "app/core/oct_stages.h"
+#include "oct-compare.h"
+#include "oct-panel.h"
+#include "oct-views.h"
+#include "window-private.h"
+
+typedef struct {
+    FmOctPanel *panel;
+    FmOctViews *views;
+    GtkWidget *compare; /* weak pointer */
+} OctState;
+
+static OctState *state_of(FmWindow *win)
+{
+    return g_object_get_data(G_OBJECT(win), "fm-oct");
+}
+
+static gboolean is_oct(const fm_dataset *ds)
+{
+    return ds && (fm_oct_dataset_is_spectra(ds) ||
+                  g_strcmp0(fm_dataset_get_meta(ds, FM_OCT_META_UNPARSED), "1") == 0);
+}
+
+/* The dataset as spectra under the panel's layout parameters, or NULL (message shown). */
+static fm_dataset *current_spectra(FmWindow *win, fm_params **params_out, gboolean quiet)
+{
+    OctState *st = state_of(win);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(fm_params) params = fm_oct_panel_get_params(st->panel, &error);
+    fm_dataset *spectra = params ? fm_oct_spectra_from_dataset(win->dataset, params, &error) : NULL;
+    if (!spectra && !quiet)
+        fm_window_show_message(win, GTK_MESSAGE_ERROR, error->message);
+    if (spectra && params_out)
+        *params_out = g_steal_pointer(&params);
+    return spectra;
+}
+
+void fm_window_oct_dataset_changed(FmWindow *win)
+{
+    OctState *st = state_of(win);
+    if (!st)
+        return;
+    fm_oct_views_set_playing(st->views, FALSE);
+    if (!is_oct(win->dataset)) {
+        fm_oct_views_set_spectra(st->views, NULL, NULL);
+        return;
+    }
+    fm_params *params = NULL;
+    g_autoptr(fm_dataset) spectra = current_spectra(win, &params, TRUE);
+    fm_oct_panel_set_n_pixels(st->panel, spectra ? fm_dataset_width(spectra) : 0);
+    fm_oct_views_set_spectra(st->views, spectra, params);
+    if (params)
+        fm_params_free(params);
+    fm_window_set_family(win, "oct");
+}
+
+typedef struct {
+    FmWindow *win;
+    fm_dataset *spectra;
+    fm_params *params;
+    double um_per_bin;
+} RunData;
+
+static void job_progress(fm_job *job, double fraction, gpointer user)
+{
+    FmWindow *win = ((RunData *)user)->win;
+    if (!win->disposed)
+        fm_job_list_update(win->job_list, job);
+}
+
+static void job_done(fm_job *job, gpointer user)
+{
+    RunData *rd = user;
+    FmWindow *win = rd->win;
+    win->running_jobs--;
+    win->last_job_state = fm_job_get_state(job);
+    if (!win->disposed) {
+        fm_job_list_update(win->job_list, job);
+        g_autofree char *what = fm_job_describe(job);
+        const fm_result *res = fm_job_get_result(job);
+        OctState *st = state_of(win);
+        if (win->last_job_state == FM_JOB_DONE && res) {
+            fm_oct_views_set_spectra(st->views, rd->spectra, rd->params);
+            fm_oct_views_set_result(st->views, fm_window_copy_result(res), rd->um_per_bin);
+            gtk_stack_set_visible_child_name(GTK_STACK(win->centre_stack), "oct");
+            g_autofree char *status =
+                g_strdup_printf(_("%s: done in %.1f ms"), what, res->elapsed_ms);
+            fm_window_set_status(win, status);
+            g_autofree char *backend =
+                g_strdup_printf(_("Backend: %s"), res->device != NULL ? res->device : res->backend);
+            gtk_label_set_text(GTK_LABEL(win->backend_label), backend);
+        } else if (win->last_job_state == FM_JOB_FAILED) {
+            const GError *err = fm_job_get_error(job);
+            g_autofree char *msg = g_strdup_printf(_("%s failed: %s"), what,
+                                                   err != NULL ? err->message : _("unknown error"));
+            fm_window_show_message(win, GTK_MESSAGE_ERROR, msg);
+            fm_window_set_status(win, msg);
+        }
+        g_autoptr(GError) error = NULL;
+        if (!fm_catalogue_view_refresh(win->catalogue_view, &error))
+            fm_window_show_message(win, GTK_MESSAGE_WARNING, error->message);
+        fm_window_update_action_state(win);
+    }
+    fm_dataset_unref(rd->spectra);
+    fm_params_free(rd->params);
+    g_object_unref(win);
+    g_free(rd);
+}
+
+static void run_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
+{
+    FmWindow *win = user;
+    OctState *st = state_of(win);
+    if (!win->dataset) {
+        fm_window_show_message(win, GTK_MESSAGE_INFO, _("Open OCT spectra before running."));
+        return;
+    }
+    fm_params *params = NULL;
+    fm_dataset *spectra = current_spectra(win, &params, FALSE);
+    if (!spectra)
+        return;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(fm_oct_setup) setup = fm_oct_setup_new(spectra, params, &error);
+    if (!setup) {
+        fm_window_show_message(win, GTK_MESSAGE_ERROR, error->message);
+        fm_dataset_unref(spectra);
+        fm_params_free(params);
+        return;
+    }
+    RunData *rd = g_new0(RunData, 1);
+    rd->win = g_object_ref(win);
+    rd->spectra = spectra;
+    rd->params = params;
+    rd->um_per_bin = setup->um_per_bin;
+    fm_oct_views_set_playing(st->views, FALSE);
+    win->running_jobs++;
+    /* the job gets the spectra, so a raw file without sidecar is decoded once, here */
+    fm_job *job = fm_job_start(fm_method_find("oct.bscan"), spectra, params, NULL,
+                               fm_oct_panel_get_backend(st->panel), win->catalogue, job_progress,
+                               job_done, rd);
+    fm_job_list_add(win->job_list, job);
+    g_autofree char *what = fm_job_describe(job);
+    fm_job_unref(job);
+    g_autofree char *status = g_strdup_printf(_("Running %s…"), what);
+    fm_window_set_status(win, status);
+}
+
+static void compare_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
+{
+    FmWindow *win = user;
+    OctState *st = state_of(win);
+    if (!is_oct(win->dataset)) {
+        fm_window_show_message(win, GTK_MESSAGE_INFO,
+                               _("Open OCT spectra before comparing resampling methods."));
+        return;
+    }
+    fm_params *params = NULL;
+    g_autoptr(fm_dataset) spectra = current_spectra(win, &params, FALSE);
+    if (!spectra)
+        return;
+    if (st->compare)
+        gtk_widget_destroy(st->compare);
+    FmOctCompare *cmp =
+        fm_oct_compare_new(GTK_WINDOW(win), spectra, params, fm_oct_views_get_bscan(st->views),
+                           fm_oct_panel_get_backend(st->panel));
+    fm_params_free(params);
+    st->compare = GTK_WIDGET(cmp);
+    g_object_add_weak_pointer(G_OBJECT(cmp), (gpointer *)&st->compare);
+    gtk_widget_show_all(st->compare);
+}
+
+static void family_changed(GObject *stack, GParamSpec *pspec, FmWindow *win)
+{
+    if (g_strcmp0(fm_window_get_family(win), "oct") == 0)
+        gtk_stack_set_visible_child_name(GTK_STACK(win->centre_stack), "oct");
+}
+
+static void state_free(gpointer data)
+{
+    OctState *st = data;
+    if (st->compare)
+        g_object_remove_weak_pointer(G_OBJECT(st->compare), (gpointer *)&st->compare);
+    g_free(st);
+}
+
+void fm_window_oct_init(FmWindow *win)
+{
+    static const GActionEntry entries[] = {
+        {"oct-run", run_activated, NULL, NULL, NULL, {0}},
+        {"oct-compare", compare_activated, NULL, NULL, NULL, {0}},
+    };
+    g_action_map_add_action_entries(G_ACTION_MAP(win), entries, G_N_ELEMENTS(entries), win);
+    OctState *st = g_new0(OctState, 1);
+    g_object_set_data_full(G_OBJECT(win), "fm-oct", st, state_free);
+    st->panel = FM_OCT_PANEL(fm_oct_panel_new());
+    GtkWidget *scroller = gtk_scrolled_window_new(NULL, NULL);
+    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroller), GTK_POLICY_NEVER,
+                                   GTK_POLICY_AUTOMATIC);
+    gtk_container_add(GTK_CONTAINER(scroller), GTK_WIDGET(st->panel));
+    gtk_stack_add_titled(GTK_STACK(win->panel_stack), scroller, "oct", _("OCT"));
+    st->views = FM_OCT_VIEWS(fm_oct_views_new());
+    gtk_stack_add_titled(GTK_STACK(win->centre_stack), GTK_WIDGET(st->views), "oct", _("OCT"));
+    gtk_widget_show_all(scroller);
+    gtk_widget_show_all(GTK_WIDGET(st->views));
+    /* after window-flim.c's handler, which shows the map for every family but FLIM */
+    g_signal_connect(win->panel_stack, "notify::visible-child", G_CALLBACK(family_changed), win);
+}
+
+GtkWidget *fm_window_get_oct_panel(FmWindow *win)
+{
+    OctState *st = state_of(win);
+    return st ? GTK_WIDGET(st->panel) : NULL;
+}
+
+GtkWidget *fm_window_get_oct_views(FmWindow *win)
+{
+    OctState *st = state_of(win);
+    return st ? GTK_WIDGET(st->views) : NULL;
+}
+
+GtkWidget *fm_window_get_oct_compare(FmWindow *win)
+{
+    OctState *st = state_of(win);
+    return st ? st->compare : NULL;
+}
