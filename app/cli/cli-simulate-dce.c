@@ -1,4 +1,5 @@
-/* `fluxmap-cli simulate dce`: the DCE liver phantom as NIfTI or TIFF, with truth, ROIs and inputs. */
+/* `fluxmap-cli simulate dce`: the DCE liver phantom as NIfTI or TIFF, with truth, ROIs and inputs.
+ */
 #include <glib/gi18n.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,10 +15,21 @@
 int fm_cli_simulate_dce(int argc, char **argv); /* called by cli-simulate.c */
 
 static const fm_cli_option options[] = {
-    {"width", TRUE},  {"height", TRUE},           {"slices", TRUE},   {"frames", TRUE},
-    {"frame_interval_s", TRUE},                   {"cnr", TRUE},      {"seed", TRUE},
-    {"ka", TRUE},     {"kp", TRUE},               {"kl", TRUE},       {"tau_a", TRUE},
-    {"tau_p", TRUE},  {"no_lesions", FALSE},      {"format", TRUE},   {"output", TRUE},
+    {"width", TRUE},
+    {"height", TRUE},
+    {"slices", TRUE},
+    {"frames", TRUE},
+    {"frame_interval_s", TRUE},
+    {"cnr", TRUE},
+    {"seed", TRUE},
+    {"ka", TRUE},
+    {"kp", TRUE},
+    {"kl", TRUE},
+    {"tau_a", TRUE},
+    {"tau_p", TRUE},
+    {"no_lesions", FALSE},
+    {"format", TRUE},
+    {"output", TRUE},
     {"help", FALSE},
 };
 

@@ -191,9 +191,9 @@ static void voxel_curve(const fm_dataset *ds, const fm_dce_geometry *g, gsize v,
 }
 
 /* Mean signal over a mask, converted; NULL with a message naming the role when it is empty. */
-static double *voi_curve(const fm_dataset *ds, GPtrArray *rois, const char *role,
-                         const char *what, const fm_dce_geometry *g,
-                         const fm_dce_conversion *conv, const float *t10_map, GError **error)
+static double *voi_curve(const fm_dataset *ds, GPtrArray *rois, const char *role, const char *what,
+                         const fm_dce_geometry *g, const fm_dce_conversion *conv,
+                         const float *t10_map, GError **error)
 {
     gsize n = 0;
     g_autofree guint8 *mask = fm_dce_role_mask(rois, role, g, &n);
@@ -324,13 +324,13 @@ gboolean fm_dce_inputs_save_csv(const char *path, const fm_dce_inputs *in, GErro
     g_autoptr(GString) s = g_string_new("t_s,ca,cp\n");
     char a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE], c[G_ASCII_DTOSTR_BUF_SIZE];
     for (int i = 0; i < in->n_times; i++) /* %.17g: a save-load round trip is exact */
-        g_string_append_printf(s, "%s,%s,%s\n", g_ascii_formatd(a, sizeof a, "%.17g", in->times_s[i]),
+        g_string_append_printf(s, "%s,%s,%s\n",
+                               g_ascii_formatd(a, sizeof a, "%.17g", in->times_s[i]),
                                g_ascii_formatd(b, sizeof b, "%.17g", in->ca[i]),
                                g_ascii_formatd(c, sizeof c, "%.17g", in->cp[i]));
     GError *local = NULL;
     if (!g_file_set_contents(path, s->str, (gssize)s->len, &local)) {
-        g_set_error(error, FM_ERROR, FM_ERROR_IO, _("%s: cannot write: %s"), path,
-                    local->message);
+        g_set_error(error, FM_ERROR, FM_ERROR_IO, _("%s: cannot write: %s"), path, local->message);
         g_error_free(local);
         return FALSE;
     }
@@ -338,8 +338,8 @@ gboolean fm_dce_inputs_save_csv(const char *path, const fm_dce_inputs *in, GErro
 }
 
 guint8 *fm_dce_fit_mask(const fm_dataset *ds, GPtrArray *rois, const fm_dce_conversion *conv,
-                        const float *t10_map, const double *ca, double threshold,
-                        gsize *n_voxels, GError **error)
+                        const float *t10_map, const double *ca, double threshold, gsize *n_voxels,
+                        GError **error)
 {
     fm_dce_geometry g;
     if (!fm_dce_geometry_of(ds, &g, error))

@@ -86,8 +86,8 @@ gboolean fm_dce_inputs_save_csv(const char *path, const fm_dce_inputs *in, GErro
  * volume (enhancement and SPGR only: this drops air, whose S/S0 is noise over noise) and whose
  * peak concentration is at least threshold × the peak of ca. *n_voxels counts them. */
 guint8 *fm_dce_fit_mask(const fm_dataset *ds, GPtrArray *rois, const fm_dce_conversion *conv,
-                        const float *t10_map, const double *ca, double threshold,
-                        gsize *n_voxels, GError **error);
+                        const float *t10_map, const double *ca, double threshold, gsize *n_voxels,
+                        GError **error);
 
 /* Concentration curves of the masked voxels, voxel-major (curve v at [v nt, (v + 1) nt)), in
  * x-fastest voxel order; *index (g_free) receives each curve's voxel index z ny nx + y nx + x.

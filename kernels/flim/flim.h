@@ -85,6 +85,15 @@ fm_status fm_flim_run(fm_flim_method method, const fm_flim_params *params, const
                       fm_flim_outputs *out, fm_backend backend, fm_tick_fn tick, void *tick_user,
                       fm_run_info *info, char *msg, size_t msg_len);
 
+/* The same with the counts in their recorded type: counts_type FM_PIXEL_U16 (uint16_t, the
+ * TCSPC histograms as the hardware writes them: half the bytes to move to the GPU) or
+ * FM_PIXEL_F32 (fm_flim_run). Same layout, and the same results for the same values. */
+fm_status fm_flim_run_typed(fm_flim_method method, const fm_flim_params *params,
+                            const void *counts, fm_pixel_type counts_type, int n_pixels,
+                            const unsigned char *mask, const int *segment, int n_segments,
+                            fm_flim_outputs *out, fm_backend backend, fm_tick_fn tick,
+                            void *tick_user, fm_run_info *info, char *msg, size_t msg_len);
+
 /* Validates params (bins, ranges, model, tau_d) with a message naming the field. */
 fm_status fm_flim_check(fm_flim_method method, const fm_flim_params *params, int n_pixels,
                         char *msg, size_t msg_len);

@@ -80,15 +80,15 @@ FM_FIT_HD static inline void fm_fit_sums_zero(fm_fit_sums *s)
 
 /* Lifetime of basis component 0 (tauD, or the mono tau) and 1 (tauF) from LM parameters. */
 FM_FIT_HD static inline void fm_fit_taus(const fm_fit_setup *su, const double *p, double *tau0,
-                                     double *tau1)
+                                         double *tau1)
 {
     *tau0 = su->model == 1 ? p[1] : p[3];
     *tau1 = su->model == 1 ? p[1] : p[2];
 }
 
 /* No IRF: exp(-t/tau) at the bin centre t from the fit start, and its tau derivative. */
-FM_FIT_HD static inline void fm_fit_basis_direct(const fm_fit_setup *su, int bin, double tau, double *e,
-                                             double *d)
+FM_FIT_HD static inline void fm_fit_basis_direct(const fm_fit_setup *su, int bin, double tau,
+                                                 double *e, double *d)
 {
     double t = (bin - su->fit_start + 0.5) * su->dt;
     *e = exp(-t / tau);
@@ -141,9 +141,9 @@ FM_FIT_HD static inline void fm_irf_rec_step(fm_irf_rec *r, double irf_i)
 
 /* Basis over the fit range (n_fit values each) for the given lifetimes, by the same operations as
  * the serial evaluation: used by GA and by the block-per-pixel kernel with an IRF. */
-FM_FIT_HD static inline void fm_fit_basis_fill(const fm_fit_setup *su, const double *irf, double tau0,
-                                           double tau1, double *e0, double *d0, double *e1,
-                                           double *d1)
+FM_FIT_HD static inline void fm_fit_basis_fill(const fm_fit_setup *su, const double *irf,
+                                               double tau0, double tau1, double *e0, double *d0,
+                                               double *e1, double *d1)
 {
     const int s = su->fit_start;
     if (su->has_irf) {
@@ -173,8 +173,8 @@ FM_FIT_HD static inline void fm_fit_basis_fill(const fm_fit_setup *su, const dou
 }
 
 /* Model value of a bin at parameters p from its basis values (weights of the second LSM pass). */
-FM_FIT_HD static inline double fm_fit_model_value(const fm_fit_setup *su, const double *p, double e0,
-                                              double e1)
+FM_FIT_HD static inline double fm_fit_model_value(const fm_fit_setup *su, const double *p,
+                                                  double e0, double e1)
 {
     double m = su->model == 1 ? p[0] * e0 : p[0] * (p[1] * e0 + (1 - p[1]) * e1);
     return su->fit_bg ? m + p[su->model == 1 ? 2 : 4] : m;
@@ -188,8 +188,8 @@ FM_FIT_HD static inline double fm_fit_model_value(const fm_fit_setup *su, const 
  * sum (y - m)/m J and the information sum J J^T / m, i.e. least squares with weights 1/m
  * re-evaluated at each point; the cost is the deviance 2 sum [m - y + y ln(y/m)]. */
 FM_FIT_HD static inline void fm_fit_accumulate(const fm_fit_setup *su, const double *p, double e0,
-                                           double d0, double e1, double d1, double y, double wref,
-                                           fm_fit_sums *s)
+                                               double d0, double e1, double d1, double y,
+                                               double wref, fm_fit_sums *s)
 {
     double J[FM_FIT_MAXP], m, w;
     int nb;
@@ -235,9 +235,9 @@ FM_FIT_HD static inline void fm_fit_accumulate(const fm_fit_setup *su, const dou
 
 /* Sums of one pixel at parameters p, bins in order (the CPU twin and thread-per-pixel); pw, when
  * not NULL, gives the parameters whose model weights the second LSM pass. */
-FM_FIT_HD static inline void fm_fit_eval_serial(const fm_fit_setup *su, const float *y, size_t stride,
-                                            const double *irf, const double *p, const double *pw,
-                                            fm_fit_sums *s)
+FM_FIT_HD static inline void fm_fit_eval_serial(const fm_fit_setup *su, const float *y,
+                                                size_t stride, const double *irf, const double *p,
+                                                const double *pw, fm_fit_sums *s)
 {
     double tau0, tau1, w0 = 1, w1 = 1;
     fm_fit_taus(su, p, &tau0, &tau1);
@@ -331,7 +331,7 @@ FM_FIT_HD static inline double fm_fit_clamp(int role, double v)
 }
 
 FM_FIT_HD static inline void fm_lm_init(fm_lm_state *s, int n, const unsigned char *role,
-                                    const double *p0)
+                                        const double *p0)
 {
     s->n = n;
     for (int k = 0; k < FM_FIT_MAXP; k++) {
@@ -372,7 +372,7 @@ FM_FIT_HD static inline int fm_lm_solve(const fm_lm_state *s, double *delta)
  * stops when an accepted step lowers the cost by less than tol relative, when no step can lower
  * it any more, or after max_iter proposals (not converged). Otherwise sets the next trial. */
 FM_FIT_HD static inline void fm_lm_update(fm_lm_state *s, const fm_fit_sums *sum, double tol,
-                                      int max_iter)
+                                          int max_iter)
 {
     const int accept = isfinite(sum->cost) && (!s->have || sum->cost < s->cost);
     if (!s->have && !accept) {
@@ -462,7 +462,7 @@ FM_FIT_HD static inline void fm_fit_result_skip(fm_fit_result *res, double photo
  * weights, then weights from that fit's model (fixed during the pass, so the cost is consistent);
  * the second pass starts at the optimum and takes a few iterations. */
 FM_FIT_HD static inline void fm_fit_pixel(const fm_fit_setup *su, const float *y, size_t stride,
-                                      const double *irf, int used, fm_fit_result *res)
+                                          const double *irf, int used, fm_fit_result *res)
 {
     double photons = 0, p[FM_FIT_MAXP], pw[FM_FIT_MAXP];
     unsigned char role[FM_FIT_MAXP];

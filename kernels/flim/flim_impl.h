@@ -12,7 +12,8 @@ extern "C" {
 typedef struct {
     fm_flim_method method;
     const fm_flim_params *params;
-    const float *counts;          /* bin-major */
+    const float *counts;          /* bin-major float32 counts; NULL when counts_type is
+                                     FM_PIXEL_U16 (the direct half reads counts_data) */
     int n_pixels;
     const unsigned char *mask;
     const int *segment;
@@ -20,7 +21,18 @@ typedef struct {
     fm_flim_outputs *out;
     fm_tick_fn tick;
     void *tick_user;
+    /* The caller's counts as given (fm_flim_run_typed): FM_PIXEL_F32 (counts_data == counts) or
+     * FM_PIXEL_U16, what TCSPC hardware records. The direct half reads counts_data in either
+     * type (u16 halves the PCIe traffic; the values convert to float exactly, so results are
+     * identical). */
+    const void *counts_data;
+    fm_pixel_type counts_type;
 } fm_flim_job;
+
+/* The fit half (LSM, MLE, GA) reads job->counts as float32 only: for u16 input flim.c converts
+ * to a float buffer first and passes counts_type FM_PIXEL_F32. When fm_flim_fit_cpu/_cuda learn
+ * to read counts_data as u16, set this to 1 and flim.c passes u16 through unconverted. */
+#define FM_FLIM_FIT_TAKES_U16 0
 
 /* IEM, CMM, RLD, PHASOR, BCMM1, BCMM2 (flim_direct_cpu.c / flim_direct_cuda.cu). */
 fm_status fm_flim_direct_cpu(const fm_flim_job *job, char *msg, size_t msg_len);

@@ -47,8 +47,7 @@ static void test_simulate_and_run(void)
                            "--frames=24", "-o", "ph.nii", NULL);
     g_assert_cmpint(r.status, ==, 0);
     clear(&r);
-    static const char *const files[] = {"ph.nii", "ph.truth.json", "ph.rois.json",
-                                        "ph.inputs.csv"};
+    static const char *const files[] = {"ph.nii", "ph.truth.json", "ph.rois.json", "ph.inputs.csv"};
     for (gsize i = 0; i < G_N_ELEMENTS(files); i++) {
         g_autofree char *p = g_build_filename(tmp_dir, files[i], NULL);
         g_assert_true(g_file_test(p, G_FILE_TEST_EXISTS));
@@ -71,8 +70,9 @@ static void test_missing_role(void)
     /* An ROI file with the aorta only: exit 2 and the message says what to draw. */
     g_autofree char *rois = g_build_filename(tmp_dir, "aorta-only.json", NULL);
     g_assert_true(g_file_set_contents(
-        rois, "[{\"kind\":\"ellipse\",\"name\":\"ao\",\"role\":\"aorta\",\"points\":[[16,9],[20,"
-              "13]]}]",
+        rois,
+        "[{\"kind\":\"ellipse\",\"name\":\"ao\",\"role\":\"aorta\",\"points\":[[16,9],[20,"
+        "13]]}]",
         -1, NULL));
     cli_result r = run_cli("run", "dce.dual_input", "ph.nii", "--roi", "aorta-only.json", "-o",
                            "maps2", "--no-catalogue", NULL);

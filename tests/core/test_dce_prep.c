@@ -43,8 +43,12 @@ static void test_spgr(void)
     /* R1 = 1/T10 + r1 C; the signal from the forward equation must invert to C within 1e-9 mM
      * (only rounding in exp/log separates them). A signal above the fully relaxed limit
      * (S/S0 beyond what R1 -> infinity gives) has no concentration: NaN. */
-    fm_dce_conversion conv = {.kind = FM_DCE_CONV_SPGR, .baseline_frames = 2, .t10_s = 0.8,
-                              .r1_per_mm_s = 4.5, .tr_ms = 5.0, .flip_deg = 15.0};
+    fm_dce_conversion conv = {.kind = FM_DCE_CONV_SPGR,
+                              .baseline_frames = 2,
+                              .t10_s = 0.8,
+                              .r1_per_mm_s = 4.5,
+                              .tr_ms = 5.0,
+                              .flip_deg = 15.0};
     const double c[9] = {0, 0, 0.1, 0.5, 1, 2, 5, 0.3, 0};
     double s[9];
     for (int i = 0; i < 9; i++)

@@ -17,58 +17,115 @@ static const char *const conversion_choices[] = {"enhancement", "spgr", "ct", "n
 
 #define RATE_SPEC(k, t, v)                                                                         \
     {                                                                                              \
-        .key = k, .type = FM_PARAM_DOUBLE, .title = t, .default_value = v, .min = 0,              \
-        .max = 1000, .unit = "ml/100g/min",                                                        \
-        .help = N_("Starting value of the Nelder-Mead search (the paper: ka 10, kp 80, kl 200).") \
+        .key = k, .type = FM_PARAM_DOUBLE, .title = t, .default_value = v, .min = 0, .max = 1000,  \
+        .unit = "ml/100g/min",                                                                     \
+        .help = N_("Starting value of the Nelder-Mead search (the paper: ka 10, kp 80, kl 200).")  \
     }
 #define DELAY_SPEC(k, t, v)                                                                        \
     {                                                                                              \
-        .key = k, .type = FM_PARAM_DOUBLE, .title = t, .default_value = v, .min = 0, .max = 10,   \
+        .key = k, .type = FM_PARAM_DOUBLE, .title = t, .default_value = v, .min = 0, .max = 10,    \
         .unit = "s", .help = N_("Starting delay of the search (the paper: tau_a 2 s, tau_p 3 s).") \
     }
 
 static const fm_param_spec dce_params[] = {
-    {.key = "conversion", .type = FM_PARAM_ENUM, .title = N_("Signal to concentration"),
-     .default_choice = "enhancement", .choices = conversion_choices,
+    {.key = "conversion",
+     .type = FM_PARAM_ENUM,
+     .title = N_("Signal to concentration"),
+     .default_choice = "enhancement",
+     .choices = conversion_choices,
      .help = N_("enhancement: S/S0 - 1; spgr: spoiled gradient echo with T10, r1, TR and flip "
                 "angle; ct: HU - HU0; none: the data are concentrations already.")},
-    {.key = "baseline_frames", .type = FM_PARAM_INT, .title = N_("Baseline frames"),
-     .default_value = 4, .min = 1, .max = 1000, .unit = "frames",
+    {.key = "baseline_frames",
+     .type = FM_PARAM_INT,
+     .title = N_("Baseline frames"),
+     .default_value = 4,
+     .min = 1,
+     .max = 1000,
+     .unit = "frames",
      .help = N_("S0 (HU0) is the mean of this many first frames, before the bolus arrives.")},
-    {.key = "t10_s", .type = FM_PARAM_DOUBLE, .title = N_("T10"), .default_value = 0.8,
-     .min = 0.001, .max = 10, .unit = "s",
+    {.key = "t10_s",
+     .type = FM_PARAM_DOUBLE,
+     .title = N_("T10"),
+     .default_value = 0.8,
+     .min = 0.001,
+     .max = 10,
+     .unit = "s",
      .help = N_("SPGR: precontrast T1 of tissue and blood where no T10 map is given.")},
-    {.key = "t10_map", .type = FM_PARAM_STRING, .title = N_("T10 map file"),
+    {.key = "t10_map",
+     .type = FM_PARAM_STRING,
+     .title = N_("T10 map file"),
      .default_choice = "",
      .help = N_("SPGR: NIfTI or TIFF with the precontrast T1 in s of every voxel (x, y, z); "
                 "empty = the constant T10.")},
-    {.key = "r1_per_mm_s", .type = FM_PARAM_DOUBLE, .title = N_("Relaxivity r1"),
-     .default_value = 4.5, .min = 0.001, .max = 100, .unit = "1/(mM s)",
+    {.key = "r1_per_mm_s",
+     .type = FM_PARAM_DOUBLE,
+     .title = N_("Relaxivity r1"),
+     .default_value = 4.5,
+     .min = 0.001,
+     .max = 100,
+     .unit = "1/(mM s)",
      .help = N_("SPGR: longitudinal relaxivity of the contrast agent.")},
-    {.key = "tr_ms", .type = FM_PARAM_DOUBLE, .title = N_("TR"), .default_value = 5, .min = 0.01,
-     .max = 10000, .unit = "ms", .help = N_("SPGR: repetition time.")},
-    {.key = "flip_deg", .type = FM_PARAM_DOUBLE, .title = N_("Flip angle"), .default_value = 15,
-     .min = 0.1, .max = 179.9, .unit = "deg", .help = N_("SPGR: flip angle.")},
-    {.key = "hematocrit", .type = FM_PARAM_DOUBLE, .title = N_("Haematocrit"),
-     .default_value = 0, .min = 0, .max = 0.95, .unit = "1",
+    {.key = "tr_ms",
+     .type = FM_PARAM_DOUBLE,
+     .title = N_("TR"),
+     .default_value = 5,
+     .min = 0.01,
+     .max = 10000,
+     .unit = "ms",
+     .help = N_("SPGR: repetition time.")},
+    {.key = "flip_deg",
+     .type = FM_PARAM_DOUBLE,
+     .title = N_("Flip angle"),
+     .default_value = 15,
+     .min = 0.1,
+     .max = 179.9,
+     .unit = "deg",
+     .help = N_("SPGR: flip angle.")},
+    {.key = "hematocrit",
+     .type = FM_PARAM_DOUBLE,
+     .title = N_("Haematocrit"),
+     .default_value = 0,
+     .min = 0,
+     .max = 0.95,
+     .unit = "1",
      .help = N_("Blood input curves become plasma curves C/(1 - Hct); 0 = no correction.")},
-    {.key = "input_csv", .type = FM_PARAM_STRING, .title = N_("Input curves file"),
+    {.key = "input_csv",
+     .type = FM_PARAM_STRING,
+     .title = N_("Input curves file"),
      .default_choice = "",
      .help = N_("CSV t_s,ca,cp with the input curves (concentrations); when given, the aorta "
                 "and portal-vein ROIs are not needed.")},
-    {.key = "save_inputs_csv", .type = FM_PARAM_STRING, .title = N_("Save input curves to"),
-     .default_choice = "", .help = N_("Writes the input curves used as CSV t_s,ca,cp.")},
-    {.key = "fit_threshold", .type = FM_PARAM_DOUBLE, .title = N_("Fit threshold"),
-     .default_value = 0.03, .min = 0, .max = 1, .unit = "1",
+    {.key = "save_inputs_csv",
+     .type = FM_PARAM_STRING,
+     .title = N_("Save input curves to"),
+     .default_choice = "",
+     .help = N_("Writes the input curves used as CSV t_s,ca,cp.")},
+    {.key = "fit_threshold",
+     .type = FM_PARAM_DOUBLE,
+     .title = N_("Fit threshold"),
+     .default_value = 0.03,
+     .min = 0,
+     .max = 1,
+     .unit = "1",
      .help = N_("Without a liver ROI: fit voxels whose peak concentration is at least this "
                 "fraction of the arterial peak (and, for MRI, whose baseline signal is at least "
                 "this fraction of the largest).")},
-    {.key = "stack_slices", .type = FM_PARAM_INT, .title = N_("Slices in a TIFF stack"),
-     .default_value = 0, .min = 0, .max = 1024, .unit = "slices",
+    {.key = "stack_slices",
+     .type = FM_PARAM_INT,
+     .title = N_("Slices in a TIFF stack"),
+     .default_value = 0,
+     .min = 0,
+     .max = 1024,
+     .unit = "slices",
      .help = N_("TIFF stacks (pages z fastest): slices per volume; 0 = from the file's "
                 "description (slices=N), else 1.")},
-    {.key = "frame_interval_s", .type = FM_PARAM_DOUBLE, .title = N_("Frame interval"),
-     .default_value = 0, .min = 0, .max = 3600, .unit = "s",
+    {.key = "frame_interval_s",
+     .type = FM_PARAM_DOUBLE,
+     .title = N_("Frame interval"),
+     .default_value = 0,
+     .min = 0,
+     .max = 3600,
+     .unit = "s",
      .help = N_("TIFF stacks: time between volumes; 0 = from the file's description "
                 "(frame_interval_s=S), else 1 s. NIfTI and DICOM carry their own times.")},
     RATE_SPEC("initial_ka", N_("Initial ka"), 10),
@@ -76,16 +133,30 @@ static const fm_param_spec dce_params[] = {
     RATE_SPEC("initial_kl", N_("Initial kl"), 200),
     DELAY_SPEC("initial_tau_a", N_("Initial tau_a"), 2),
     DELAY_SPEC("initial_tau_p", N_("Initial tau_p"), 3),
-    {.key = "model_dt_s", .type = FM_PARAM_DOUBLE, .title = N_("Model time step"),
-     .default_value = 0, .min = 0, .max = 60, .unit = "s",
+    {.key = "model_dt_s",
+     .type = FM_PARAM_DOUBLE,
+     .title = N_("Model time step"),
+     .default_value = 0,
+     .min = 0,
+     .max = 60,
+     .unit = "s",
      .help = N_("Step of the uniform grid the convolution runs on (inputs interpolated "
                 "linearly); 0 = the smallest frame interval. Finer steps resolve sub-frame "
                 "delays.")},
-    {.key = "max_iterations", .type = FM_PARAM_INT, .title = N_("Max iterations"),
-     .default_value = 600, .min = 1, .max = 100000,
+    {.key = "max_iterations",
+     .type = FM_PARAM_INT,
+     .title = N_("Max iterations"),
+     .default_value = 600,
+     .min = 1,
+     .max = 100000,
      .help = N_("Nelder-Mead iterations per voxel (the paper: 600).")},
-    {.key = "tolerance", .type = FM_PARAM_DOUBLE, .title = N_("Tolerance"), .default_value = 1e-8,
-     .min = 0, .max = 1, .unit = "conc^2",
+    {.key = "tolerance",
+     .type = FM_PARAM_DOUBLE,
+     .title = N_("Tolerance"),
+     .default_value = 1e-8,
+     .min = 0,
+     .max = 1,
+     .unit = "conc^2",
      .help = N_("Stop when max - min of the simplex costs falls below this (the paper: 1e-8).")},
 };
 
@@ -209,8 +280,8 @@ static gboolean get_inputs(const fm_dataset *ds, const fm_params *params, GPtrAr
     for (int i = 0; i < g.nt; i++)
         if (fabs(in->times_s[i] - times[i]) > 1e-3) {
             g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
-                        _("%s: row %d is at %g s, frame %d at %g s"), csv, i + 1,
-                        in->times_s[i], i, times[i]);
+                        _("%s: row %d is at %g s, frame %d at %g s"), csv, i + 1, in->times_s[i], i,
+                        times[i]);
             return FALSE;
         }
     return TRUE;
@@ -258,8 +329,9 @@ static fm_result *dce_run(const fm_method *method, fm_dataset *source, const fm_
     }
     if (n_fit == 0) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
-                    by_liver ? _("%s: the liver ROI holds no voxel") : _("%s: no voxel reaches "
-                                                                         "the fit threshold"),
+                    by_liver ? _("%s: the liver ROI holds no voxel")
+                             : _("%s: no voxel reaches "
+                                 "the fit threshold"),
                     label);
         fm_dce_inputs_clear(&in);
         return NULL;
@@ -282,7 +354,7 @@ static fm_result *dce_run(const fm_method *method, fm_dataset *source, const fm_
     kp.tolerance = fm_params_get_double(params, "tolerance");
 
     fm_dce_outputs out;
-    g_autofree double *values = g_new(double, (gsize)FM_DCE_OUT_COUNT * n_fit);
+    g_autofree double *values = g_new(double, (gsize)FM_DCE_OUT_COUNT *n_fit);
     for (int o = 0; o < FM_DCE_OUT_COUNT; o++)
         out.map[o] = values + (gsize)o * n_fit;
     fm_run_info info;
@@ -330,8 +402,7 @@ static fm_result *dce_run(const fm_method *method, fm_dataset *source, const fm_
         g_string_append_printf(note, _("; %" G_GSIZE_FORMAT " stopped at max_iterations"),
                                not_converged);
     if (info.invalid_values)
-        g_string_append_printf(note, _("; %lld voxels had non-finite curves"),
-                               info.invalid_values);
+        g_string_append_printf(note, _("; %lld voxels had non-finite curves"), info.invalid_values);
     if (info.fell_back)
         g_string_append_printf(note, _("; fell back to the CPU: %s"), info.fallback_reason);
     result->note = g_string_free(note, FALSE);

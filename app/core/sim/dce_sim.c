@@ -55,8 +55,14 @@ static box scaled(const fm_dce_sim_params *p, double cx, double cy, double rx, d
     return b;
 }
 
-static box body_box(const fm_dce_sim_params *p) { return scaled(p, 0.5, 0.5, 0.46, 0.40); }
-static box liver_box(const fm_dce_sim_params *p) { return scaled(p, 0.36, 0.49, 0.24, 0.25); }
+static box body_box(const fm_dce_sim_params *p)
+{
+    return scaled(p, 0.5, 0.5, 0.46, 0.40);
+}
+static box liver_box(const fm_dce_sim_params *p)
+{
+    return scaled(p, 0.36, 0.49, 0.24, 0.25);
+}
 
 /* Vessels keep at least 2 px of radius so their VOIs hold enough voxels on small images. */
 static box vessel_box(const fm_dce_sim_params *p, double cx, double cy, double r)
@@ -66,10 +72,22 @@ static box vessel_box(const fm_dce_sim_params *p, double cx, double cy, double r
     return b;
 }
 
-static box aorta_box(const fm_dce_sim_params *p) { return vessel_box(p, 0.72, 0.45, 0.05); }
-static box portal_box(const fm_dce_sim_params *p) { return vessel_box(p, 0.69, 0.70, 0.04); }
-static box hyper_box(const fm_dce_sim_params *p) { return scaled(p, 0.28, 0.40, 0.06, 0.06); }
-static box hypo_box(const fm_dce_sim_params *p) { return scaled(p, 0.42, 0.60, 0.06, 0.06); }
+static box aorta_box(const fm_dce_sim_params *p)
+{
+    return vessel_box(p, 0.72, 0.45, 0.05);
+}
+static box portal_box(const fm_dce_sim_params *p)
+{
+    return vessel_box(p, 0.69, 0.70, 0.04);
+}
+static box hyper_box(const fm_dce_sim_params *p)
+{
+    return scaled(p, 0.28, 0.40, 0.06, 0.06);
+}
+static box hypo_box(const fm_dce_sim_params *p)
+{
+    return scaled(p, 0.42, 0.60, 0.06, 0.06);
+}
 
 /* Pixel (i, j) is inside when its centre is: the same test as fm_roi_rasterise's ellipse, so the
  * ROIs of fm_dce_sim_rois select exactly these voxels. */
@@ -223,7 +241,7 @@ fm_dataset *fm_dce_simulate(const fm_dce_sim_params *p, GError **error)
     fm_dce_sim_inputs(p, times, ca, cp);
     /* One curve per label that enhances. */
     double *curves[FM_DCE_SIM_N_LABELS] = {0};
-    g_autofree double *store = g_new0(double, (gsize)FM_DCE_SIM_N_LABELS * nt);
+    g_autofree double *store = g_new0(double, (gsize)FM_DCE_SIM_N_LABELS *nt);
     for (int l = 0; l < FM_DCE_SIM_N_LABELS; l++)
         curves[l] = store + (gsize)l * nt;
     memcpy(curves[FM_DCE_SIM_AORTA], ca, sizeof(double) * nt);
@@ -248,9 +266,8 @@ fm_dataset *fm_dce_simulate(const fm_dce_sim_params *p, GError **error)
         for (int y = 0; y < p->ny; y++)
             for (int x = 0; x < p->nx; x++)
                 labels[((gsize)z * p->ny + y) * p->nx + x] = fm_dce_sim_label_at(p, x, y, z);
-    GRand *rng = g_rand_new_with_seed_array((const guint32[]){(guint32)p->seed,
-                                                              (guint32)(p->seed >> 32)},
-                                            2);
+    GRand *rng = g_rand_new_with_seed_array(
+        (const guint32[]){(guint32)p->seed, (guint32)(p->seed >> 32)}, 2);
     for (int t = 0; t < nt; t++)
         for (gsize v = 0; v < volume; v++) {
             int l = labels[v];

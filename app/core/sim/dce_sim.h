@@ -11,25 +11,25 @@ G_BEGIN_DECLS
 /* What each voxel is. Lesions are discs inside the liver on the middle slice(s). */
 typedef enum {
     FM_DCE_SIM_AIR = 0,
-    FM_DCE_SIM_BODY,        /* non-enhancing soft tissue */
-    FM_DCE_SIM_LIVER,       /* truth = fm_dce_sim_params.liver */
-    FM_DCE_SIM_AORTA,       /* carries Ca */
-    FM_DCE_SIM_PORTAL_VEIN, /* carries Cp */
-    FM_DCE_SIM_LESION_HYPER,/* arterialised lesion (HCC-like) */
-    FM_DCE_SIM_LESION_HYPO, /* poorly perfused lesion */
+    FM_DCE_SIM_BODY,         /* non-enhancing soft tissue */
+    FM_DCE_SIM_LIVER,        /* truth = fm_dce_sim_params.liver */
+    FM_DCE_SIM_AORTA,        /* carries Ca */
+    FM_DCE_SIM_PORTAL_VEIN,  /* carries Cp */
+    FM_DCE_SIM_LESION_HYPER, /* arterialised lesion (HCC-like) */
+    FM_DCE_SIM_LESION_HYPO,  /* poorly perfused lesion */
     FM_DCE_SIM_N_LABELS,
 } fm_dce_sim_label;
 
 typedef struct {
     int nx, ny, nz;
-    int n_times;              /* frames (the paper: 48; 32 ... 448) */
-    double frame_interval_s;  /* the paper: 2.37 s */
-    double arrival_s;         /* bolus arrival in the aorta (Parker AIF shifted by this) */
-    double portal_delay_s;    /* portal input: Ca delayed by this ... */
-    double portal_dispersion_s; /* ... and convolved with exp(-t / this) / this */
+    int n_times;                   /* frames (the paper: 48; 32 ... 448) */
+    double frame_interval_s;       /* the paper: 2.37 s */
+    double arrival_s;              /* bolus arrival in the aorta (Parker AIF shifted by this) */
+    double portal_delay_s;         /* portal input: Ca delayed by this ... */
+    double portal_dispersion_s;    /* ... and convolved with exp(-t / this) / this */
     double liver[FM_DCE_N_PARAMS]; /* the paper's truth: ka 20, kp 100, kl 400, tau_a 1, tau_p 2 */
-    double baseline_signal;   /* S0 of body, liver and vessels: S = S0 (1 + C) */
-    double cnr;               /* peak liver enhancement over the noise sd; <= 0: no noise */
+    double baseline_signal;        /* S0 of body, liver and vessels: S = S0 (1 + C) */
+    double cnr;                    /* peak liver enhancement over the noise sd; <= 0: no noise */
     gboolean lesions;
     guint64 seed;
 } fm_dce_sim_params;
