@@ -23,9 +23,12 @@ static void print_help(void)
 {
     printf("%s", _("Usage: fluxmap-cli run METHOD [--PARAM=VALUE...] INPUT -o OUTDIR\n"
                    "          [--backend=auto|cpu|cuda] [--json] [--no-catalogue] [--roi FILE]\n"
-                   "Runs METHOD on INPUT (TIFF, Becker & Hickl .sdt or PicoQuant .ptu) and\n"
-                   "writes OUTDIR/<output>.tif for each output map (one page per frame for\n"
-                   "stacks). The run is recorded in the catalogue unless --no-catalogue.\n"
+                   "Runs METHOD on INPUT (TIFF, Becker & Hickl .sdt, PicoQuant .ptu, NIfTI\n"
+                   ".nii/.nii.gz or a DICOM series folder) and writes OUTDIR/<output>.tif for\n"
+                   "each output map (one page per frame or slice). The run is recorded in the\n"
+                   "catalogue unless --no-catalogue. --roi FILE: a JSON array of ROIs with\n"
+                   "roles (e.g. aorta, portal_vein, liver for dce.dual_input; \"slice\": z\n"
+                   "puts one on a single slice of a volume).\n"
                    "'fluxmap-cli methods' lists METHOD ids and their parameters; both\n"
                    "--PARAM=VALUE and --PARAM VALUE are accepted.\n"));
 }

@@ -177,7 +177,11 @@ static int write_outputs(const char *output, const char *format, fm_oct_sim_para
         g_autofree char *description = g_strdup_printf(
             "fluxmap simulate oct; sample=%s; calibration=%s; seed=%" G_GUINT64_FORMAT,
             fm_oct_sim_sample_name(p->sample), calib_name, p->seed);
-        if (!fm_tiff_write_dataset(output, ds, description, &error))
+        fm_oct_raw_layout layout = {p->pixels_per_aline, p->alines_per_bscan, p->n_bscans,
+                                    FM_OCT_RAW_U16};
+        /* the sidecar of a TIFF only names the calibration for oct.bscan */
+        if (!fm_tiff_write_dataset(output, ds, description, &error) ||
+            !fm_oct_raw_write_sidecar(output, &layout, calib_name, &error))
             return fm_cli_fail(FM_EXIT_INPUT, "%s", error->message);
     } else {
         fm_oct_raw_format_parse(format, &raw_format);

@@ -79,6 +79,12 @@ static double *load_calibration(const fm_dataset *spectra, const fm_params *para
     const char *file = fm_params_get_string(params, "calibration_file");
     const char *poly = fm_params_get_string(params, "lambda_polynomial_nm");
     const char *sidecar = fm_dataset_get_meta(spectra, FM_OCT_META_CALIBRATION);
+    /* a TIFF of spectra may have the same "<file>.json" sidecar naming its calibration */
+    g_autofree char *from_sidecar = NULL;
+    fm_oct_raw_layout unused;
+    if (!sidecar && spectra->source_path && fm_oct_raw_has_sidecar(spectra->source_path) &&
+        fm_oct_raw_read_sidecar(spectra->source_path, &unused, &from_sidecar, NULL))
+        sidecar = from_sidecar;
     if (file && *file) {
         *source = g_strdup(file);
         return fm_oct_calib_read_csv(file, n, error);

@@ -13,7 +13,24 @@ struct _FmPlotView {
     GArray *x, *y;   /* of double, same length */
     double cursor_x; /* NaN: hidden */
     gboolean log_y;  /* y drawn as log10, ticks at decades (fm_plot_view_set_log_y) */
+    GPtrArray *extra; /* of PlotSeries*: fm_plot_view_add_series */
 };
+
+typedef struct {
+    char *label;
+    GArray *x, *y;
+    double rgb[3];
+    FmPlotStyle style;
+} PlotSeries;
+
+static void plot_series_free(gpointer data)
+{
+    PlotSeries *s = data;
+    g_free(s->label);
+    g_array_unref(s->x);
+    g_array_unref(s->y);
+    g_free(s);
+}
 
 G_DEFINE_FINAL_TYPE(FmPlotView, fm_plot_view, GTK_TYPE_DRAWING_AREA)
 
@@ -68,13 +85,12 @@ static double plot_y(const FmPlotView *self, double y)
     return self->log_y ? (y > 0 ? log10(y) : NAN) : y;
 }
 
-static void data_extent(FmPlotView *self, double *x0, double *x1, double *y0, double *y1)
+static void extent_of(FmPlotView *self, GArray *xs, GArray *ys, double *x0, double *x1, double *y0,
+                      double *y1)
 {
-    *x0 = *y0 = INFINITY;
-    *x1 = *y1 = -INFINITY;
-    for (guint i = 0; i < self->x->len; i++) {
-        double x = g_array_index(self->x, double, i);
-        double y = plot_y(self, g_array_index(self->y, double, i));
+    for (guint i = 0; i < xs->len; i++) {
+        double x = g_array_index(xs, double, i);
+        double y = plot_y(self, g_array_index(ys, double, i));
         if (!isfinite(x))
             continue;
         *x0 = MIN(*x0, x);
@@ -83,6 +99,100 @@ static void data_extent(FmPlotView *self, double *x0, double *x1, double *y0, do
             *y0 = MIN(*y0, y);
             *y1 = MAX(*y1, y);
         }
+    }
+}
+
+static void data_extent(FmPlotView *self, double *x0, double *x1, double *y0, double *y1)
+{
+    *x0 = *y0 = INFINITY;
+    *x1 = *y1 = -INFINITY;
+    extent_of(self, self->x, self->y, x0, x1, y0, y1);
+    for (guint k = 0; k < self->extra->len; k++) {
+        PlotSeries *s = self->extra->pdata[k];
+        extent_of(self, s->x, s->y, x0, x1, y0, y1);
+    }
+}
+
+/* Strokes one series in the current source colour; a NaN point ends a segment (a gap). */
+static void stroke_series(cairo_t *cr, FmPlotView *self, GArray *xs, GArray *ys,
+                          FmPlotStyle style, double left, double bottom, double ax_lo,
+                          double ay_lo, double sx, double sy)
+{
+    gboolean pen_down = FALSE;
+    for (guint i = 0; i < xs->len; i++) {
+        double x = g_array_index(xs, double, i);
+        double y = plot_y(self, g_array_index(ys, double, i));
+        double px = left + (x - ax_lo) * sx, py = bottom - (y - ay_lo) * sy;
+        if (!isfinite(x) || !isfinite(y)) {
+            pen_down = FALSE;
+            continue;
+        }
+        gboolean isolated =
+            style == FM_PLOT_STYLE_MARKERS ||
+            (!pen_down &&
+             (i + 1 >= xs->len || !isfinite(plot_y(self, g_array_index(ys, double, i + 1)))));
+        if (isolated) { /* a lone point would be an invisible zero-length line */
+            cairo_new_sub_path(cr);
+            cairo_arc(cr, px, py, style == FM_PLOT_STYLE_MARKERS ? 2.25 : 2.0, 0, 2 * G_PI);
+            cairo_fill(cr);
+            continue;
+        }
+        if (pen_down)
+            cairo_line_to(cr, px, py);
+        else
+            cairo_move_to(cr, px, py);
+        pen_down = TRUE;
+    }
+    cairo_stroke(cr);
+}
+
+/* Legend of the labelled extra series in the top-right corner of the plot area. */
+static void draw_legend(cairo_t *cr, FmPlotView *self, PangoLayout *layout, double right,
+                        double top, const GdkRGBA *fg)
+{
+    int w, h, max_w = 0, rows = 0;
+    for (guint k = 0; k < self->extra->len; k++) {
+        PlotSeries *s = self->extra->pdata[k];
+        if (!s->label)
+            continue;
+        pango_layout_set_text(layout, s->label, -1);
+        pango_layout_get_pixel_size(layout, &w, &h);
+        max_w = MAX(max_w, w);
+        rows++;
+    }
+    if (rows == 0)
+        return;
+    pango_layout_get_pixel_size(layout, &w, &h);
+    double swatch = 18, box_w = max_w + swatch + 14, box_h = rows * h + 6;
+    double x0 = right - box_w - 6, y0 = top + 6;
+    cairo_set_source_rgba(cr, 1 - fg->red, 1 - fg->green, 1 - fg->blue, 0.8);
+    cairo_rectangle(cr, x0, y0, box_w, box_h);
+    cairo_fill_preserve(cr);
+    cairo_set_source_rgba(cr, fg->red, fg->green, fg->blue, 0.25);
+    cairo_set_line_width(cr, 1.0);
+    cairo_stroke(cr);
+    int row = 0;
+    for (guint k = 0; k < self->extra->len; k++) {
+        PlotSeries *s = self->extra->pdata[k];
+        if (!s->label)
+            continue;
+        double y = y0 + 3 + (row + 0.5) * h;
+        cairo_set_source_rgb(cr, s->rgb[0], s->rgb[1], s->rgb[2]);
+        if (s->style == FM_PLOT_STYLE_MARKERS) {
+            cairo_arc(cr, x0 + 4 + 0.5 * swatch, y, 2.5, 0, 2 * G_PI);
+            cairo_fill(cr);
+        } else {
+            static const double dash[] = {5.0, 3.0};
+            cairo_set_dash(cr, dash, s->style == FM_PLOT_STYLE_DASHED ? 2 : 0, 0);
+            cairo_set_line_width(cr, 2.0);
+            cairo_move_to(cr, x0 + 4, y);
+            cairo_line_to(cr, x0 + 4 + swatch, y);
+            cairo_stroke(cr);
+            cairo_set_dash(cr, NULL, 0, 0);
+        }
+        gdk_cairo_set_source_rgba(cr, fg);
+        show_text(cr, layout, s->label, x0 + swatch + 10, y, 0.0, 0.5);
+        row++;
     }
 }
 
@@ -223,6 +333,14 @@ static gboolean fm_plot_view_draw(GtkWidget *widget, cairo_t *cr)
         pen_down = TRUE;
     }
     cairo_stroke(cr);
+    for (guint k = 0; k < self->extra->len; k++) {
+        PlotSeries *s = self->extra->pdata[k];
+        static const double dash[] = {6.0, 3.0};
+        cairo_set_source_rgb(cr, s->rgb[0], s->rgb[1], s->rgb[2]);
+        cairo_set_dash(cr, dash, s->style == FM_PLOT_STYLE_DASHED ? 2 : 0, 0);
+        stroke_series(cr, self, s->x, s->y, s->style, left, bottom, ax.lo, ay.lo, sx, sy);
+        cairo_set_dash(cr, NULL, 0, 0);
+    }
 
     if (isfinite(self->cursor_x) && self->cursor_x >= ax.lo && self->cursor_x <= ax.hi) {
         double x = round(PX(self->cursor_x)) + 0.5;
@@ -236,7 +354,8 @@ static gboolean fm_plot_view_draw(GtkWidget *widget, cairo_t *cr)
 #undef PX
 #undef PY
 
-    if (self->x->len == 0) {
+    draw_legend(cr, self, layout, right, top, &fg);
+    if (self->x->len == 0 && self->extra->len == 0) {
         gtk_style_context_get_color(style, GTK_STATE_FLAG_INSENSITIVE, &fg);
         gdk_cairo_set_source_rgba(cr, &fg);
         show_text(cr, layout, _("No data"), 0.5 * (left + right), 0.5 * (top + bottom), 0.5, 0.5);
@@ -252,6 +371,7 @@ static void fm_plot_view_finalize(GObject *object)
     g_free(self->y_label);
     g_array_unref(self->x);
     g_array_unref(self->y);
+    g_ptr_array_unref(self->extra);
     G_OBJECT_CLASS(fm_plot_view_parent_class)->finalize(object);
 }
 
@@ -267,6 +387,7 @@ static void fm_plot_view_init(FmPlotView *self)
     self->x = g_array_new(FALSE, FALSE, sizeof(double));
     self->y = g_array_new(FALSE, FALSE, sizeof(double));
     self->cursor_x = NAN;
+    self->extra = g_ptr_array_new_with_free_func(plot_series_free);
     gtk_widget_set_size_request(GTK_WIDGET(self), 200, 120);
 }
 
@@ -311,6 +432,7 @@ void fm_plot_view_clear(FmPlotView *view)
     g_return_if_fail(FM_IS_PLOT_VIEW(view));
     g_array_set_size(view->x, 0);
     g_array_set_size(view->y, 0);
+    g_ptr_array_set_size(view->extra, 0);
     view->cursor_x = NAN;
     gtk_widget_queue_draw(GTK_WIDGET(view));
 }
@@ -327,4 +449,37 @@ void fm_plot_view_set_log_y(FmPlotView *view, gboolean log_y)
     g_return_if_fail(FM_IS_PLOT_VIEW(view));
     view->log_y = log_y;
     gtk_widget_queue_draw(GTK_WIDGET(view));
+}
+
+void fm_plot_view_add_series(FmPlotView *view, const char *label, const double *x,
+                             const double *y, int n, const double rgb[3], FmPlotStyle style)
+{
+    g_return_if_fail(FM_IS_PLOT_VIEW(view));
+    g_return_if_fail(n == 0 || (x != NULL && y != NULL));
+    PlotSeries *s = g_new0(PlotSeries, 1);
+    s->label = g_strdup(label);
+    s->x = g_array_new(FALSE, FALSE, sizeof(double));
+    s->y = g_array_new(FALSE, FALSE, sizeof(double));
+    if (n > 0) {
+        g_array_append_vals(s->x, x, n);
+        g_array_append_vals(s->y, y, n);
+    }
+    for (int i = 0; i < 3; i++)
+        s->rgb[i] = rgb[i];
+    s->style = style;
+    g_ptr_array_add(view->extra, s);
+    gtk_widget_queue_draw(GTK_WIDGET(view));
+}
+
+void fm_plot_view_clear_series(FmPlotView *view)
+{
+    g_return_if_fail(FM_IS_PLOT_VIEW(view));
+    g_ptr_array_set_size(view->extra, 0);
+    gtk_widget_queue_draw(GTK_WIDGET(view));
+}
+
+int fm_plot_view_get_n_series(FmPlotView *view)
+{
+    g_return_val_if_fail(FM_IS_PLOT_VIEW(view), 0);
+    return (int)view->extra->len;
 }

@@ -20,4 +20,18 @@ void fm_plot_view_set_cursor(FmPlotView *view, double x);
 /* Logarithmic y axis (ticks at decades); values <= 0 leave gaps. (Added for MCML's Rd(r).) */
 void fm_plot_view_set_log_y(FmPlotView *view, gboolean log_y);
 
+/* Extra labelled series on the same axes, drawn after the main one with a legend (added for
+ * DCE's Ca, Cp, tissue curve and fitted model). fm_plot_view_clear removes them too. */
+typedef enum {
+    FM_PLOT_STYLE_LINE = 0,
+    FM_PLOT_STYLE_DASHED,  /* a model curve */
+    FM_PLOT_STYLE_MARKERS, /* measured samples: small discs, no line */
+} FmPlotStyle;
+/* Copies n points; rgb: 3 values in 0..1; label may be NULL (no legend entry). */
+void fm_plot_view_add_series(FmPlotView *view, const char *label, const double *x,
+                             const double *y, int n, const double rgb[3], FmPlotStyle style);
+/* Removes the extra series only. */
+void fm_plot_view_clear_series(FmPlotView *view);
+int fm_plot_view_get_n_series(FmPlotView *view); /* extra series */
+
 G_END_DECLS

@@ -23,8 +23,10 @@ static OctState *state_of(FmWindow *win)
 
 static gboolean is_oct(const fm_dataset *ds)
 {
+    /* raw spectra, or a TIFF with the OCT sidecar "<file>.json" beside it */
     return ds && (fm_oct_dataset_is_spectra(ds) ||
-                  g_strcmp0(fm_dataset_get_meta(ds, FM_OCT_META_UNPARSED), "1") == 0);
+                  g_strcmp0(fm_dataset_get_meta(ds, FM_OCT_META_UNPARSED), "1") == 0 ||
+                  (ds->source_path && fm_oct_raw_has_sidecar(ds->source_path)));
 }
 
 /* The dataset as spectra under the panel's layout parameters, or NULL (message shown). */

@@ -21,7 +21,9 @@ typedef struct {
     double model_dt_s;        /* uniform grid step of the model convolution; 0 = the smallest
                                  frame interval */
     double initial[FM_DCE_N_PARAMS]; /* the paper: 10, 80, 200, 2, 3 */
-    double lower[FM_DCE_N_PARAMS];   /* bounds applied by clamping inside the cost */
+    double lower[FM_DCE_N_PARAMS];   /* bounds applied by clamping inside the cost (a point
+                                        outside costs its clamped cost times 1 + its relative
+                                        distance outside, see dce_math.h); all lower >= 0 */
     double upper[FM_DCE_N_PARAMS];
     int max_iterations;       /* the paper: 600 */
     double tolerance;         /* stop when max - min of the simplex costs < tolerance (1e-8) */

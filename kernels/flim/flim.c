@@ -2,7 +2,9 @@
 #include "flim.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../device.h"
@@ -150,10 +152,32 @@ static fm_status run_cpu(const fm_flim_job *job, char *msg, size_t msg_len)
                                   : fm_flim_fit_cpu(job, msg, msg_len);
 }
 
+/* u16 counts as float32 for the fit half (exact: every uint16 is a float). */
+static float *u16_to_float(const uint16_t *src, size_t n)
+{
+    float *dst = malloc(sizeof(float) * (n ? n : 1));
+    if (!dst)
+        return NULL;
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++)
+        dst[i] = (float)src[i];
+    return dst;
+}
+
 fm_status fm_flim_run(fm_flim_method method, const fm_flim_params *params, const float *counts,
                       int n_pixels, const unsigned char *mask, const int *segment, int n_segments,
                       fm_flim_outputs *out, fm_backend backend, fm_tick_fn tick, void *tick_user,
                       fm_run_info *info, char *msg, size_t msg_len)
+{
+    return fm_flim_run_typed(method, params, counts, FM_PIXEL_F32, n_pixels, mask, segment,
+                             n_segments, out, backend, tick, tick_user, info, msg, msg_len);
+}
+
+fm_status fm_flim_run_typed(fm_flim_method method, const fm_flim_params *params,
+                            const void *counts, fm_pixel_type counts_type, int n_pixels,
+                            const unsigned char *mask, const int *segment, int n_segments,
+                            fm_flim_outputs *out, fm_backend backend, fm_tick_fn tick,
+                            void *tick_user, fm_run_info *info, char *msg, size_t msg_len)
 {
     fm_run_info local;
     const double start = fm_now_ms();
@@ -166,6 +190,9 @@ fm_status fm_flim_run(fm_flim_method method, const fm_flim_params *params, const
         return status;
     if (!counts)
         return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "input counts are NULL");
+    if (counts_type != FM_PIXEL_F32 && counts_type != FM_PIXEL_U16)
+        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
+                       "counts must be float32 or uint16 (got pixel type %d)", (int)counts_type);
     int wanted = 0;
     for (int j = 0; out && j < FM_FLIM_OUT_COUNT; j++)
         wanted += out->map[j] != NULL;
@@ -176,10 +203,23 @@ fm_status fm_flim_run(fm_flim_method method, const fm_flim_params *params, const
                        "global analysis needs a segment map and n_segments >= 1 (got %d)",
                        n_segments);
 
+    /* The fit half reads float32 only (FM_FLIM_FIT_TAKES_U16): convert u16 for it here. */
+    float *converted = NULL;
+    if (counts_type == FM_PIXEL_U16 && !is_direct(method) && !FM_FLIM_FIT_TAKES_U16) {
+        converted = u16_to_float(counts, (size_t)params->n_bins * n_pixels);
+        if (!converted)
+            return fm_fail(FM_ERR_NO_MEMORY, msg, msg_len,
+                           "no memory to convert %d x %d uint16 counts to float", params->n_bins,
+                           n_pixels);
+        counts = converted;
+        counts_type = FM_PIXEL_F32;
+    }
     const fm_flim_job job = {
         .method = method,
         .params = params,
-        .counts = counts,
+        .counts = counts_type == FM_PIXEL_F32 ? (const float *)counts : NULL,
+        .counts_data = counts,
+        .counts_type = counts_type,
         .n_pixels = n_pixels,
         .mask = mask,
         .segment = segment,
@@ -190,7 +230,7 @@ fm_status fm_flim_run(fm_flim_method method, const fm_flim_params *params, const
     };
     status = fm_backend_resolve(backend, info, msg, msg_len);
     if (status != FM_OK)
-        return status;
+        goto done;
 #if FM_HAVE_CUDA
     if (info->backend_used == FM_BACKEND_CUDA) {
         char why[FM_MSG_LEN] = "";
@@ -210,11 +250,10 @@ fm_status fm_flim_run(fm_flim_method method, const fm_flim_params *params, const
     }
 #endif
     status = run_cpu(&job, msg, msg_len);
-#if FM_HAVE_CUDA
 done:
-#endif
     if (status == FM_OK)
         info->invalid_values = count_invalid(out, n_pixels);
+    free(converted);
     info->elapsed_ms = fm_now_ms() - start;
     return status;
 }

@@ -1,5 +1,6 @@
 /* CPU twin of the noniterative FLIM estimators: OpenMP over tiles of pixels, chunked for ticks. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,12 +36,13 @@ void fm_flim_fill_undefined(const fm_flim_job *job)
     }
 }
 
-void fm_flim_copy_rows(float *dst, size_t dst_pitch, const float *src, size_t src_pitch, int width,
-                       int rows)
+void fm_flim_copy_rows(void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
+                       size_t row_bytes, int rows)
 {
 #pragma omp parallel for schedule(static)
     for (int b = 0; b < rows; b++)
-        memcpy(dst + (size_t)b * dst_pitch, src + (size_t)b * src_pitch, sizeof(float) * width);
+        memcpy((char *)dst + (size_t)b * dst_pitch, (const char *)src + (size_t)b * src_pitch,
+               row_bytes);
 }
 
 fm_status fm_flim_direct_cpu(const fm_flim_job *job, char *msg, size_t msg_len)
@@ -65,7 +67,12 @@ fm_status fm_flim_direct_cpu(const fm_flim_job *job, char *msg, size_t msg_len)
         maps[j] = job->out->map[v_to_out[j]];
     fm_flim_fill_undefined(job);
 
-    const float *base = job->counts + (size_t)p->fit_start * n_pixels;
+    /* u16 or float32 counts: the transpose into the float tile converts, exactly, so both give
+     * the same results. */
+    const int is_u16 = job->counts_type == FM_PIXEL_U16;
+    const size_t first = (size_t)p->fit_start * n_pixels;
+    const float *base = is_u16 ? NULL : (const float *)job->counts_data + first;
+    const uint16_t *base16 = is_u16 ? (const uint16_t *)job->counts_data + first : NULL;
     for (int c0 = 0; c0 < n_pixels; c0 += CHUNK) {
         const int c1 = c0 + CHUNK < n_pixels ? c0 + CHUNK : n_pixels;
         const int n_tiles = (c1 - c0 + TILE - 1) / TILE;
@@ -78,9 +85,16 @@ fm_status fm_flim_direct_cpu(const fm_flim_job *job, char *msg, size_t msg_len)
             float *tile = scratch + (size_t)me * TILE * k.n;
             const int p0 = c0 + t * TILE, np = p0 + TILE < c1 ? TILE : c1 - p0;
             for (int b = 0; b < k.n; b++) {
-                const float *row = base + (size_t)b * n_pixels + p0;
-                for (int q = 0; q < np; q++)
-                    tile[(size_t)q * k.n + b] = row[q];
+                const size_t at = (size_t)b * n_pixels + p0;
+                if (is_u16) {
+                    const uint16_t *row = base16 + at;
+                    for (int q = 0; q < np; q++)
+                        tile[(size_t)q * k.n + b] = (float)row[q];
+                } else {
+                    const float *row = base + at;
+                    for (int q = 0; q < np; q++)
+                        tile[(size_t)q * k.n + b] = row[q];
+                }
             }
             for (int q = 0; q < np; q++) {
                 float v[FM_FLIM_V_COUNT];

@@ -1,6 +1,8 @@
 /* CUDA noniterative FLIM: one thread per pixel over bin-major chunks (coalesced reads, the
- * paper's layout), per-bin tables in constant memory, chunks pipelined over several streams. */
+ * paper's layout), per-bin tables in constant memory, chunks pipelined over several streams;
+ * uint16 counts cross PCIe as they are and widen to float on the device. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +14,9 @@
 #define N_SLOTS 3          /* chunks in flight: upload, compute, download */
 #define CHUNK_PIXELS 32768 /* 256 bins x 32768 px x 4 B = 32 MB per upload */
 #define THREADS 128
+/* Device buffers come from the stream-ordered pool, which keeps up to this much between runs:
+ * cudaMalloc/cudaFree per call cost a sizeable part of a ~3 ms run (cudaFree also syncs). */
+#define POOL_KEEP_BYTES ((uint64_t)512 << 20)
 
 /* The paper keeps IEM's Simpson coefficients in constant memory; the phasor's per-bin cos/sin
  * go there too. Every thread of a warp reads the same bin's entry at the same time, which is the
@@ -45,6 +50,35 @@ __global__ void __launch_bounds__(THREADS)
             __stcs(out + (size_t)slots.slot[j] * pitch + p, v[j]); /* written once, streamed */
 }
 
+/* u16 chunk (rows x np, pitch elements) to float: the link carries half the bytes, and the
+ * device widens them at HBM speed (every uint16 is exactly a float, so results do not change). */
+__global__ void flim_widen_kernel(const uint16_t *__restrict__ src, float *__restrict__ dst,
+                                  size_t pitch, int np)
+{
+    const int q = blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >= np)
+        return;
+    const size_t at = (size_t)blockIdx.y * pitch + q;
+    dst[at] = (float)__ldcs(src + at); /* read once: stream it past L2 */
+}
+
+/* Lets the device's default pool keep POOL_KEEP_BYTES of freed memory (never lowers it). */
+static void keep_pool_memory(int device)
+{
+    cudaMemPool_t pool;
+    uint64_t keep = 0;
+    if (cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess ||
+        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess) {
+        cudaGetLastError();
+        return;
+    }
+    if (keep < POOL_KEEP_BYTES) {
+        keep = POOL_KEEP_BYTES;
+        cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+        cudaGetLastError();
+    }
+}
+
 /* 1 when the runtime knows ptr as page-locked host memory (NULL counts as pinned). */
 static int is_pinned(const void *ptr)
 {
@@ -72,7 +106,9 @@ extern "C" fm_status fm_flim_direct_cuda(const fm_flim_job *job, fm_run_info *in
     const int chunk = n_pixels < CHUNK_PIXELS ? n_pixels : CHUNK_PIXELS;
     const int n_chunks = (n_pixels + chunk - 1) / chunk;
     const int slots_used = n_chunks < N_SLOTS ? n_chunks : N_SLOTS;
-    const size_t in_bytes = (size_t)k.n * chunk * sizeof(float);
+    const int is_u16 = job->counts_type == FM_PIXEL_U16;
+    const size_t es = is_u16 ? sizeof(uint16_t) : sizeof(float); /* bytes per count as given */
+    const size_t in_bytes = (size_t)k.n * chunk * sizeof(float), raw_bytes = (size_t)k.n * chunk * es;
     fm_flim_slots slots;
     float *dst_map[FM_FLIM_V_COUNT] = {0};
     int n_maps = 0;
@@ -84,12 +120,14 @@ extern "C" fm_status fm_flim_direct_cuda(const fm_flim_job *job, fm_run_info *in
 
     cudaStream_t stream[N_SLOTS] = {0};
     cudaEvent_t done[N_SLOTS] = {0};
-    float *d_in[N_SLOTS] = {0}, *d_out[N_SLOTS] = {0}, *h_in[N_SLOTS] = {0}, *h_out[N_SLOTS] = {0};
+    float *d_in[N_SLOTS] = {0}, *d_out[N_SLOTS] = {0}, *h_out[N_SLOTS] = {0};
+    uint16_t *d_raw[N_SLOTS] = {0}; /* u16 input lands here, then widens into d_in */
+    char *h_in[N_SLOTS] = {0};      /* staging for pageable input, counts as given */
     unsigned char *d_mask = NULL;
     fm_flim_trig *trig = (fm_flim_trig *)malloc(sizeof(fm_flim_trig) * (size_t)k.n);
     fm_flim_trig *d_trig = NULL;
-    const float *src = job->counts + (size_t)p->fit_start * n_pixels;
-    int in_pinned = is_pinned(job->counts), out_pinned = 1, next_done = 0;
+    const char *src = (const char *)job->counts_data + (size_t)p->fit_start * n_pixels * es;
+    int in_pinned = is_pinned(job->counts_data), out_pinned = 1, next_done = 0;
     for (int j = 0; j < n_maps; j++)
         out_pinned &= is_pinned(dst_map[j]);
     if (!trig) {
@@ -100,6 +138,7 @@ extern "C" fm_status fm_flim_direct_cuda(const fm_flim_job *job, fm_run_info *in
     fm_flim_fill_undefined(job);
 
     FM_CUDA_TRY(cudaSetDevice(0));
+    keep_pool_memory(0);
     fm_flim_trig_init(&k, trig);
     FM_CUDA_TRY(cudaMemcpyToSymbol(c_simpson, simpson, sizeof simpson));
     if (k.n <= FM_FLIM_CONST_BINS) {
@@ -115,10 +154,12 @@ extern "C" fm_status fm_flim_direct_cuda(const fm_flim_job *job, fm_run_info *in
     for (int s = 0; s < slots_used; s++) {
         FM_CUDA_TRY(cudaStreamCreateWithFlags(&stream[s], cudaStreamNonBlocking));
         FM_CUDA_TRY(cudaEventCreateWithFlags(&done[s], cudaEventDisableTiming));
-        FM_CUDA_TRY(cudaMalloc((void **)&d_in[s], in_bytes));
-        FM_CUDA_TRY(cudaMalloc((void **)&d_out[s], out_bytes));
+        FM_CUDA_TRY(cudaMallocAsync((void **)&d_in[s], in_bytes, stream[s]));
+        FM_CUDA_TRY(cudaMallocAsync((void **)&d_out[s], out_bytes, stream[s]));
+        if (is_u16)
+            FM_CUDA_TRY(cudaMallocAsync((void **)&d_raw[s], raw_bytes, stream[s]));
         if (!in_pinned)
-            FM_CUDA_TRY(cudaHostAlloc((void **)&h_in[s], in_bytes, cudaHostAllocDefault));
+            FM_CUDA_TRY(cudaHostAlloc((void **)&h_in[s], raw_bytes, cudaHostAllocDefault));
         if (!out_pinned)
             FM_CUDA_TRY(cudaHostAlloc((void **)&h_out[s], out_bytes, cudaHostAllocDefault));
     }
@@ -143,17 +184,21 @@ extern "C" fm_status fm_flim_direct_cuda(const fm_flim_job *job, fm_run_info *in
             break;
         const int s = c % slots_used, c0 = c * chunk;
         const int np = c0 + chunk < n_pixels ? chunk : n_pixels - c0;
+        void *land = is_u16 ? (void *)d_raw[s] : (void *)d_in[s];
         if (in_pinned) {
-            FM_CUDA_TRY(cudaMemcpy2DAsync(d_in[s], sizeof(float) * chunk, src + c0,
-                                          sizeof(float) * n_pixels, sizeof(float) * np, k.n,
-                                          cudaMemcpyHostToDevice, stream[s]));
+            FM_CUDA_TRY(cudaMemcpy2DAsync(land, es * chunk, src + c0 * es, es * n_pixels, es * np,
+                                          k.n, cudaMemcpyHostToDevice, stream[s]));
         } else {
             /* Staged: gather the chunk's rows into pinned memory with all CPU threads while
              * the other streams transfer and compute. */
-            fm_flim_copy_rows(h_in[s], (size_t)np, src + c0, (size_t)n_pixels, np, k.n);
-            FM_CUDA_TRY(cudaMemcpy2DAsync(d_in[s], sizeof(float) * chunk, h_in[s],
-                                          sizeof(float) * np, sizeof(float) * np, k.n,
+            fm_flim_copy_rows(h_in[s], es * np, src + c0 * es, es * n_pixels, es * np, k.n);
+            FM_CUDA_TRY(cudaMemcpy2DAsync(land, es * chunk, h_in[s], es * np, es * np, k.n,
                                           cudaMemcpyHostToDevice, stream[s]));
+        }
+        if (is_u16) {
+            const dim3 grid((unsigned)((np + 255) / 256), (unsigned)k.n);
+            flim_widen_kernel<<<grid, 256, 0, stream[s]>>>(d_raw[s], d_in[s], (size_t)chunk, np);
+            FM_CUDA_CHECK_LAUNCH("flim_widen_kernel");
         }
         const unsigned blocks = (unsigned)((np + THREADS - 1) / THREADS);
         if (d_trig)
@@ -178,12 +223,19 @@ cleanup:
         if (stream[s])
             cudaStreamSynchronize(stream[s]);
     for (int s = 0; s < slots_used; s++) {
-        if (stream[s])
+        /* Back to the pool (stream-ordered; the stream is idle, so it is reusable at once). */
+        if (stream[s]) {
+            if (d_in[s])
+                cudaFreeAsync(d_in[s], stream[s]);
+            if (d_out[s])
+                cudaFreeAsync(d_out[s], stream[s]);
+            if (d_raw[s])
+                cudaFreeAsync(d_raw[s], stream[s]);
+            cudaStreamSynchronize(stream[s]);
             cudaStreamDestroy(stream[s]);
+        }
         if (done[s])
             cudaEventDestroy(done[s]);
-        cudaFree(d_in[s]);
-        cudaFree(d_out[s]);
         cudaFreeHost(h_in[s]);
         cudaFreeHost(h_out[s]);
     }

@@ -45,10 +45,10 @@ fm_status fm_flim_fit_cuda(const fm_flim_job *job, fm_run_info *info, char *msg,
 /* Host helpers in flim_direct_cpu.c (OpenMP, so the .cu files need not be built with it). */
 /* Sets to NaN every requested map that the direct methods do not define (chi2, iterations...). */
 void fm_flim_fill_undefined(const fm_flim_job *job);
-/* rows x width floats from src (row pitch src_pitch) to dst (row pitch dst_pitch), all threads:
+/* rows of row_bytes from src (row pitch src_pitch bytes) to dst (dst_pitch bytes), all threads:
  * gathers a chunk of pixels of the bin-major counts into a pinned staging buffer. */
-void fm_flim_copy_rows(float *dst, size_t dst_pitch, const float *src, size_t src_pitch,
-                       int width, int rows);
+void fm_flim_copy_rows(void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
+                       size_t row_bytes, int rows);
 
 #ifdef __cplusplus
 }
