@@ -1,0 +1,65 @@
+/* FmDceViews: the DCE perfusion views: slice and time controls, anatomy (any frame or the
+ * enhancement peak) with a perfusion map overlaid, curves of Ca, Cp and the voxel or ROI under
+ * the cursor with its fitted model, and a table of mean ± sd of each parameter per ROI. */
+#pragma once
+
+#include <gtk/gtk.h>
+#include "app/core/dataset.h"
+#include "app/core/dce_prep.h"
+#include "app/core/params.h"
+#include "app/core/result.h"
+#include "app/core/roi.h"
+#include "plot-view.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+    FM_DCE_ANATOMY_FRAME = 0, /* the signal at the chosen time */
+    FM_DCE_ANATOMY_PEAK,      /* max over time minus the baseline mean: where contrast went */
+} FmDceAnatomy;
+
+#define FM_TYPE_DCE_VIEWS (fm_dce_views_get_type())
+G_DECLARE_FINAL_TYPE(FmDceViews, fm_dce_views, FM, DCE_VIEWS, GtkBox)
+
+GtkWidget *fm_dce_views_new(void);
+/* The slice/time/anatomy/overlay bar; the window packs it under its centre stack so it serves
+ * the ROI-drawing map as well as the overlay. Owned by the views. */
+GtkWidget *fm_dce_views_get_controls(FmDceViews *views);
+/* The plot the curves go to (borrowed; the window's bottom plot). */
+void fm_dce_views_set_plot(FmDceViews *views, FmPlotView *plot);
+
+/* An x, y, z, t dataset (referenced) or NULL. Clears the result; the enhancement peak is
+ * computed on a worker. */
+void fm_dce_views_set_dataset(FmDceViews *views, fm_dataset *dataset);
+/* dce.dual_input parameters (copied): conversion, baseline, hematocrit, input CSV, model step. */
+void fm_dce_views_set_params(FmDceViews *views, const fm_params *params);
+/* Every ROI of the dataset, on all slices (copied); the input curves follow on a worker. */
+void fm_dce_views_set_rois(FmDceViews *views, GPtrArray *rois);
+void fm_dce_views_set_result(FmDceViews *views, fm_result *result); /* takes it; NULL clears */
+const fm_result *fm_dce_views_get_result(FmDceViews *views);
+
+int fm_dce_views_get_slice(FmDceViews *views);
+void fm_dce_views_set_slice(FmDceViews *views, int slice);
+int fm_dce_views_get_time(FmDceViews *views);
+void fm_dce_views_set_time(FmDceViews *views, int frame);
+void fm_dce_views_set_anatomy(FmDceViews *views, FmDceAnatomy mode);
+/* Overlay map by name ("ka", …; NULL or "" hides it) and its opacity 0..1. */
+void fm_dce_views_set_overlay(FmDceViews *views, const char *map_name);
+void fm_dce_views_set_opacity(FmDceViews *views, double opacity);
+/* The anatomy of the current slice (width x height floats, owned by the views), or NULL. */
+const float *fm_dce_views_get_anatomy(FmDceViews *views, int *width, int *height);
+
+/* Input curves on show (borrowed), or NULL while they are missing or being computed. */
+const fm_dce_inputs *fm_dce_views_get_inputs(FmDceViews *views);
+gboolean fm_dce_views_busy(FmDceViews *views); /* a worker (peak, inputs) is running */
+/* Plots Ca, Cp and voxel (x, y) of the current slice with its fitted model; x < 0: the mean of
+ * the liver ROI (else the first ROI) on the slice. */
+void fm_dce_views_show_curve(FmDceViews *views, int x, int y);
+/* Mean ± sd of map_name over the first ROI with this role on the current slice. */
+gboolean fm_dce_views_role_stats(FmDceViews *views, const char *role, const char *map_name,
+                                 fm_roi_stats *out);
+
+/* Signal "position-changed" (): slice, time or anatomy mode changed (the window redraws the
+ * map it draws ROIs on). */
+
+G_END_DECLS
