@@ -256,3 +256,125 @@ static void start_inputs(FmDceViews *self)
     g_object_unref(task);
     refresh_curves(self); /* the old curves go at once */
 }
+
+/* ---- display ----------------------------------------------------------------------------- */
+
+static const fm_map *overlay_map(FmDceViews *self)
+{
+    if (!self->result || !self->overlay || !*self->overlay)
+        return NULL;
+    const fm_map *m = fm_result_get_map(self->result, self->overlay);
+    return m && m->width == self->g.nx && m->height == self->g.ny && m->n_frames == self->g.nz
+               ? m
+               : NULL;
+}
+
+static const char *overlay_title(const char *name)
+{
+    for (gsize i = 0; i < G_N_ELEMENTS(overlay_maps); i++)
+        if (g_strcmp0(overlay_maps[i].name, name) == 0)
+            return _(overlay_maps[i].title);
+    return name;
+}
+
+static void refresh_overlay(FmDceViews *self)
+{
+    const fm_map *m = overlay_map(self);
+    if (!m) {
+        fm_dce_image_set_overlay(self->image, NULL, 0, 0, NULL, NULL, 0, 1);
+        return;
+    }
+    /* One range over every slice, so colours compare between slices. */
+    double lo = 0, hi = 1;
+    if (!fm_percentile_range(m->data, fm_map_n_values(m), 1.0, 99.0, &lo, &hi))
+        lo = 0, hi = 1;
+    gsize plane = (gsize)m->width * m->height;
+    fm_dce_image_set_overlay(self->image, m->data + (gsize)self->slice * plane, m->width,
+                             m->height, overlay_title(m->name), m->unit, lo, hi);
+}
+
+static void refresh_anatomy(FmDceViews *self)
+{
+    g_clear_pointer(&self->anatomy, g_free);
+    if (!self->ds) {
+        fm_dce_image_set_anatomy(self->image, NULL, 0, 0);
+        return;
+    }
+    const fm_dce_geometry *g = &self->g;
+    gsize plane = (gsize)g->nx * g->ny;
+    self->anatomy = g_new(float, plane);
+    if (self->mode == FM_DCE_ANATOMY_PEAK && self->peak)
+        memcpy(self->anatomy, self->peak + (gsize)self->slice * plane, plane * sizeof(float));
+    else
+        for (gsize p = 0; p < plane; p++)
+            self->anatomy[p] = (float)fm_dataset_value(
+                self->ds, ((gsize)self->time * g->nz + self->slice) * plane + p);
+    fm_dce_image_set_anatomy(self->image, self->anatomy, g->nx, g->ny);
+    fm_dce_image_set_rois(self->image, self->rois, self->slice);
+    refresh_overlay(self);
+}
+
+static gboolean roi_on_slice(const fm_roi *roi, int slice)
+{
+    return roi->slice < 0 || roi->slice == slice;
+}
+
+static void refresh_table(FmDceViews *self)
+{
+    gtk_list_store_clear(self->store);
+    int shown = 0;
+    for (guint i = 0; self->rois && i < self->rois->len; i++) {
+        const fm_roi *roi = self->rois->pdata[i];
+        if (!roi_on_slice(roi, self->slice))
+            continue;
+        GtkTreeIter it;
+        gtk_list_store_append(self->store, &it);
+        gtk_list_store_set(self->store, &it, COL_ROI, roi->name ? roi->name : "",
+                           COL_ROLE, roi->role ? roi->role : "—", -1);
+        shown++;
+        for (gsize k = 0; k < G_N_ELEMENTS(table_maps); k++) {
+            const fm_map *m = self->result ? fm_result_get_map(self->result, table_maps[k]) : NULL;
+            if (!m || m->n_frames != self->g.nz)
+                continue;
+            const float *plane = m->data + (gsize)self->slice * m->width * m->height;
+            fm_roi_stats st = fm_roi_statistics(roi, plane, m->width, m->height);
+            g_autofree char *text = st.n ? g_strdup_printf("%.3g ± %.2g", st.mean, st.sd)
+                                         : g_strdup("—");
+            gtk_list_store_set(self->store, &it, COL_FIRST_MAP + (int)k, text, -1);
+            if (k == 0) {
+                g_autofree char *n = g_strdup_printf("%" G_GSIZE_FORMAT, st.n);
+                gtk_list_store_set(self->store, &it, COL_N, n, -1);
+            }
+        }
+    }
+    g_autofree char *text =
+        !self->ds       ? g_strdup("")
+        : !self->result ? g_strdup_printf(_("ROIs on slice %d. Run the fit for their perfusion "
+                                            "statistics."),
+                                          self->slice + 1)
+                        : g_strdup_printf(_("Mean ± sd over the fitted voxels of each ROI on slice "
+                                            "%d (rates in ml/100g/min, delays and MTT in s)."),
+                                          self->slice + 1);
+    gtk_label_set_text(GTK_LABEL(self->table_label), shown || !self->ds ? text : _("No ROI on "
+                                                                                   "this slice."));
+}
+
+static void update_labels(FmDceViews *self)
+{
+    g_autofree char *slice = g_strdup_printf("%d / %d", self->slice + 1, MAX(self->g.nz, 1));
+    gtk_label_set_text(GTK_LABEL(self->slice_label), slice);
+    g_autofree char *time =
+        self->times ? g_strdup_printf(_("%.1f s (%d / %d)"), self->times[self->time],
+                                      self->time + 1, self->g.nt)
+                    : g_strdup("");
+    gtk_label_set_text(GTK_LABEL(self->time_label), time);
+    gtk_widget_set_sensitive(self->time_scale, self->mode == FM_DCE_ANATOMY_FRAME);
+}
+
+static void refresh_all(FmDceViews *self)
+{
+    update_labels(self);
+    refresh_anatomy(self);
+    refresh_table(self);
+    refresh_curves(self);
+}

@@ -1,6 +1,7 @@
 /* CPU twin against CUDA for every FLIM method on fresh random Poisson decays (TAP; skips without
  * a device): noniterative 1e-5 relative, iterative 1e-4, NaN positions equal. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +119,67 @@ static void compare(fm_flim_method m, int model, int n, int nb, int pinned, int 
     free(segment);
 }
 
+/* uint16 counts, CPU twin against CUDA (the u16 upload and on-device widening), pinned and
+ * pageable input, several chunks in flight: same tolerance as float (1e-5), NaN positions equal.
+ * The CPU twin's u16 path equals its float path bit for bit (test_flim_direct.c). */
+static void compare_u16(fm_flim_method m, int n, int nb, int pinned)
+{
+    const double dt = 12.5 / nb;
+    float *y = random_decays(n, nb, dt, 500 + (unsigned long long)m, 0);
+    const size_t count = (size_t)n * nb;
+    uint16_t *y16 = NULL;
+#if FM_HAVE_CUDA
+    if (pinned && cudaHostAlloc((void **)&y16, sizeof(uint16_t) * count, 0) != cudaSuccess)
+        y16 = NULL;
+#endif
+    if (!pinned)
+        y16 = malloc(sizeof(uint16_t) * count);
+    unsigned char *mask = malloc((size_t)n);
+    for (size_t i = 0; i < count; i++)
+        y16[i] = (uint16_t)y[i];
+    for (int p = 0; p < n; p++)
+        mask[p] = p % 5 != 2;
+    fm_flim_params par;
+    fm_flim_params_defaults(&par, nb, dt);
+    par.tau_d_ns = 3.0;
+    par.fit_start = 1;
+    float *maps[2][FM_FLIM_OUT_COUNT];
+    fm_flim_outputs out[2];
+    fm_run_info info[2];
+    fm_status st[2];
+    char msg[2][FM_MSG_LEN] = {"", ""};
+    for (int g = 0; g < 2; g++) {
+        for (int j = 0; j < FM_FLIM_OUT_COUNT; j++)
+            out[g].map[j] = maps[g][j] = malloc(sizeof(float) * (size_t)n);
+        st[g] = fm_flim_run_typed(m, &par, y16, FM_PIXEL_U16, n, mask, NULL, 0, &out[g],
+                                  g ? FM_BACKEND_CUDA : FM_BACKEND_CPU, NULL, NULL, &info[g],
+                                  msg[g], FM_MSG_LEN);
+    }
+    double worst = 0;
+    int nan_mismatch = 0;
+    for (int j = 0; j < FM_FLIM_OUT_COUNT; j++)
+        worst = fmax(worst, max_rel(maps[0][j], maps[1][j], n, &nan_mismatch));
+    tap_ok(st[0] == FM_OK && st[1] == FM_OK && info[1].backend_used == FM_BACKEND_CUDA &&
+               worst <= 1e-5 && nan_mismatch == 0,
+           "%s uint16 %d px x %d bins (%s): CUDA = CPU, max rel %.2e (<= 1e-5), NaN "
+           "mismatches %d",
+           fm_flim_method_name(m), n, nb, pinned ? "pinned" : "pageable", worst, nan_mismatch);
+    for (int g = 0; g < 2; g++)
+        if (st[g] != FM_OK)
+            printf("# %s: %s\n", g ? "CUDA" : "CPU", msg[g]);
+    for (int g = 0; g < 2; g++)
+        for (int j = 0; j < FM_FLIM_OUT_COUNT; j++)
+            free(maps[g][j]);
+#if FM_HAVE_CUDA
+    if (pinned)
+        cudaFreeHost(y16);
+    else
+#endif
+        free(y16);
+    free(y);
+    free(mask);
+}
+
 static int stop_now(void *user, double f)
 {
     (void)f;
@@ -142,6 +204,10 @@ int main(void)
     compare(FM_FLIM_IEM, 1, 70001, 64, 1, 0);
     compare(FM_FLIM_PHASOR, 1, 300, 3000, 0, 0);
     compare(FM_FLIM_IEM, 1, 300, 3000, 0, 0);
+    for (int m = 0; m <= FM_FLIM_BCMM2; m++)
+        compare_u16((fm_flim_method)m, 70001, 64, m % 2);
+    compare_u16(FM_FLIM_IEM, 5000, 256, 1);
+    compare_u16(FM_FLIM_PHASOR, 5000, 256, 0);
     /* Iterative fits (engineer F2's half) through the same entry point. */
     for (int model = 1; model <= 2; model++) {
         compare(FM_FLIM_LSM, model, 3000, 256, 0, 0);
