@@ -413,3 +413,40 @@ double *fm_flim_prep_photons(const float *counts, int n_pixels, int start, int e
     }
     return sum;
 }
+
+gboolean fm_flim_prep_counts_typed(const fm_dataset *ds, int binning, fm_flim_counts *counts,
+                                   GError **error)
+{
+    memset(counts, 0, sizeof *counts);
+    if (!fm_flim_prep_check(ds, binning, error))
+        return FALSE;
+    /* x fastest, t outermost: the samples already are the kernels' bin-major layout */
+    if (ds->type == FM_PIXEL_U16 && binning == 1) {
+        counts->data = ds->data;
+        counts->type = FM_PIXEL_U16;
+        return TRUE;
+    }
+    counts->owned = fm_flim_prep_counts(ds, binning, error);
+    counts->data = counts->owned;
+    counts->type = FM_PIXEL_F32;
+    return counts->owned != NULL;
+}
+
+void fm_flim_counts_clear(fm_flim_counts *counts)
+{
+    g_clear_pointer(&counts->owned, g_free);
+    counts->data = NULL;
+}
+
+double *fm_flim_prep_photons_typed(const fm_flim_counts *counts, int n_pixels, int start, int end)
+{
+    if (counts->type == FM_PIXEL_F32)
+        return fm_flim_prep_photons(counts->data, n_pixels, start, end);
+    double *sum = g_new0(double, MAX(n_pixels, 1));
+    for (int b = start; b < end; b++) {
+        const guint16 *row = (const guint16 *)counts->data + (gsize)b * n_pixels;
+        for (int p = 0; p < n_pixels; p++)
+            sum[p] += row[p];
+    }
+    return sum;
+}

@@ -26,6 +26,26 @@ gboolean fm_flim_prep_check(const fm_dataset *ds, int binning, GError **error);
  * edge), so the image keeps its size. binning 1 copies. g_free the result. */
 float *fm_flim_prep_counts(const fm_dataset *ds, int binning, GError **error);
 
+/* The counts handed to the kernels: the dataset's own uint16 samples, uncopied, when it holds
+ * uint16 and binning is 1 (TCSPC histograms then cross PCIe at 2 bytes per count); else the
+ * float32 of fm_flim_prep_counts (k x k sums may exceed 65535), owned here. */
+typedef struct {
+    const void *data;   /* bin-major, n_bins x n_pixels */
+    fm_pixel_type type; /* FM_PIXEL_U16 or FM_PIXEL_F32 */
+    float *owned;       /* the float copy when one was made, else NULL */
+} fm_flim_counts;
+
+gboolean fm_flim_prep_counts_typed(const fm_dataset *ds, int binning, fm_flim_counts *counts,
+                                   GError **error);
+void fm_flim_counts_clear(fm_flim_counts *counts);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(fm_flim_counts, fm_flim_counts_clear)
+/* One count, whatever the type. */
+static inline double fm_flim_counts_at(const fm_flim_counts *c, gsize i)
+{
+    return c->type == FM_PIXEL_U16 ? (double)((const guint16 *)c->data)[i]
+                                   : (double)((const float *)c->data)[i];
+}
+
 /* Fit range [start_ns, end_ns) to bins [*start, *end); 0/0 means the whole range and end 0
  * means "to the last bin". Error: "fit range 0–40 ns lies outside the data (0–25.6 ns)". */
 gboolean fm_flim_prep_fit_range(double start_ns, double end_ns, int n_bins, double bin_width_ns,
@@ -55,5 +75,7 @@ float *fm_flim_prep_load_decay(const char *path, int n_bins, const char *what, G
 
 /* Photon sums per pixel over bins [start, end) of bin-major counts. g_free the result. */
 double *fm_flim_prep_photons(const float *counts, int n_pixels, int start, int end);
+/* The same from typed counts. */
+double *fm_flim_prep_photons_typed(const fm_flim_counts *counts, int n_pixels, int start, int end);
 
 G_END_DECLS

@@ -1,15 +1,13 @@
 /* FmDceViews: the DCE perfusion views: slice and time controls, anatomy (any frame or the
  * enhancement peak) with a perfusion map overlaid, curves of Ca, Cp and the voxel or ROI under
  * the cursor with its fitted model, and a table of mean ± sd of each parameter per ROI. */
-#include "app/gui/dce-views.h"
+#include "app/gui/dce-views-private.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
 #include <string.h>
 
 #include "app/core/colormap.h"
-#include "app/core/dce_model.h"
-#include "app/gui/dce-image.h"
 
 /* Maps the overlay offers and the table shows, in the order a hepatologist reads them. */
 static const struct {
@@ -32,229 +30,14 @@ static const char *const table_maps[] = {"ka", "kp", "kl", "tau_a", "tau_p", "ar
 enum { COL_ROI = 0, COL_ROLE, COL_N, COL_FIRST_MAP };
 #define N_COLS (COL_FIRST_MAP + (int)G_N_ELEMENTS(table_maps))
 
-struct _FmDceViews {
-    GtkBox parent_instance;
-    GtkWidget *controls, *slice_scale, *slice_label, *time_scale, *time_label;
-    GtkWidget *anatomy_combo, *overlay_combo, *opacity_scale;
-    FmDceImage *image;
-    GtkListStore *store;
-    GtkWidget *table_label;
-    FmPlotView *plot; /* weak */
-
-    fm_dataset *ds;
-    fm_dce_geometry g;
-    double *times; /* nt frame times in s */
-    fm_params *params;
-    fm_dce_conversion conv;
-    double hematocrit, model_dt_s;
-    float *peak;    /* nx ny nz, or NULL while computing */
-    float *anatomy; /* the current slice */
-    GPtrArray *rois;
-    fm_result *result;
-    fm_dce_inputs inputs;
-    gboolean have_inputs;
-    int slice, time, busy;
-    FmDceAnatomy mode;
-    char *overlay;
-    guint peak_gen, inputs_gen;
-    gboolean updating;
-};
-
 G_DEFINE_FINAL_TYPE(FmDceViews, fm_dce_views, GTK_TYPE_BOX)
 
 enum { SIGNAL_POSITION_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
-static void conversion_from(const fm_params *p, fm_dce_conversion *c, double *hct, double *dt)
+void fm_dce_views_emit_position(FmDceViews *self)
 {
-    memset(c, 0, sizeof *c);
-    c->kind = FM_DCE_CONV_ENHANCEMENT;
-    c->baseline_frames = 4;
-    *hct = 0;
-    *dt = 0;
-    if (!p)
-        return;
-    fm_dce_conversion_parse(fm_params_get_choice(p, "conversion"), &c->kind);
-    c->baseline_frames = fm_params_get_int(p, "baseline_frames");
-    c->t10_s = fm_params_get_double(p, "t10_s");
-    c->r1_per_mm_s = fm_params_get_double(p, "r1_per_mm_s");
-    c->tr_ms = fm_params_get_double(p, "tr_ms");
-    c->flip_deg = fm_params_get_double(p, "flip_deg");
-    *hct = fm_params_get_double(p, "hematocrit");
-    *dt = fm_params_get_double(p, "model_dt_s");
-}
-
-static const char *concentration_label(fm_dce_conversion_kind kind)
-{
-    switch (kind) {
-    case FM_DCE_CONV_ENHANCEMENT:
-        return _("enhancement S/S0 − 1");
-    case FM_DCE_CONV_SPGR:
-        return _("concentration (mM)");
-    case FM_DCE_CONV_CT:
-        return _("enhancement (HU)");
-    default:
-        return _("concentration");
-    }
-}
-
-static double value_at(const FmDceViews *self, int x, int y, int z, int t)
-{
-    const fm_dce_geometry *g = &self->g;
-    return fm_dataset_value(self->ds, (((gsize)t * g->nz + z) * g->ny + y) * g->nx + x);
-}
-
-/* ---- workers: enhancement peak, input curves --------------------------------------------- */
-
-typedef struct {
-    FmDceViews *views;
-    fm_dataset *ds;
-    fm_dce_geometry g;
-    int baseline;
-    GPtrArray *rois;
-    fm_dce_conversion conv;
-    double hematocrit;
-    char *csv;
-    guint gen;
-} Work;
-
-static void work_free(gpointer data)
-{
-    Work *w = data;
-    g_object_unref(w->views);
-    fm_dataset_unref(w->ds);
-    if (w->rois)
-        g_ptr_array_unref(w->rois);
-    g_free(w->csv);
-    g_free(w);
-}
-
-static Work *work_new(FmDceViews *self, guint gen)
-{
-    Work *w = g_new0(Work, 1);
-    w->views = g_object_ref(self);
-    w->ds = fm_dataset_ref(self->ds);
-    w->g = self->g;
-    w->conv = self->conv;
-    w->baseline = MAX(self->conv.baseline_frames, 1);
-    w->hematocrit = self->hematocrit;
-    w->gen = gen;
-    return w;
-}
-
-/* Max over time minus the mean of the baseline frames, per voxel. */
-static void peak_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancel)
-{
-    Work *w = data;
-    const fm_dce_geometry *g = &w->g;
-    gsize volume = (gsize)g->nx * g->ny * g->nz;
-    int nb = MIN(w->baseline, g->nt);
-    float *peak = g_new(float, volume);
-    for (gsize v = 0; v < volume; v++) {
-        double base = 0, top = -INFINITY;
-        for (int t = 0; t < g->nt; t++) {
-            double s = fm_dataset_value(w->ds, (gsize)t * volume + v);
-            if (t < nb)
-                base += s;
-            top = MAX(top, s);
-        }
-        peak[v] = (float)(top - base / nb);
-    }
-    g_task_return_pointer(task, peak, g_free);
-}
-
-static void refresh_anatomy(FmDceViews *self);
-static void refresh_curves(FmDceViews *self);
-
-static void peak_done(GObject *source, GAsyncResult *res, gpointer user)
-{
-    Work *w = g_task_get_task_data(G_TASK(res));
-    FmDceViews *self = w->views;
-    float *peak = g_task_propagate_pointer(G_TASK(res), NULL);
-    self->busy--;
-    if (w->gen != self->peak_gen || w->ds != self->ds) {
-        g_free(peak);
-        return;
-    }
-    g_free(self->peak);
-    self->peak = peak;
-    if (self->mode == FM_DCE_ANATOMY_PEAK) {
-        refresh_anatomy(self);
-        g_signal_emit(self, signals[SIGNAL_POSITION_CHANGED], 0);
-    }
-}
-
-static void start_peak(FmDceViews *self)
-{
-    g_clear_pointer(&self->peak, g_free);
-    if (!self->ds)
-        return;
-    GTask *task = g_task_new(NULL, NULL, peak_done, NULL);
-    g_task_set_task_data(task, work_new(self, ++self->peak_gen), work_free);
-    self->busy++;
-    g_task_run_in_thread(task, peak_thread);
-    g_object_unref(task);
-}
-
-static void inputs_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancel)
-{
-    Work *w = data;
-    fm_dce_inputs *in = g_new0(fm_dce_inputs, 1);
-    GError *error = NULL;
-    gboolean ok = w->csv && *w->csv
-                      ? fm_dce_inputs_load_csv(w->csv, in, &error)
-                      : fm_dce_inputs_from_rois(w->ds, w->rois, &w->conv, NULL, w->hematocrit, in,
-                                                &error);
-    if (!ok) {
-        fm_dce_inputs_clear(in);
-        g_free(in);
-        g_task_return_error(task, error);
-        return;
-    }
-    g_task_return_pointer(task, in, NULL);
-}
-
-static void inputs_done(GObject *source, GAsyncResult *res, gpointer user)
-{
-    Work *w = g_task_get_task_data(G_TASK(res));
-    FmDceViews *self = w->views;
-    g_autoptr(GError) error = NULL;
-    fm_dce_inputs *in = g_task_propagate_pointer(G_TASK(res), &error);
-    self->busy--;
-    if (w->gen == self->inputs_gen && w->ds == self->ds && in) {
-        fm_dce_inputs_clear(&self->inputs);
-        self->inputs = *in;
-        self->have_inputs = TRUE;
-        g_free(in);
-        refresh_curves(self);
-        return;
-    }
-    if (in) {
-        fm_dce_inputs_clear(in);
-        g_free(in);
-    }
-}
-
-static void start_inputs(FmDceViews *self)
-{
-    fm_dce_inputs_clear(&self->inputs);
-    self->have_inputs = FALSE;
-    ++self->inputs_gen;
-    if (!self->ds) {
-        refresh_curves(self);
-        return;
-    }
-    Work *w = work_new(self, self->inputs_gen);
-    w->rois = g_ptr_array_new_with_free_func((GDestroyNotify)fm_roi_free);
-    for (guint i = 0; self->rois && i < self->rois->len; i++)
-        g_ptr_array_add(w->rois, fm_roi_copy(self->rois->pdata[i]));
-    w->csv = self->params ? g_strdup(fm_params_get_string(self->params, "input_csv")) : NULL;
-    GTask *task = g_task_new(NULL, NULL, inputs_done, NULL);
-    g_task_set_task_data(task, w, work_free);
-    self->busy++;
-    g_task_run_in_thread(task, inputs_thread);
-    g_object_unref(task);
-    refresh_curves(self); /* the old curves go at once */
+    g_signal_emit(self, signals[SIGNAL_POSITION_CHANGED], 0);
 }
 
 /* ---- display ----------------------------------------------------------------------------- */
@@ -293,7 +76,7 @@ static void refresh_overlay(FmDceViews *self)
                              m->height, overlay_title(m->name), m->unit, lo, hi);
 }
 
-static void refresh_anatomy(FmDceViews *self)
+void fm_dce_views_refresh_anatomy(FmDceViews *self)
 {
     g_clear_pointer(&self->anatomy, g_free);
     if (!self->ds) {
@@ -314,18 +97,13 @@ static void refresh_anatomy(FmDceViews *self)
     refresh_overlay(self);
 }
 
-static gboolean roi_on_slice(const fm_roi *roi, int slice)
-{
-    return roi->slice < 0 || roi->slice == slice;
-}
-
 static void refresh_table(FmDceViews *self)
 {
     gtk_list_store_clear(self->store);
     int shown = 0;
     for (guint i = 0; self->rois && i < self->rois->len; i++) {
         const fm_roi *roi = self->rois->pdata[i];
-        if (!roi_on_slice(roi, self->slice))
+        if (!fm_dce_roi_on_slice(roi, self->slice))
             continue;
         GtkTreeIter it;
         gtk_list_store_append(self->store, &it);
@@ -374,7 +152,424 @@ static void update_labels(FmDceViews *self)
 static void refresh_all(FmDceViews *self)
 {
     update_labels(self);
-    refresh_anatomy(self);
+    fm_dce_views_refresh_anatomy(self);
     refresh_table(self);
-    refresh_curves(self);
+    fm_dce_views_refresh_curves(self);
+}
+
+/* ---- controls ---------------------------------------------------------------------------- */
+
+static void position_changed(FmDceViews *self)
+{
+    update_labels(self);
+    fm_dce_views_refresh_anatomy(self);
+    refresh_table(self);
+    fm_dce_views_refresh_curves(self);
+    g_signal_emit(self, signals[SIGNAL_POSITION_CHANGED], 0);
+}
+
+static void slice_moved(GtkRange *range, FmDceViews *self)
+{
+    if (!self->updating)
+        fm_dce_views_set_slice(self, (int)lround(gtk_range_get_value(range)));
+}
+
+static void time_moved(GtkRange *range, FmDceViews *self)
+{
+    if (!self->updating)
+        fm_dce_views_set_time(self, (int)lround(gtk_range_get_value(range)));
+}
+
+static void anatomy_changed(GtkComboBox *combo, FmDceViews *self)
+{
+    if (!self->updating)
+        fm_dce_views_set_anatomy(self, g_strcmp0(gtk_combo_box_get_active_id(combo), "peak") == 0
+                                           ? FM_DCE_ANATOMY_PEAK
+                                           : FM_DCE_ANATOMY_FRAME);
+}
+
+static void overlay_changed(GtkComboBox *combo, FmDceViews *self)
+{
+    if (!self->updating)
+        fm_dce_views_set_overlay(self, gtk_combo_box_get_active_id(combo));
+}
+
+static void opacity_moved(GtkRange *range, FmDceViews *self)
+{
+    if (!self->updating)
+        fm_dce_views_set_opacity(self, gtk_range_get_value(range) / 100.0);
+}
+
+static void image_cursor(FmDceImage *image, int x, int y, FmDceViews *self)
+{
+    fm_dce_views_show_curve(self, x, y);
+}
+
+static GtkWidget *caption(const char *text)
+{
+    GtkWidget *label = gtk_label_new(text);
+    gtk_style_context_add_class(gtk_widget_get_style_context(label), "dim-label");
+    return label;
+}
+
+static GtkWidget *scale(double max, GCallback moved, FmDceViews *self, int width)
+{
+    GtkWidget *s = gtk_scale_new_with_range(GTK_ORIENTATION_HORIZONTAL, 0, MAX(max, 1), 1);
+    gtk_scale_set_draw_value(GTK_SCALE(s), FALSE);
+    gtk_widget_set_size_request(s, width, -1);
+    g_signal_connect(s, "value-changed", moved, self);
+    return s;
+}
+
+static void build_controls(FmDceViews *self)
+{
+    GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    self->controls = g_object_ref_sink(bar);
+    g_object_set(bar, "margin-start", 6, "margin-end", 6, "margin-top", 2, "margin-bottom", 2,
+                 NULL);
+    self->slice_scale = scale(1, G_CALLBACK(slice_moved), self, 110);
+    self->slice_label = gtk_label_new("1 / 1");
+    gtk_label_set_width_chars(GTK_LABEL(self->slice_label), 7);
+    self->time_scale = scale(1, G_CALLBACK(time_moved), self, 160);
+    self->time_label = gtk_label_new("");
+    gtk_label_set_width_chars(GTK_LABEL(self->time_label), 16);
+    gtk_widget_set_tooltip_text(self->slice_scale, _("Slice (z) shown and drawn on"));
+    gtk_widget_set_tooltip_text(self->time_scale, _("Frame shown as anatomy"));
+    self->anatomy_combo = gtk_combo_box_text_new();
+    gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(self->anatomy_combo), "frame", _("Frame"));
+    gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(self->anatomy_combo), "peak",
+                              _("Enhancement peak"));
+    gtk_combo_box_set_active_id(GTK_COMBO_BOX(self->anatomy_combo), "frame");
+    gtk_widget_set_tooltip_text(self->anatomy_combo,
+                                _("Anatomy: the signal at the chosen time, or the peak "
+                                  "enhancement (max over time minus baseline)"));
+    g_signal_connect(self->anatomy_combo, "changed", G_CALLBACK(anatomy_changed), self);
+    self->overlay_combo = gtk_combo_box_text_new();
+    gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(self->overlay_combo), "", _("No overlay"));
+    for (gsize i = 0; i < G_N_ELEMENTS(overlay_maps); i++)
+        gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(self->overlay_combo), overlay_maps[i].name,
+                                  _(overlay_maps[i].title));
+    gtk_combo_box_set_active_id(GTK_COMBO_BOX(self->overlay_combo), "");
+    gtk_widget_set_sensitive(self->overlay_combo, FALSE);
+    g_signal_connect(self->overlay_combo, "changed", G_CALLBACK(overlay_changed), self);
+    self->opacity_scale = scale(100, G_CALLBACK(opacity_moved), self, 90);
+    gtk_range_set_value(GTK_RANGE(self->opacity_scale), 60);
+    gtk_widget_set_tooltip_text(self->opacity_scale, _("Opacity of the perfusion map"));
+    GtkWidget *export = gtk_menu_button_new();
+    GMenu *menu = g_menu_new();
+    g_menu_append(menu, _("Maps as NIfTI (scanner geometry)…"), "win.dce-export::nifti");
+    g_menu_append(menu, _("Maps as float32 TIFF…"), "win.dce-export::tiff");
+    g_menu_append(menu, _("Fitted voxels as CSV…"), "win.dce-export::csv");
+    gtk_menu_button_set_menu_model(GTK_MENU_BUTTON(export), G_MENU_MODEL(menu));
+    g_object_unref(menu);
+    gtk_button_set_label(GTK_BUTTON(export), _("Export"));
+    gtk_widget_set_tooltip_text(export, _("Export the perfusion maps"));
+
+    GtkWidget *items[] = {caption(_("Slice")),
+                          self->slice_scale,
+                          self->slice_label,
+                          caption(_("Time")),
+                          self->time_scale,
+                          self->time_label,
+                          gtk_separator_new(GTK_ORIENTATION_VERTICAL),
+                          caption(_("Anatomy")),
+                          self->anatomy_combo,
+                          caption(_("Overlay")),
+                          self->overlay_combo,
+                          self->opacity_scale};
+    for (gsize i = 0; i < G_N_ELEMENTS(items); i++)
+        gtk_box_pack_start(GTK_BOX(bar), items[i], FALSE, FALSE, 0);
+    gtk_box_pack_end(GTK_BOX(bar), export, FALSE, FALSE, 0);
+    gtk_widget_show_all(bar);
+}
+
+static void build_table(FmDceViews *self, GtkWidget *box)
+{
+    GType types[N_COLS];
+    for (int i = 0; i < N_COLS; i++)
+        types[i] = G_TYPE_STRING;
+    self->store = gtk_list_store_newv(N_COLS, types);
+    GtkWidget *view = gtk_tree_view_new_with_model(GTK_TREE_MODEL(self->store));
+    gtk_tree_view_set_grid_lines(GTK_TREE_VIEW(view), GTK_TREE_VIEW_GRID_LINES_VERTICAL);
+    static const char *const heads[] = {N_("ROI"),   N_("Role"),  N_("n"),   N_("ka"),
+                                        N_("kp"),    N_("kl"),    N_("τa"),  N_("τp"),
+                                        N_("Art. fraction"), N_("MTT"), N_("R²")};
+    G_STATIC_ASSERT(G_N_ELEMENTS(heads) == N_COLS);
+    for (int i = 0; i < N_COLS; i++) {
+        GtkCellRenderer *cell = gtk_cell_renderer_text_new();
+        if (i >= COL_N)
+            g_object_set(cell, "xalign", 1.0, NULL);
+        GtkTreeViewColumn *col =
+            gtk_tree_view_column_new_with_attributes(_(heads[i]), cell, "text", i, NULL);
+        gtk_tree_view_column_set_resizable(col, TRUE);
+        gtk_tree_view_append_column(GTK_TREE_VIEW(view), col);
+    }
+    GtkWidget *scroller = gtk_scrolled_window_new(NULL, NULL);
+    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroller), GTK_POLICY_AUTOMATIC,
+                                   GTK_POLICY_AUTOMATIC);
+    gtk_scrolled_window_set_min_content_height(GTK_SCROLLED_WINDOW(scroller), 96);
+    gtk_container_add(GTK_CONTAINER(scroller), view);
+    self->table_label = gtk_label_new("");
+    gtk_label_set_xalign(GTK_LABEL(self->table_label), 0);
+    gtk_label_set_line_wrap(GTK_LABEL(self->table_label), TRUE);
+    gtk_style_context_add_class(gtk_widget_get_style_context(self->table_label), "dim-label");
+    gtk_box_pack_start(GTK_BOX(box), self->table_label, FALSE, FALSE, 0);
+    gtk_box_pack_start(GTK_BOX(box), scroller, FALSE, TRUE, 0);
+}
+
+static void fm_dce_views_dispose(GObject *object)
+{
+    FmDceViews *self = FM_DCE_VIEWS(object);
+    if (self->plot)
+        g_object_remove_weak_pointer(G_OBJECT(self->plot), (gpointer *)&self->plot);
+    self->plot = NULL;
+    g_clear_object(&self->controls);
+    G_OBJECT_CLASS(fm_dce_views_parent_class)->dispose(object);
+}
+
+static void fm_dce_views_finalize(GObject *object)
+{
+    FmDceViews *self = FM_DCE_VIEWS(object);
+    g_clear_pointer(&self->ds, fm_dataset_unref);
+    g_clear_pointer(&self->params, fm_params_free);
+    g_clear_pointer(&self->rois, g_ptr_array_unref);
+    g_clear_pointer(&self->result, fm_result_free);
+    fm_dce_inputs_clear(&self->inputs);
+    g_free(self->times);
+    g_free(self->peak);
+    g_free(self->anatomy);
+    g_free(self->overlay);
+    g_clear_object(&self->store);
+    G_OBJECT_CLASS(fm_dce_views_parent_class)->finalize(object);
+}
+
+static void fm_dce_views_class_init(FmDceViewsClass *klass)
+{
+    G_OBJECT_CLASS(klass)->dispose = fm_dce_views_dispose;
+    G_OBJECT_CLASS(klass)->finalize = fm_dce_views_finalize;
+    signals[SIGNAL_POSITION_CHANGED] =
+        g_signal_new("position-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                     NULL, NULL, G_TYPE_NONE, 0);
+}
+
+static void fm_dce_views_init(FmDceViews *self)
+{
+    gtk_orientable_set_orientation(GTK_ORIENTABLE(self), GTK_ORIENTATION_VERTICAL);
+    gtk_box_set_spacing(GTK_BOX(self), 6);
+    self->cur_x = self->cur_y = -1;
+    self->overlay = g_strdup("");
+    fm_dce_views_conversion_from(NULL, &self->conv, &self->hematocrit, &self->model_dt_s);
+    build_controls(self);
+    self->image = FM_DCE_IMAGE(fm_dce_image_new());
+    g_signal_connect(self->image, "cursor-moved", G_CALLBACK(image_cursor), self);
+    gtk_box_pack_start(GTK_BOX(self), GTK_WIDGET(self->image), TRUE, TRUE, 0);
+    GtkWidget *bottom = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
+    g_object_set(bottom, "margin-start", 6, "margin-end", 6, "margin-bottom", 4, NULL);
+    build_table(self, bottom);
+    gtk_box_pack_start(GTK_BOX(self), bottom, FALSE, TRUE, 0);
+    refresh_table(self);
+}
+
+/* ---- public API -------------------------------------------------------------------------- */
+
+GtkWidget *fm_dce_views_new(void)
+{
+    return g_object_new(FM_TYPE_DCE_VIEWS, NULL);
+}
+
+GtkWidget *fm_dce_views_get_controls(FmDceViews *self)
+{
+    return self->controls;
+}
+
+void fm_dce_views_set_plot(FmDceViews *self, FmPlotView *plot)
+{
+    if (self->plot)
+        g_object_remove_weak_pointer(G_OBJECT(self->plot), (gpointer *)&self->plot);
+    self->plot = plot;
+    if (plot)
+        g_object_add_weak_pointer(G_OBJECT(plot), (gpointer *)&self->plot);
+}
+
+static void set_range(FmDceViews *self, GtkWidget *s, int n, int value)
+{
+    self->updating = TRUE;
+    gtk_range_set_range(GTK_RANGE(s), 0, MAX(n - 1, 1));
+    gtk_range_set_value(GTK_RANGE(s), value);
+    gtk_widget_set_sensitive(s, n > 1);
+    self->updating = FALSE;
+}
+
+void fm_dce_views_set_dataset(FmDceViews *self, fm_dataset *dataset)
+{
+    g_return_if_fail(FM_IS_DCE_VIEWS(self));
+    g_clear_pointer(&self->ds, fm_dataset_unref);
+    g_clear_pointer(&self->times, g_free);
+    g_clear_pointer(&self->result, fm_result_free);
+    memset(&self->g, 0, sizeof self->g);
+    if (dataset && fm_dce_geometry_of(dataset, &self->g, NULL) &&
+        (self->times = fm_dce_frame_times(dataset, &self->g, NULL)) != NULL)
+        self->ds = fm_dataset_ref(dataset);
+    else
+        memset(&self->g, 0, sizeof self->g);
+    self->slice = self->g.nz / 2; /* the middle slice usually shows the organ */
+    self->time = 0;
+    self->cur_x = self->cur_y = -1;
+    set_range(self, self->slice_scale, self->g.nz, self->slice);
+    set_range(self, self->time_scale, self->g.nt, 0);
+    self->updating = TRUE;
+    gtk_combo_box_set_active_id(GTK_COMBO_BOX(self->overlay_combo), "");
+    gtk_widget_set_sensitive(self->overlay_combo, FALSE);
+    self->updating = FALSE;
+    g_free(self->overlay);
+    self->overlay = g_strdup("");
+    fm_dce_views_start_peak(self);
+    fm_dce_views_start_inputs(self);
+    refresh_all(self);
+    g_signal_emit(self, signals[SIGNAL_POSITION_CHANGED], 0);
+}
+
+void fm_dce_views_set_params(FmDceViews *self, const fm_params *params)
+{
+    g_return_if_fail(FM_IS_DCE_VIEWS(self));
+    fm_dce_conversion old = self->conv;
+    double old_hct = self->hematocrit;
+    g_autofree char *old_csv =
+        self->params ? g_strdup(fm_params_get_string(self->params, "input_csv")) : NULL;
+    g_clear_pointer(&self->params, fm_params_free);
+    self->params = params ? fm_params_copy(params) : NULL;
+    fm_dce_views_conversion_from(self->params, &self->conv, &self->hematocrit, &self->model_dt_s);
+    const char *csv = self->params ? fm_params_get_string(self->params, "input_csv") : NULL;
+    /* Only what changes the curves restarts the workers: typing an iteration limit does not. */
+    if (old.baseline_frames != self->conv.baseline_frames)
+        fm_dce_views_start_peak(self);
+    if (memcmp(&old, &self->conv, sizeof old) != 0 || old_hct != self->hematocrit ||
+        g_strcmp0(old_csv ? old_csv : "", csv ? csv : "") != 0)
+        fm_dce_views_start_inputs(self);
+    fm_dce_views_refresh_curves(self);
+}
+
+void fm_dce_views_set_rois(FmDceViews *self, GPtrArray *rois)
+{
+    g_return_if_fail(FM_IS_DCE_VIEWS(self));
+    g_clear_pointer(&self->rois, g_ptr_array_unref);
+    self->rois = g_ptr_array_new_with_free_func((GDestroyNotify)fm_roi_free);
+    for (guint i = 0; rois && i < rois->len; i++)
+        g_ptr_array_add(self->rois, fm_roi_copy(rois->pdata[i]));
+    fm_dce_image_set_rois(self->image, self->rois, self->slice);
+    refresh_table(self);
+    fm_dce_views_start_inputs(self);
+}
+
+void fm_dce_views_set_result(FmDceViews *self, fm_result *result)
+{
+    g_return_if_fail(FM_IS_DCE_VIEWS(self));
+    g_clear_pointer(&self->result, fm_result_free);
+    self->result = result;
+    gtk_widget_set_sensitive(self->overlay_combo, result != NULL);
+    if (result && (!self->overlay || !*self->overlay))
+        fm_dce_views_set_overlay(self, "ka");
+    refresh_overlay(self);
+    refresh_table(self);
+    fm_dce_views_refresh_curves(self);
+}
+
+const fm_result *fm_dce_views_get_result(FmDceViews *self)
+{
+    return self->result;
+}
+
+int fm_dce_views_get_slice(FmDceViews *self)
+{
+    return self->slice;
+}
+
+void fm_dce_views_set_slice(FmDceViews *self, int slice)
+{
+    g_return_if_fail(FM_IS_DCE_VIEWS(self));
+    if (!self->ds || slice < 0 || slice >= self->g.nz)
+        return;
+    self->slice = slice;
+    set_range(self, self->slice_scale, self->g.nz, slice);
+    position_changed(self);
+}
+
+int fm_dce_views_get_time(FmDceViews *self)
+{
+    return self->time;
+}
+
+void fm_dce_views_set_time(FmDceViews *self, int frame)
+{
+    g_return_if_fail(FM_IS_DCE_VIEWS(self));
+    if (!self->ds || frame < 0 || frame >= self->g.nt)
+        return;
+    self->time = frame;
+    set_range(self, self->time_scale, self->g.nt, frame);
+    position_changed(self);
+}
+
+void fm_dce_views_set_anatomy(FmDceViews *self, FmDceAnatomy mode)
+{
+    g_return_if_fail(FM_IS_DCE_VIEWS(self));
+    self->mode = mode;
+    self->updating = TRUE;
+    gtk_combo_box_set_active_id(GTK_COMBO_BOX(self->anatomy_combo),
+                                mode == FM_DCE_ANATOMY_PEAK ? "peak" : "frame");
+    self->updating = FALSE;
+    position_changed(self);
+}
+
+void fm_dce_views_set_overlay(FmDceViews *self, const char *map_name)
+{
+    g_return_if_fail(FM_IS_DCE_VIEWS(self));
+    g_free(self->overlay);
+    self->overlay = g_strdup(map_name ? map_name : "");
+    self->updating = TRUE;
+    gtk_combo_box_set_active_id(GTK_COMBO_BOX(self->overlay_combo), self->overlay);
+    self->updating = FALSE;
+    refresh_overlay(self);
+}
+
+void fm_dce_views_set_opacity(FmDceViews *self, double opacity)
+{
+    g_return_if_fail(FM_IS_DCE_VIEWS(self));
+    self->updating = TRUE;
+    gtk_range_set_value(GTK_RANGE(self->opacity_scale), 100.0 * opacity);
+    self->updating = FALSE;
+    fm_dce_image_set_opacity(self->image, opacity);
+}
+
+const float *fm_dce_views_get_anatomy(FmDceViews *self, int *width, int *height)
+{
+    *width = self->g.nx;
+    *height = self->g.ny;
+    return self->anatomy;
+}
+
+const fm_dce_inputs *fm_dce_views_get_inputs(FmDceViews *self)
+{
+    return self->have_inputs ? &self->inputs : NULL;
+}
+
+gboolean fm_dce_views_busy(FmDceViews *self)
+{
+    return self->busy > 0;
+}
+
+gboolean fm_dce_views_role_stats(FmDceViews *self, const char *role, const char *map_name,
+                                 fm_roi_stats *out)
+{
+    const fm_map *m = self->result ? fm_result_get_map(self->result, map_name) : NULL;
+    if (!m || m->n_frames != self->g.nz)
+        return FALSE;
+    for (guint i = 0; self->rois && i < self->rois->len; i++) {
+        const fm_roi *roi = self->rois->pdata[i];
+        if (g_strcmp0(roi->role, role) != 0 || !fm_dce_roi_on_slice(roi, self->slice))
+            continue;
+        const float *plane = m->data + (gsize)self->slice * m->width * m->height;
+        *out = fm_roi_statistics(roi, plane, m->width, m->height);
+        return TRUE;
+    }
+    return FALSE;
 }

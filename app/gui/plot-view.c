@@ -85,6 +85,16 @@ static double plot_y(const FmPlotView *self, double y)
     return self->log_y ? (y > 0 ? log10(y) : NAN) : y;
 }
 
+static void show_text(cairo_t *cr, PangoLayout *layout, const char *text, double x, double y,
+                      double align_x, double align_y)
+{
+    int w, h;
+    pango_layout_set_text(layout, text, -1);
+    pango_layout_get_pixel_size(layout, &w, &h);
+    cairo_move_to(cr, x - align_x * w, y - align_y * h);
+    pango_cairo_show_layout(cr, layout);
+}
+
 static void extent_of(FmPlotView *self, GArray *xs, GArray *ys, double *x0, double *x1, double *y0,
                       double *y1)
 {
@@ -194,16 +204,6 @@ static void draw_legend(cairo_t *cr, FmPlotView *self, PangoLayout *layout, doub
         show_text(cr, layout, s->label, x0 + swatch + 10, y, 0.0, 0.5);
         row++;
     }
-}
-
-static void show_text(cairo_t *cr, PangoLayout *layout, const char *text, double x, double y,
-                      double align_x, double align_y)
-{
-    int w, h;
-    pango_layout_set_text(layout, text, -1);
-    pango_layout_get_pixel_size(layout, &w, &h);
-    cairo_move_to(cr, x - align_x * w, y - align_y * h);
-    pango_cairo_show_layout(cr, layout);
 }
 
 static gboolean fm_plot_view_draw(GtkWidget *widget, cairo_t *cr)

@@ -29,6 +29,8 @@ void fm_dce_params_defaults(fm_dce_params *p)
     p->model_dt_s = 0;
     p->max_iterations = 600;
     p->tolerance = 1e-8;
+    p->tolerance_mode = FM_DCE_TOL_RELATIVE;
+    p->restarts = 2;
     p->n_devices = 0;
 }
 
@@ -97,6 +99,13 @@ fm_status fm_dce_check(const fm_dce_params *p, char *msg, size_t msg_len)
     if (!isfinite(p->tolerance) || p->tolerance < 0)
         return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
                        "tolerance must be a finite value >= 0 (got %g)", p->tolerance);
+    if (p->tolerance_mode != FM_DCE_TOL_RELATIVE && p->tolerance_mode != FM_DCE_TOL_ABSOLUTE)
+        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
+                       "tolerance_mode must be relative (0) or absolute (1) (got %d)",
+                       (int)p->tolerance_mode);
+    if (p->restarts < 0)
+        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "restarts must be >= 0 (got %d)",
+                       p->restarts);
     if (p->n_devices < 0)
         return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "n_devices must be >= 0 (got %d)",
                        p->n_devices);

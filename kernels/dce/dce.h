@@ -13,6 +13,12 @@ extern "C" {
  * by dividing by 6000 (1 ml/100g/min with tissue density 1 g/ml). */
 enum { FM_DCE_KA = 0, FM_DCE_KP, FM_DCE_KL, FM_DCE_TAU_A, FM_DCE_TAU_P, FM_DCE_N_PARAMS };
 
+/* How the stopping tolerance is read (see fm_dce_voxel_tolerance in dce_math.h). */
+typedef enum {
+    FM_DCE_TOL_RELATIVE = 0, /* tolerance x the voxel's sum(Cl^2) / n_times: unit-free */
+    FM_DCE_TOL_ABSOLUTE = 1, /* the paper's rule as written, in concentration^2 */
+} fm_dce_tolerance_mode;
+
 typedef struct {
     int n_times;              /* frames, >= 8 */
     const double *times_s;    /* n_times frame times, strictly increasing, need not be uniform */
@@ -25,8 +31,12 @@ typedef struct {
                                         outside costs its clamped cost times 1 + its relative
                                         distance outside, see dce_math.h); all lower >= 0 */
     double upper[FM_DCE_N_PARAMS];
-    int max_iterations;       /* the paper: 600 */
+    int max_iterations;       /* the paper: 600; caps all runs (restarts included) together */
     double tolerance;         /* stop when max - min of the simplex costs < tolerance (1e-8) */
+    fm_dce_tolerance_mode tolerance_mode; /* default RELATIVE (the paper's 1e-8 is absolute) */
+    int restarts;             /* Nelder-Mead restarts from the best vertex after a converged run,
+                                 while the cost still drops by more than the tolerance; 0 = the
+                                 paper's single run (default 2) */
     int n_devices;            /* CUDA: GPUs that split the voxels, 0 = all visible */
 } fm_dce_params;
 
@@ -35,8 +45,9 @@ typedef enum {
     FM_DCE_OUT_KA = 0, FM_DCE_OUT_KP, FM_DCE_OUT_KL, FM_DCE_OUT_TAU_A, FM_DCE_OUT_TAU_P,
     FM_DCE_OUT_RMSE,       /* sqrt(cost / n_times) */
     FM_DCE_OUT_R2,         /* 1 - SSres / SStot */
-    FM_DCE_OUT_ITERATIONS,
-    FM_DCE_OUT_CONVERGED,  /* 1 when max - min cost < tolerance before max_iterations */
+    FM_DCE_OUT_ITERATIONS, /* all runs together */
+    FM_DCE_OUT_CONVERGED,  /* 1 when max - min cost < tolerance before max_iterations (in the
+                              first run at least; a restart may then run into the cap) */
     FM_DCE_OUT_COUNT,
 } fm_dce_output;
 

@@ -48,8 +48,10 @@ void fm_dce_fit_voxel(const fm_dce_plan *plan, const fm_dce_params *params, cons
         return;
     }
     fm_nm_state s;
-    fm_nm_begin(&s, FM_DCE_N_PARAMS, params->initial, params->max_iterations, 0, params->tolerance,
-                -1.0);
+    const double tol = fm_dce_voxel_tolerance(params->tolerance_mode, params->tolerance, c,
+                                              plan->n_times);
+    fm_nm_begin(&s, FM_DCE_N_PARAMS, params->initial, params->max_iterations, 0, tol, -1.0);
+    s.restarts = params->restarts;
     int more;
     do {
         fm_dce_eval e;

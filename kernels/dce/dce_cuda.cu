@@ -17,7 +17,9 @@
 typedef struct {
     double initial[FM_DCE_N_PARAMS];
     double tolerance;
+    int tolerance_mode;
     int max_iterations;
+    int restarts;
 } nm_settings;
 
 /* One block fits one voxel. Every thread evaluates the same cost terms (dce_math.h) as the CPU
@@ -41,8 +43,12 @@ __global__ void __launch_bounds__(MAX_THREADS, 4)
     __syncthreads();
     if (tid == 0) {
         more = fm_dce_curve_finite(c, p.n_times);
-        if (more)
-            fm_nm_begin(&s, FM_DCE_N_PARAMS, nm.initial, nm.max_iterations, 0, nm.tolerance, -1.0);
+        if (more) {
+            const double tol =
+                fm_dce_voxel_tolerance(nm.tolerance_mode, nm.tolerance, c, p.n_times);
+            fm_nm_begin(&s, FM_DCE_N_PARAMS, nm.initial, nm.max_iterations, 0, tol, -1.0);
+            s.restarts = nm.restarts;
+        }
     }
     __syncthreads();
     if (!more) {
@@ -150,6 +156,8 @@ static fm_status run_device(gpu_work *w)
         nm.initial[i] = job->params->initial[i];
     nm.tolerance = job->params->tolerance;
     nm.max_iterations = job->params->max_iterations;
+    nm.tolerance_mode = (int)job->params->tolerance_mode;
+    nm.restarts = job->params->restarts;
 
     FM_CUDA_TRY(cudaSetDevice(w->device));
     if (smem > 48 * 1024)

@@ -356,7 +356,9 @@ static void test_u16_matches_f32(void)
                          1.5 + 3.5 * flim_ref_uniform(), flim_ref_uniform());
         mask[i] = i % 11 != 5;
     }
-    for (int b = 0; b < NB; b++) /* pixel 7: a bright decay, 65000 counts in its first bin */
+    /* pixel 7: a bright mono decay, 65000 counts in its first bin (mono methods must see it;
+     * the bi-exponential BCMM rightly finds no second component there) */
+    for (int b = 0; b < NB; b++)
         y[(size_t)b * n + 7] = (float)floor(65000.0 * exp(-b * DT / 2.0));
     for (size_t i = 0; i < (size_t)NB * n; i++)
         y16[i] = (uint16_t)y[i];
@@ -382,7 +384,7 @@ static void test_u16_matches_f32(void)
                 diff += !(u == v || (isnan(u) && isnan(v)));
             }
         tap_ok(sa == FM_OK && sb == FM_OK && diff == 0 && ia.invalid_values == ib.invalid_values &&
-                   isfinite(b.m[FM_FLIM_OUT_TAU][7]),
+                   (m > FM_FLIM_PHASOR || isfinite(b.m[FM_FLIM_OUT_TAU][7])),
                "%s: uint16 counts = float32 counts in every map, %d px (%ld differ, tau of the "
                "65000-count pixel %.4f ns) %s",
                fm_flim_method_name((fm_flim_method)m), nm, diff, b.m[FM_FLIM_OUT_TAU][7], msg);

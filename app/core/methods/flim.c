@@ -335,21 +335,23 @@ static gboolean phasor_calibration(fm_flim_params *kp, const float *reference, d
 }
 
 /* Sum of the decays of the pixels in mask: the reference measurement drawn as an ROI. */
-static float *roi_decay(const float *counts, int n_pixels, int n_bins, const guint8 *mask)
+static float *roi_decay(const fm_flim_counts *counts, int n_pixels, int n_bins,
+                        const guint8 *mask)
 {
     float *decay = g_new0(float, n_bins);
     for (int b = 0; b < n_bins; b++) {
         double sum = 0.0;
         for (int p = 0; p < n_pixels; p++)
             if (mask[p])
-                sum += counts[(gsize)b * n_pixels + p];
+                sum += fm_flim_counts_at(counts, (gsize)b * n_pixels + p);
         decay[b] = (float)sum;
     }
     return decay;
 }
 
 static gboolean setup_phasor(fm_flim_params *kp, const fm_params *params, GPtrArray *rois,
-                             const float *counts, int width, int height, const char *label,
+                             const fm_flim_counts *counts, int width, int height,
+                             const char *label,
                              GString *note, GError **error)
 {
     kp->harmonic = fm_params_get_int(params, "harmonic");
@@ -424,9 +426,11 @@ static fm_result *flim_run(const fm_method *method, fm_dataset *dataset, const f
         g_prefix_error(error, "%s: ", label);
         return NULL;
     }
-    g_autofree float *counts = fm_flim_prep_counts(dataset, binning, error);
-    if (counts == NULL)
+    /* uint16 data at binning 1 go to the kernels as they are (half the bytes to the GPU) */
+    fm_flim_counts counts_buf;
+    if (!fm_flim_prep_counts_typed(dataset, binning, &counts_buf, error))
         return NULL;
+    g_auto(fm_flim_counts) counts = counts_buf;
 
     fm_flim_params kp;
     fm_flim_params_defaults(&kp, n_bins, bin_width_ns);
@@ -437,7 +441,7 @@ static fm_result *flim_run(const fm_method *method, fm_dataset *dataset, const f
     if (has_param(params, "tau_d_ns"))
         kp.tau_d_ns = fm_params_get_double(params, "tau_d_ns");
     if (km == FM_FLIM_PHASOR &&
-        !setup_phasor(&kp, params, rois, counts, width, height, label, note, error))
+        !setup_phasor(&kp, params, rois, &counts, width, height, label, note, error))
         return NULL;
     if (has_param(params, "model") && !setup_fit(&kp, params, error))
         return NULL;
@@ -446,7 +450,7 @@ static fm_result *flim_run(const fm_method *method, fm_dataset *dataset, const f
     /* Pixels to fit: the ROIs', with at least one photon (zero-photon pixels stay NaN whatever
      * min_photons says) and at least min_photons. */
     g_autofree guint8 *roi_mask = fm_flim_prep_mask(rois, width, height);
-    g_autofree double *photons = fm_flim_prep_photons(counts, n_pixels, start, end);
+    g_autofree double *photons = fm_flim_prep_photons_typed(&counts, n_pixels, start, end);
     g_autofree guint8 *fit_mask = g_new0(guint8, n_pixels);
     long long selected = 0, below = 0;
     for (int p = 0; p < n_pixels; p++) {
@@ -491,8 +495,9 @@ static fm_result *flim_run(const fm_method *method, fm_dataset *dataset, const f
     fm_run_info info;
     memset(&info, 0, sizeof info);
     fm_status st =
-        fm_flim_run(km, &kp, counts, n_pixels, fit_mask, segment, n_segments, &out, backend,
-                    context ? fm_method_tick : NULL, context, &info, msg, sizeof msg);
+        fm_flim_run_typed(km, &kp, counts.data, counts.type, n_pixels, fit_mask, segment,
+                          n_segments, &out, backend, context ? fm_method_tick : NULL, context,
+                          &info, msg, sizeof msg);
     if (st != FM_OK) {
         fm_result_free(result);
         fm_method_set_kernel_error(error, st, msg);

@@ -1,0 +1,455 @@
+/* FmDcePanel: the DCE perfusion panel: ROI role assignment, a checklist of what is still
+ * missing, input curves from and to CSV, the schema-generated parameters of dce.dual_input,
+ * backend, Run with progress and Cancel. */
+#include "app/gui/dce-panel.h"
+
+#include <glib/gi18n.h>
+
+#include "app/core/dce_prep.h"
+#include "app/core/roi.h"
+#include "app/gui/map-overlays.h"
+#include "app/gui/param-form.h"
+
+const char *const fm_dce_panel_roles[] = {"", FM_DCE_ROLE_AORTA, FM_DCE_ROLE_PORTAL_VEIN,
+                                          FM_DCE_ROLE_LIVER, NULL};
+
+struct _FmDcePanel {
+    GtkBox parent_instance;
+    const fm_method *method;
+    GtkWidget *roi_list, *roi_hint, *check_box, *missing_label, *csv_label;
+    GtkWidget *form, *backend_combo, *run_button, *cancel_button, *progress, *progress_label;
+    GPtrArray *rois; /* borrowed from the window */
+    int slice;
+    char *missing;
+    guint params_idle;
+    gboolean running;
+};
+
+G_DEFINE_FINAL_TYPE(FmDcePanel, fm_dce_panel, GTK_TYPE_BOX)
+
+enum { SIGNAL_ROLES_CHANGED, SIGNAL_PARAMS_CHANGED, SIGNAL_BACKEND_CHANGED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+static const char *role_title(const char *role)
+{
+    if (g_strcmp0(role, FM_DCE_ROLE_AORTA) == 0)
+        return _("Aorta (arterial input)");
+    if (g_strcmp0(role, FM_DCE_ROLE_PORTAL_VEIN) == 0)
+        return _("Portal vein (portal input)");
+    if (g_strcmp0(role, FM_DCE_ROLE_LIVER) == 0)
+        return _("Liver (voxels to fit)");
+    return _("No role");
+}
+
+static gboolean has_role(FmDcePanel *self, const char *role)
+{
+    for (guint i = 0; self->rois && i < self->rois->len; i++)
+        if (g_strcmp0(((fm_roi *)self->rois->pdata[i])->role, role) == 0)
+            return TRUE;
+    return FALSE;
+}
+
+static char *input_csv(FmDcePanel *self) /* g_free; "" when none */
+{
+    g_autoptr(fm_params) p = fm_param_form_get_params(FM_PARAM_FORM(self->form), NULL, NULL);
+    return g_strdup(p ? fm_params_get_string(p, "input_csv") : "");
+}
+
+static GtkWidget *check_row(gboolean done, gboolean optional, const char *text)
+{
+    GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    GtkWidget *icon = gtk_image_new_from_icon_name(
+        done       ? "emblem-ok-symbolic"
+        : optional ? "list-remove-symbolic"
+                   : "dialog-warning-symbolic",
+        GTK_ICON_SIZE_MENU);
+    GtkWidget *label = gtk_label_new(text);
+    gtk_label_set_xalign(GTK_LABEL(label), 0);
+    gtk_label_set_line_wrap(GTK_LABEL(label), TRUE);
+    gtk_style_context_add_class(gtk_widget_get_style_context(row),
+                                done ? "fm-check-done" : "fm-check-missing");
+    if (done || optional)
+        gtk_style_context_add_class(gtk_widget_get_style_context(label), "dim-label");
+    gtk_box_pack_start(GTK_BOX(row), icon, FALSE, FALSE, 0);
+    gtk_box_pack_start(GTK_BOX(row), label, TRUE, TRUE, 0);
+    return row;
+}
+
+/* The checklist follows the method's own rule: aorta and portal vein unless a CSV gives the
+ * input curves; a liver ROI is optional (without one a threshold picks the voxels). */
+static void update_checklist(FmDcePanel *self)
+{
+    gtk_container_foreach(GTK_CONTAINER(self->check_box), (GtkCallback)gtk_widget_destroy, NULL);
+    g_autofree char *csv = input_csv(self);
+    gboolean from_csv = *csv != '\0';
+    gboolean aorta = has_role(self, FM_DCE_ROLE_AORTA);
+    gboolean portal = has_role(self, FM_DCE_ROLE_PORTAL_VEIN);
+    gboolean liver = has_role(self, FM_DCE_ROLE_LIVER);
+    g_autofree char *base = from_csv ? g_path_get_basename(csv) : NULL;
+    g_autofree char *csv_text =
+        from_csv ? g_strdup_printf(_("Input curves from %s"), base)
+                 : g_strdup(_("Input curves from the aorta and portal-vein ROIs"));
+    gtk_label_set_text(GTK_LABEL(self->csv_label), csv_text);
+    if (from_csv) {
+        gtk_box_pack_start(GTK_BOX(self->check_box), check_row(TRUE, FALSE, csv_text), FALSE,
+                           FALSE, 0);
+    } else {
+        gtk_box_pack_start(GTK_BOX(self->check_box),
+                           check_row(aorta, FALSE, _("Aorta ROI: arterial input Ca(t)")), FALSE,
+                           FALSE, 0);
+        gtk_box_pack_start(GTK_BOX(self->check_box),
+                           check_row(portal, FALSE, _("Portal-vein ROI: portal input Cp(t)")),
+                           FALSE, FALSE, 0);
+    }
+    gtk_box_pack_start(
+        GTK_BOX(self->check_box),
+        check_row(liver, TRUE,
+                  liver ? _("Liver ROI: only its voxels are fitted")
+                        : _("Liver ROI (optional): without it, voxels above the fit threshold")),
+        FALSE, FALSE, 0);
+    gtk_widget_show_all(self->check_box);
+
+    g_clear_pointer(&self->missing, g_free);
+    if (!from_csv && !aorta && !portal)
+        self->missing = g_strdup(_("Draw the aorta and portal-vein ROIs and give them their "
+                                   "roles, or load input curves from CSV."));
+    else if (!from_csv && !aorta)
+        self->missing = g_strdup(_("Draw the aorta ROI and set its role to aorta."));
+    else if (!from_csv && !portal)
+        self->missing = g_strdup(_("Draw the portal-vein ROI and set its role to portal vein."));
+    g_autofree char *markup =
+        self->missing ? g_markup_printf_escaped("<b>%s</b>", self->missing)
+                      : g_markup_printf_escaped("<b>%s</b>", _("Ready: press Run to fit."));
+    gtk_label_set_markup(GTK_LABEL(self->missing_label), markup);
+    gtk_widget_set_sensitive(self->run_button, self->missing == NULL && !self->running);
+}
+
+static void role_combo_changed(GtkComboBox *combo, FmDcePanel *self)
+{
+    fm_roi *roi = g_object_get_data(G_OBJECT(combo), "fm-roi");
+    const char *id = gtk_combo_box_get_active_id(combo);
+    g_free(roi->role);
+    roi->role = id && *id ? g_strdup(id) : NULL;
+    update_checklist(self);
+    g_signal_emit(self, signals[SIGNAL_ROLES_CHANGED], 0);
+}
+
+static GtkWidget *roi_row(FmDcePanel *self, fm_roi *roi, guint index)
+{
+    GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    g_object_set(row, "margin", 3, NULL);
+    /* A swatch in the ROI's outline colour ties the row to the shape on the map. */
+    const double *rgb = fm_map_roi_colour(index);
+    g_autofree char *swatch = g_strdup_printf(
+        "<span foreground=\"#%02x%02x%02x\">●</span>", (int)(rgb[0] * 255), (int)(rgb[1] * 255),
+        (int)(rgb[2] * 255));
+    GtkWidget *dot = gtk_label_new(NULL);
+    gtk_label_set_markup(GTK_LABEL(dot), swatch);
+    g_autofree char *where = roi->slice >= 0 ? g_strdup_printf(_("slice %d"), roi->slice + 1)
+                                             : g_strdup(_("all slices"));
+    g_autofree char *text = g_markup_printf_escaped(
+        "%s <span size=\"small\" alpha=\"60%%\">%s</span>", roi->name ? roi->name : "", where);
+    GtkWidget *name = gtk_label_new(NULL);
+    gtk_label_set_markup(GTK_LABEL(name), text);
+    gtk_label_set_xalign(GTK_LABEL(name), 0);
+    gtk_label_set_ellipsize(GTK_LABEL(name), PANGO_ELLIPSIZE_END);
+    GtkWidget *combo = gtk_combo_box_text_new();
+    for (int i = 0; fm_dce_panel_roles[i]; i++)
+        gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(combo), fm_dce_panel_roles[i],
+                                  role_title(fm_dce_panel_roles[i]));
+    gboolean known = FALSE;
+    for (int i = 0; fm_dce_panel_roles[i]; i++)
+        known = known || g_strcmp0(roi->role ? roi->role : "", fm_dce_panel_roles[i]) == 0;
+    if (!known) /* a role from elsewhere ("segment") stays visible and selected */
+        gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(combo), roi->role, roi->role);
+    gtk_combo_box_set_active_id(GTK_COMBO_BOX(combo), roi->role ? roi->role : "");
+    g_object_set_data(G_OBJECT(combo), "fm-roi", roi);
+    g_signal_connect(combo, "changed", G_CALLBACK(role_combo_changed), self);
+    gtk_widget_set_tooltip_text(combo, _("What this ROI is: the inputs come from the aorta and "
+                                         "portal-vein ROIs, the liver ROI limits the fit"));
+    gtk_box_pack_start(GTK_BOX(row), dot, FALSE, FALSE, 0);
+    gtk_box_pack_start(GTK_BOX(row), name, TRUE, TRUE, 0);
+    gtk_box_pack_end(GTK_BOX(row), combo, FALSE, FALSE, 0);
+    return row;
+}
+
+static void rebuild_roi_list(FmDcePanel *self)
+{
+    gtk_container_foreach(GTK_CONTAINER(self->roi_list), (GtkCallback)gtk_widget_destroy, NULL);
+    guint on_slice = 0;
+    for (guint i = 0; self->rois && i < self->rois->len; i++) {
+        fm_roi *roi = self->rois->pdata[i];
+        gboolean visible = roi->slice < 0 || roi->slice == self->slice;
+        /* Colours follow the map view, which numbers the ROIs of the slice on show. */
+        GtkWidget *row = roi_row(self, roi, visible ? on_slice : 7);
+        on_slice += visible;
+        gtk_widget_set_opacity(row, visible ? 1.0 : 0.6);
+        gtk_list_box_insert(GTK_LIST_BOX(self->roi_list), row, -1);
+    }
+    gtk_widget_set_visible(self->roi_hint, !self->rois || self->rois->len == 0);
+    gtk_widget_show_all(self->roi_list);
+}
+
+/* ---- parameters -------------------------------------------------------------------------- */
+
+static gboolean params_idle(gpointer user)
+{
+    FmDcePanel *self = user;
+    self->params_idle = 0;
+    update_checklist(self);
+    g_signal_emit(self, signals[SIGNAL_PARAMS_CHANGED], 0);
+    return G_SOURCE_REMOVE;
+}
+
+/* Edits arrive per keystroke; one idle coalesces them into a single "params-changed". */
+static void editor_changed(GtkWidget *editor, FmDcePanel *self)
+{
+    if (self->params_idle == 0)
+        self->params_idle = g_idle_add(params_idle, self);
+}
+
+static void watch_editors(GtkWidget *widget, gpointer user)
+{
+    if (GTK_IS_COMBO_BOX(widget) || GTK_IS_ENTRY(widget))
+        g_signal_connect(widget, "changed", G_CALLBACK(editor_changed), user);
+    else if (GTK_IS_TOGGLE_BUTTON(widget))
+        g_signal_connect(widget, "toggled", G_CALLBACK(editor_changed), user);
+    else if (GTK_IS_CONTAINER(widget))
+        gtk_container_foreach(GTK_CONTAINER(widget), watch_editors, user);
+}
+
+static void backend_changed(GtkComboBox *combo, FmDcePanel *self)
+{
+    g_signal_emit(self, signals[SIGNAL_BACKEND_CHANGED], 0, gtk_combo_box_get_active_id(combo));
+}
+
+/* ---- construction ------------------------------------------------------------------------ */
+
+static GtkWidget *heading(const char *text)
+{
+    GtkWidget *label = gtk_label_new(NULL);
+    g_autofree char *markup = g_markup_printf_escaped("<b>%s</b>", text);
+    gtk_label_set_markup(GTK_LABEL(label), markup);
+    gtk_label_set_xalign(GTK_LABEL(label), 0);
+    g_object_set(label, "margin-top", 6, NULL);
+    return label;
+}
+
+static GtkWidget *note(const char *text)
+{
+    GtkWidget *label = gtk_label_new(text);
+    gtk_label_set_xalign(GTK_LABEL(label), 0);
+    gtk_label_set_line_wrap(GTK_LABEL(label), TRUE);
+    gtk_label_set_max_width_chars(GTK_LABEL(label), 40);
+    gtk_style_context_add_class(gtk_widget_get_style_context(label), "dim-label");
+    return label;
+}
+
+static GtkWidget *action_button(const char *label, const char *action, const char *tooltip)
+{
+    GtkWidget *b = gtk_button_new_with_mnemonic(label);
+    gtk_actionable_set_action_name(GTK_ACTIONABLE(b), action);
+    gtk_widget_set_tooltip_text(b, tooltip);
+    return b;
+}
+
+static void fm_dce_panel_dispose(GObject *object)
+{
+    FmDcePanel *self = FM_DCE_PANEL(object);
+    if (self->params_idle) {
+        g_source_remove(self->params_idle);
+        self->params_idle = 0;
+    }
+    G_OBJECT_CLASS(fm_dce_panel_parent_class)->dispose(object);
+}
+
+static void fm_dce_panel_finalize(GObject *object)
+{
+    g_free(FM_DCE_PANEL(object)->missing);
+    G_OBJECT_CLASS(fm_dce_panel_parent_class)->finalize(object);
+}
+
+static void fm_dce_panel_class_init(FmDcePanelClass *klass)
+{
+    G_OBJECT_CLASS(klass)->dispose = fm_dce_panel_dispose;
+    G_OBJECT_CLASS(klass)->finalize = fm_dce_panel_finalize;
+    GType type = G_TYPE_FROM_CLASS(klass);
+    signals[SIGNAL_ROLES_CHANGED] = g_signal_new("roles-changed", type, G_SIGNAL_RUN_LAST, 0, NULL,
+                                                 NULL, NULL, G_TYPE_NONE, 0);
+    signals[SIGNAL_PARAMS_CHANGED] = g_signal_new("params-changed", type, G_SIGNAL_RUN_LAST, 0,
+                                                  NULL, NULL, NULL, G_TYPE_NONE, 0);
+    signals[SIGNAL_BACKEND_CHANGED] = g_signal_new("backend-changed", type, G_SIGNAL_RUN_LAST, 0,
+                                                   NULL, NULL, NULL, G_TYPE_NONE, 1,
+                                                   G_TYPE_STRING);
+}
+
+static void fm_dce_panel_init(FmDcePanel *self)
+{
+    GtkBox *box = GTK_BOX(self);
+    gtk_orientable_set_orientation(GTK_ORIENTABLE(self), GTK_ORIENTATION_VERTICAL);
+    gtk_box_set_spacing(box, 6);
+    g_object_set(self, "margin", 10, NULL);
+    self->method = fm_method_find("dce.dual_input");
+
+    GtkWidget *title = gtk_label_new(NULL);
+    g_autofree char *markup = g_markup_printf_escaped(
+        "<big><b>%s</b></big>", self->method ? _(self->method->title) : _("Liver perfusion"));
+    gtk_label_set_markup(GTK_LABEL(title), markup);
+    gtk_label_set_xalign(GTK_LABEL(title), 0);
+    gtk_box_pack_start(box, title, FALSE, FALSE, 0);
+    gtk_box_pack_start(box,
+                       note(_("Dual-input single-compartment model fitted voxel by voxel (Wang "
+                              "& Cao 2012): ka and kp from the aorta and portal-vein inputs, "
+                              "kl the outflow.")),
+                       FALSE, FALSE, 0);
+
+    gtk_box_pack_start(box, heading(_("1  Input ROIs")), FALSE, FALSE, 0);
+    self->roi_hint = note(_("Draw ROIs on the anatomy (Rectangle, Ellipse, Polygon below the "
+                            "map) on any slice, then give each a role here."));
+    gtk_box_pack_start(box, self->roi_hint, FALSE, FALSE, 0);
+    self->roi_list = gtk_list_box_new();
+    gtk_list_box_set_selection_mode(GTK_LIST_BOX(self->roi_list), GTK_SELECTION_NONE);
+    gtk_style_context_add_class(gtk_widget_get_style_context(self->roi_list), "frame");
+    gtk_box_pack_start(box, self->roi_list, FALSE, FALSE, 0);
+
+    gtk_box_pack_start(box, heading(_("2  Checklist")), FALSE, FALSE, 0);
+    self->check_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 3);
+    gtk_box_pack_start(box, self->check_box, FALSE, FALSE, 0);
+    self->missing_label = gtk_label_new(NULL);
+    gtk_label_set_xalign(GTK_LABEL(self->missing_label), 0);
+    gtk_label_set_line_wrap(GTK_LABEL(self->missing_label), TRUE);
+    gtk_label_set_max_width_chars(GTK_LABEL(self->missing_label), 40);
+    gtk_box_pack_start(box, self->missing_label, FALSE, FALSE, 0);
+
+    gtk_box_pack_start(box, heading(_("3  Input curves")), FALSE, FALSE, 0);
+    self->csv_label = note("");
+    gtk_box_pack_start(box, self->csv_label, FALSE, FALSE, 0);
+    GtkWidget *csv_row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    gtk_box_pack_start(GTK_BOX(csv_row),
+                       action_button(_("_Load CSV…"), "win.dce-load-inputs",
+                                     _("Use input curves t_s,ca,cp from a CSV file instead of "
+                                       "the ROIs")),
+                       TRUE, TRUE, 0);
+    gtk_box_pack_start(GTK_BOX(csv_row),
+                       action_button(_("_Save CSV…"), "win.dce-save-inputs",
+                                     _("Save the input curves on show as CSV t_s,ca,cp")),
+                       TRUE, TRUE, 0);
+    gtk_box_pack_start(box, csv_row, FALSE, FALSE, 0);
+
+    gtk_box_pack_start(box, heading(_("4  Parameters")), FALSE, FALSE, 0);
+    self->form = fm_param_form_new();
+    fm_param_form_set_method(FM_PARAM_FORM(self->form), self->method);
+    watch_editors(self->form, self);
+    GtkWidget *expander = gtk_expander_new(_("Conversion, initial values, stopping rule"));
+    gtk_container_add(GTK_CONTAINER(expander), self->form);
+    gtk_box_pack_start(box, expander, FALSE, FALSE, 0);
+    GtkWidget *backend_row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    gtk_box_pack_start(GTK_BOX(backend_row), gtk_label_new(_("Backend")), FALSE, FALSE, 0);
+    self->backend_combo = gtk_combo_box_text_new();
+    gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(self->backend_combo), "auto",
+                              _("Automatic (GPU if present)"));
+    gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(self->backend_combo), "cpu", _("CPU"));
+    gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(self->backend_combo), "cuda", _("CUDA GPU"));
+    gtk_combo_box_set_active_id(GTK_COMBO_BOX(self->backend_combo), "auto");
+    g_signal_connect(self->backend_combo, "changed", G_CALLBACK(backend_changed), self);
+    gtk_box_pack_start(GTK_BOX(backend_row), self->backend_combo, TRUE, TRUE, 0);
+    gtk_box_pack_start(box, backend_row, FALSE, FALSE, 0);
+
+    GtkWidget *run_row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    g_object_set(run_row, "margin-top", 6, NULL);
+    self->run_button = action_button(_("_Run fit"), "win.dce-run",
+                                     _("Fit every liver voxel (Ctrl+R runs too)"));
+    gtk_style_context_add_class(gtk_widget_get_style_context(self->run_button),
+                                "suggested-action");
+    self->cancel_button = action_button(_("_Cancel"), "win.dce-cancel", _("Stop the fit"));
+    gtk_box_pack_start(GTK_BOX(run_row), self->run_button, TRUE, TRUE, 0);
+    gtk_box_pack_start(GTK_BOX(run_row), self->cancel_button, FALSE, FALSE, 0);
+    gtk_box_pack_start(box, run_row, FALSE, FALSE, 0);
+    self->progress = gtk_progress_bar_new();
+    self->progress_label = note("");
+    gtk_box_pack_start(box, self->progress, FALSE, FALSE, 0);
+    gtk_box_pack_start(box, self->progress_label, FALSE, FALSE, 0);
+    gtk_widget_show_all(GTK_WIDGET(self));
+    gtk_widget_set_no_show_all(self->progress, TRUE);
+    gtk_widget_hide(self->progress);
+    gtk_widget_set_sensitive(self->cancel_button, FALSE);
+    update_checklist(self);
+}
+
+/* ---- public API -------------------------------------------------------------------------- */
+
+GtkWidget *fm_dce_panel_new(void)
+{
+    return g_object_new(FM_TYPE_DCE_PANEL, NULL);
+}
+
+const fm_method *fm_dce_panel_get_method(FmDcePanel *panel)
+{
+    return panel->method;
+}
+
+fm_params *fm_dce_panel_get_params(FmDcePanel *panel, GError **error)
+{
+    return fm_param_form_get_params(FM_PARAM_FORM(panel->form), NULL, error);
+}
+
+gboolean fm_dce_panel_set_param(FmDcePanel *panel, const char *key, const char *text)
+{
+    gboolean ok = fm_param_form_set_value(FM_PARAM_FORM(panel->form), key, text);
+    update_checklist(panel);
+    return ok;
+}
+
+fm_backend fm_dce_panel_get_backend(FmDcePanel *panel)
+{
+    const char *id = gtk_combo_box_get_active_id(GTK_COMBO_BOX(panel->backend_combo));
+    return g_strcmp0(id, "cpu") == 0    ? FM_BACKEND_CPU
+           : g_strcmp0(id, "cuda") == 0 ? FM_BACKEND_CUDA
+                                        : FM_BACKEND_AUTO;
+}
+
+void fm_dce_panel_set_backend(FmDcePanel *panel, const char *backend)
+{
+    if (!gtk_combo_box_set_active_id(GTK_COMBO_BOX(panel->backend_combo), backend))
+        gtk_combo_box_set_active_id(GTK_COMBO_BOX(panel->backend_combo), "auto");
+}
+
+void fm_dce_panel_set_rois(FmDcePanel *panel, GPtrArray *rois, int slice)
+{
+    panel->rois = rois;
+    panel->slice = slice;
+    rebuild_roi_list(panel);
+    update_checklist(panel);
+}
+
+void fm_dce_panel_set_role(FmDcePanel *panel, guint index, const char *role)
+{
+    GtkListBoxRow *row = gtk_list_box_get_row_at_index(GTK_LIST_BOX(panel->roi_list), (int)index);
+    g_return_if_fail(row != NULL);
+    GtkWidget *box = gtk_bin_get_child(GTK_BIN(row));
+    g_autoptr(GList) children = gtk_container_get_children(GTK_CONTAINER(box));
+    for (GList *l = children; l; l = l->next)
+        if (GTK_IS_COMBO_BOX(l->data))
+            gtk_combo_box_set_active_id(GTK_COMBO_BOX(l->data), role ? role : "");
+}
+
+const char *fm_dce_panel_get_missing(FmDcePanel *panel)
+{
+    return panel->missing;
+}
+
+void fm_dce_panel_set_running(FmDcePanel *panel, gboolean running)
+{
+    panel->running = running;
+    gtk_widget_set_visible(panel->progress, running);
+    gtk_widget_set_sensitive(panel->cancel_button, running);
+    if (running)
+        gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(panel->progress), 0);
+    update_checklist(panel);
+}
+
+void fm_dce_panel_set_progress(FmDcePanel *panel, double fraction, const char *text)
+{
+    gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(panel->progress), CLAMP(fraction, 0, 1));
+    gtk_label_set_text(GTK_LABEL(panel->progress_label), text ? text : "");
+}

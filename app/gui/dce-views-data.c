@@ -1,0 +1,317 @@
+/* FmDceViews' data side: the enhancement peak and input curves on workers, and the curve plot
+ * of Ca, Cp and the voxel or ROI under the cursor with its fitted model. */
+#include "app/gui/dce-views-private.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+#include "app/core/dce_model.h"
+
+void fm_dce_views_conversion_from(const fm_params *p, fm_dce_conversion *c, double *hct, double *dt)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = FM_DCE_CONV_ENHANCEMENT;
+    c->baseline_frames = 4;
+    *hct = 0;
+    *dt = 0;
+    if (!p)
+        return;
+    fm_dce_conversion_parse(fm_params_get_choice(p, "conversion"), &c->kind);
+    c->baseline_frames = fm_params_get_int(p, "baseline_frames");
+    c->t10_s = fm_params_get_double(p, "t10_s");
+    c->r1_per_mm_s = fm_params_get_double(p, "r1_per_mm_s");
+    c->tr_ms = fm_params_get_double(p, "tr_ms");
+    c->flip_deg = fm_params_get_double(p, "flip_deg");
+    *hct = fm_params_get_double(p, "hematocrit");
+    *dt = fm_params_get_double(p, "model_dt_s");
+}
+
+static const char *concentration_label(fm_dce_conversion_kind kind)
+{
+    switch (kind) {
+    case FM_DCE_CONV_ENHANCEMENT:
+        return _("enhancement S/S0 − 1");
+    case FM_DCE_CONV_SPGR:
+        return _("concentration (mM)");
+    case FM_DCE_CONV_CT:
+        return _("enhancement (HU)");
+    default:
+        return _("concentration");
+    }
+}
+
+static double value_at(const FmDceViews *self, int x, int y, int z, int t)
+{
+    const fm_dce_geometry *g = &self->g;
+    return fm_dataset_value(self->ds, (((gsize)t * g->nz + z) * g->ny + y) * g->nx + x);
+}
+
+/* ---- workers: enhancement peak, input curves --------------------------------------------- */
+
+typedef struct {
+    FmDceViews *views;
+    fm_dataset *ds;
+    fm_dce_geometry g;
+    int baseline;
+    GPtrArray *rois;
+    fm_dce_conversion conv;
+    double hematocrit;
+    char *csv;
+    guint gen;
+} Work;
+
+static void work_free(gpointer data)
+{
+    Work *w = data;
+    g_object_unref(w->views);
+    fm_dataset_unref(w->ds);
+    if (w->rois)
+        g_ptr_array_unref(w->rois);
+    g_free(w->csv);
+    g_free(w);
+}
+
+static Work *work_new(FmDceViews *self, guint gen)
+{
+    Work *w = g_new0(Work, 1);
+    w->views = g_object_ref(self);
+    w->ds = fm_dataset_ref(self->ds);
+    w->g = self->g;
+    w->conv = self->conv;
+    w->baseline = MAX(self->conv.baseline_frames, 1);
+    w->hematocrit = self->hematocrit;
+    w->gen = gen;
+    return w;
+}
+
+/* Max over time minus the mean of the baseline frames, per voxel. */
+static void peak_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancel)
+{
+    Work *w = data;
+    const fm_dce_geometry *g = &w->g;
+    gsize volume = (gsize)g->nx * g->ny * g->nz;
+    int nb = MIN(w->baseline, g->nt);
+    float *peak = g_new(float, volume);
+    for (gsize v = 0; v < volume; v++) {
+        double base = 0, top = -INFINITY;
+        for (int t = 0; t < g->nt; t++) {
+            double s = fm_dataset_value(w->ds, (gsize)t * volume + v);
+            if (t < nb)
+                base += s;
+            top = MAX(top, s);
+        }
+        peak[v] = (float)(top - base / nb);
+    }
+    g_task_return_pointer(task, peak, g_free);
+}
+
+
+static void peak_done(GObject *source, GAsyncResult *res, gpointer user)
+{
+    Work *w = g_task_get_task_data(G_TASK(res));
+    FmDceViews *self = w->views;
+    float *peak = g_task_propagate_pointer(G_TASK(res), NULL);
+    self->busy--;
+    if (w->gen != self->peak_gen || w->ds != self->ds) {
+        g_free(peak);
+        return;
+    }
+    g_free(self->peak);
+    self->peak = peak;
+    if (self->mode == FM_DCE_ANATOMY_PEAK) {
+        fm_dce_views_refresh_anatomy(self);
+        fm_dce_views_emit_position(self);
+    }
+}
+
+void fm_dce_views_start_peak(FmDceViews *self)
+{
+    g_clear_pointer(&self->peak, g_free);
+    if (!self->ds)
+        return;
+    GTask *task = g_task_new(NULL, NULL, peak_done, NULL);
+    g_task_set_task_data(task, work_new(self, ++self->peak_gen), work_free);
+    self->busy++;
+    g_task_run_in_thread(task, peak_thread);
+    g_object_unref(task);
+}
+
+static void inputs_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancel)
+{
+    Work *w = data;
+    fm_dce_inputs *in = g_new0(fm_dce_inputs, 1);
+    GError *error = NULL;
+    gboolean ok = w->csv && *w->csv
+                      ? fm_dce_inputs_load_csv(w->csv, in, &error)
+                      : fm_dce_inputs_from_rois(w->ds, w->rois, &w->conv, NULL, w->hematocrit, in,
+                                                &error);
+    if (!ok) {
+        fm_dce_inputs_clear(in);
+        g_free(in);
+        g_task_return_error(task, error);
+        return;
+    }
+    g_task_return_pointer(task, in, NULL);
+}
+
+static void inputs_done(GObject *source, GAsyncResult *res, gpointer user)
+{
+    Work *w = g_task_get_task_data(G_TASK(res));
+    FmDceViews *self = w->views;
+    g_autoptr(GError) error = NULL;
+    fm_dce_inputs *in = g_task_propagate_pointer(G_TASK(res), &error);
+    self->busy--;
+    if (w->gen == self->inputs_gen && w->ds == self->ds && in) {
+        fm_dce_inputs_clear(&self->inputs);
+        self->inputs = *in;
+        self->have_inputs = TRUE;
+        g_free(in);
+        fm_dce_views_refresh_curves(self);
+        return;
+    }
+    if (in) {
+        fm_dce_inputs_clear(in);
+        g_free(in);
+    }
+}
+
+void fm_dce_views_start_inputs(FmDceViews *self)
+{
+    fm_dce_inputs_clear(&self->inputs);
+    self->have_inputs = FALSE;
+    ++self->inputs_gen;
+    if (!self->ds) {
+        fm_dce_views_refresh_curves(self);
+        return;
+    }
+    Work *w = work_new(self, self->inputs_gen);
+    w->rois = g_ptr_array_new_with_free_func((GDestroyNotify)fm_roi_free);
+    for (guint i = 0; self->rois && i < self->rois->len; i++)
+        g_ptr_array_add(w->rois, fm_roi_copy(self->rois->pdata[i]));
+    w->csv = self->params ? g_strdup(fm_params_get_string(self->params, "input_csv")) : NULL;
+    GTask *task = g_task_new(NULL, NULL, inputs_done, NULL);
+    g_task_set_task_data(task, w, work_free);
+    self->busy++;
+    g_task_run_in_thread(task, inputs_thread);
+    g_object_unref(task);
+    fm_dce_views_refresh_curves(self); /* the old curves go at once */
+}
+
+/* ---- curves ------------------------------------------------------------------------------ */
+
+static const double ca_rgb[3] = {0.84, 0.15, 0.16}, cp_rgb[3] = {0.12, 0.47, 0.71};
+static const double tissue_rgb[3] = {0.2, 0.2, 0.2}, model_rgb[3] = {0.96, 0.5, 0.05};
+
+/* The ROI whose mean curve stands in when the pointer is away: liver first. */
+static const fm_roi *curve_roi(FmDceViews *self)
+{
+    const fm_roi *first = NULL;
+    for (guint i = 0; self->rois && i < self->rois->len; i++) {
+        const fm_roi *roi = self->rois->pdata[i];
+        if (!fm_dce_roi_on_slice(roi, self->slice))
+            continue;
+        if (g_strcmp0(roi->role, FM_DCE_ROLE_LIVER) == 0)
+            return roi;
+        if (!first)
+            first = roi;
+    }
+    return first;
+}
+
+/* Concentration of voxel (x, y) on the slice, or the ROI's mean (mask non-NULL); FALSE when the
+ * mask is empty. theta receives the fitted parameters there (NaN when none). */
+static gboolean tissue_curve(FmDceViews *self, int x, int y, const guint8 *mask, double *curve,
+                             double theta[FM_DCE_MODEL_N_PARAMS])
+{
+    static const char *const names[FM_DCE_MODEL_N_PARAMS] = {"ka", "kp", "kl", "tau_a", "tau_p"};
+    const fm_dce_geometry *g = &self->g;
+    gsize plane = (gsize)g->nx * g->ny, n = 0;
+    for (int t = 0; t < g->nt; t++)
+        curve[t] = 0;
+    double sum[FM_DCE_MODEL_N_PARAMS] = {0};
+    gsize n_fit = 0;
+    for (gsize p = 0; p < plane; p++) {
+        if (mask ? !mask[p] : p != (gsize)y * g->nx + x)
+            continue;
+        n++;
+        for (int t = 0; t < g->nt; t++)
+            curve[t] += value_at(self, (int)(p % g->nx), (int)(p / g->nx), self->slice, t);
+        double v[FM_DCE_MODEL_N_PARAMS];
+        gboolean ok = self->result != NULL;
+        for (int k = 0; k < FM_DCE_MODEL_N_PARAMS && ok; k++) {
+            const fm_map *m = fm_result_get_map(self->result, names[k]);
+            ok = m && m->n_frames == g->nz && isfinite(v[k] = m->data[self->slice * plane + p]);
+        }
+        for (int k = 0; k < FM_DCE_MODEL_N_PARAMS && ok; k++)
+            sum[k] += v[k];
+        n_fit += ok;
+    }
+    if (n == 0)
+        return FALSE;
+    for (int t = 0; t < g->nt; t++)
+        curve[t] /= (double)n;
+    fm_dce_convert_curve(&self->conv, self->conv.t10_s, curve, g->nt);
+    for (int k = 0; k < FM_DCE_MODEL_N_PARAMS; k++)
+        theta[k] = n_fit ? sum[k] / (double)n_fit : NAN;
+    return TRUE;
+}
+
+void fm_dce_views_show_curve(FmDceViews *self, int x, int y)
+{
+    g_return_if_fail(FM_IS_DCE_VIEWS(self));
+    self->cur_x = x;
+    self->cur_y = y;
+    if (!self->plot)
+        return;
+    FmPlotView *plot = self->plot;
+    fm_plot_view_clear(plot);
+    fm_plot_view_set_labels(plot, _("time (s)"), concentration_label(self->conv.kind));
+    if (!self->ds)
+        return;
+    const fm_dce_geometry *g = &self->g;
+    gboolean inputs_match = self->have_inputs && self->inputs.n_times == g->nt;
+    if (self->have_inputs) {
+        fm_plot_view_add_series(plot, _("Ca aorta"), self->inputs.times_s, self->inputs.ca,
+                                self->inputs.n_times, ca_rgb, FM_PLOT_STYLE_LINE);
+        fm_plot_view_add_series(plot, _("Cp portal vein"), self->inputs.times_s, self->inputs.cp,
+                                self->inputs.n_times, cp_rgb, FM_PLOT_STYLE_LINE);
+    }
+    g_autofree double *curve = g_new(double, g->nt);
+    double theta[FM_DCE_MODEL_N_PARAMS];
+    g_autofree char *label = NULL;
+    gboolean have = FALSE;
+    if (x >= 0 && x < g->nx && y >= 0 && y < g->ny) {
+        have = tissue_curve(self, x, y, NULL, curve, theta);
+        label = g_strdup_printf(_("voxel %d, %d"), x, y);
+    } else {
+        const fm_roi *roi = curve_roi(self);
+        g_autofree guint8 *mask = roi ? fm_roi_rasterise(roi, g->nx, g->ny) : NULL;
+        have = mask && tissue_curve(self, 0, 0, mask, curve, theta);
+        label = g_strdup_printf(_("%s mean"), roi && roi->name ? roi->name : _("ROI"));
+    }
+    if (have) {
+        fm_plot_view_add_series(plot, label, self->times, curve, g->nt, tissue_rgb,
+                                FM_PLOT_STYLE_MARKERS);
+        gboolean fitted = inputs_match;
+        for (int k = 0; k < FM_DCE_MODEL_N_PARAMS; k++)
+            fitted = fitted && isfinite(theta[k]);
+        g_autofree double *model = g_new(double, g->nt);
+        if (fitted && fm_dce_model_curve(self->inputs.times_s, self->inputs.ca, self->inputs.cp,
+                                         g->nt, self->model_dt_s, theta, model, NULL)) {
+            g_autofree char *fit = g_strdup_printf(_("model ka %.0f, kp %.0f, kl %.0f"),
+                                                   theta[0], theta[1], theta[2]);
+            fm_plot_view_add_series(plot, fit, self->inputs.times_s, model, g->nt, model_rgb,
+                                    FM_PLOT_STYLE_DASHED);
+        }
+    }
+    fm_plot_view_set_cursor(plot, self->mode == FM_DCE_ANATOMY_FRAME && self->times
+                                      ? self->times[self->time]
+                                      : NAN);
+}
+
+void fm_dce_views_refresh_curves(FmDceViews *self)
+{
+    fm_dce_views_show_curve(self, self->cur_x, self->cur_y);
+}
+

@@ -1,0 +1,32 @@
+/* FmWindow's DCE perfusion wiring: the panel and views pages, slice-aware ROIs on the map,
+ * dce.dual_input jobs, input-curve CSV and map export actions. */
+#pragma once
+
+#include <gtk/gtk.h>
+#include "app/core/dce_export.h"
+#include "app/core/roi.h"
+#include "window.h"
+
+G_BEGIN_DECLS
+
+/* Adds the "dce" pages to the right-pane and centre stacks and the win.dce-* actions (window.c
+ * calls it after the FLIM and OCT pages exist). */
+void fm_window_dce_init(FmWindow *win);
+/* Picks the DCE page for 4-D datasets (x, y, z, t with t in s). */
+void fm_window_dce_dataset_changed(FmWindow *win);
+gboolean fm_window_dce_active(FmWindow *win); /* the DCE panel is on show */
+
+/* For tests and scripting. */
+GtkWidget *fm_window_get_dce_panel(FmWindow *win);
+GtkWidget *fm_window_get_dce_views(FmWindow *win);
+/* Adds an ROI keeping its slice (-1 = every slice), unlike one drawn by hand, which gets the
+ * slice on show. Takes it. */
+void fm_window_dce_add_roi(FmWindow *win, fm_roi *roi);
+/* Every ROI of the DCE dataset, all slices (borrowed pointers; g_ptr_array_unref the array). */
+GPtrArray *fm_window_dce_get_rois(FmWindow *win);
+/* Centre page: "map" (the anatomy ROIs are drawn on) or "dce" (perfusion overlay). */
+void fm_window_dce_show_page(FmWindow *win, const char *page);
+gboolean fm_window_dce_export(FmWindow *win, const char *path, fm_dce_export_format format,
+                              GError **error);
+
+G_END_DECLS
