@@ -9,6 +9,7 @@
 #include "app/core/catalogue.h"
 #include "app/core/error.h"
 #include "app/core/export.h"
+#include "app/core/io/mci.h"
 #include "app/core/io/open.h"
 #include "app/core/method.h"
 #include "app/core/roi.h"
@@ -158,7 +159,8 @@ static int parse_command(int argc, char **argv, fm_cli_args *args, const fm_meth
     if (backend_text && fm_backend_parse(backend_text, backend) != FM_OK)
         return fm_cli_fail(FM_EXIT_USAGE, _("--backend: '%s' is not one of auto, cpu, cuda"),
                            backend_text);
-    if (args->positional->len == 0)
+    /* MCML simulates from an .mci file or a preset: INPUT is optional there. */
+    if (args->positional->len == 0 && g_strcmp0((*method)->family, "mcml") != 0)
         return fm_cli_fail(FM_EXIT_USAGE, _("run: missing INPUT file"));
     if (args->positional->len > 1)
         return fm_cli_fail(FM_EXIT_USAGE, _("run: expected one INPUT file, got %u"),
@@ -172,7 +174,7 @@ static int parse_command(int argc, char **argv, fm_cli_args *args, const fm_meth
 static int execute(const fm_method *method, const fm_params *params, fm_backend backend,
                    const fm_cli_args *args)
 {
-    const char *input = args->positional->pdata[0];
+    const char *input = args->positional->len ? args->positional->pdata[0] : NULL;
     const char *outdir = fm_cli_get(args, "output");
     g_autoptr(GError) error = NULL;
     g_autoptr(GPtrArray) rois = NULL;
@@ -181,11 +183,15 @@ static int execute(const fm_method *method, const fm_params *params, fm_backend 
         return fm_cli_fail_error(error);
     /* .ptu files are histogrammed while read, which takes a while for large ones */
     read_progress reading = {input, FALSE};
-    g_autoptr(fm_dataset) dataset = fm_dataset_open(
-        input, isatty(STDERR_FILENO) ? report_read_progress : NULL, &reading, NULL, &error);
+    g_autoptr(fm_dataset) dataset = NULL;
+    if (input && g_str_has_suffix(input, ".mci"))
+        dataset = fm_mci_dataset_new(input, &error);
+    else if (input)
+        dataset = fm_dataset_open(input, isatty(STDERR_FILENO) ? report_read_progress : NULL,
+                                  &reading, NULL, &error);
     if (reading.shown)
         fprintf(stderr, "\n");
-    if (!dataset)
+    if (input && !dataset)
         return fm_cli_fail_error(error);
 
     g_autoptr(fm_catalogue) catalogue = NULL;

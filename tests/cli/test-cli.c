@@ -489,6 +489,28 @@ static void test_flim_files(void)
     }
 }
 
+/* mcml.run needs no image: the generic run path takes a preset (no INPUT) or an .mci INPUT. */
+static void test_generic_mcml(void)
+{
+    g_autofree char *out = tmp_path("out-mcml");
+    cli_result r = run_cli("run", "mcml.run", "--preset=mcml_sample", "--photons=2000",
+                           "--no-catalogue", "-o", out, "--json", NULL);
+    g_assert_cmpint(r.status, ==, 0);
+    g_autoptr(JsonParser) p = NULL;
+    JsonObject *o = parse_object(r.out, &p);
+    g_assert_cmpstr(json_object_get_string_member(o, "method"), ==, "mcml.run");
+    g_autofree char *a_rz = g_build_filename(out, "a_rz.tif", NULL);
+    g_assert_true(g_file_test(a_rz, G_FILE_TEST_IS_REGULAR));
+    cli_result_clear(&r);
+    /* an .mci with an error is an input error (exit 3) naming the file and line */
+    g_autofree char *bad = tmp_path("bad.mci");
+    g_assert_true(g_file_set_contents(bad, "1.0\n1\nout.mco A\n", -1, NULL));
+    r = run_cli("run", "mcml.run", bad, "--no-catalogue", "-o", out, NULL);
+    g_assert_cmpint(r.status, ==, 3);
+    assert_message(&r, "bad.mci");
+    cli_result_clear(&r);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -514,6 +536,7 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/all-zero", test_all_zero);
     g_test_add_func("/cli/simulate", test_simulate);
     g_test_add_func("/cli/flim-files", test_flim_files);
+    g_test_add_func("/cli/generic-mcml", test_generic_mcml);
     int status = g_test_run();
 
     g_autofree char *rm = g_strdup_printf("rm -rf '%s'", tmp_dir);
