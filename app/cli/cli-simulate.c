@@ -1,4 +1,4 @@
-/* `fluxmap-cli simulate lsi|flim`: synthetic datasets plus their ground truth as JSON. */
+/* `fluxmap-cli simulate lsi|flim` (dce and oct dispatch to their own files): synthetic datasets plus their ground truth as JSON. */
 #include <glib/gi18n.h>
 #include <math.h>
 #include <stdio.h>
@@ -420,7 +420,7 @@ int fm_cli_simulate(int argc, char **argv)
     if (argc >= 1 && strcmp(argv[0], "dce") == 0)
         return fm_cli_simulate_dce(argc - 1, argv + 1);
     if (argc < 1)
-        return fm_cli_fail(FM_EXIT_USAGE, _("simulate: missing family (lsi or flim)"));
+        return fm_cli_fail(FM_EXIT_USAGE, _("simulate: missing family (lsi, flim, dce or oct)"));
     if (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
         print_help();
         printf("\n");
@@ -429,7 +429,7 @@ int fm_cli_simulate(int argc, char **argv)
     }
     gboolean flim = strcmp(argv[0], "flim") == 0;
     if (strcmp(argv[0], "lsi") != 0 && !flim)
-        return fm_cli_fail(FM_EXIT_USAGE, _("simulate: unknown family '%s' (lsi or flim)"),
+        return fm_cli_fail(FM_EXIT_USAGE, _("simulate: unknown family '%s' (lsi, flim, dce or oct)"),
                            argv[0]);
     const char *family = argv[0];
     fm_cli_args args = {0};
