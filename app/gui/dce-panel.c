@@ -18,7 +18,7 @@ struct _FmDcePanel {
     const fm_method *method;
     GtkWidget *roi_list, *roi_hint, *check_box, *missing_label, *csv_label;
     GtkWidget *form, *backend_combo, *run_button, *cancel_button, *progress, *progress_label;
-    GPtrArray *rois; /* borrowed from the window */
+    GPtrArray *rois; /* its own list of the window's fm_roi* (the ROIs are borrowed) */
     int slice;
     char *missing;
     guint params_idle;
@@ -55,6 +55,11 @@ static char *input_csv(FmDcePanel *self) /* g_free; "" when none */
     return g_strdup(p ? fm_params_get_string(p, "input_csv") : "");
 }
 
+static void destroy_child(GtkWidget *child, gpointer user)
+{
+    gtk_widget_destroy(child);
+}
+
 static GtkWidget *check_row(gboolean done, gboolean optional, const char *text)
 {
     GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
@@ -79,7 +84,7 @@ static GtkWidget *check_row(gboolean done, gboolean optional, const char *text)
  * input curves; a liver ROI is optional (without one a threshold picks the voxels). */
 static void update_checklist(FmDcePanel *self)
 {
-    gtk_container_foreach(GTK_CONTAINER(self->check_box), (GtkCallback)gtk_widget_destroy, NULL);
+    gtk_container_foreach(GTK_CONTAINER(self->check_box), destroy_child, NULL);
     g_autofree char *csv = input_csv(self);
     gboolean from_csv = *csv != '\0';
     gboolean aorta = has_role(self, FM_DCE_ROLE_AORTA);
@@ -175,7 +180,7 @@ static GtkWidget *roi_row(FmDcePanel *self, fm_roi *roi, guint index)
 
 static void rebuild_roi_list(FmDcePanel *self)
 {
-    gtk_container_foreach(GTK_CONTAINER(self->roi_list), (GtkCallback)gtk_widget_destroy, NULL);
+    gtk_container_foreach(GTK_CONTAINER(self->roi_list), destroy_child, NULL);
     guint on_slice = 0;
     for (guint i = 0; self->rois && i < self->rois->len; i++) {
         fm_roi *roi = self->rois->pdata[i];
@@ -266,6 +271,7 @@ static void fm_dce_panel_dispose(GObject *object)
 static void fm_dce_panel_finalize(GObject *object)
 {
     g_free(FM_DCE_PANEL(object)->missing);
+    g_ptr_array_unref(FM_DCE_PANEL(object)->rois);
     G_OBJECT_CLASS(fm_dce_panel_parent_class)->finalize(object);
 }
 
@@ -290,6 +296,7 @@ static void fm_dce_panel_init(FmDcePanel *self)
     gtk_box_set_spacing(box, 6);
     g_object_set(self, "margin", 10, NULL);
     self->method = fm_method_find("dce.dual_input");
+    self->rois = g_ptr_array_new();
 
     GtkWidget *title = gtk_label_new(NULL);
     g_autofree char *markup = g_markup_printf_escaped(
@@ -416,7 +423,9 @@ void fm_dce_panel_set_backend(FmDcePanel *panel, const char *backend)
 
 void fm_dce_panel_set_rois(FmDcePanel *panel, GPtrArray *rois, int slice)
 {
-    panel->rois = rois;
+    g_ptr_array_set_size(panel->rois, 0);
+    for (guint i = 0; rois && i < rois->len; i++)
+        g_ptr_array_add(panel->rois, rois->pdata[i]);
     panel->slice = slice;
     rebuild_roi_list(panel);
     update_checklist(panel);

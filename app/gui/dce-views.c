@@ -253,7 +253,9 @@ static void build_controls(FmDceViews *self)
     gtk_widget_set_sensitive(self->overlay_combo, FALSE);
     g_signal_connect(self->overlay_combo, "changed", G_CALLBACK(overlay_changed), self);
     self->opacity_scale = scale(100, G_CALLBACK(opacity_moved), self, 90);
+    self->updating = TRUE; /* the image does not exist yet; it starts at 0.6 itself */
     gtk_range_set_value(GTK_RANGE(self->opacity_scale), 60);
+    self->updating = FALSE;
     gtk_widget_set_tooltip_text(self->opacity_scale, _("Opacity of the perfusion map"));
     GtkWidget *export = gtk_menu_button_new();
     GMenu *menu = g_menu_new();

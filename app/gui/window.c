@@ -2,6 +2,7 @@
  * shows results and catalogue runs, and keeps the read-outs (ROI stats, cursor) current. */
 #include "window-private.h"
 #include "window-oct.h"
+#include "window-dce.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -318,6 +319,7 @@ static void set_dataset(FmWindow *win, fm_dataset *ds, const char *path)
     fm_window_select_map(win, "raw");
     fm_window_flim_dataset_changed(win);
     fm_window_oct_dataset_changed(win); /* window-oct.c */
+    fm_window_dce_dataset_changed(win); /* window-dce.c */
     fm_window_update_action_state(win);
 
     g_autofree char *status = g_strdup_printf(_("Opened %s: %d × %d px, %d frames"), base, w, h, n);
@@ -420,6 +422,10 @@ static void run_activated(GSimpleAction *action, GVariant *parameter, gpointer u
     FmWindow *win = user;
     if (win->dataset == NULL) {
         fm_window_show_message(win, GTK_MESSAGE_INFO, _("Open a dataset before running a method."));
+        return;
+    }
+    if (fm_window_dce_active(win)) { /* window-dce.c runs dce.dual_input with its ROI roles */
+        g_action_group_activate_action(G_ACTION_GROUP(win), "dce-run", NULL);
         return;
     }
     gboolean flim = fm_window_flim_active(win);
@@ -588,6 +594,7 @@ static void fm_window_init(FmWindow *win)
     build_children(win);
     fm_window_flim_init(win);
     fm_window_oct_init(win); /* window-oct.c: the OCT pages */
+    fm_window_dce_init(win); /* window-dce.c: the DCE perfusion pages */
 
     g_action_map_add_action_entries(G_ACTION_MAP(win), win_entries, G_N_ELEMENTS(win_entries), win);
     fm_window_actions_init(win);

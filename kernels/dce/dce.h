@@ -36,7 +36,7 @@ typedef struct {
     fm_dce_tolerance_mode tolerance_mode; /* default RELATIVE (the paper's 1e-8 is absolute) */
     int restarts;             /* Nelder-Mead restarts from the best vertex after a converged run,
                                  while the cost still drops by more than the tolerance; 0 = the
-                                 paper's single run (default 2) */
+                                 paper's single run (default 4) */
     int n_devices;            /* CUDA: GPUs that split the voxels, 0 = all visible */
 } fm_dce_params;
 

@@ -228,6 +228,15 @@ fm_status fm_flim_run_typed(fm_flim_method method, const fm_flim_params *params,
         .tick = tick,
         .tick_user = tick_user,
     };
+    if (!is_direct(method)) {
+        /* The fits define no phasor maps: NaN there, as for every map a method does not define
+         * (the fit half writes only its own, so a caller's buffer would keep stale values). */
+        static const int phasor_maps[] = {FM_FLIM_OUT_PHASOR_G, FM_FLIM_OUT_PHASOR_S,
+                                          FM_FLIM_OUT_TAU_PHASE, FM_FLIM_OUT_TAU_MOD};
+        for (size_t j = 0; j < sizeof phasor_maps / sizeof phasor_maps[0]; j++)
+            for (int q = 0; out->map[phasor_maps[j]] && q < n_pixels; q++)
+                out->map[phasor_maps[j]][q] = NAN;
+    }
     status = fm_backend_resolve(backend, info, msg, msg_len);
     if (status != FM_OK)
         goto done;

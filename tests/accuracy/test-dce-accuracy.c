@@ -61,8 +61,9 @@ static void test_noise_free(void)
                 g_string_append_printf(misses, " label %d %s %.3g;", labels[k], names[i], worst[i]);
         }
     }
-    if (misses->len) /* reported as TODO, never hidden: see the report to the kernel owner */
-        g_test_incomplete(misses->str);
+    /* Passes with the defaults (relative tolerance 1e-11, 4 restarts, <= 2000 iterations); the
+     * paper's absolute 1e-8 and 600 iterations left ka 22 % off and tau_a at its bound. */
+    g_assert_cmpstr(misses->str, ==, "");
     g_string_free(misses, TRUE);
 }
 
@@ -152,8 +153,9 @@ static void test_cnr100_bias(void)
         if (i < FM_DCE_TAU_A && !(fabs(bias) < 0.02))
             g_string_append_printf(misses, " %s bias %+.2f %%;", names[i], 100 * bias);
     }
-    if (misses->len)
-        g_test_incomplete(misses->str);
+    /* With the defaults ka's bias is -1.8 % (standard error 0.55 %): a pass, but with little
+     * margin; tau_a = 0 (its bound) is a real local minimum for some noisy curves. */
+    g_assert_cmpstr(misses->str, ==, "");
     g_string_free(misses, TRUE);
 }
 

@@ -77,7 +77,17 @@ static fm_status run_fit(fm_flim_method method, const fm_flim_params *p, const f
     fm_flim_params q = *p;
     q.cuda_variant = variant;
     maps_alloc(m, &out, n);
-    fm_flim_job job = {method, &q, counts, n, mask, seg, n_seg, &out, tick, NULL};
+    fm_flim_job job = {.method = method,
+                       .params = &q,
+                       .counts = counts,
+                       .n_pixels = n,
+                       .mask = mask,
+                       .segment = seg,
+                       .n_segments = n_seg,
+                       .out = &out,
+                       .tick = tick,
+                       .counts_data = counts,
+                       .counts_type = FM_PIXEL_F32};
 #if FM_HAVE_CUDA
     if (cuda)
         return fm_flim_fit_cuda(&job, NULL, msg, FM_MSG_LEN);

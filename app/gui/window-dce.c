@@ -1,0 +1,532 @@
+/* FmWindow's DCE perfusion wiring: the panel and views pages, slice-aware ROIs on the map,
+ * dce.dual_input jobs, input-curve CSV and map export actions. */
+#include "window-dce.h"
+
+#include <glib/gi18n.h>
+#include <string.h>
+
+#include "app/core/dce_prep.h"
+#include "dce-panel.h"
+#include "dce-views.h"
+#include "window-private.h"
+
+typedef struct {
+    FmDcePanel *panel;
+    FmDceViews *views;
+    GtkWidget *controls, *map_toggle, *dce_toggle;
+    /* The map view holds the ROIs of the slice on show; those of other slices wait here, so
+     * every ROI shows only on its slice while the map view stays one 2-D image. */
+    GPtrArray *hidden; /* fm_roi*, owned */
+    GHashTable *known; /* fm_roi* already given a slice */
+    gboolean active, syncing;
+    int counter; /* for unique "ROI n" names across slices */
+    fm_job *job; /* running, or NULL */
+} DceState;
+
+static DceState *state_of(FmWindow *win)
+{
+    return g_object_get_data(G_OBJECT(win), "fm-dce");
+}
+
+static gboolean is_dce(const fm_dataset *ds)
+{
+    return ds && ds->n_dims == 4 && ds->dims[2].size >= 1 && ds->dims[3].size >= 8 &&
+           g_strcmp0(ds->dims[3].unit, "s") == 0;
+}
+
+gboolean fm_window_dce_active(FmWindow *win)
+{
+    return g_strcmp0(fm_window_get_family(win), "dce") == 0;
+}
+
+GPtrArray *fm_window_dce_get_rois(FmWindow *win)
+{
+    DceState *st = state_of(win);
+    GPtrArray *all = g_ptr_array_new();
+    GPtrArray *shown = fm_map_view_get_rois(win->map_view);
+    for (guint i = 0; shown && i < shown->len; i++)
+        g_ptr_array_add(all, shown->pdata[i]);
+    for (guint i = 0; st && i < st->hidden->len; i++)
+        g_ptr_array_add(all, st->hidden->pdata[i]);
+    return all;
+}
+
+/* Hands every ROI to the panel, the views and the checklist. */
+static void publish_rois(FmWindow *win)
+{
+    DceState *st = state_of(win);
+    g_autoptr(GPtrArray) all = fm_window_dce_get_rois(win);
+    int slice = fm_dce_views_get_slice(st->views);
+    fm_dce_panel_set_rois(st->panel, all, slice);
+    fm_dce_views_set_rois(st->views, all);
+}
+
+/* Moves ROIs between the map view and the hidden list so the view holds the slice's own. */
+static void distribute_rois(FmWindow *win)
+{
+    DceState *st = state_of(win);
+    int slice = fm_dce_views_get_slice(st->views);
+    GPtrArray *shown = fm_map_view_get_rois(win->map_view);
+    g_autoptr(GPtrArray) all = fm_window_dce_get_rois(win);
+    st->syncing = TRUE;
+    /* Take every pointer out of both owners first, then hand each to its new one. */
+    g_ptr_array_set_free_func(st->hidden, NULL);
+    g_ptr_array_set_size(st->hidden, 0);
+    g_ptr_array_set_free_func(st->hidden, (GDestroyNotify)fm_roi_free);
+    g_ptr_array_set_free_func(shown, NULL);
+    g_ptr_array_set_size(shown, 0);
+    g_ptr_array_set_free_func(shown, (GDestroyNotify)fm_roi_free);
+    fm_map_view_clear_rois(win->map_view); /* resets its selection and numbering */
+    for (guint i = 0; i < all->len; i++) {
+        fm_roi *roi = all->pdata[i];
+        if (roi->slice < 0 || roi->slice == slice)
+            fm_map_view_add_roi(win->map_view, roi);
+        else
+            g_ptr_array_add(st->hidden, roi);
+    }
+    st->syncing = FALSE;
+}
+
+static void rois_changed(FmMapView *view, FmWindow *win)
+{
+    DceState *st = state_of(win);
+    if (st->syncing || !st->active)
+        return;
+    GPtrArray *shown = fm_map_view_get_rois(view);
+    int slice = fm_dce_views_get_slice(st->views);
+    for (guint i = 0; i < shown->len; i++) {
+        fm_roi *roi = shown->pdata[i];
+        if (g_hash_table_contains(st->known, roi))
+            continue;
+        /* Drawn by hand on the slice on show: it belongs to that slice. */
+        roi->slice = slice;
+        g_free(roi->name);
+        roi->name = g_strdup_printf(_("ROI %d"), ++st->counter);
+        g_hash_table_add(st->known, roi);
+    }
+    /* Forget ROIs the view has freed (Delete key), lest a new one at the same address pass. */
+    g_autoptr(GPtrArray) all = fm_window_dce_get_rois(win);
+    GHashTableIter it;
+    gpointer key;
+    g_hash_table_iter_init(&it, st->known);
+    while (g_hash_table_iter_next(&it, &key, NULL)) {
+        gboolean alive = FALSE;
+        for (guint i = 0; i < all->len && !alive; i++)
+            alive = all->pdata[i] == key;
+        if (!alive)
+            g_hash_table_iter_remove(&it);
+    }
+    publish_rois(win);
+}
+
+static void clear_rois_clicked(GtkButton *button, FmWindow *win)
+{
+    DceState *st = state_of(win);
+    g_ptr_array_set_size(st->hidden, 0);
+    g_hash_table_remove_all(st->known);
+    st->counter = 0;
+    if (st->active)
+        publish_rois(win);
+}
+
+void fm_window_dce_add_roi(FmWindow *win, fm_roi *roi)
+{
+    DceState *st = state_of(win);
+    if (!roi->name)
+        roi->name = g_strdup_printf(_("ROI %d"), ++st->counter);
+    g_hash_table_add(st->known, roi);
+    int slice = fm_dce_views_get_slice(st->views);
+    if (roi->slice < 0 || roi->slice == slice) {
+        fm_map_view_add_roi(win->map_view, roi); /* rois_changed publishes */
+    } else {
+        g_ptr_array_add(st->hidden, roi);
+        publish_rois(win);
+    }
+}
+
+/* ---- display ----------------------------------------------------------------------------- */
+
+static void show_anatomy(FmWindow *win)
+{
+    DceState *st = state_of(win);
+    int w = 0, h = 0;
+    const float *data = fm_dce_views_get_anatomy(st->views, &w, &h);
+    if (!data)
+        return;
+    gboolean first = !fm_map_view_has_map(win->map_view);
+    fm_map_view_set_map(win->map_view, data, w, h, _("Signal"), "");
+    if (first)
+        fm_map_view_zoom_to_fit(win->map_view);
+}
+
+static void position_changed(FmDceViews *views, FmWindow *win)
+{
+    DceState *st = state_of(win);
+    if (!st->active)
+        return;
+    show_anatomy(win);
+    distribute_rois(win);
+    publish_rois(win);
+}
+
+static void set_page(FmWindow *win, const char *page)
+{
+    DceState *st = state_of(win);
+    gtk_stack_set_visible_child_name(GTK_STACK(win->centre_stack), page);
+    gboolean dce = g_strcmp0(page, "dce") == 0;
+    st->syncing = TRUE;
+    gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(dce ? st->dce_toggle : st->map_toggle), TRUE);
+    st->syncing = FALSE;
+}
+
+void fm_window_dce_show_page(FmWindow *win, const char *page)
+{
+    set_page(win, page);
+}
+
+static void page_toggled(GtkToggleButton *button, FmWindow *win)
+{
+    DceState *st = state_of(win);
+    if (!st->syncing && gtk_toggle_button_get_active(button))
+        set_page(win, GTK_WIDGET(button) == st->dce_toggle ? "dce" : "map");
+}
+
+/* In DCE mode the playback bar and the LSI map selector give way to the slice/time bar. */
+static void family_changed(GObject *stack, GParamSpec *pspec, FmWindow *win)
+{
+    DceState *st = state_of(win);
+    gboolean dce = fm_window_dce_active(win);
+    GtkWidget *playback = gtk_widget_get_parent(win->frame_scale);
+    gtk_widget_set_visible(playback, !dce);
+    gtk_widget_set_visible(win->map_combo, !dce);
+    gtk_widget_set_visible(st->controls, dce);
+    if (dce)
+        set_page(win, fm_dce_views_get_result(st->views) ? "dce" : "map");
+}
+
+static void params_changed(FmDcePanel *panel, FmWindow *win)
+{
+    DceState *st = state_of(win);
+    g_autoptr(fm_params) params = fm_dce_panel_get_params(panel, NULL);
+    if (params)
+        fm_dce_views_set_params(st->views, params);
+}
+
+static void roles_changed(FmDcePanel *panel, FmWindow *win)
+{
+    DceState *st = state_of(win);
+    g_autoptr(GPtrArray) all = fm_window_dce_get_rois(win);
+    fm_dce_views_set_rois(st->views, all);
+    gtk_widget_queue_draw(GTK_WIDGET(win->map_view));
+}
+
+static void map_cursor(FmMapView *view, int x, int y, double value, FmWindow *win)
+{
+    DceState *st = state_of(win);
+    if (st->active)
+        fm_dce_views_show_curve(st->views, x, y);
+}
+
+void fm_window_dce_dataset_changed(FmWindow *win)
+{
+    DceState *st = state_of(win);
+    if (!st)
+        return;
+    st->active = is_dce(win->dataset);
+    fm_dce_views_set_dataset(st->views, st->active ? win->dataset : NULL);
+    if (!st->active) {
+        family_changed(NULL, NULL, win);
+        return;
+    }
+    /* ROIs already on the view (from a previous dataset) keep their slices. */
+    GPtrArray *shown = fm_map_view_get_rois(win->map_view);
+    for (guint i = 0; i < shown->len; i++)
+        g_hash_table_add(st->known, shown->pdata[i]);
+    params_changed(st->panel, win);
+    /* Anatomy reads in gray; the user can still pick another colormap. */
+    g_action_group_change_action_state(G_ACTION_GROUP(win), "colormap",
+                                       g_variant_new_string("gray"));
+    fm_window_set_family(win, "dce");
+    family_changed(NULL, NULL, win);
+    position_changed(st->views, win);
+    fm_map_view_zoom_to_fit(win->map_view);
+}
+
+/* ---- jobs -------------------------------------------------------------------------------- */
+
+static void job_progress(fm_job *job, double fraction, gpointer user)
+{
+    FmWindow *win = user;
+    if (win->disposed)
+        return;
+    fm_job_list_update(win->job_list, job);
+    g_autofree char *text = g_strdup_printf(_("Fitting voxels… %.0f %%"), 100.0 * fraction);
+    fm_dce_panel_set_progress(state_of(win)->panel, fraction, text);
+}
+
+static void job_done(fm_job *job, gpointer user)
+{
+    FmWindow *win = user;
+    win->running_jobs--;
+    win->last_job_state = fm_job_get_state(job);
+    DceState *st = state_of(win);
+    if (win->disposed || !st) {
+        g_object_unref(win);
+        return;
+    }
+    g_clear_pointer(&st->job, fm_job_unref);
+    fm_job_list_update(win->job_list, job);
+    fm_dce_panel_set_running(st->panel, FALSE);
+    g_autofree char *what = fm_job_describe(job);
+    const fm_result *res = fm_job_get_result(job);
+    if (win->last_job_state == FM_JOB_DONE && res) {
+        fm_dce_views_set_result(st->views, fm_window_copy_result(res));
+        set_page(win, "dce");
+        g_autofree char *status = g_strdup_printf(_("%s: done in %.1f ms"), what, res->elapsed_ms);
+        fm_window_set_status(win, status);
+        g_autofree char *done = g_strdup_printf(_("Done in %.2f s: %s"), res->elapsed_ms / 1000.0,
+                                                res->note ? res->note : "");
+        fm_dce_panel_set_progress(st->panel, 1.0, done);
+        g_autofree char *backend =
+            g_strdup_printf(_("Backend: %s"), res->device ? res->device : res->backend);
+        gtk_label_set_text(GTK_LABEL(win->backend_label), backend);
+    } else if (win->last_job_state == FM_JOB_FAILED) {
+        const GError *err = fm_job_get_error(job);
+        g_autofree char *msg =
+            g_strdup_printf(_("%s failed: %s"), what, err ? err->message : _("unknown error"));
+        fm_window_show_message(win, GTK_MESSAGE_ERROR, msg);
+        fm_window_set_status(win, msg);
+        fm_dce_panel_set_progress(st->panel, 0, msg);
+    } else {
+        g_autofree char *status = g_strdup_printf(_("%s: cancelled"), what);
+        fm_window_set_status(win, status);
+        fm_dce_panel_set_progress(st->panel, 0, _("Cancelled: no maps were kept."));
+    }
+    g_autoptr(GError) error = NULL;
+    if (!fm_catalogue_view_refresh(win->catalogue_view, &error))
+        fm_window_show_message(win, GTK_MESSAGE_WARNING, error->message);
+    fm_window_update_action_state(win);
+    g_object_unref(win);
+}
+
+static void run_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
+{
+    FmWindow *win = user;
+    DceState *st = state_of(win);
+    if (!st->active) {
+        fm_window_show_message(win, GTK_MESSAGE_INFO,
+                               _("Open a 4-D DCE series (NIfTI, DICOM folder or TIFF stack) "
+                                 "before running the perfusion fit."));
+        return;
+    }
+    if (st->job) {
+        fm_window_show_message(win, GTK_MESSAGE_INFO, _("A perfusion fit is already running."));
+        return;
+    }
+    if (fm_dce_panel_get_missing(st->panel)) {
+        fm_window_show_message(win, GTK_MESSAGE_INFO, fm_dce_panel_get_missing(st->panel));
+        return;
+    }
+    g_autoptr(GError) error = NULL;
+    g_autoptr(fm_params) params = fm_dce_panel_get_params(st->panel, &error);
+    if (!params) {
+        fm_window_show_message(win, GTK_MESSAGE_ERROR, error->message);
+        return;
+    }
+    g_autoptr(GPtrArray) rois = fm_window_dce_get_rois(win);
+    win->running_jobs++;
+    fm_dce_panel_set_running(st->panel, TRUE);
+    fm_dce_panel_set_progress(st->panel, 0, _("Starting…"));
+    st->job = fm_job_start(fm_dce_panel_get_method(st->panel), win->dataset, params,
+                           rois->len ? rois : NULL, fm_dce_panel_get_backend(st->panel),
+                           win->catalogue, job_progress, job_done, g_object_ref(win));
+    fm_job_list_add(win->job_list, st->job);
+    g_autofree char *what = fm_job_describe(st->job);
+    g_autofree char *status = g_strdup_printf(_("Running %s…"), what);
+    fm_window_set_status(win, status);
+}
+
+static void cancel_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
+{
+    DceState *st = state_of(FM_WINDOW(user));
+    if (st->job)
+        fm_job_cancel(st->job);
+}
+
+/* ---- files ------------------------------------------------------------------------------- */
+
+/* A modal native chooser: the dialog's own loop keeps the window responsive. */
+static char *choose(FmWindow *win, GtkFileChooserAction mode, const char *title,
+                    const char *suggested)
+{
+    GtkFileChooserNative *chooser = gtk_file_chooser_native_new(
+        title, GTK_WINDOW(win), mode, mode == GTK_FILE_CHOOSER_ACTION_SAVE ? _("_Save") : _("_Open"),
+        _("_Cancel"));
+    GtkFileChooser *fc = GTK_FILE_CHOOSER(chooser);
+    if (mode == GTK_FILE_CHOOSER_ACTION_SAVE) {
+        gtk_file_chooser_set_do_overwrite_confirmation(fc, TRUE);
+        gtk_file_chooser_set_current_name(fc, suggested);
+    }
+    char *path = NULL;
+    if (gtk_native_dialog_run(GTK_NATIVE_DIALOG(chooser)) == GTK_RESPONSE_ACCEPT)
+        path = gtk_file_chooser_get_filename(fc);
+    g_object_unref(chooser);
+    return path;
+}
+
+static void load_inputs_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
+{
+    FmWindow *win = user;
+    g_autofree char *path =
+        choose(win, GTK_FILE_CHOOSER_ACTION_OPEN, _("Load input curves (t_s,ca,cp)"), NULL);
+    if (path) {
+        DceState *st = state_of(win);
+        fm_dce_panel_set_param(st->panel, "input_csv", path);
+        params_changed(st->panel, win);
+    }
+}
+
+static void save_inputs_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
+{
+    FmWindow *win = user;
+    const fm_dce_inputs *in = fm_dce_views_get_inputs(state_of(win)->views);
+    if (!in) {
+        fm_window_show_message(win, GTK_MESSAGE_INFO,
+                               _("No input curves yet: give an ROI the aorta role and another "
+                                 "the portal-vein role."));
+        return;
+    }
+    g_autofree char *path =
+        choose(win, GTK_FILE_CHOOSER_ACTION_SAVE, _("Save input curves"), "inputs.csv");
+    g_autoptr(GError) error = NULL;
+    if (path && !fm_dce_inputs_save_csv(path, in, &error))
+        fm_window_show_message(win, GTK_MESSAGE_ERROR, error->message);
+}
+
+gboolean fm_window_dce_export(FmWindow *win, const char *path, fm_dce_export_format format,
+                              GError **error)
+{
+    DceState *st = state_of(win);
+    return fm_dce_export_maps(fm_dce_views_get_result(st->views), win->dataset, path, format, NULL,
+                              error);
+}
+
+static void export_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
+{
+    FmWindow *win = user;
+    fm_dce_export_format format = FM_DCE_EXPORT_NIFTI;
+    fm_dce_export_format_parse(g_variant_get_string(parameter, NULL), &format);
+    if (!fm_dce_views_get_result(state_of(win)->views)) {
+        fm_window_show_message(win, GTK_MESSAGE_INFO, _("Run the fit before exporting maps."));
+        return;
+    }
+    static const char *const names[] = {"perfusion.nii.gz", "perfusion.tif", "perfusion.csv"};
+    g_autofree char *path = choose(win, GTK_FILE_CHOOSER_ACTION_SAVE,
+                                   format == FM_DCE_EXPORT_CSV ? _("Export fitted voxels")
+                                                               : _("Export maps (one file each)"),
+                                   names[format]);
+    g_autoptr(GError) error = NULL;
+    if (!path)
+        return;
+    if (!fm_window_dce_export(win, path, format, &error)) {
+        fm_window_show_message(win, GTK_MESSAGE_ERROR, error->message);
+        return;
+    }
+    g_autofree char *status = g_strdup_printf(_("Exported the perfusion maps to %s"), path);
+    fm_window_set_status(win, status);
+}
+
+/* ---- set-up ------------------------------------------------------------------------------ */
+
+static void state_free(gpointer data)
+{
+    DceState *st = data;
+    if (st->job) {
+        fm_job_cancel(st->job);
+        fm_job_unref(st->job);
+    }
+    g_ptr_array_unref(st->hidden);
+    g_hash_table_unref(st->known);
+    g_free(st);
+}
+
+static GtkWidget *page_button(const char *label, const char *tooltip)
+{
+    GtkWidget *b = gtk_radio_button_new_with_label(NULL, label);
+    gtk_toggle_button_set_mode(GTK_TOGGLE_BUTTON(b), FALSE);
+    gtk_widget_set_tooltip_text(b, tooltip);
+    return b;
+}
+
+void fm_window_dce_init(FmWindow *win)
+{
+    static const GActionEntry entries[] = {
+        {"dce-run", run_activated, NULL, NULL, NULL, {0}},
+        {"dce-cancel", cancel_activated, NULL, NULL, NULL, {0}},
+        {"dce-load-inputs", load_inputs_activated, NULL, NULL, NULL, {0}},
+        {"dce-save-inputs", save_inputs_activated, NULL, NULL, NULL, {0}},
+        {"dce-export", export_activated, "s", NULL, NULL, {0}},
+    };
+    g_action_map_add_action_entries(G_ACTION_MAP(win), entries, G_N_ELEMENTS(entries), win);
+    DceState *st = g_new0(DceState, 1);
+    st->hidden = g_ptr_array_new_with_free_func((GDestroyNotify)fm_roi_free);
+    st->known = g_hash_table_new(NULL, NULL);
+    g_object_set_data_full(G_OBJECT(win), "fm-dce", st, state_free);
+
+    st->panel = FM_DCE_PANEL(fm_dce_panel_new());
+    GtkWidget *scroller = gtk_scrolled_window_new(NULL, NULL);
+    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroller), GTK_POLICY_NEVER,
+                                   GTK_POLICY_AUTOMATIC);
+    gtk_container_add(GTK_CONTAINER(scroller), GTK_WIDGET(st->panel));
+    gtk_stack_add_titled(GTK_STACK(win->panel_stack), scroller, "dce", _("Perfusion"));
+    st->views = FM_DCE_VIEWS(fm_dce_views_new());
+    gtk_stack_add_titled(GTK_STACK(win->centre_stack), GTK_WIDGET(st->views), "dce",
+                         _("Perfusion"));
+    fm_dce_views_set_plot(st->views, win->plot_view);
+
+    /* The slice/time bar sits where the playback bar is, with Anatomy | Perfusion in front. */
+    st->controls = fm_dce_views_get_controls(st->views);
+    st->map_toggle = page_button(_("Anatomy"), _("Draw and edit ROIs on the anatomy"));
+    st->dce_toggle = page_button(_("Perfusion"), _("Perfusion maps over the anatomy"));
+    gtk_radio_button_join_group(GTK_RADIO_BUTTON(st->dce_toggle),
+                                GTK_RADIO_BUTTON(st->map_toggle));
+    GtkWidget *pages = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0);
+    gtk_style_context_add_class(gtk_widget_get_style_context(pages), "linked");
+    gtk_box_pack_start(GTK_BOX(pages), st->map_toggle, FALSE, FALSE, 0);
+    gtk_box_pack_start(GTK_BOX(pages), st->dce_toggle, FALSE, FALSE, 0);
+    gtk_box_pack_start(GTK_BOX(st->controls), pages, FALSE, FALSE, 0);
+    gtk_box_reorder_child(GTK_BOX(st->controls), pages, 0);
+    g_signal_connect(st->map_toggle, "toggled", G_CALLBACK(page_toggled), win);
+    g_signal_connect(st->dce_toggle, "toggled", G_CALLBACK(page_toggled), win);
+    GtkWidget *playback = gtk_widget_get_parent(win->frame_scale);
+    GtkWidget *centre = gtk_widget_get_parent(playback);
+    gtk_box_pack_start(GTK_BOX(centre), st->controls, FALSE, FALSE, 0);
+    int position = 0; /* right after the playback bar, whatever its index */
+    gtk_container_child_get(GTK_CONTAINER(centre), playback, "position", &position, NULL);
+    gtk_box_reorder_child(GTK_BOX(centre), st->controls, position + 1);
+    gtk_widget_show_all(st->controls);
+    gtk_widget_set_visible(st->controls, FALSE);
+    gtk_widget_show_all(scroller);
+    gtk_widget_show_all(GTK_WIDGET(st->views));
+
+    g_signal_connect(st->views, "position-changed", G_CALLBACK(position_changed), win);
+    g_signal_connect(st->panel, "params-changed", G_CALLBACK(params_changed), win);
+    g_signal_connect(st->panel, "roles-changed", G_CALLBACK(roles_changed), win);
+    g_signal_connect(win->map_view, "rois-changed", G_CALLBACK(rois_changed), win);
+    g_signal_connect(win->map_view, "cursor-moved", G_CALLBACK(map_cursor), win);
+    g_signal_connect(win->clear_rois_button, "clicked", G_CALLBACK(clear_rois_clicked), win);
+    /* after window-flim.c's handler, which shows the map for every family but FLIM */
+    g_signal_connect(win->panel_stack, "notify::visible-child", G_CALLBACK(family_changed), win);
+}
+
+GtkWidget *fm_window_get_dce_panel(FmWindow *win)
+{
+    DceState *st = state_of(win);
+    return st ? GTK_WIDGET(st->panel) : NULL;
+}
+
+GtkWidget *fm_window_get_dce_views(FmWindow *win)
+{
+    DceState *st = state_of(win);
+    return st ? GTK_WIDGET(st->views) : NULL;
+}
