@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "fm_config.h"
 #include "kernels/device.h"
 #include "kernels/flim/flim.h"
@@ -31,25 +31,6 @@ static const flim_case cases[] = {
 };
 #define ACC_ROWS 64 /* rows of fresh random data for the CPU~GPU column */
 #define N_CASES (int)(sizeof cases / sizeof cases[0])
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static void *host_alloc(size_t bytes, int pinned)
 {
@@ -182,13 +163,13 @@ static double time_once(const flim_case *c, const workload *w, fm_flim_outputs *
         cudaEventRecord(e0, 0);
     }
 #endif
-    double t0 = now_ms();
+    double t0 = fm_bench_now_ms();
     const void *counts = w->counts16 ? (const void *)w->counts16 : (const void *)w->counts;
     fm_status st = fm_flim_run_typed(c->method, &p, counts,
                                      w->counts16 ? FM_PIXEL_U16 : FM_PIXEL_F32, n, NULL,
                                      w->segment, nseg, out, backend, NULL, NULL, NULL, msg,
                                      FM_MSG_LEN);
-    ms = now_ms() - t0;
+    ms = fm_bench_now_ms() - t0;
 #if FM_HAVE_CUDA
     if (backend == FM_BACKEND_CUDA) {
         float ev = 0;
@@ -216,7 +197,7 @@ static double time_median(const flim_case *c, const workload *w, fm_flim_outputs
         if ((t[r] = time_once(c, w, out, backend, variant, msg)) < 0)
             return -1;
     *reps_used = reps;
-    return median(t, reps);
+    return fm_bench_median(t, reps);
 }
 
 static double max_rel(const float *a, const float *b, size_t n, long *nan_mismatch)
@@ -462,28 +443,7 @@ int bench_flim(int quick)
 #if FM_HAVE_CUDA
     if (have_gpu) {
         /* PCIe ceilings: one 256 MB pinned copy each way, median of 5 after a warm-up. */
-        const size_t bytes = (size_t)256 << 20;
-        void *h = NULL, *d = NULL;
-        double up[5], down[5];
-        if (cudaHostAlloc(&h, bytes, cudaHostAllocDefault) == cudaSuccess &&
-            cudaMalloc(&d, bytes) == cudaSuccess) {
-            memset(h, 1, bytes);
-            for (int r = -1; r < 5; r++) {
-                double t0 = now_ms();
-                cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
-                double t1 = now_ms();
-                cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost);
-                double t2 = now_ms();
-                if (r >= 0) {
-                    up[r] = bytes / ((t1 - t0) * 1e6);
-                    down[r] = bytes / ((t2 - t1) * 1e6);
-                }
-            }
-            h2d = median(up, 5);
-            d2h = median(down, 5);
-        }
-        cudaFreeHost(h);
-        cudaFree(d);
+        fm_bench_pcie_ceilings((size_t)256 << 20, &h2d, &d2h);
         if (!(h2d > 0)) {
             printf("GPU: measuring PCIe failed; GPU columns omitted\n");
             have_gpu = 0;

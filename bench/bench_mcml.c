@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_util.h"
 #include "fm_config.h"
 #include "kernels/device.h"
 #include "kernels/mcml/mcml.h"
@@ -34,12 +35,6 @@ static fm_mcml_params skin_params(long long photons, int record, int cache)
     return p;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Median wall time (host to host, allocation and copies included) of reps runs. */
 static int time_runs(const fm_mcml_params *p, fm_backend backend, int reps, double *median_ms,
                      fm_mcml_result *r, char *device, size_t device_len)
@@ -64,8 +59,7 @@ static int time_runs(const fm_mcml_params *p, fm_backend backend, int reps, doub
     }
     r->a_rz = NULL;
     free(a_rz);
-    qsort(t, (size_t)reps, sizeof *t, cmp_d);
-    *median_ms = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
+    *median_ms = fm_bench_median(t, reps);
     return 1;
 }
 

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "fm_config.h"
 #include "kernels/device.h"
 #include "kernels/oct/oct_impl.h"
@@ -17,25 +17,6 @@
 
 #define N_PIXELS 2048
 #define N_ALINES 400
-
-static double oct_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* 12-bit frame: a mirror-like fringe on a source envelope plus uniform noise, fixed seed. */
 static void fill_frame(uint16_t *frame, int lines)
@@ -110,27 +91,7 @@ int bench_oct(int quick)
 #if FM_HAVE_CUDA
     if (have_gpu) {
         /* Ceilings: one 256 MiB pinned copy each way, median of 5 after a warm-up. */
-        const size_t bytes = (size_t)256 << 20;
-        void *h = pinned_alloc(bytes), *d = NULL;
-        double up[5], down[5];
-        if (h && cudaMalloc(&d, bytes) == cudaSuccess) {
-            memset(h, 1, bytes);
-            for (int r = -1; r < 5; r++) {
-                double t0 = oct_now_ms();
-                cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
-                double t1 = oct_now_ms();
-                cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost);
-                double t2 = oct_now_ms();
-                if (r >= 0) {
-                    up[r] = bytes / ((t1 - t0) * 1e6);
-                    down[r] = bytes / ((t2 - t1) * 1e6);
-                }
-            }
-            h2d = median_of(up, 5);
-            d2h = median_of(down, 5);
-        }
-        cudaFree(d);
-        pinned_free(h);
+        fm_bench_pcie_ceilings((size_t)256 << 20, &h2d, &d2h);
         printf("Measured ceilings: pinned H2D %.1f GB/s, D2H %.1f GB/s; per A-line 4096 B up "
                "(uint16) and 4096 B down (1024 float dB): PCIe floor %.2f (serial) to %.2f "
                "(overlapped) million A-lines/s\n",
@@ -206,13 +167,13 @@ int bench_oct(int quick)
         double t[9];
         /* CPU twin, all cores, fewer B-scans. */
         for (int r = -1; r < 3; r++) {
-            double t0 = oct_now_ms();
+            double t0 = fm_bench_now_ms();
             fm_oct_bscans(&p, rec, FM_PIXEL_U16, N_ALINES, cpu_bscans, out, FM_BACKEND_CPU, NULL,
                           NULL, NULL, msg, sizeof msg);
             if (r >= 0)
-                t[r] = oct_now_ms() - t0;
+                t[r] = fm_bench_now_ms() - t0;
         }
-        double ms = median_of(t, 3);
+        double ms = fm_bench_median(t, 3);
         char backend[32];
         snprintf(backend, sizeof backend, "CPU twin, %d threads", fm_cpu_threads());
         printf("| %-12s | %-22s | %9.2f | %12.3e |\n", label, backend, ms,
@@ -221,34 +182,34 @@ int bench_oct(int quick)
             continue;
         fm_status st = FM_OK;
         for (int r = -1; r < runs && st == FM_OK; r++) {
-            double t0 = oct_now_ms();
+            double t0 = fm_bench_now_ms();
             st = fm_oct_bscans(&p, rec, FM_PIXEL_U16, N_ALINES, n_bscans, out, FM_BACKEND_CUDA,
                                NULL, NULL, NULL, msg, sizeof msg);
             if (r >= 0)
-                t[r] = oct_now_ms() - t0;
+                t[r] = fm_bench_now_ms() - t0;
         }
         if (st != FM_OK) {
             printf("| %-12s | CUDA failed: %s |\n", label, msg);
             continue;
         }
-        ms = median_of(t, runs);
+        ms = fm_bench_median(t, runs);
         printf("| %-12s | %-22s | %9.2f | %12.3e |\n", label, "CUDA, per call", ms,
                (double)n_bscans * N_ALINES / ms * 1e3);
         fm_oct_cuda_stream *stream = NULL;
         st =
             fm_oct_cuda_stream_open(&p, FM_PIXEL_U16, N_ALINES, n_bscans, &stream, msg, sizeof msg);
         for (int r = -1; r < runs && st == FM_OK; r++) {
-            double t0 = oct_now_ms();
+            double t0 = fm_bench_now_ms();
             st = fm_oct_cuda_stream_run(stream, rec, n_bscans, out, msg, sizeof msg);
             if (r >= 0)
-                t[r] = oct_now_ms() - t0;
+                t[r] = fm_bench_now_ms() - t0;
         }
         fm_oct_cuda_stream_close(stream);
         if (st != FM_OK) {
             printf("| %-12s | CUDA stream failed: %s |\n", label, msg);
             continue;
         }
-        ms = median_of(t, runs);
+        ms = fm_bench_median(t, runs);
         printf("| %-12s | %-22s | %9.2f | %12.3e |\n", label, "CUDA, steady", ms,
                (double)n_bscans * N_ALINES / ms * 1e3);
     }

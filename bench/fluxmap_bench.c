@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "fm_config.h"
 #include "kernels/device.h"
 #include "kernels/lsi/lsi_impl.h"
@@ -18,25 +18,6 @@ int bench_mcml(int quick); /* bench_mcml.c */
 int bench_flim(int quick); /* bench_flim.c */
 int bench_oct(int quick);  /* bench_oct.c */
 int bench_dce(int quick);  /* bench_dce.c */
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
@@ -92,23 +73,23 @@ static int measure_ceilings(bench_env *env)
     if (ok) {
         memset(h, 1, host_bytes);
         for (int r = -1; r < 5; r++) {
-            double t0 = now_ms();
+            double t0 = fm_bench_now_ms();
             cudaMemcpy(d, h, host_bytes, cudaMemcpyHostToDevice);
-            double t1 = now_ms();
+            double t1 = fm_bench_now_ms();
             cudaMemcpy(h, d, host_bytes, cudaMemcpyDeviceToHost);
-            double t2 = now_ms();
+            double t2 = fm_bench_now_ms();
             cudaMemcpy(d2, d, dev_bytes, cudaMemcpyDeviceToDevice);
             cudaDeviceSynchronize();
-            double t3 = now_ms();
+            double t3 = fm_bench_now_ms();
             if (r >= 0) {
                 up[r] = host_bytes / ((t1 - t0) * 1e6);
                 down[r] = host_bytes / ((t2 - t1) * 1e6);
                 dd[r] = 2.0 * dev_bytes / ((t3 - t2) * 1e6);
             }
         }
-        env->h2d_gbs = median(up, 5);
-        env->d2h_gbs = median(down, 5);
-        env->dram_gbs = median(dd, 5);
+        env->h2d_gbs = fm_bench_median(up, 5);
+        env->d2h_gbs = fm_bench_median(down, 5);
+        env->dram_gbs = fm_bench_median(dd, 5);
         ok = cudaGetLastError() == cudaSuccess;
     }
     cudaFreeHost(h);
@@ -154,12 +135,12 @@ static double cpu_frame_ms(const fm_lsi_params *p, const void *frame, int W, int
     fm_lsi_spatial(p, frame, FM_PIXEL_U16, W, H, 1, k, s, FM_BACKEND_CPU, NULL, NULL, NULL, msg,
                    sizeof msg); /* warm-up: page in the outputs */
     for (int r = 0; r < reps; r++) {
-        double t0 = now_ms();
+        double t0 = fm_bench_now_ms();
         fm_lsi_spatial(p, frame, FM_PIXEL_U16, W, H, 1, k, s, FM_BACKEND_CPU, NULL, NULL, NULL,
                        msg, sizeof msg);
-        t[r] = now_ms() - t0;
+        t[r] = fm_bench_now_ms() - t0;
     }
-    double m = median(t, reps);
+    double m = fm_bench_median(t, reps);
     free(t);
     return m;
 }
@@ -216,13 +197,13 @@ static double stream_run(const fm_lsi_params *p, const uint16_t *in, int W, int 
         fm_lsi_job job = {.params = *p, .mode = FM_LSI_MODE_SPATIAL, .frames = in,
                           .type = FM_PIXEL_U16, .width = W, .height = H, .n_frames = nf,
                           .contrast = k, .sfi = s, .host_mode = host};
-        double t0 = now_ms();
+        double t0 = fm_bench_now_ms();
         if (fm_lsi_run_job(&job, backend, NULL, msg, FM_MSG_LEN) != FM_OK)
             return -1;
         if (r >= 0)
-            t[r] = now_ms() - t0;
+            t[r] = fm_bench_now_ms() - t0;
     }
-    return median(t, runs) / nf;
+    return fm_bench_median(t, runs) / nf;
 }
 
 /* The paper's real-time case: a 1392x1040 12-bit stream, K and SFI for every frame. */

@@ -136,6 +136,25 @@ fm_status fm_backend_resolve(fm_backend requested, fm_run_info *info, char *msg,
     return FM_OK;
 }
 
+void fm_backend_fall_back(fm_run_info *info, const char *why)
+{
+    fm_backend_resolve(FM_BACKEND_CPU, info, NULL, 0);
+    info->fell_back = 1;
+    snprintf(info->fallback_reason, sizeof info->fallback_reason, "%s", why);
+}
+
+int fm_backend_cuda_settled(fm_status status, fm_backend requested, fm_run_info *info,
+                            const char *why, char *msg, size_t msg_len)
+{
+    if (status == FM_ERR_DEVICE && requested == FM_BACKEND_AUTO) {
+        fm_backend_fall_back(info, why);
+        return 0;
+    }
+    if (status != FM_OK)
+        fm_fail(status, msg, msg_len, "%s", why);
+    return 1;
+}
+
 void fm_parallel_memcpy(void *dst, const void *src, size_t n)
 {
     /* Below ~1 MB thread start-up costs more than the copy. */

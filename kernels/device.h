@@ -36,6 +36,16 @@ const char *fm_backend_name(fm_backend backend);
  * Fills info->backend_used and info->device_name. */
 fm_status fm_backend_resolve(fm_backend requested, fm_run_info *info, char *msg, size_t msg_len);
 
+/* Records a run-time fall-back to the CPU: info says CPU, fell_back = 1 and why. */
+void fm_backend_fall_back(fm_run_info *info, const char *why);
+
+/* Settles a CUDA attempt that returned status with its reason in why. Returns 1 when that is the
+ * final answer (on error msg gets why), 0 when the caller must redo the whole job on the CPU:
+ * the GPU failed at run time (FM_ERR_DEVICE) and AUTO promises an answer, so info now records a
+ * CPU run that fell back, with why (fm_backend_fall_back). */
+int fm_backend_cuda_settled(fm_status status, fm_backend requested, fm_run_info *info,
+                            const char *why, char *msg, size_t msg_len);
+
 /* Fills msg like snprintf and returns status; used by every kernel for errors. */
 fm_status fm_fail(fm_status status, char *msg, size_t msg_len, const char *fmt, ...)
 #ifdef __GNUC__

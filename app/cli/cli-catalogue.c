@@ -28,8 +28,7 @@ static void member_string(JsonBuilder *b, const char *name, const char *value)
 static void add_run_json(JsonBuilder *b, const fm_catalogue_run *run)
 {
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "id");
-    json_builder_add_int_value(b, run->id);
+    fm_cli_json_member_int(b, "id", run->id);
     member_string(b, "status", fm_run_status_name(run->status));
     member_string(b, "method", run->method_id);
     json_builder_set_member_name(b, "params");
@@ -38,12 +37,9 @@ static void add_run_json(JsonBuilder *b, const fm_catalogue_run *run)
     member_string(b, "device", run->device);
     member_string(b, "dataset", run->dataset_path);
     member_string(b, "dataset_sha256", run->dataset_sha256);
-    json_builder_set_member_name(b, "elapsed_ms");
-    fm_cli_json_add_number(b, run->elapsed_ms);
-    json_builder_set_member_name(b, "started_unix");
-    json_builder_add_int_value(b, run->started_unix);
-    json_builder_set_member_name(b, "finished_unix");
-    json_builder_add_int_value(b, run->finished_unix);
+    fm_cli_json_member_number(b, "elapsed_ms", run->elapsed_ms);
+    fm_cli_json_member_int(b, "started_unix", run->started_unix);
+    fm_cli_json_member_int(b, "finished_unix", run->finished_unix);
     member_string(b, "error", run->error_message);
     json_builder_set_member_name(b, "outputs");
     json_builder_begin_array(b);

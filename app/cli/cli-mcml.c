@@ -43,36 +43,24 @@ static void print_json(const fm_result *result, const fm_mcml_result *r, const c
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "method");
-    json_builder_add_string_value(b, "mcml.run");
-    json_builder_set_member_name(b, "backend");
-    json_builder_add_string_value(b, result->backend ? result->backend : "cpu");
-    json_builder_set_member_name(b, "device");
-    json_builder_add_string_value(b, result->device ? result->device : "");
-    json_builder_set_member_name(b, "elapsed_ms");
-    fm_cli_json_add_number(b, result->elapsed_ms);
-    json_builder_set_member_name(b, "photons");
-    json_builder_add_int_value(b, r->photons_done);
+    fm_cli_json_member_string(b, "method", "mcml.run");
+    fm_cli_json_member_string(b, "backend", result->backend ? result->backend : "cpu");
+    fm_cli_json_member_string(b, "device", result->device ? result->device : "");
+    fm_cli_json_member_number(b, "elapsed_ms", result->elapsed_ms);
+    fm_cli_json_member_int(b, "photons", r->photons_done);
     const char *names[] = {"rsp", "rd", "a", "tt", "rd_se", "a_se", "tt_se"};
     const double values[] = {r->rsp, r->rd, r->a, r->tt, r->rd_se, r->a_se, r->tt_se};
     for (gsize i = 0; i < G_N_ELEMENTS(names); i++) {
-        json_builder_set_member_name(b, names[i]);
-        fm_cli_json_add_number(b, values[i]);
+        fm_cli_json_member_number(b, names[i], values[i]);
     }
-    json_builder_set_member_name(b, "note");
-    json_builder_add_string_value(b, result->note ? result->note : "");
-    json_builder_set_member_name(b, "mco");
-    json_builder_add_string_value(b, mco);
+    fm_cli_json_member_string(b, "note", result->note ? result->note : "");
+    fm_cli_json_member_string(b, "mco", mco);
     json_builder_set_member_name(b, "tiffs");
     json_builder_begin_array(b);
     for (guint i = 0; i < tiffs->len; i++)
         json_builder_add_string_value(b, tiffs->pdata[i]);
     json_builder_end_array(b);
-    json_builder_set_member_name(b, "run_id");
-    if (run_id > 0)
-        json_builder_add_int_value(b, run_id);
-    else
-        json_builder_add_null_value(b);
+    fm_cli_json_member_run_id(b, run_id);
     json_builder_end_object(b);
     fm_cli_json_print(b);
 }
@@ -158,16 +146,10 @@ static int mcml_run_parsed(const fm_cli_args *parsed)
         !(input = fm_mci_dataset_new(args.positional->pdata[0], &error)))
         return fm_cli_fail_error(error);
 
-    g_autoptr(fm_catalogue) catalogue = NULL;
-    gint64 run_id = 0;
-    if (!fm_cli_has(&args, "no_catalogue")) {
-        g_autofree char *dir = fm_catalogue_default_dir();
-        g_autofree char *params_json = fm_params_to_json(params);
-        catalogue = fm_catalogue_open(dir, &error);
-        if (!catalogue || !(run_id = fm_catalogue_begin_run(catalogue, input, method->id,
-                                                            params_json, NULL, &error)))
-            return fm_cli_fail(FM_EXIT_INPUT, _("catalogue: %s"), error->message);
-    }
+    g_auto(fm_cli_record) record = {0};
+    code = fm_cli_record_begin(&record, &args, input, method->id, params, NULL);
+    if (code != FM_EXIT_OK)
+        return code;
 
     fm_job_context context = {.backend = backend};
     if (isatty(STDERR_FILENO))
@@ -176,24 +158,17 @@ static int mcml_run_parsed(const fm_cli_args *parsed)
     if (context.progress)
         fprintf(stderr, "\n");
     if (!result) {
-        if (catalogue)
-            fm_catalogue_abort_run(catalogue, run_id, FM_RUN_FAILED, error->message, NULL);
+        fm_cli_record_abort(&record, error);
         return fm_cli_fail_error(error);
     }
     fm_mcml_result r;
     memset(&r, 0, sizeof r);
     g_autoptr(GPtrArray) tiffs = g_ptr_array_new_with_free_func(g_free);
     code = write_outputs(mco, &run, result, &r, tiffs);
-    if (catalogue) {
-        if (code != FM_EXIT_OK)
-            fm_catalogue_abort_run(catalogue, run_id, FM_RUN_FAILED,
-                                   _("writing the outputs failed"), NULL);
-        else if (!fm_catalogue_finish_run(catalogue, run_id, result, &error))
-            code = fm_cli_fail(FM_EXIT_INPUT, _("catalogue: %s"), error->message);
-    }
+    code = fm_cli_record_end(&record, code, result, _("writing the outputs failed"));
     if (code == FM_EXIT_OK) {
         if (fm_cli_has(&args, "json"))
-            print_json(result, &r, mco, tiffs, run_id);
+            print_json(result, &r, mco, tiffs, record.run_id);
         else
             printf(_("mcml.run on %s (%s): %.1f ms\n%s\nwrote %s\n"),
                    result->backend ? result->backend : "cpu", result->device ? result->device : "",
@@ -203,18 +178,6 @@ static int mcml_run_parsed(const fm_cli_args *parsed)
     return code;
 }
 
-static int mcml_run_command(int argc, char **argv)
-{
-    fm_cli_args args = {0};
-    g_autofree char *message = NULL;
-    int code;
-    if (!fm_cli_parse(argc, argv, options, G_N_ELEMENTS(options), NULL, &args, &message))
-        code = fm_cli_fail(FM_EXIT_USAGE, "mcml run: %s", message);
-    else
-        code = mcml_run_parsed(&args);
-    fm_cli_args_clear(&args);
-    return code;
-}
 
 int fm_cli_mcml(int argc, char **argv)
 {
@@ -223,6 +186,7 @@ int fm_cli_mcml(int argc, char **argv)
         return argc < 1 ? FM_EXIT_USAGE : FM_EXIT_OK;
     }
     if (strcmp(argv[0], "run") == 0)
-        return mcml_run_command(argc - 1, argv + 1);
+        return fm_cli_parse_and_run(argc - 1, argv + 1, "mcml run", options,
+                                    G_N_ELEMENTS(options), mcml_run_parsed);
     return fm_cli_fail(FM_EXIT_USAGE, _("mcml: unknown sub-command '%s' (try 'run')"), argv[0]);
 }

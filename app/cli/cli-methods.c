@@ -10,10 +10,8 @@ static const fm_cli_option options[] = {{"json", FALSE}, {"help", FALSE}};
 static void add_param_json(JsonBuilder *b, const fm_param_spec *spec)
 {
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "name");
-    json_builder_add_string_value(b, spec->key);
-    json_builder_set_member_name(b, "type");
-    json_builder_add_string_value(b, fm_param_type_name(spec->type));
+    fm_cli_json_member_string(b, "name", spec->key);
+    fm_cli_json_member_string(b, "type", fm_param_type_name(spec->type));
     json_builder_set_member_name(b, "default");
     switch (spec->type) {
     case FM_PARAM_INT:
@@ -45,13 +43,8 @@ static void add_param_json(JsonBuilder *b, const fm_param_spec *spec)
         json_builder_add_int_value(b, (gint64)spec->max);
     else
         json_builder_add_double_value(b, spec->max);
-    json_builder_set_member_name(b, "unit");
-    if (spec->unit)
-        json_builder_add_string_value(b, spec->unit);
-    else
-        json_builder_add_null_value(b);
-    json_builder_set_member_name(b, "help");
-    json_builder_add_string_value(b, spec->help ? _(spec->help) : "");
+    fm_cli_json_member_string(b, "unit", spec->unit);
+    fm_cli_json_member_string(b, "help", spec->help ? _(spec->help) : "");
     if (spec->type == FM_PARAM_INT) {
         json_builder_set_member_name(b, "odd_only");
         json_builder_add_boolean_value(b, spec->odd_only);
@@ -75,14 +68,10 @@ static void print_json(const fm_method *const *methods, int n)
     for (int i = 0; i < n; i++) {
         const fm_method *m = methods[i];
         json_builder_begin_object(b);
-        json_builder_set_member_name(b, "id");
-        json_builder_add_string_value(b, m->id);
-        json_builder_set_member_name(b, "family");
-        json_builder_add_string_value(b, m->family);
-        json_builder_set_member_name(b, "title");
-        json_builder_add_string_value(b, _(m->title));
-        json_builder_set_member_name(b, "description");
-        json_builder_add_string_value(b, m->description ? _(m->description) : "");
+        fm_cli_json_member_string(b, "id", m->id);
+        fm_cli_json_member_string(b, "family", m->family);
+        fm_cli_json_member_string(b, "title", _(m->title));
+        fm_cli_json_member_string(b, "description", m->description ? _(m->description) : "");
         json_builder_set_member_name(b, "params");
         json_builder_begin_array(b);
         for (int p = 0; p < m->n_params; p++)
@@ -92,12 +81,10 @@ static void print_json(const fm_method *const *methods, int n)
         json_builder_begin_array(b);
         for (int o = 0; o < m->n_outputs; o++) {
             json_builder_begin_object(b);
-            json_builder_set_member_name(b, "name");
-            json_builder_add_string_value(b, m->outputs[o].name);
+            fm_cli_json_member_string(b, "name", m->outputs[o].name);
             json_builder_set_member_name(b, "unit");
             json_builder_add_string_value(b, m->outputs[o].unit);
-            json_builder_set_member_name(b, "title");
-            json_builder_add_string_value(b, _(m->outputs[o].title));
+            fm_cli_json_member_string(b, "title", _(m->outputs[o].title));
             json_builder_end_object(b);
         }
         json_builder_end_array(b);

@@ -58,42 +58,26 @@ static void print_json(const fm_method *method, const fm_params *params, const f
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "method");
-    json_builder_add_string_value(b, method->id);
+    fm_cli_json_member_string(b, "method", method->id);
     json_builder_set_member_name(b, "params");
     g_autofree char *params_json = fm_params_to_json(params);
     fm_cli_json_add_parsed(b, params_json);
-    json_builder_set_member_name(b, "backend");
-    json_builder_add_string_value(b, result->backend ? result->backend : "cpu");
-    json_builder_set_member_name(b, "device");
-    json_builder_add_string_value(b, result->device ? result->device : "");
-    json_builder_set_member_name(b, "elapsed_ms");
-    fm_cli_json_add_number(b, result->elapsed_ms);
-    json_builder_set_member_name(b, "run_id");
-    if (run_id > 0)
-        json_builder_add_int_value(b, run_id);
-    else
-        json_builder_add_null_value(b);
-    json_builder_set_member_name(b, "note");
-    if (result->note)
-        json_builder_add_string_value(b, result->note);
-    else
-        json_builder_add_null_value(b);
+    fm_cli_json_member_string(b, "backend", result->backend ? result->backend : "cpu");
+    fm_cli_json_member_string(b, "device", result->device ? result->device : "");
+    fm_cli_json_member_number(b, "elapsed_ms", result->elapsed_ms);
+    fm_cli_json_member_run_id(b, run_id);
+    fm_cli_json_member_string(b, "note", result->note);
     json_builder_set_member_name(b, "outputs");
     json_builder_begin_array(b);
     for (guint i = 0; i < result->maps->len; i++) {
         const fm_map *map = result->maps->pdata[i];
         fm_map_stats stats = fm_map_statistics(map);
         json_builder_begin_object(b);
-        json_builder_set_member_name(b, "name");
-        json_builder_add_string_value(b, map->name);
-        json_builder_set_member_name(b, "unit");
-        json_builder_add_string_value(b, map->unit);
+        fm_cli_json_member_string(b, "name", map->name);
+        fm_cli_json_member_string(b, "unit", map->unit);
         fm_cli_json_add_stats(b, &stats);
-        json_builder_set_member_name(b, "frames");
-        json_builder_add_int_value(b, map->n_frames);
-        json_builder_set_member_name(b, "file");
-        json_builder_add_string_value(b, files->pdata[i]);
+        fm_cli_json_member_int(b, "frames", map->n_frames);
+        fm_cli_json_member_string(b, "file", files->pdata[i]);
         json_builder_end_object(b);
     }
     json_builder_end_array(b);
@@ -194,16 +178,10 @@ static int execute(const fm_method *method, const fm_params *params, fm_backend 
     if (input && !dataset)
         return fm_cli_fail_error(error);
 
-    g_autoptr(fm_catalogue) catalogue = NULL;
-    gint64 run_id = 0;
-    if (!fm_cli_has(args, "no_catalogue")) {
-        g_autofree char *dir = fm_catalogue_default_dir();
-        g_autofree char *params_json = fm_params_to_json(params);
-        catalogue = fm_catalogue_open(dir, &error);
-        if (!catalogue || !(run_id = fm_catalogue_begin_run(catalogue, dataset, method->id,
-                                                            params_json, rois, &error)))
-            return fm_cli_fail(FM_EXIT_INPUT, _("catalogue: %s"), error->message);
-    }
+    g_auto(fm_cli_record) record = {0};
+    int code = fm_cli_record_begin(&record, args, dataset, method->id, params, rois);
+    if (code != FM_EXIT_OK)
+        return code;
 
     fm_job_context context = {.backend = backend};
     if (isatty(STDERR_FILENO)) {
@@ -214,17 +192,11 @@ static int execute(const fm_method *method, const fm_params *params, fm_backend 
     if (context.progress)
         fprintf(stderr, "\n");
     if (!result) {
-        if (catalogue)
-            fm_catalogue_abort_run(catalogue, run_id,
-                                   g_error_matches(error, FM_ERROR, FM_ERROR_CANCELLED)
-                                       ? FM_RUN_CANCELLED
-                                       : FM_RUN_FAILED,
-                                   error->message, NULL);
+        fm_cli_record_abort(&record, error);
         return fm_cli_fail_error(error);
     }
 
     g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
-    int code = FM_EXIT_OK;
     if (g_mkdir_with_parents(outdir, 0755) != 0) {
         code = fm_cli_fail(FM_EXIT_INPUT, _("%s: cannot create directory: %s"), outdir,
                            g_strerror(errno));
@@ -239,19 +211,13 @@ static int execute(const fm_method *method, const fm_params *params, fm_backend 
                 code = fm_cli_fail_error(error);
         }
     }
-    if (catalogue) {
-        if (code != FM_EXIT_OK)
-            fm_catalogue_abort_run(catalogue, run_id, FM_RUN_FAILED,
-                                   _("writing the output maps failed"), NULL);
-        else if (!fm_catalogue_finish_run(catalogue, run_id, result, &error))
-            code = fm_cli_fail(FM_EXIT_INPUT, _("catalogue: %s"), error->message);
-    }
+    code = fm_cli_record_end(&record, code, result, _("writing the output maps failed"));
     if (code != FM_EXIT_OK)
         return code;
     if (fm_cli_has(args, "json"))
-        print_json(method, params, result, run_id, files);
+        print_json(method, params, result, record.run_id, files);
     else
-        print_text(result, run_id, files);
+        print_text(result, record.run_id, files);
     return FM_EXIT_OK;
 }
 

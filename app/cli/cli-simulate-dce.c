@@ -57,47 +57,6 @@ static void print_help(void)
            d.liver[1], d.liver[2], d.liver[3], d.liver[4], (unsigned long long)d.seed);
 }
 
-static gboolean get_int(const fm_cli_args *args, const char *name, int *out, char **message)
-{
-    const char *text = fm_cli_get(args, name);
-    gint64 v;
-    if (!text)
-        return TRUE;
-    if (!g_ascii_string_to_signed(text, 10, G_MININT, G_MAXINT, &v, NULL)) {
-        *message = g_strdup_printf(_("--%s: '%s' is not an integer"), name, text);
-        return FALSE;
-    }
-    *out = (int)v;
-    return TRUE;
-}
-
-static gboolean get_double(const fm_cli_args *args, const char *name, double *out, char **message)
-{
-    const char *text = fm_cli_get(args, name);
-    if (!text)
-        return TRUE;
-    char *end = NULL;
-    double v = g_ascii_strtod(text, &end);
-    if (!*text || *end || !isfinite(v)) {
-        *message = g_strdup_printf(_("--%s: '%s' is not a number"), name, text);
-        return FALSE;
-    }
-    *out = v;
-    return TRUE;
-}
-
-static void member_double(JsonBuilder *b, const char *name, double v)
-{
-    json_builder_set_member_name(b, name);
-    fm_cli_json_add_number(b, v);
-}
-
-static void member_int(JsonBuilder *b, const char *name, gint64 v)
-{
-    json_builder_set_member_name(b, name);
-    json_builder_add_int_value(b, v);
-}
-
 static void member_truth(JsonBuilder *b, const fm_dce_sim_params *p, const char *name,
                          fm_dce_sim_label label, gint64 voxels)
 {
@@ -107,9 +66,9 @@ static void member_truth(JsonBuilder *b, const fm_dce_sim_params *p, const char 
     json_builder_set_member_name(b, name);
     json_builder_begin_object(b);
     for (int i = 0; i < FM_DCE_N_PARAMS; i++)
-        member_double(b, keys[i], theta[i]);
-    member_int(b, "label", label);
-    member_int(b, "voxels", voxels);
+        fm_cli_json_member_number(b, keys[i], theta[i]);
+    fm_cli_json_member_int(b, "label", label);
+    fm_cli_json_member_int(b, "voxels", voxels);
     json_builder_end_object(b);
 }
 
@@ -123,24 +82,21 @@ static gboolean write_truth(const char *path, const fm_dce_sim_params *p, const 
                 counts[fm_dce_sim_label_at(p, x, y, z)]++;
     g_autoptr(JsonBuilder) b = json_builder_new();
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "simulator");
-    json_builder_add_string_value(b, "fluxmap dce_sim");
-    json_builder_set_member_name(b, "format");
-    json_builder_add_string_value(b, format);
-    member_int(b, "width", p->nx);
-    member_int(b, "height", p->ny);
-    member_int(b, "slices", p->nz);
-    member_int(b, "frames", p->n_times);
-    member_double(b, "frame_interval_s", p->frame_interval_s);
-    member_double(b, "arrival_s", p->arrival_s);
-    member_double(b, "portal_delay_s", p->portal_delay_s);
-    member_double(b, "portal_dispersion_s", p->portal_dispersion_s);
-    member_double(b, "baseline_signal", p->baseline_signal);
-    member_double(b, "cnr", p->cnr);
-    member_double(b, "noise_sd", fm_dce_sim_noise_sd(p));
-    member_int(b, "seed", (gint64)p->seed);
-    json_builder_set_member_name(b, "model");
-    json_builder_add_string_value(b, "S = S0 (1 + C); Cl = (ka Ca(t - tau_a) + kp Cp(t - tau_p)) "
+    fm_cli_json_member_string(b, "simulator", "fluxmap dce_sim");
+    fm_cli_json_member_string(b, "format", format);
+    fm_cli_json_member_int(b, "width", p->nx);
+    fm_cli_json_member_int(b, "height", p->ny);
+    fm_cli_json_member_int(b, "slices", p->nz);
+    fm_cli_json_member_int(b, "frames", p->n_times);
+    fm_cli_json_member_number(b, "frame_interval_s", p->frame_interval_s);
+    fm_cli_json_member_number(b, "arrival_s", p->arrival_s);
+    fm_cli_json_member_number(b, "portal_delay_s", p->portal_delay_s);
+    fm_cli_json_member_number(b, "portal_dispersion_s", p->portal_dispersion_s);
+    fm_cli_json_member_number(b, "baseline_signal", p->baseline_signal);
+    fm_cli_json_member_number(b, "cnr", p->cnr);
+    fm_cli_json_member_number(b, "noise_sd", fm_dce_sim_noise_sd(p));
+    fm_cli_json_member_int(b, "seed", (gint64)p->seed);
+    fm_cli_json_member_string(b, "model", "S = S0 (1 + C); Cl = (ka Ca(t - tau_a) + kp Cp(t - tau_p)) "
                                      "conv exp(-kl t), rates in ml/100g/min (/6000 per s)");
     json_builder_set_member_name(b, "regions");
     json_builder_begin_object(b);
@@ -148,14 +104,10 @@ static gboolean write_truth(const char *path, const fm_dce_sim_params *p, const 
     member_truth(b, p, "lesion_hyper", FM_DCE_SIM_LESION_HYPER, counts[FM_DCE_SIM_LESION_HYPER]);
     member_truth(b, p, "lesion_hypo", FM_DCE_SIM_LESION_HYPO, counts[FM_DCE_SIM_LESION_HYPO]);
     json_builder_end_object(b);
-    member_int(b, "aorta_voxels", counts[FM_DCE_SIM_AORTA]);
-    member_int(b, "portal_vein_voxels", counts[FM_DCE_SIM_PORTAL_VEIN]);
+    fm_cli_json_member_int(b, "aorta_voxels", counts[FM_DCE_SIM_AORTA]);
+    fm_cli_json_member_int(b, "portal_vein_voxels", counts[FM_DCE_SIM_PORTAL_VEIN]);
     json_builder_end_object(b);
-    g_autoptr(JsonGenerator) gen = json_generator_new();
-    g_autoptr(JsonNode) root = json_builder_get_root(b);
-    json_generator_set_root(gen, root);
-    json_generator_set_pretty(gen, TRUE);
-    return json_generator_to_file(gen, path, error);
+    return fm_cli_json_write_file(b, path, error);
 }
 
 static gboolean write_rois(const char *path, const fm_dce_sim_params *p, GError **error)
@@ -187,21 +139,18 @@ static int simulate(const fm_cli_args *args)
     fm_dce_sim_params p;
     fm_dce_sim_defaults(&p);
     g_autofree char *message = NULL;
-    const char *seed_text = fm_cli_get(args, "seed");
-    guint64 seed = p.seed;
-    if (seed_text && !g_ascii_string_to_unsigned(seed_text, 10, 0, G_MAXUINT64, &seed, NULL))
-        return fm_cli_fail(FM_EXIT_USAGE, _("--seed: '%s' is not an unsigned integer"), seed_text);
-    p.seed = seed;
-    if (!get_int(args, "width", &p.nx, &message) || !get_int(args, "height", &p.ny, &message) ||
-        !get_int(args, "slices", &p.nz, &message) ||
-        !get_int(args, "frames", &p.n_times, &message) ||
-        !get_double(args, "frame_interval_s", &p.frame_interval_s, &message) ||
-        !get_double(args, "cnr", &p.cnr, &message) ||
-        !get_double(args, "ka", &p.liver[FM_DCE_KA], &message) ||
-        !get_double(args, "kp", &p.liver[FM_DCE_KP], &message) ||
-        !get_double(args, "kl", &p.liver[FM_DCE_KL], &message) ||
-        !get_double(args, "tau_a", &p.liver[FM_DCE_TAU_A], &message) ||
-        !get_double(args, "tau_p", &p.liver[FM_DCE_TAU_P], &message))
+    if (!fm_cli_get_seed(args, &p.seed, &message))
+        return fm_cli_fail(FM_EXIT_USAGE, "%s", message);
+    if (!fm_cli_get_int(args, "width", &p.nx, &message) || !fm_cli_get_int(args, "height", &p.ny, &message) ||
+        !fm_cli_get_int(args, "slices", &p.nz, &message) ||
+        !fm_cli_get_int(args, "frames", &p.n_times, &message) ||
+        !fm_cli_get_double(args, "frame_interval_s", &p.frame_interval_s, &message) ||
+        !fm_cli_get_double(args, "cnr", &p.cnr, &message) ||
+        !fm_cli_get_double(args, "ka", &p.liver[FM_DCE_KA], &message) ||
+        !fm_cli_get_double(args, "kp", &p.liver[FM_DCE_KP], &message) ||
+        !fm_cli_get_double(args, "kl", &p.liver[FM_DCE_KL], &message) ||
+        !fm_cli_get_double(args, "tau_a", &p.liver[FM_DCE_TAU_A], &message) ||
+        !fm_cli_get_double(args, "tau_p", &p.liver[FM_DCE_TAU_P], &message))
         return fm_cli_fail(FM_EXIT_USAGE, "%s", message);
     p.lesions = !fm_cli_has(args, "no_lesions");
 
@@ -256,19 +205,6 @@ static int simulate(const fm_cli_args *args)
 
 int fm_cli_simulate_dce(int argc, char **argv)
 {
-    fm_cli_args args = {0};
-    g_autofree char *message = NULL;
-    int code;
-    if (!fm_cli_parse(argc, argv, options, G_N_ELEMENTS(options), NULL, &args, &message))
-        code = fm_cli_fail(FM_EXIT_USAGE, "simulate dce: %s", message);
-    else if (fm_cli_has(&args, "help")) {
-        print_help();
-        code = FM_EXIT_OK;
-    } else if (args.positional->len > 0)
-        code = fm_cli_fail(FM_EXIT_USAGE, _("simulate dce: unexpected argument '%s'"),
-                           (const char *)args.positional->pdata[0]);
-    else
-        code = simulate(&args);
-    fm_cli_args_clear(&args);
-    return code;
+    return fm_cli_parse_and_run_options(argc, argv, "simulate dce", options, G_N_ELEMENTS(options),
+                                        print_help, simulate);
 }

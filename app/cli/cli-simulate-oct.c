@@ -46,84 +46,37 @@ static void print_help(void)
            (unsigned long long)d.seed);
 }
 
-static gboolean get_int(const fm_cli_args *args, const char *name, int *out, char **message)
-{
-    const char *text = fm_cli_get(args, name);
-    gint64 v;
-    if (!text)
-        return TRUE;
-    if (!g_ascii_string_to_signed(text, 10, 1, G_MAXINT, &v, NULL)) {
-        *message = g_strdup_printf(_("--%s: '%s' is not a positive integer"), name, text);
-        return FALSE;
-    }
-    *out = (int)v;
-    return TRUE;
-}
-
-static gboolean get_double(const fm_cli_args *args, const char *name, double *out, char **message)
-{
-    const char *text = fm_cli_get(args, name);
-    if (!text)
-        return TRUE;
-    char *end = NULL;
-    double v = g_ascii_strtod(text, &end);
-    if (!*text || *end || !isfinite(v)) {
-        *message = g_strdup_printf(_("--%s: '%s' is not a number"), name, text);
-        return FALSE;
-    }
-    *out = v;
-    return TRUE;
-}
-
-static void member_double(JsonBuilder *b, const char *name, double v)
-{
-    json_builder_set_member_name(b, name);
-    fm_cli_json_add_number(b, v);
-}
-
-static void member_int(JsonBuilder *b, const char *name, gint64 v)
-{
-    json_builder_set_member_name(b, name);
-    json_builder_add_int_value(b, v);
-}
-
-static void member_string(JsonBuilder *b, const char *name, const char *v)
-{
-    json_builder_set_member_name(b, name);
-    json_builder_add_string_value(b, v);
-}
-
 static gboolean write_truth(const char *path, const fm_oct_sim_params *p, const char *format,
                             double um_per_bin, GError **error)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
     json_builder_begin_object(b);
-    member_string(b, "simulator", "fluxmap oct_sim");
-    member_string(b, "sample", fm_oct_sim_sample_name(p->sample));
-    member_string(b, "format", format);
-    member_int(b, "pixels_per_aline", p->pixels_per_aline);
-    member_int(b, "alines_per_bscan", p->alines_per_bscan);
-    member_int(b, "bscans", p->n_bscans);
-    member_double(b, "center_nm", p->center_nm);
-    member_double(b, "fwhm_nm", p->fwhm_nm);
-    member_double(b, "lambda_first_nm", p->lambda_first_nm);
-    member_double(b, "lambda_last_nm", p->lambda_last_nm);
-    member_double(b, "peak_counts", p->peak_counts);
-    member_int(b, "bits", p->bits);
-    member_int(b, "seed", (gint64)p->seed);
+    fm_cli_json_member_string(b, "simulator", "fluxmap oct_sim");
+    fm_cli_json_member_string(b, "sample", fm_oct_sim_sample_name(p->sample));
+    fm_cli_json_member_string(b, "format", format);
+    fm_cli_json_member_int(b, "pixels_per_aline", p->pixels_per_aline);
+    fm_cli_json_member_int(b, "alines_per_bscan", p->alines_per_bscan);
+    fm_cli_json_member_int(b, "bscans", p->n_bscans);
+    fm_cli_json_member_number(b, "center_nm", p->center_nm);
+    fm_cli_json_member_number(b, "fwhm_nm", p->fwhm_nm);
+    fm_cli_json_member_number(b, "lambda_first_nm", p->lambda_first_nm);
+    fm_cli_json_member_number(b, "lambda_last_nm", p->lambda_last_nm);
+    fm_cli_json_member_number(b, "peak_counts", p->peak_counts);
+    fm_cli_json_member_int(b, "bits", p->bits);
+    fm_cli_json_member_int(b, "seed", (gint64)p->seed);
     json_builder_set_member_name(b, "shot_noise");
     json_builder_add_boolean_value(b, p->shot_noise);
     json_builder_set_member_name(b, "fixed_pattern");
     json_builder_add_boolean_value(b, p->fixed_pattern);
-    member_double(b, "um_per_depth_bin", um_per_bin);
-    member_double(b, "coherence_length_um", fm_oct_sim_coherence_length_um(p));
-    member_string(b, "model",
+    fm_cli_json_member_number(b, "um_per_depth_bin", um_per_bin);
+    fm_cli_json_member_number(b, "coherence_length_um", fm_oct_sim_coherence_length_um(p));
+    fm_cli_json_member_string(b, "model",
                   "I(k) = P S(k) [1 + sum R + 2 sum sqrt(R) cos(2 k z + phi)] + "
                   "fixed pattern + shot noise; depth bin = z / um_per_depth_bin");
     if (p->sample == FM_OCT_SIM_MIRROR) {
-        member_double(b, "mirror_depth_um", p->mirror_depth_um);
-        member_double(b, "mirror_reflectivity", p->mirror_reflectivity);
-        member_double(b, "mirror_bin", p->mirror_depth_um / um_per_bin);
+        fm_cli_json_member_number(b, "mirror_depth_um", p->mirror_depth_um);
+        fm_cli_json_member_number(b, "mirror_reflectivity", p->mirror_reflectivity);
+        fm_cli_json_member_number(b, "mirror_bin", p->mirror_depth_um / um_per_bin);
     } else {
         double depth[FM_OCT_SIM_N_LAYERS], refl[FM_OCT_SIM_N_LAYERS];
         fm_oct_sim_layers_at(p, p->n_bscans / 2, p->alines_per_bscan / 2, depth, refl);
@@ -131,21 +84,17 @@ static gboolean write_truth(const char *path, const fm_oct_sim_params *p, const 
         json_builder_begin_array(b);
         for (int i = 0; i < FM_OCT_SIM_N_LAYERS; i++) {
             json_builder_begin_object(b);
-            member_double(b, "depth_um", depth[i]);
-            member_double(b, "reflectivity", refl[i]);
+            fm_cli_json_member_number(b, "depth_um", depth[i]);
+            fm_cli_json_member_number(b, "reflectivity", refl[i]);
             json_builder_end_object(b);
         }
         json_builder_end_array(b);
-        member_string(b, "surface",
+        fm_cli_json_member_string(b, "surface",
                       "z = 300 + 1200 (u^2 + v^2) um, u, v in -0.5..0.5 across "
                       "A-lines and B-scans; layers 0, 60, 180, 320 um below");
     }
     json_builder_end_object(b);
-    g_autoptr(JsonGenerator) gen = json_generator_new();
-    g_autoptr(JsonNode) root = json_builder_get_root(b);
-    json_generator_set_root(gen, root);
-    json_generator_set_pretty(gen, TRUE);
-    return json_generator_to_file(gen, path, error);
+    return fm_cli_json_write_file(b, path, error);
 }
 
 static char *stem_of(const char *output)
@@ -191,7 +140,7 @@ static int write_outputs(const char *output, const char *format, fm_oct_sim_para
     if (p->sample == FM_OCT_SIM_MIRROR) {
         int n_ref = 64;
         char *message = NULL;
-        if (!get_int(args, "reference_alines", &n_ref, &message)) {
+        if (!fm_cli_get_positive_int(args, "reference_alines", &n_ref, &message)) {
             int code = fm_cli_fail(FM_EXIT_USAGE, "%s", message);
             g_free(message);
             return code;
@@ -222,11 +171,8 @@ static int simulate(const fm_cli_args *args)
         return fm_cli_fail(FM_EXIT_USAGE, _("--sample: '%s' is not mirror or layers"), sample);
     if (p.sample == FM_OCT_SIM_MIRROR)
         p.n_bscans = 1;
-    const char *seed_text = fm_cli_get(args, "seed");
-    guint64 seed = p.seed;
-    if (seed_text && !g_ascii_string_to_unsigned(seed_text, 10, 0, G_MAXUINT64, &seed, NULL))
-        return fm_cli_fail(FM_EXIT_USAGE, _("--seed: '%s' is not an unsigned integer"), seed_text);
-    p.seed = seed;
+    if (!fm_cli_get_seed(args, &p.seed, &message))
+        return fm_cli_fail(FM_EXIT_USAGE, "%s", message);
     const char *output = fm_cli_get(args, "output");
     if (!output || !*output)
         return fm_cli_fail(FM_EXIT_USAGE, _("simulate oct: missing -o FILE.raw|FILE.tif"));
@@ -246,12 +192,12 @@ static int simulate(const fm_cli_args *args)
     } else if (strcmp(format, "u16") == 0) {
         p.bits = 16;
     }
-    if (!get_int(args, "pixels", &p.pixels_per_aline, &message) ||
-        !get_int(args, "alines", &p.alines_per_bscan, &message) ||
-        !get_int(args, "bscans", &p.n_bscans, &message) ||
-        !get_double(args, "depth_um", &p.mirror_depth_um, &message) ||
-        !get_double(args, "reflectivity", &p.mirror_reflectivity, &message) ||
-        !get_double(args, "peak_counts", &p.peak_counts, &message))
+    if (!fm_cli_get_positive_int(args, "pixels", &p.pixels_per_aline, &message) ||
+        !fm_cli_get_positive_int(args, "alines", &p.alines_per_bscan, &message) ||
+        !fm_cli_get_positive_int(args, "bscans", &p.n_bscans, &message) ||
+        !fm_cli_get_double(args, "depth_um", &p.mirror_depth_um, &message) ||
+        !fm_cli_get_double(args, "reflectivity", &p.mirror_reflectivity, &message) ||
+        !fm_cli_get_double(args, "peak_counts", &p.peak_counts, &message))
         return fm_cli_fail(FM_EXIT_USAGE, "%s", message);
     p.shot_noise = !fm_cli_has(args, "no_shot_noise");
     p.fixed_pattern = !fm_cli_has(args, "no_fixed_pattern");
@@ -260,19 +206,6 @@ static int simulate(const fm_cli_args *args)
 
 int fm_cli_simulate_oct(int argc, char **argv)
 {
-    fm_cli_args args = {0};
-    g_autofree char *message = NULL;
-    int code;
-    if (!fm_cli_parse(argc, argv, options, G_N_ELEMENTS(options), NULL, &args, &message))
-        code = fm_cli_fail(FM_EXIT_USAGE, "simulate oct: %s", message);
-    else if (fm_cli_has(&args, "help")) {
-        print_help();
-        code = FM_EXIT_OK;
-    } else if (args.positional->len > 0)
-        code = fm_cli_fail(FM_EXIT_USAGE, _("simulate oct: unexpected argument '%s'"),
-                           (const char *)args.positional->pdata[0]);
-    else
-        code = simulate(&args);
-    fm_cli_args_clear(&args);
-    return code;
+    return fm_cli_parse_and_run_options(argc, argv, "simulate oct", options, G_N_ELEMENTS(options),
+                                        print_help, simulate);
 }

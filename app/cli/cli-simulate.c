@@ -40,47 +40,6 @@ static void print_help(void)
            d.speckle_size_px, d.mean_counts, d.bits, (unsigned long long)d.seed);
 }
 
-static gboolean get_int(const fm_cli_args *args, const char *name, int *out, char **message)
-{
-    const char *text = fm_cli_get(args, name);
-    gint64 v;
-    if (!text)
-        return TRUE;
-    if (!g_ascii_string_to_signed(text, 10, G_MININT, G_MAXINT, &v, NULL)) {
-        *message = g_strdup_printf(_("--%s: '%s' is not an integer"), name, text);
-        return FALSE;
-    }
-    *out = (int)v;
-    return TRUE;
-}
-
-static gboolean get_double(const fm_cli_args *args, const char *name, double *out, char **message)
-{
-    const char *text = fm_cli_get(args, name);
-    if (!text)
-        return TRUE;
-    char *end = NULL;
-    double v = g_ascii_strtod(text, &end);
-    if (!*text || *end || !isfinite(v)) {
-        *message = g_strdup_printf(_("--%s: '%s' is not a number"), name, text);
-        return FALSE;
-    }
-    *out = v;
-    return TRUE;
-}
-
-static void member_double(JsonBuilder *b, const char *name, double v)
-{
-    json_builder_set_member_name(b, name);
-    fm_cli_json_add_number(b, v);
-}
-
-static void member_int(JsonBuilder *b, const char *name, gint64 v)
-{
-    json_builder_set_member_name(b, name);
-    json_builder_add_int_value(b, v);
-}
-
 static gboolean write_truth(const char *path, const fm_lsi_sim_params *p, GError **error)
 {
     double x0, y0, x1, y1, hw;
@@ -95,51 +54,45 @@ static gboolean write_truth(const char *path, const fm_lsi_sim_params *p, GError
 
     g_autoptr(JsonBuilder) b = json_builder_new();
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "simulator");
-    json_builder_add_string_value(b, "fluxmap lsi_sim");
-    member_int(b, "width", p->width);
-    member_int(b, "height", p->height);
-    member_int(b, "frames", p->n_frames);
-    member_double(b, "exposure_ms", p->exposure_ms);
-    member_double(b, "tau_vessel_ms", p->tau_vessel_ms);
-    member_double(b, "tau_background_ms", p->tau_background_ms);
-    member_double(b, "speckle_px", p->speckle_size_px);
-    member_double(b, "mean_counts", p->mean_counts);
-    member_int(b, "bits", p->bits);
-    member_int(b, "seed", (gint64)p->seed);
+    fm_cli_json_member_string(b, "simulator", "fluxmap lsi_sim");
+    fm_cli_json_member_int(b, "width", p->width);
+    fm_cli_json_member_int(b, "height", p->height);
+    fm_cli_json_member_int(b, "frames", p->n_frames);
+    fm_cli_json_member_number(b, "exposure_ms", p->exposure_ms);
+    fm_cli_json_member_number(b, "tau_vessel_ms", p->tau_vessel_ms);
+    fm_cli_json_member_number(b, "tau_background_ms", p->tau_background_ms);
+    fm_cli_json_member_number(b, "speckle_px", p->speckle_size_px);
+    fm_cli_json_member_number(b, "mean_counts", p->mean_counts);
+    fm_cli_json_member_int(b, "bits", p->bits);
+    fm_cli_json_member_int(b, "seed", (gint64)p->seed);
     json_builder_set_member_name(b, "shot_noise");
     json_builder_add_boolean_value(b, p->shot_noise);
     json_builder_set_member_name(b, "vessel");
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "shape");
-    json_builder_add_string_value(b, "band");
-    member_double(b, "x0", x0);
-    member_double(b, "y0", y0);
-    member_double(b, "x1", x1);
-    member_double(b, "y1", y1);
-    member_double(b, "half_width_px", hw);
-    member_int(b, "pixels", vessel_pixels);
+    fm_cli_json_member_string(b, "shape", "band");
+    fm_cli_json_member_number(b, "x0", x0);
+    fm_cli_json_member_number(b, "y0", y0);
+    fm_cli_json_member_number(b, "x1", x1);
+    fm_cli_json_member_number(b, "y1", y1);
+    fm_cli_json_member_number(b, "half_width_px", hw);
+    fm_cli_json_member_int(b, "pixels", vessel_pixels);
     json_builder_end_object(b);
     json_builder_set_member_name(b, "formula");
     json_builder_add_string_value(b, "K^2 = (exp(-2x) - 1 + 2x) / (2 x^2), x = T / tau; "
                                      "SFI = 1 / (2 T K^2)");
     json_builder_set_member_name(b, "expected_contrast");
     json_builder_begin_object(b);
-    member_double(b, "vessel", k_v);
-    member_double(b, "background", k_b);
+    fm_cli_json_member_number(b, "vessel", k_v);
+    fm_cli_json_member_number(b, "background", k_b);
     json_builder_end_object(b);
     json_builder_set_member_name(b, "expected_sfi");
     json_builder_begin_object(b);
-    member_double(b, "vessel", 1.0 / (2.0 * t_s * k_v * k_v));
-    member_double(b, "background", 1.0 / (2.0 * t_s * k_b * k_b));
+    fm_cli_json_member_number(b, "vessel", 1.0 / (2.0 * t_s * k_v * k_v));
+    fm_cli_json_member_number(b, "background", 1.0 / (2.0 * t_s * k_b * k_b));
     json_builder_end_object(b);
     json_builder_end_object(b);
 
-    g_autoptr(JsonGenerator) gen = json_generator_new();
-    g_autoptr(JsonNode) root = json_builder_get_root(b);
-    json_generator_set_root(gen, root);
-    json_generator_set_pretty(gen, TRUE);
-    return json_generator_to_file(gen, path, error);
+    return fm_cli_json_write_file(b, path, error);
 }
 
 static int simulate_lsi(const fm_cli_args *args)
@@ -147,23 +100,20 @@ static int simulate_lsi(const fm_cli_args *args)
     fm_lsi_sim_params p;
     fm_lsi_sim_defaults(&p);
     g_autofree char *message = NULL;
-    const char *seed_text = fm_cli_get(args, "seed");
-    guint64 seed = p.seed;
-    if (seed_text && !g_ascii_string_to_unsigned(seed_text, 10, 0, G_MAXUINT64, &seed, NULL))
-        return fm_cli_fail(FM_EXIT_USAGE, _("--seed: '%s' is not an unsigned integer"), seed_text);
-    p.seed = seed;
-    if (!get_int(args, "width", &p.width, &message) ||
-        !get_int(args, "height", &p.height, &message) ||
-        !get_int(args, "frames", &p.n_frames, &message) ||
-        !get_int(args, "bits", &p.bits, &message) ||
-        !get_double(args, "exposure_ms", &p.exposure_ms, &message) ||
-        !get_double(args, "tau_vessel_ms", &p.tau_vessel_ms, &message) ||
-        !get_double(args, "tau_background_ms", &p.tau_background_ms, &message) ||
-        !get_double(args, "speckle_px", &p.speckle_size_px, &message))
+    if (!fm_cli_get_seed(args, &p.seed, &message))
+        return fm_cli_fail(FM_EXIT_USAGE, "%s", message);
+    if (!fm_cli_get_int(args, "width", &p.width, &message) ||
+        !fm_cli_get_int(args, "height", &p.height, &message) ||
+        !fm_cli_get_int(args, "frames", &p.n_frames, &message) ||
+        !fm_cli_get_int(args, "bits", &p.bits, &message) ||
+        !fm_cli_get_double(args, "exposure_ms", &p.exposure_ms, &message) ||
+        !fm_cli_get_double(args, "tau_vessel_ms", &p.tau_vessel_ms, &message) ||
+        !fm_cli_get_double(args, "tau_background_ms", &p.tau_background_ms, &message) ||
+        !fm_cli_get_double(args, "speckle_px", &p.speckle_size_px, &message))
         return fm_cli_fail(FM_EXIT_USAGE, "%s", message);
     /* the default mean sits at the same fraction of full scale whatever the bit depth */
     p.mean_counts *= ldexp(1.0, p.bits - 12);
-    if (!get_double(args, "mean_counts", &p.mean_counts, &message))
+    if (!fm_cli_get_double(args, "mean_counts", &p.mean_counts, &message))
         return fm_cli_fail(FM_EXIT_USAGE, "%s", message);
     p.shot_noise = !fm_cli_has(args, "no_shot_noise");
 
@@ -244,26 +194,19 @@ static gboolean write_flim_truth(const char *path, const fm_flim_sim_params *p,
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "simulator");
-    json_builder_add_string_value(b, "fluxmap flim_sim");
-    json_builder_set_member_name(b, "pattern");
-    json_builder_add_string_value(b, fm_flim_sim_pattern_name(p->pattern));
-    member_int(b, "width", p->width);
-    member_int(b, "height", p->height);
-    member_int(b, "bins", p->n_bins);
-    member_double(b, "bin_width_ps", p->bin_width_ps);
-    member_double(b, "photons", p->photons);
-    member_double(b, "irf_sigma_ns", p->irf_sigma_ns);
-    member_double(b, "irf_offset_ns", p->irf_sigma_ns > 0.0 ? p->irf_offset_ns : 0.0);
-    json_builder_set_member_name(b, "irf_file");
-    if (irf_path)
-        json_builder_add_string_value(b, irf_path);
-    else
-        json_builder_add_null_value(b);
-    member_double(b, "background", p->background);
-    member_int(b, "seed", (gint64)p->seed);
-    json_builder_set_member_name(b, "model");
-    json_builder_add_string_value(b, "I(t) = A (fD exp(-t/tauD) + (1 - fD) exp(-t/tauF)); "
+    fm_cli_json_member_string(b, "simulator", "fluxmap flim_sim");
+    fm_cli_json_member_string(b, "pattern", fm_flim_sim_pattern_name(p->pattern));
+    fm_cli_json_member_int(b, "width", p->width);
+    fm_cli_json_member_int(b, "height", p->height);
+    fm_cli_json_member_int(b, "bins", p->n_bins);
+    fm_cli_json_member_number(b, "bin_width_ps", p->bin_width_ps);
+    fm_cli_json_member_number(b, "photons", p->photons);
+    fm_cli_json_member_number(b, "irf_sigma_ns", p->irf_sigma_ns);
+    fm_cli_json_member_number(b, "irf_offset_ns", p->irf_sigma_ns > 0.0 ? p->irf_offset_ns : 0.0);
+    fm_cli_json_member_string(b, "irf_file", irf_path);
+    fm_cli_json_member_number(b, "background", p->background);
+    fm_cli_json_member_int(b, "seed", (gint64)p->seed);
+    fm_cli_json_member_string(b, "model", "I(t) = A (fD exp(-t/tauD) + (1 - fD) exp(-t/tauF)); "
                                      "bars: fD = 1, tauD = tau");
     if (p->pattern == FM_FLIM_SIM_BARS) {
         json_builder_set_member_name(b, "bars");
@@ -276,17 +219,17 @@ static gboolean write_flim_truth(const char *path, const fm_flim_sim_params *p,
                     x1 = x + 1;
                 }
             json_builder_begin_object(b);
-            member_double(b, "tau_ns", fm_flim_sim_bar_tau_ns[i]);
-            member_int(b, "x0", x0);
-            member_int(b, "x1", x1);
+            fm_cli_json_member_number(b, "tau_ns", fm_flim_sim_bar_tau_ns[i]);
+            fm_cli_json_member_int(b, "x0", x0);
+            fm_cli_json_member_int(b, "x1", x1);
             json_builder_end_object(b);
         }
         json_builder_end_array(b);
     } else {
-        member_double(b, "tau_d_ns", p->tau_d_ns);
-        member_double(b, "tau_f_ns", p->tau_f_ns);
-        member_double(b, "fd_left", p->fraction_left);
-        member_double(b, "fd_right", p->fraction_right);
+        fm_cli_json_member_number(b, "tau_d_ns", p->tau_d_ns);
+        fm_cli_json_member_number(b, "tau_f_ns", p->tau_f_ns);
+        fm_cli_json_member_number(b, "fd_left", p->fraction_left);
+        fm_cli_json_member_number(b, "fd_right", p->fraction_right);
     }
     g_autofree double *tau = g_new(double, p->width), *fast = g_new(double, p->width);
     g_autofree double *slow = g_new(double, p->width), *fd = g_new(double, p->width);
@@ -306,11 +249,7 @@ static gboolean write_flim_truth(const char *path, const fm_flim_sim_params *p,
     json_builder_end_object(b);
     json_builder_end_object(b);
 
-    g_autoptr(JsonGenerator) gen = json_generator_new();
-    g_autoptr(JsonNode) root = json_builder_get_root(b);
-    json_generator_set_root(gen, root);
-    json_generator_set_pretty(gen, TRUE);
-    return json_generator_to_file(gen, path, error);
+    return fm_cli_json_write_file(b, path, error);
 }
 
 static gboolean write_irf_csv(const char *path, const fm_flim_sim_params *p, GError **error)
@@ -347,23 +286,20 @@ static int simulate_flim(const fm_cli_args *args)
     const char *pattern = fm_cli_get(args, "pattern");
     if (pattern && !fm_flim_sim_pattern_parse(pattern, &p.pattern))
         return fm_cli_fail(FM_EXIT_USAGE, _("--pattern: '%s' is not bars or biexp"), pattern);
-    const char *seed_text = fm_cli_get(args, "seed");
-    guint64 seed = p.seed;
-    if (seed_text && !g_ascii_string_to_unsigned(seed_text, 10, 0, G_MAXUINT64, &seed, NULL))
-        return fm_cli_fail(FM_EXIT_USAGE, _("--seed: '%s' is not an unsigned integer"), seed_text);
-    p.seed = seed;
-    if (!get_int(args, "width", &p.width, &message) ||
-        !get_int(args, "height", &p.height, &message) ||
-        !get_int(args, "bins", &p.n_bins, &message) ||
-        !get_double(args, "bin_width_ps", &p.bin_width_ps, &message) ||
-        !get_double(args, "photons", &p.photons, &message) ||
-        !get_double(args, "irf_sigma_ns", &p.irf_sigma_ns, &message) ||
-        !get_double(args, "irf_offset_ns", &p.irf_offset_ns, &message) ||
-        !get_double(args, "background", &p.background, &message) ||
-        !get_double(args, "tau_d_ns", &p.tau_d_ns, &message) ||
-        !get_double(args, "tau_f_ns", &p.tau_f_ns, &message) ||
-        !get_double(args, "fd_left", &p.fraction_left, &message) ||
-        !get_double(args, "fd_right", &p.fraction_right, &message))
+    if (!fm_cli_get_seed(args, &p.seed, &message))
+        return fm_cli_fail(FM_EXIT_USAGE, "%s", message);
+    if (!fm_cli_get_int(args, "width", &p.width, &message) ||
+        !fm_cli_get_int(args, "height", &p.height, &message) ||
+        !fm_cli_get_int(args, "bins", &p.n_bins, &message) ||
+        !fm_cli_get_double(args, "bin_width_ps", &p.bin_width_ps, &message) ||
+        !fm_cli_get_double(args, "photons", &p.photons, &message) ||
+        !fm_cli_get_double(args, "irf_sigma_ns", &p.irf_sigma_ns, &message) ||
+        !fm_cli_get_double(args, "irf_offset_ns", &p.irf_offset_ns, &message) ||
+        !fm_cli_get_double(args, "background", &p.background, &message) ||
+        !fm_cli_get_double(args, "tau_d_ns", &p.tau_d_ns, &message) ||
+        !fm_cli_get_double(args, "tau_f_ns", &p.tau_f_ns, &message) ||
+        !fm_cli_get_double(args, "fd_left", &p.fraction_left, &message) ||
+        !fm_cli_get_double(args, "fd_right", &p.fraction_right, &message))
         return fm_cli_fail(FM_EXIT_USAGE, "%s", message);
 
     const char *output = fm_cli_get(args, "output");
@@ -431,25 +367,10 @@ int fm_cli_simulate(int argc, char **argv)
     if (strcmp(argv[0], "lsi") != 0 && !flim)
         return fm_cli_fail(FM_EXIT_USAGE, _("simulate: unknown family '%s' (lsi, flim, dce or oct)"),
                            argv[0]);
-    const char *family = argv[0];
-    fm_cli_args args = {0};
-    g_autofree char *message = NULL;
-    int code;
-    if (!fm_cli_parse(argc - 1, argv + 1, flim ? flim_options : options,
-                      flim ? G_N_ELEMENTS(flim_options) : G_N_ELEMENTS(options), NULL, &args,
-                      &message))
-        code = fm_cli_fail(FM_EXIT_USAGE, "simulate %s: %s", family, message);
-    else if (fm_cli_has(&args, "help")) {
-        if (flim)
-            print_flim_help();
-        else
-            print_help();
-        code = FM_EXIT_OK;
-    } else if (args.positional->len > 0)
-        code = fm_cli_fail(FM_EXIT_USAGE, _("simulate %s: unexpected argument '%s'"), family,
-                           (const char *)args.positional->pdata[0]);
-    else
-        code = flim ? simulate_flim(&args) : simulate_lsi(&args);
-    fm_cli_args_clear(&args);
-    return code;
+    if (flim)
+        return fm_cli_parse_and_run_options(argc - 1, argv + 1, "simulate flim", flim_options,
+                                            G_N_ELEMENTS(flim_options), print_flim_help,
+                                            simulate_flim);
+    return fm_cli_parse_and_run_options(argc - 1, argv + 1, "simulate lsi", options,
+                                        G_N_ELEMENTS(options), print_help, simulate_lsi);
 }

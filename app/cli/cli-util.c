@@ -169,3 +169,41 @@ void fm_cli_json_print(JsonBuilder *builder)
     printf("%s\n", text);
     fflush(stdout);
 }
+
+void fm_cli_json_member_number(JsonBuilder *builder, const char *name, double value)
+{
+    json_builder_set_member_name(builder, name);
+    fm_cli_json_add_number(builder, value);
+}
+
+void fm_cli_json_member_int(JsonBuilder *builder, const char *name, gint64 value)
+{
+    json_builder_set_member_name(builder, name);
+    json_builder_add_int_value(builder, value);
+}
+
+void fm_cli_json_member_string(JsonBuilder *builder, const char *name, const char *value)
+{
+    json_builder_set_member_name(builder, name);
+    if (value)
+        json_builder_add_string_value(builder, value);
+    else
+        json_builder_add_null_value(builder);
+}
+
+void fm_cli_json_member_run_id(JsonBuilder *builder, gint64 run_id)
+{
+    json_builder_set_member_name(builder, "run_id");
+    if (run_id > 0)
+        json_builder_add_int_value(builder, run_id);
+    else
+        json_builder_add_null_value(builder);
+}
+
+gboolean fm_cli_json_write_file(JsonBuilder *builder, const char *path, GError **error)
+{
+    /* fm_json_to_text repairs the numbers; the file error stays GLib's own (callers prefix the
+     * path), where fm_json_to_file's would name the path twice */
+    g_autofree char *text = fm_json_builder_to_text(builder, TRUE);
+    return g_file_set_contents(path, text, -1, error);
+}

@@ -4,6 +4,8 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "app/core/catalogue.h"
+#include "app/core/params.h"
 #include "app/core/result.h"
 
 G_BEGIN_DECLS
@@ -52,6 +54,59 @@ void fm_cli_json_add_stats(JsonBuilder *builder, const fm_map_stats *stats);
 void fm_cli_json_add_parsed(JsonBuilder *builder, const char *json);
 /* Prints the builder's root, pretty, followed by a newline, to stdout. */
 void fm_cli_json_print(JsonBuilder *builder);
+/* Object members: name then value (a number as fm_cli_json_add_number; a NULL string as null). */
+void fm_cli_json_member_number(JsonBuilder *builder, const char *name, double value);
+void fm_cli_json_member_int(JsonBuilder *builder, const char *name, gint64 value);
+void fm_cli_json_member_string(JsonBuilder *builder, const char *name, const char *value);
+/* A catalogue run ID, or null for none (run_id <= 0, e.g. --no-catalogue). */
+void fm_cli_json_member_run_id(JsonBuilder *builder, gint64 run_id);
+/* Writes the builder's root, pretty, to path with fm_json_to_text's valid JSON numbers; the
+ * error is GLib's file error, without the path prefix fm_json_to_file adds. */
+gboolean fm_cli_json_write_file(JsonBuilder *builder, const char *path, GError **error);
+
+/* Option values (app/cli/cli-options.c). Each leaves *out alone when the option is absent and
+ * returns TRUE; a malformed value sets a "--name: 'text' is not ..." message (g_free it). */
+gboolean fm_cli_get_int(const fm_cli_args *args, const char *name, int *out, char **message);
+/* Like fm_cli_get_int, for values that must be 1 or more. */
+gboolean fm_cli_get_positive_int(const fm_cli_args *args, const char *name, int *out,
+                                 char **message);
+/* A finite number. */
+gboolean fm_cli_get_double(const fm_cli_args *args, const char *name, double *out,
+                           char **message);
+/* --seed as an unsigned 64-bit integer. */
+gboolean fm_cli_get_seed(const fm_cli_args *args, guint64 *out, char **message);
+
+/* Body of a sub-command, called with its parsed options. */
+typedef int (*fm_cli_command_fn)(const fm_cli_args *args);
+/* Parses argv against table and runs body; a parse error is "<command>: <message>", exit 2. */
+int fm_cli_parse_and_run(int argc, char **argv, const char *command, const fm_cli_option *table,
+                         int n, fm_cli_command_fn body);
+/* As fm_cli_parse_and_run for commands without positional arguments: --help calls help and
+ * exits 0, a positional argument is "<command>: unexpected argument '<arg>'", exit 2. */
+int fm_cli_parse_and_run_options(int argc, char **argv, const char *command,
+                                 const fm_cli_option *table, int n, void (*help)(void),
+                                 fm_cli_command_fn body);
+
+/* A catalogue record of one CLI run (app/cli/cli-record.c), so that `run` and `mcml run` record
+ * alike; with --no-catalogue nothing is opened and every call does nothing. */
+typedef struct {
+    fm_catalogue *catalogue;
+    gint64 run_id; /* 0 when not recorded */
+} fm_cli_record;
+
+void fm_cli_record_clear(fm_cli_record *record);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(fm_cli_record, fm_cli_record_clear)
+/* Opens the catalogue and begins a run unless --no-catalogue; exit 3 "catalogue: ..." on error,
+ * else FM_EXIT_OK. */
+int fm_cli_record_begin(fm_cli_record *record, const fm_cli_args *args, const fm_dataset *dataset,
+                        const char *method_id, const fm_params *params, GPtrArray *rois);
+/* Marks the run failed (or cancelled, for FM_ERROR_CANCELLED) with the error's message. */
+void fm_cli_record_abort(fm_cli_record *record, const GError *error);
+/* Ends the run after writing the outputs: code != FM_EXIT_OK marks it failed with
+ * failure_message; otherwise it is finished with the result. Returns code, or 3 when finishing
+ * the record fails. */
+int fm_cli_record_end(fm_cli_record *record, int code, const fm_result *result,
+                      const char *failure_message);
 
 int fm_cli_methods(int argc, char **argv);
 int fm_cli_run(int argc, char **argv);

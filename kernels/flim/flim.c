@@ -245,17 +245,9 @@ fm_status fm_flim_run_typed(fm_flim_method method, const fm_flim_params *params,
         char why[FM_MSG_LEN] = "";
         status = is_direct(method) ? fm_flim_direct_cuda(&job, info, why, sizeof why)
                                    : fm_flim_fit_cuda(&job, info, why, sizeof why);
-        if (status == FM_ERR_DEVICE && backend == FM_BACKEND_AUTO) {
-            /* The GPU failed at run time: AUTO promises an answer, so redo it on the CPU and say
-             * why. Partial GPU output is overwritten entirely by the CPU run. */
-            fm_backend_resolve(FM_BACKEND_CPU, info, NULL, 0);
-            info->fell_back = 1;
-            snprintf(info->fallback_reason, sizeof info->fallback_reason, "%s", why);
-        } else {
-            if (status != FM_OK)
-                fm_fail(status, msg, msg_len, "%s", why);
+        /* On a GPU failure under AUTO the CPU run below overwrites any partial output. */
+        if (fm_backend_cuda_settled(status, backend, info, why, msg, msg_len))
             goto done;
-        }
     }
 #endif
     status = run_cpu(&job, msg, msg_len);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../cuda_check.h"
+#include "../cuda_staging.h"
 #include "../device_private.h"
 #include "flim_impl.h"
 #include "flim_math.h"
@@ -79,19 +80,6 @@ static void keep_pool_memory(int device)
     }
 }
 
-/* 1 when the runtime knows ptr as page-locked host memory (NULL counts as pinned). */
-static int is_pinned(const void *ptr)
-{
-    cudaPointerAttributes attr;
-    if (!ptr)
-        return 1;
-    if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
-        cudaGetLastError();
-        return 0;
-    }
-    return attr.type == cudaMemoryTypeHost;
-}
-
 extern "C" fm_status fm_flim_direct_cuda(const fm_flim_job *job, fm_run_info *info, char *msg,
                                          size_t msg_len)
 {
@@ -127,9 +115,9 @@ extern "C" fm_status fm_flim_direct_cuda(const fm_flim_job *job, fm_run_info *in
     fm_flim_trig *trig = (fm_flim_trig *)malloc(sizeof(fm_flim_trig) * (size_t)k.n);
     fm_flim_trig *d_trig = NULL;
     const char *src = (const char *)job->counts_data + (size_t)p->fit_start * n_pixels * es;
-    int in_pinned = is_pinned(job->counts_data), out_pinned = 1, next_done = 0;
+    int in_pinned = fm_cuda_is_pinned(job->counts_data), out_pinned = 1, next_done = 0;
     for (int j = 0; j < n_maps; j++)
-        out_pinned &= is_pinned(dst_map[j]);
+        out_pinned &= fm_cuda_is_pinned(dst_map[j]);
     if (!trig) {
         status = fm_fail(FM_ERR_NO_MEMORY, msg, msg_len, "no memory for %d bins", k.n);
         goto cleanup;

@@ -84,18 +84,11 @@ fm_status fm_lsi_run_job(fm_lsi_job *job, fm_backend backend, fm_run_info *info,
     if (info->backend_used == FM_BACKEND_CUDA) {
         char why[FM_MSG_LEN] = "";
         status = fm_lsi_cuda_run(job, &invalid, why, sizeof why);
-        if (status == FM_ERR_DEVICE && backend == FM_BACKEND_AUTO) {
-            /* The GPU failed at run time: AUTO promises an answer, so redo it on the CPU and say
-             * why. Partial GPU output is overwritten entirely by the CPU run. */
-            invalid = 0;
-            fm_backend_resolve(FM_BACKEND_CPU, info, NULL, 0);
-            info->fell_back = 1;
-            snprintf(info->fallback_reason, sizeof info->fallback_reason, "%s", why);
-        } else {
-            if (status != FM_OK)
-                fm_fail(status, msg, msg_len, "%s", why);
+        if (fm_backend_cuda_settled(status, backend, info, why, msg, msg_len))
             goto done;
-        }
+        /* The GPU failed at run time under AUTO: the CPU run below overwrites any partial GPU
+         * output entirely. */
+        invalid = 0;
     }
 #endif
     status = fm_lsi_cpu_run(job, &invalid, msg, msg_len);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../cuda_check.h"
+#include "../cuda_staging.h"
 #include "../device_private.h"
 #include "lsi_impl.h"
 #include "lsi_math.h"
@@ -222,19 +223,6 @@ static cudaError_t launch_spatial(fm_pixel_type type, const void *d_in, int W, i
     return cudaGetLastError();
 }
 
-/* 1 when the runtime already knows ptr as page-locked host memory (a camera ring, say). */
-static int is_pinned(const void *ptr)
-{
-    cudaPointerAttributes attr;
-    if (!ptr)
-        return 1;
-    if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
-        cudaGetLastError();
-        return 0;
-    }
-    return attr.type == cudaMemoryTypeHost;
-}
-
 /* Spatial contrast of a stack: frame i+1 uploads while frame i computes and frame i-1
  * downloads, each frame on its own stream slot; the host waits only to reuse a slot. */
 static fm_status spatial_stack(const fm_lsi_job *job, long long *invalid, char *msg,
@@ -252,7 +240,7 @@ static fm_status spatial_stack(const fm_lsi_job *job, long long *invalid, char *
     unsigned long long *d_invalid = NULL, host_invalid = 0;
     int registered_in = 0, registered_k = 0, registered_s = 0, next_done = 0;
 
-    const int pinned = is_pinned(job->frames) && is_pinned(job->contrast) && is_pinned(job->sfi);
+    const int pinned = fm_cuda_is_pinned(job->frames) && fm_cuda_is_pinned(job->contrast) && fm_cuda_is_pinned(job->sfi);
     int stage = !pinned && job->host_mode != FM_LSI_HOST_REGISTER;
 
     if (!pinned && !stage) {

@@ -263,17 +263,10 @@ fm_status fm_mcml_run(const fm_mcml_params *params, fm_mcml_result *result, fm_b
     if (info->backend_used == FM_BACKEND_CUDA) {
         char why[FM_MSG_LEN] = "";
         status = fm_mcml_cuda_run(&job, &raw, why, sizeof why);
-        if (status == FM_ERR_DEVICE && backend == FM_BACKEND_AUTO) {
-            /* AUTO promises an answer: redo the whole run on the CPU and say why. */
-            raw_clear(&raw, params);
-            fm_backend_resolve(FM_BACKEND_CPU, info, NULL, 0);
-            info->fell_back = 1;
-            snprintf(info->fallback_reason, sizeof info->fallback_reason, "%s", why);
-        } else {
-            if (status != FM_OK)
-                fm_fail(status, msg, msg_len, "%s", why);
+        if (fm_backend_cuda_settled(status, backend, info, why, msg, msg_len))
             goto done;
-        }
+        /* The GPU failed under AUTO: redo the whole run on the CPU from empty tallies. */
+        raw_clear(&raw, params);
     }
 #endif
     status = fm_mcml_cpu_run(&job, &raw, msg, msg_len);

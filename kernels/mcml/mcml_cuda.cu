@@ -4,9 +4,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../cuda_check.h"
+#include "../cuda_staging.h"
 #include "../device_private.h"
 #include "mcml_impl.h"
 
@@ -233,7 +233,7 @@ extern "C" fm_status fm_mcml_cuda_run(const fm_mcml_job *job, fm_mcml_raw *raw, 
     const size_t n_rz = (size_t)prm->nr * prm->nz, n_ra = (size_t)prm->nr * prm->na;
     fm_status status = FM_OK;
     volatile int cancel = 0;
-    int n_dev = 0, started = 0;
+    int n_dev = 0;
     gpu_work *work = NULL;
     pthread_t *threads = NULL;
     char why[FM_MSG_LEN] = "";
@@ -268,31 +268,9 @@ extern "C" fm_status fm_mcml_cuda_run(const fm_mcml_job *job, fm_mcml_raw *raw, 
             goto cleanup;
         }
     }
-    for (; started < n_dev; started++) {
-        if (pthread_create(&threads[started], NULL, device_thread, &work[started]) != 0) {
-            cancel = 1;
-            status = fm_fail(FM_ERR_DEVICE, msg, msg_len,
-                             "could not start a host thread for GPU %d", started);
-            break;
-        }
-    }
-    /* The calling thread reports progress (photons done) and forwards a cancel. */
-    for (;;) {
-        int all = 1;
-        long long done = 0;
-        for (int d = 0; d < started; d++) {
-            all &= __atomic_load_n(&work[d].finished, __ATOMIC_ACQUIRE);
-            done += __atomic_load_n(&work[d].done, __ATOMIC_ACQUIRE);
-        }
-        if (all)
-            break;
-        if (job->tick && !cancel && job->tick(job->tick_user, (double)done / prm->n_photons))
-            cancel = 1;
-        struct timespec ts = {0, 2000000};
-        nanosleep(&ts, NULL);
-    }
-    for (int d = 0; d < started; d++)
-        pthread_join(threads[d], NULL);
+    /* The calling thread reports progress (photons done) every 2 ms and forwards a cancel. */
+    status = fm_cuda_fan_out(work, threads, n_dev, device_thread, &cancel, job->tick,
+                             job->tick_user, (double)prm->n_photons, 2000000, msg, msg_len);
     if (status != FM_OK)
         goto cleanup;
     for (int d = 0; d < n_dev; d++) {

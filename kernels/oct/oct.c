@@ -225,16 +225,9 @@ fm_status fm_oct_run_job(const fm_oct_job *job, fm_backend backend, fm_run_info 
     if (info->backend_used == FM_BACKEND_CUDA) {
         char why[FM_MSG_LEN] = "";
         status = fm_oct_cuda_run(job, &tables, why, sizeof why);
-        if (status == FM_ERR_DEVICE && backend == FM_BACKEND_AUTO) {
-            /* AUTO promises an answer: redo everything on the CPU and say why. */
-            fm_backend_resolve(FM_BACKEND_CPU, info, NULL, 0);
-            info->fell_back = 1;
-            snprintf(info->fallback_reason, sizeof info->fallback_reason, "%s", why);
-        } else {
-            if (status != FM_OK)
-                fm_fail(status, msg, msg_len, "%s", why);
+        /* On a GPU failure under AUTO, redo everything on the CPU below. */
+        if (fm_backend_cuda_settled(status, backend, info, why, msg, msg_len))
             goto done;
-        }
     }
 #endif
     status = fm_oct_cpu_run(job, &tables, msg, msg_len);
