@@ -45,7 +45,7 @@ case "${1:-}" in
     dir=${FLUXMAP_BUILD_DIR:-build}
     # One meson invocation so that its summary ("Ok: N  Fail: N ...") is the last thing printed.
     xvfb-run -a -s '-screen 0 1280x900x24' \
-      meson test -C "$dir" --print-errorlogs --num-processes "$(nproc)"
+      meson test -C "$dir" --print-errorlogs --num-processes "$(nproc)" --timeout-multiplier 3
     ;;
   *)
     echo "usage: packaging/dev.sh run|test" >&2
