@@ -63,11 +63,10 @@ static void destroy_child(GtkWidget *child, gpointer user)
 static GtkWidget *check_row(gboolean done, gboolean optional, const char *text)
 {
     GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-    GtkWidget *icon = gtk_image_new_from_icon_name(
-        done       ? "emblem-ok-symbolic"
-        : optional ? "list-remove-symbolic"
-                   : "dialog-warning-symbolic",
-        GTK_ICON_SIZE_MENU);
+    GtkWidget *icon = gtk_image_new_from_icon_name(done       ? "emblem-ok-symbolic"
+                                                   : optional ? "list-remove-symbolic"
+                                                              : "dialog-warning-symbolic",
+                                                   GTK_ICON_SIZE_MENU);
     GtkWidget *label = gtk_label_new(text);
     gtk_label_set_xalign(GTK_LABEL(label), 0);
     gtk_label_set_line_wrap(GTK_LABEL(label), TRUE);
@@ -96,8 +95,8 @@ static void update_checklist(FmDcePanel *self)
                  : g_strdup(_("Input curves from the aorta and portal-vein ROIs"));
     gtk_label_set_text(GTK_LABEL(self->csv_label), csv_text);
     if (from_csv) {
-        gtk_box_pack_start(GTK_BOX(self->check_box), check_row(TRUE, FALSE, csv_text), FALSE,
-                           FALSE, 0);
+        gtk_box_pack_start(GTK_BOX(self->check_box), check_row(TRUE, FALSE, csv_text), FALSE, FALSE,
+                           0);
     } else {
         gtk_box_pack_start(GTK_BOX(self->check_box),
                            check_row(aorta, FALSE, _("Aorta ROI: arterial input Ca(t)")), FALSE,
@@ -145,9 +144,9 @@ static GtkWidget *roi_row(FmDcePanel *self, fm_roi *roi, guint index)
     g_object_set(row, "margin", 3, NULL);
     /* A swatch in the ROI's outline colour ties the row to the shape on the map. */
     const double *rgb = fm_map_roi_colour(index);
-    g_autofree char *swatch = g_strdup_printf(
-        "<span foreground=\"#%02x%02x%02x\">●</span>", (int)(rgb[0] * 255), (int)(rgb[1] * 255),
-        (int)(rgb[2] * 255));
+    g_autofree char *swatch =
+        g_strdup_printf("<span foreground=\"#%02x%02x%02x\">●</span>", (int)(rgb[0] * 255),
+                        (int)(rgb[1] * 255), (int)(rgb[2] * 255));
     GtkWidget *dot = gtk_label_new(NULL);
     gtk_label_set_markup(GTK_LABEL(dot), swatch);
     g_autofree char *where = roi->slice >= 0 ? g_strdup_printf(_("slice %d"), roi->slice + 1)
@@ -280,13 +279,12 @@ static void fm_dce_panel_class_init(FmDcePanelClass *klass)
     G_OBJECT_CLASS(klass)->dispose = fm_dce_panel_dispose;
     G_OBJECT_CLASS(klass)->finalize = fm_dce_panel_finalize;
     GType type = G_TYPE_FROM_CLASS(klass);
-    signals[SIGNAL_ROLES_CHANGED] = g_signal_new("roles-changed", type, G_SIGNAL_RUN_LAST, 0, NULL,
-                                                 NULL, NULL, G_TYPE_NONE, 0);
+    signals[SIGNAL_ROLES_CHANGED] =
+        g_signal_new("roles-changed", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
     signals[SIGNAL_PARAMS_CHANGED] = g_signal_new("params-changed", type, G_SIGNAL_RUN_LAST, 0,
                                                   NULL, NULL, NULL, G_TYPE_NONE, 0);
     signals[SIGNAL_BACKEND_CHANGED] = g_signal_new("backend-changed", type, G_SIGNAL_RUN_LAST, 0,
-                                                   NULL, NULL, NULL, G_TYPE_NONE, 1,
-                                                   G_TYPE_STRING);
+                                                   NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void fm_dce_panel_init(FmDcePanel *self)
@@ -364,10 +362,9 @@ static void fm_dce_panel_init(FmDcePanel *self)
 
     GtkWidget *run_row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
     g_object_set(run_row, "margin-top", 6, NULL);
-    self->run_button = action_button(_("_Run fit"), "win.dce-run",
-                                     _("Fit every liver voxel (Ctrl+R runs too)"));
-    gtk_style_context_add_class(gtk_widget_get_style_context(self->run_button),
-                                "suggested-action");
+    self->run_button =
+        action_button(_("_Run fit"), "win.dce-run", _("Fit every liver voxel (Ctrl+R runs too)"));
+    gtk_style_context_add_class(gtk_widget_get_style_context(self->run_button), "suggested-action");
     self->cancel_button = action_button(_("_Cancel"), "win.dce-cancel", _("Stop the fit"));
     gtk_box_pack_start(GTK_BOX(run_row), self->run_button, TRUE, TRUE, 0);
     gtk_box_pack_start(GTK_BOX(run_row), self->cancel_button, FALSE, FALSE, 0);

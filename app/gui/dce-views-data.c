@@ -106,7 +106,6 @@ static void peak_thread(GTask *task, gpointer source, gpointer data, GCancellabl
     g_task_return_pointer(task, peak, g_free);
 }
 
-
 static void peak_done(GObject *source, GAsyncResult *res, gpointer user)
 {
     Work *w = g_task_get_task_data(G_TASK(res));
@@ -142,10 +141,9 @@ static void inputs_thread(GTask *task, gpointer source, gpointer data, GCancella
     Work *w = data;
     fm_dce_inputs *in = g_new0(fm_dce_inputs, 1);
     GError *error = NULL;
-    gboolean ok = w->csv && *w->csv
-                      ? fm_dce_inputs_load_csv(w->csv, in, &error)
-                      : fm_dce_inputs_from_rois(w->ds, w->rois, &w->conv, NULL, w->hematocrit, in,
-                                                &error);
+    gboolean ok = w->csv && *w->csv ? fm_dce_inputs_load_csv(w->csv, in, &error)
+                                    : fm_dce_inputs_from_rois(w->ds, w->rois, &w->conv, NULL,
+                                                              w->hematocrit, in, &error);
     if (!ok) {
         fm_dce_inputs_clear(in);
         g_free(in);
@@ -299,19 +297,17 @@ void fm_dce_views_show_curve(FmDceViews *self, int x, int y)
         g_autofree double *model = g_new(double, g->nt);
         if (fitted && fm_dce_model_curve(self->inputs.times_s, self->inputs.ca, self->inputs.cp,
                                          g->nt, self->model_dt_s, theta, model, NULL)) {
-            g_autofree char *fit = g_strdup_printf(_("model ka %.0f, kp %.0f, kl %.0f"),
-                                                   theta[0], theta[1], theta[2]);
+            g_autofree char *fit =
+                g_strdup_printf(_("model ka %.0f, kp %.0f, kl %.0f"), theta[0], theta[1], theta[2]);
             fm_plot_view_add_series(plot, fit, self->inputs.times_s, model, g->nt, model_rgb,
                                     FM_PLOT_STYLE_DASHED);
         }
     }
-    fm_plot_view_set_cursor(plot, self->mode == FM_DCE_ANATOMY_FRAME && self->times
-                                      ? self->times[self->time]
-                                      : NAN);
+    fm_plot_view_set_cursor(
+        plot, self->mode == FM_DCE_ANATOMY_FRAME && self->times ? self->times[self->time] : NAN);
 }
 
 void fm_dce_views_refresh_curves(FmDceViews *self)
 {
     fm_dce_views_show_curve(self, self->cur_x, self->cur_y);
 }
-

@@ -25,7 +25,7 @@ static const struct {
     {"rmse", N_("RMSE")},
 };
 /* Table columns after ROI, role and n. */
-static const char *const table_maps[] = {"ka", "kp", "kl", "tau_a", "tau_p", "arterial_fraction",
+static const char *const table_maps[] = {"ka",  "kp", "kl", "tau_a", "tau_p", "arterial_fraction",
                                          "mtt", "r2"};
 enum { COL_ROI = 0, COL_ROLE, COL_N, COL_FIRST_MAP };
 #define N_COLS (COL_FIRST_MAP + (int)G_N_ELEMENTS(table_maps))
@@ -71,9 +71,14 @@ static void refresh_overlay(FmDceViews *self)
     double lo = 0, hi = 1;
     if (!fm_percentile_range(m->data, fm_map_n_values(m), 1.0, 99.0, &lo, &hi))
         lo = 0, hi = 1;
+    if (hi - lo <= 1e-6 * MAX(fabs(hi), 1e-12)) { /* a uniform map still gets a readable bar */
+        double half = hi != 0 ? 0.1 * fabs(hi) : 1.0;
+        lo -= half;
+        hi += half;
+    }
     gsize plane = (gsize)m->width * m->height;
-    fm_dce_image_set_overlay(self->image, m->data + (gsize)self->slice * plane, m->width,
-                             m->height, overlay_title(m->name), m->unit, lo, hi);
+    fm_dce_image_set_overlay(self->image, m->data + (gsize)self->slice * plane, m->width, m->height,
+                             overlay_title(m->name), m->unit, lo, hi);
 }
 
 void fm_dce_views_refresh_anatomy(FmDceViews *self)
@@ -107,8 +112,8 @@ static void refresh_table(FmDceViews *self)
             continue;
         GtkTreeIter it;
         gtk_list_store_append(self->store, &it);
-        gtk_list_store_set(self->store, &it, COL_ROI, roi->name ? roi->name : "",
-                           COL_ROLE, roi->role ? roi->role : "—", -1);
+        gtk_list_store_set(self->store, &it, COL_ROI, roi->name ? roi->name : "", COL_ROLE,
+                           roi->role ? roi->role : "—", -1);
         shown++;
         for (gsize k = 0; k < G_N_ELEMENTS(table_maps); k++) {
             const fm_map *m = self->result ? fm_result_get_map(self->result, table_maps[k]) : NULL;
@@ -116,8 +121,8 @@ static void refresh_table(FmDceViews *self)
                 continue;
             const float *plane = m->data + (gsize)self->slice * m->width * m->height;
             fm_roi_stats st = fm_roi_statistics(roi, plane, m->width, m->height);
-            g_autofree char *text = st.n ? g_strdup_printf("%.3g ± %.2g", st.mean, st.sd)
-                                         : g_strdup("—");
+            g_autofree char *text =
+                st.n ? g_strdup_printf("%.3g ± %.2g", st.mean, st.sd) : g_strdup("—");
             gtk_list_store_set(self->store, &it, COL_FIRST_MAP + (int)k, text, -1);
             if (k == 0) {
                 g_autofree char *n = g_strdup_printf("%" G_GSIZE_FORMAT, st.n);
@@ -133,18 +138,19 @@ static void refresh_table(FmDceViews *self)
                         : g_strdup_printf(_("Mean ± sd over the fitted voxels of each ROI on slice "
                                             "%d (rates in ml/100g/min, delays and MTT in s)."),
                                           self->slice + 1);
-    gtk_label_set_text(GTK_LABEL(self->table_label), shown || !self->ds ? text : _("No ROI on "
-                                                                                   "this slice."));
+    gtk_label_set_text(GTK_LABEL(self->table_label), shown || !self->ds ? text
+                                                                        : _("No ROI on "
+                                                                            "this slice."));
 }
 
 static void update_labels(FmDceViews *self)
 {
     g_autofree char *slice = g_strdup_printf("%d / %d", self->slice + 1, MAX(self->g.nz, 1));
     gtk_label_set_text(GTK_LABEL(self->slice_label), slice);
-    g_autofree char *time =
-        self->times ? g_strdup_printf(_("%.1f s (%d / %d)"), self->times[self->time],
-                                      self->time + 1, self->g.nt)
-                    : g_strdup("");
+    g_autofree char *time = self->times
+                                ? g_strdup_printf(_("%.1f s (%d / %d)"), self->times[self->time],
+                                                  self->time + 1, self->g.nt)
+                                : g_strdup("");
     gtk_label_set_text(GTK_LABEL(self->time_label), time);
     gtk_widget_set_sensitive(self->time_scale, self->mode == FM_DCE_ANATOMY_FRAME);
 }
@@ -293,9 +299,9 @@ static void build_table(FmDceViews *self, GtkWidget *box)
     self->store = gtk_list_store_newv(N_COLS, types);
     GtkWidget *view = gtk_tree_view_new_with_model(GTK_TREE_MODEL(self->store));
     gtk_tree_view_set_grid_lines(GTK_TREE_VIEW(view), GTK_TREE_VIEW_GRID_LINES_VERTICAL);
-    static const char *const heads[] = {N_("ROI"),   N_("Role"),  N_("n"),   N_("ka"),
-                                        N_("kp"),    N_("kl"),    N_("τa"),  N_("τp"),
-                                        N_("Art. fraction"), N_("MTT"), N_("R²")};
+    static const char *const heads[] = {
+        N_("ROI"), N_("Role"),          N_("n"),   N_("ka"), N_("kp"), N_("kl"), N_("τa"),
+        N_("τp"),  N_("Art. fraction"), N_("MTT"), N_("R²")};
     G_STATIC_ASSERT(G_N_ELEMENTS(heads) == N_COLS);
     for (int i = 0; i < N_COLS; i++) {
         GtkCellRenderer *cell = gtk_cell_renderer_text_new();
@@ -309,7 +315,7 @@ static void build_table(FmDceViews *self, GtkWidget *box)
     GtkWidget *scroller = gtk_scrolled_window_new(NULL, NULL);
     gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroller), GTK_POLICY_AUTOMATIC,
                                    GTK_POLICY_AUTOMATIC);
-    gtk_scrolled_window_set_min_content_height(GTK_SCROLLED_WINDOW(scroller), 96);
+    gtk_scrolled_window_set_min_content_height(GTK_SCROLLED_WINDOW(scroller), 132);
     gtk_container_add(GTK_CONTAINER(scroller), view);
     self->table_label = gtk_label_new("");
     gtk_label_set_xalign(GTK_LABEL(self->table_label), 0);
@@ -350,8 +356,8 @@ static void fm_dce_views_class_init(FmDceViewsClass *klass)
     G_OBJECT_CLASS(klass)->dispose = fm_dce_views_dispose;
     G_OBJECT_CLASS(klass)->finalize = fm_dce_views_finalize;
     signals[SIGNAL_POSITION_CHANGED] =
-        g_signal_new("position-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
-                     NULL, NULL, G_TYPE_NONE, 0);
+        g_signal_new("position-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                     NULL, G_TYPE_NONE, 0);
 }
 
 static void fm_dce_views_init(FmDceViews *self)

@@ -10,9 +10,9 @@
 struct _FmPlotView {
     GtkDrawingArea parent_instance;
     char *x_label, *y_label;
-    GArray *x, *y;   /* of double, same length */
-    double cursor_x; /* NaN: hidden */
-    gboolean log_y;  /* y drawn as log10, ticks at decades (fm_plot_view_set_log_y) */
+    GArray *x, *y;    /* of double, same length */
+    double cursor_x;  /* NaN: hidden */
+    gboolean log_y;   /* y drawn as log10, ticks at decades (fm_plot_view_set_log_y) */
     GPtrArray *extra; /* of PlotSeries*: fm_plot_view_add_series */
 };
 
@@ -124,9 +124,9 @@ static void data_extent(FmPlotView *self, double *x0, double *x1, double *y0, do
 }
 
 /* Strokes one series in the current source colour; a NaN point ends a segment (a gap). */
-static void stroke_series(cairo_t *cr, FmPlotView *self, GArray *xs, GArray *ys,
-                          FmPlotStyle style, double left, double bottom, double ax_lo,
-                          double ay_lo, double sx, double sy)
+static void stroke_series(cairo_t *cr, FmPlotView *self, GArray *xs, GArray *ys, FmPlotStyle style,
+                          double left, double bottom, double ax_lo, double ay_lo, double sx,
+                          double sy)
 {
     gboolean pen_down = FALSE;
     for (guint i = 0; i < xs->len; i++) {
@@ -451,8 +451,8 @@ void fm_plot_view_set_log_y(FmPlotView *view, gboolean log_y)
     gtk_widget_queue_draw(GTK_WIDGET(view));
 }
 
-void fm_plot_view_add_series(FmPlotView *view, const char *label, const double *x,
-                             const double *y, int n, const double rgb[3], FmPlotStyle style)
+void fm_plot_view_add_series(FmPlotView *view, const char *label, const double *x, const double *y,
+                             int n, const double rgb[3], FmPlotStyle style)
 {
     g_return_if_fail(FM_IS_PLOT_VIEW(view));
     g_return_if_fail(n == 0 || (x != NULL && y != NULL));

@@ -28,8 +28,8 @@ typedef enum {
     FM_PLOT_STYLE_MARKERS, /* measured samples: small discs, no line */
 } FmPlotStyle;
 /* Copies n points; rgb: 3 values in 0..1; label may be NULL (no legend entry). */
-void fm_plot_view_add_series(FmPlotView *view, const char *label, const double *x,
-                             const double *y, int n, const double rgb[3], FmPlotStyle style);
+void fm_plot_view_add_series(FmPlotView *view, const char *label, const double *x, const double *y,
+                             int n, const double rgb[3], FmPlotStyle style);
 /* Removes the extra series only. */
 void fm_plot_view_clear_series(FmPlotView *view);
 int fm_plot_view_get_n_series(FmPlotView *view); /* extra series */

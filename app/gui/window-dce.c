@@ -360,8 +360,8 @@ static char *choose(FmWindow *win, GtkFileChooserAction mode, const char *title,
                     const char *suggested)
 {
     GtkFileChooserNative *chooser = gtk_file_chooser_native_new(
-        title, GTK_WINDOW(win), mode, mode == GTK_FILE_CHOOSER_ACTION_SAVE ? _("_Save") : _("_Open"),
-        _("_Cancel"));
+        title, GTK_WINDOW(win), mode,
+        mode == GTK_FILE_CHOOSER_ACTION_SAVE ? _("_Save") : _("_Open"), _("_Cancel"));
     GtkFileChooser *fc = GTK_FILE_CHOOSER(chooser);
     if (mode == GTK_FILE_CHOOSER_ACTION_SAVE) {
         gtk_file_chooser_set_do_overwrite_confirmation(fc, TRUE);
@@ -488,8 +488,7 @@ void fm_window_dce_init(FmWindow *win)
     st->controls = fm_dce_views_get_controls(st->views);
     st->map_toggle = page_button(_("Anatomy"), _("Draw and edit ROIs on the anatomy"));
     st->dce_toggle = page_button(_("Perfusion"), _("Perfusion maps over the anatomy"));
-    gtk_radio_button_join_group(GTK_RADIO_BUTTON(st->dce_toggle),
-                                GTK_RADIO_BUTTON(st->map_toggle));
+    gtk_radio_button_join_group(GTK_RADIO_BUTTON(st->dce_toggle), GTK_RADIO_BUTTON(st->map_toggle));
     GtkWidget *pages = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0);
     gtk_style_context_add_class(gtk_widget_get_style_context(pages), "linked");
     gtk_box_pack_start(GTK_BOX(pages), st->map_toggle, FALSE, FALSE, 0);

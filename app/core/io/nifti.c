@@ -407,7 +407,10 @@ gboolean fm_nifti_write(const char *path, const float *voxels, int nx, int ny, i
         nifti_image_free(nim);
     }
     GStatBuf st;
-    if (g_stat(path, &st) != 0 || st.st_size < 348) {
+    /* A written .nii holds at least its 348-byte header; a .nii.gz of mostly-NaN maps
+     * compresses below that, so only its existence can be checked. */
+    gboolean gz = g_str_has_suffix(path, ".gz");
+    if (g_stat(path, &st) != 0 || (!gz && st.st_size < 348) || st.st_size == 0) {
         g_set_error(error, FM_ERROR, FM_ERROR_IO, _("%s: cannot write the NIfTI file"), path);
         return FALSE;
     }
