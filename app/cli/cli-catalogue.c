@@ -160,13 +160,5 @@ static int dispatch(const fm_cli_args *args)
 
 int fm_cli_catalogue(int argc, char **argv)
 {
-    fm_cli_args args = {0};
-    g_autofree char *message = NULL;
-    int code;
-    if (!fm_cli_parse(argc, argv, options, G_N_ELEMENTS(options), NULL, &args, &message))
-        code = fm_cli_fail(FM_EXIT_USAGE, "catalogue: %s", message);
-    else
-        code = dispatch(&args);
-    fm_cli_args_clear(&args);
-    return code;
+    return fm_cli_parse_and_run(argc, argv, "catalogue", options, G_N_ELEMENTS(options), dispatch);
 }

@@ -178,7 +178,6 @@ static int mcml_run_parsed(const fm_cli_args *parsed)
     return code;
 }
 
-
 int fm_cli_mcml(int argc, char **argv)
 {
     if (argc < 1 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
@@ -186,7 +185,7 @@ int fm_cli_mcml(int argc, char **argv)
         return argc < 1 ? FM_EXIT_USAGE : FM_EXIT_OK;
     }
     if (strcmp(argv[0], "run") == 0)
-        return fm_cli_parse_and_run(argc - 1, argv + 1, "mcml run", options,
-                                    G_N_ELEMENTS(options), mcml_run_parsed);
+        return fm_cli_parse_and_run(argc - 1, argv + 1, "mcml run", options, G_N_ELEMENTS(options),
+                                    mcml_run_parsed);
     return fm_cli_fail(FM_EXIT_USAGE, _("mcml: unknown sub-command '%s' (try 'run')"), argv[0]);
 }

@@ -7,6 +7,18 @@
 
 static const fm_cli_option options[] = {{"json", FALSE}, {"help", FALSE}};
 
+/* A range bound: an integer for int parameters, a number for doubles, null for the rest. */
+static void add_bound(JsonBuilder *b, const char *name, const fm_param_spec *spec, double value)
+{
+    json_builder_set_member_name(b, name);
+    if (spec->type == FM_PARAM_INT)
+        json_builder_add_int_value(b, (gint64)value);
+    else if (spec->type == FM_PARAM_DOUBLE)
+        json_builder_add_double_value(b, value);
+    else
+        json_builder_add_null_value(b);
+}
+
 static void add_param_json(JsonBuilder *b, const fm_param_spec *spec)
 {
     json_builder_begin_object(b);
@@ -28,21 +40,8 @@ static void add_param_json(JsonBuilder *b, const fm_param_spec *spec)
         json_builder_add_string_value(b, spec->default_choice ? spec->default_choice : "");
         break;
     }
-    gboolean ranged = spec->type == FM_PARAM_INT || spec->type == FM_PARAM_DOUBLE;
-    json_builder_set_member_name(b, "min");
-    if (!ranged)
-        json_builder_add_null_value(b);
-    else if (spec->type == FM_PARAM_INT)
-        json_builder_add_int_value(b, (gint64)spec->min);
-    else
-        json_builder_add_double_value(b, spec->min);
-    json_builder_set_member_name(b, "max");
-    if (!ranged)
-        json_builder_add_null_value(b);
-    else if (spec->type == FM_PARAM_INT)
-        json_builder_add_int_value(b, (gint64)spec->max);
-    else
-        json_builder_add_double_value(b, spec->max);
+    add_bound(b, "min", spec, spec->min);
+    add_bound(b, "max", spec, spec->max);
     fm_cli_json_member_string(b, "unit", spec->unit);
     fm_cli_json_member_string(b, "help", spec->help ? _(spec->help) : "");
     if (spec->type == FM_PARAM_INT) {
@@ -124,30 +123,26 @@ static void print_text(const fm_method *const *methods, int n)
     }
 }
 
+static void print_help(void)
+{
+    printf("%s", _("Usage: fluxmap-cli methods [--json]\n"
+                   "Lists every registered method with its parameters (name, type, range, "
+                   "unit, default) and output maps.\n"));
+}
+
+static int list_methods(const fm_cli_args *args)
+{
+    int n = 0;
+    const fm_method *const *methods = fm_methods_all(&n);
+    if (fm_cli_has(args, "json"))
+        print_json(methods, n);
+    else
+        print_text(methods, n);
+    return FM_EXIT_OK;
+}
+
 int fm_cli_methods(int argc, char **argv)
 {
-    fm_cli_args args = {0};
-    g_autofree char *message = NULL;
-    if (!fm_cli_parse(argc, argv, options, G_N_ELEMENTS(options), NULL, &args, &message)) {
-        fm_cli_args_clear(&args);
-        return fm_cli_fail(FM_EXIT_USAGE, "methods: %s", message);
-    }
-    int code = FM_EXIT_OK;
-    if (fm_cli_has(&args, "help")) {
-        printf("%s", _("Usage: fluxmap-cli methods [--json]\n"
-                       "Lists every registered method with its parameters (name, type, range, "
-                       "unit, default) and output maps.\n"));
-    } else if (args.positional->len > 0) {
-        code = fm_cli_fail(FM_EXIT_USAGE, _("methods: unexpected argument '%s'"),
-                           (const char *)args.positional->pdata[0]);
-    } else {
-        int n = 0;
-        const fm_method *const *methods = fm_methods_all(&n);
-        if (fm_cli_has(&args, "json"))
-            print_json(methods, n);
-        else
-            print_text(methods, n);
-    }
-    fm_cli_args_clear(&args);
-    return code;
+    return fm_cli_parse_and_run_options(argc, argv, "methods", options, G_N_ELEMENTS(options),
+                                        print_help, list_methods);
 }

@@ -29,12 +29,10 @@ gboolean fm_cli_get_int(const fm_cli_args *args, const char *name, int *out, cha
 gboolean fm_cli_get_positive_int(const fm_cli_args *args, const char *name, int *out,
                                  char **message)
 {
-    return get_ranged_int(args, name, 1, _("--%s: '%s' is not a positive integer"), out,
-                          message);
+    return get_ranged_int(args, name, 1, _("--%s: '%s' is not a positive integer"), out, message);
 }
 
-gboolean fm_cli_get_double(const fm_cli_args *args, const char *name, double *out,
-                           char **message)
+gboolean fm_cli_get_double(const fm_cli_args *args, const char *name, double *out, char **message)
 {
     const char *text = fm_cli_get(args, name);
     if (!text)

@@ -96,8 +96,9 @@ static gboolean write_truth(const char *path, const fm_dce_sim_params *p, const 
     fm_cli_json_member_number(b, "cnr", p->cnr);
     fm_cli_json_member_number(b, "noise_sd", fm_dce_sim_noise_sd(p));
     fm_cli_json_member_int(b, "seed", (gint64)p->seed);
-    fm_cli_json_member_string(b, "model", "S = S0 (1 + C); Cl = (ka Ca(t - tau_a) + kp Cp(t - tau_p)) "
-                                     "conv exp(-kl t), rates in ml/100g/min (/6000 per s)");
+    fm_cli_json_member_string(b, "model",
+                              "S = S0 (1 + C); Cl = (ka Ca(t - tau_a) + kp Cp(t - tau_p)) "
+                              "conv exp(-kl t), rates in ml/100g/min (/6000 per s)");
     json_builder_set_member_name(b, "regions");
     json_builder_begin_object(b);
     member_truth(b, p, "liver", FM_DCE_SIM_LIVER, counts[FM_DCE_SIM_LIVER]);
@@ -141,7 +142,8 @@ static int simulate(const fm_cli_args *args)
     g_autofree char *message = NULL;
     if (!fm_cli_get_seed(args, &p.seed, &message))
         return fm_cli_fail(FM_EXIT_USAGE, "%s", message);
-    if (!fm_cli_get_int(args, "width", &p.nx, &message) || !fm_cli_get_int(args, "height", &p.ny, &message) ||
+    if (!fm_cli_get_int(args, "width", &p.nx, &message) ||
+        !fm_cli_get_int(args, "height", &p.ny, &message) ||
         !fm_cli_get_int(args, "slices", &p.nz, &message) ||
         !fm_cli_get_int(args, "frames", &p.n_times, &message) ||
         !fm_cli_get_double(args, "frame_interval_s", &p.frame_interval_s, &message) ||

@@ -71,8 +71,8 @@ static gboolean write_truth(const char *path, const fm_oct_sim_params *p, const 
     fm_cli_json_member_number(b, "um_per_depth_bin", um_per_bin);
     fm_cli_json_member_number(b, "coherence_length_um", fm_oct_sim_coherence_length_um(p));
     fm_cli_json_member_string(b, "model",
-                  "I(k) = P S(k) [1 + sum R + 2 sum sqrt(R) cos(2 k z + phi)] + "
-                  "fixed pattern + shot noise; depth bin = z / um_per_depth_bin");
+                              "I(k) = P S(k) [1 + sum R + 2 sum sqrt(R) cos(2 k z + phi)] + "
+                              "fixed pattern + shot noise; depth bin = z / um_per_depth_bin");
     if (p->sample == FM_OCT_SIM_MIRROR) {
         fm_cli_json_member_number(b, "mirror_depth_um", p->mirror_depth_um);
         fm_cli_json_member_number(b, "mirror_reflectivity", p->mirror_reflectivity);
@@ -90,8 +90,8 @@ static gboolean write_truth(const char *path, const fm_oct_sim_params *p, const 
         }
         json_builder_end_array(b);
         fm_cli_json_member_string(b, "surface",
-                      "z = 300 + 1200 (u^2 + v^2) um, u, v in -0.5..0.5 across "
-                      "A-lines and B-scans; layers 0, 60, 180, 320 um below");
+                                  "z = 300 + 1200 (u^2 + v^2) um, u, v in -0.5..0.5 across "
+                                  "A-lines and B-scans; layers 0, 60, 180, 320 um below");
     }
     json_builder_end_object(b);
     return fm_cli_json_write_file(b, path, error);

@@ -1,4 +1,5 @@
-/* `fluxmap-cli simulate lsi|flim` (dce and oct dispatch to their own files): synthetic datasets plus their ground truth as JSON. */
+/* `fluxmap-cli simulate lsi|flim` (dce and oct dispatch to their own files): synthetic datasets
+ * plus their ground truth as JSON. */
 #include <glib/gi18n.h>
 #include <math.h>
 #include <stdio.h>
@@ -206,8 +207,9 @@ static gboolean write_flim_truth(const char *path, const fm_flim_sim_params *p,
     fm_cli_json_member_string(b, "irf_file", irf_path);
     fm_cli_json_member_number(b, "background", p->background);
     fm_cli_json_member_int(b, "seed", (gint64)p->seed);
-    fm_cli_json_member_string(b, "model", "I(t) = A (fD exp(-t/tauD) + (1 - fD) exp(-t/tauF)); "
-                                     "bars: fD = 1, tauD = tau");
+    fm_cli_json_member_string(b, "model",
+                              "I(t) = A (fD exp(-t/tauD) + (1 - fD) exp(-t/tauF)); "
+                              "bars: fD = 1, tauD = tau");
     if (p->pattern == FM_FLIM_SIM_BARS) {
         json_builder_set_member_name(b, "bars");
         json_builder_begin_array(b);
@@ -365,8 +367,8 @@ int fm_cli_simulate(int argc, char **argv)
     }
     gboolean flim = strcmp(argv[0], "flim") == 0;
     if (strcmp(argv[0], "lsi") != 0 && !flim)
-        return fm_cli_fail(FM_EXIT_USAGE, _("simulate: unknown family '%s' (lsi, flim, dce or oct)"),
-                           argv[0]);
+        return fm_cli_fail(FM_EXIT_USAGE,
+                           _("simulate: unknown family '%s' (lsi, flim, dce or oct)"), argv[0]);
     if (flim)
         return fm_cli_parse_and_run_options(argc - 1, argv + 1, "simulate flim", flim_options,
                                             G_N_ELEMENTS(flim_options), print_flim_help,

@@ -71,8 +71,7 @@ gboolean fm_cli_get_int(const fm_cli_args *args, const char *name, int *out, cha
 gboolean fm_cli_get_positive_int(const fm_cli_args *args, const char *name, int *out,
                                  char **message);
 /* A finite number. */
-gboolean fm_cli_get_double(const fm_cli_args *args, const char *name, double *out,
-                           char **message);
+gboolean fm_cli_get_double(const fm_cli_args *args, const char *name, double *out, char **message);
 /* --seed as an unsigned 64-bit integer. */
 gboolean fm_cli_get_seed(const fm_cli_args *args, guint64 *out, char **message);
 

@@ -291,17 +291,10 @@ fm_status fm_dce_fit(const fm_dce_params *params, const float *tissue, long long
     if (info->backend_used == FM_BACKEND_CUDA) {
         char why[FM_MSG_LEN] = "";
         status = fm_dce_cuda_run(&job, why, sizeof why);
-        if (status == FM_ERR_DEVICE && backend == FM_BACKEND_AUTO) {
-            /* AUTO promises an answer: redo everything on the CPU and say why. */
-            invalid = 0;
-            fm_backend_resolve(FM_BACKEND_CPU, info, NULL, 0);
-            info->fell_back = 1;
-            snprintf(info->fallback_reason, sizeof info->fallback_reason, "%s", why);
-        } else {
-            if (status != FM_OK)
-                fm_fail(status, msg, msg_len, "%s", why);
+        if (fm_backend_cuda_settled(status, backend, info, why, msg, msg_len))
             goto done;
-        }
+        /* The GPU failed at run time under AUTO: redo everything on the CPU. */
+        invalid = 0;
     }
 #endif
     status = fm_dce_cpu_run(&job, msg, msg_len);

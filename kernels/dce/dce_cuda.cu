@@ -2,6 +2,8 @@
  * points, a block-level FFT in shared memory, Nelder-Mead bookkeeping by thread 0; chunks of
  * voxels stream through pinned buffers on two streams; several GPUs split the voxels. */
 #include <pthread.h>
+
+#include "../cuda_staging.h"
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -243,7 +245,7 @@ extern "C" fm_status fm_dce_cuda_run(const fm_dce_job *job, char *msg, size_t ms
 {
     fm_status status = FM_OK;
     volatile int cancel = 0;
-    int n_dev = 0, started = 0;
+    int n_dev = 0;
     gpu_work *work = NULL;
     pthread_t *threads = NULL;
     char why[FM_MSG_LEN] = "";
@@ -271,31 +273,9 @@ extern "C" fm_status fm_dce_cuda_run(const fm_dce_job *job, char *msg, size_t ms
         work[d].hi = job->n_voxels * (d + 1) / n_dev;
         work[d].cancel = &cancel;
     }
-    for (; started < n_dev; started++) {
-        if (pthread_create(&threads[started], NULL, device_thread, &work[started]) != 0) {
-            cancel = 1;
-            status = fm_fail(FM_ERR_DEVICE, msg, msg_len,
-                             "could not start a host thread for GPU %d", started);
-            break;
-        }
-    }
-    /* The calling thread reports progress and forwards a cancel between chunks. */
-    for (;;) {
-        int all = 1;
-        long long done = 0;
-        for (int d = 0; d < started; d++) {
-            all &= __atomic_load_n(&work[d].finished, __ATOMIC_ACQUIRE);
-            done += __atomic_load_n(&work[d].done, __ATOMIC_ACQUIRE);
-        }
-        if (all)
-            break;
-        if (job->tick && !cancel && job->tick(job->tick_user, (double)done / job->n_voxels))
-            cancel = 1;
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
-    }
-    for (int d = 0; d < started; d++)
-        pthread_join(threads[d], NULL);
+    /* The calling thread reports progress (voxels done) every 1 ms and forwards a cancel. */
+    status = fm_cuda_fan_out(work, threads, n_dev, device_thread, &cancel, job->tick,
+                             job->tick_user, (double)job->n_voxels, 1000000, msg, msg_len);
     if (status != FM_OK)
         goto cleanup;
     for (int d = 0; d < n_dev; d++) {

@@ -6,47 +6,34 @@
 #include <string.h>
 #include <sys/wait.h>
 
-static const char *cli_path;
-static char *tmp_dir;
+#include "tests/cli/cli-test-util.h"
 
-/* Runs the CLI with NULL-terminated arguments; returns the exit status, stderr in *err. */
+/* Runs the CLI with NULL-terminated arguments in an environment of FLUXMAP_DATA_DIR alone;
+ * returns the exit status, stderr in *err. */
 static int run_cli(char **err, ...)
 {
-    g_autoptr(GPtrArray) argv = g_ptr_array_new();
-    g_ptr_array_add(argv, (gpointer)cli_path);
+    g_autofree char *envp_data = g_strdup_printf("FLUXMAP_DATA_DIR=%s/catalogue", tmp_dir);
+    char *envp[] = {envp_data, NULL};
     va_list ap;
     va_start(ap, err);
-    for (const char *a = va_arg(ap, const char *); a; a = va_arg(ap, const char *))
-        g_ptr_array_add(argv, (gpointer)a);
+    const char *first = va_arg(ap, const char *);
+    cli_result r = cli_test_runv(NULL, envp, first, ap);
     va_end(ap);
-    g_ptr_array_add(argv, NULL);
-    int status = 0;
-    g_autofree char *out = NULL;
-    g_autoptr(GError) error = NULL;
-    const char *envp_data = g_strdup_printf("FLUXMAP_DATA_DIR=%s/catalogue", tmp_dir);
-    char *envp[] = {(char *)envp_data, NULL};
-    gboolean ok = g_spawn_sync(NULL, (char **)argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL, &out,
-                               err, &status, &error);
-    g_free((char *)envp_data);
-    g_assert_no_error(error);
-    g_assert_true(ok);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-static char *path_in(const char *name)
-{
-    return g_build_filename(tmp_dir, name, NULL);
+    g_free(r.out);
+    *err = r.err;
+    return r.status;
 }
 
 static void test_simulate_and_run(void)
 {
-    g_autofree char *raw = path_in("m.raw"), *out = path_in("out"),
-                    *ref = path_in("m.reference.raw");
+    g_autofree char *raw = cli_test_tmp_path("m.raw"), *out = cli_test_tmp_path("out"),
+                    *ref = cli_test_tmp_path("m.reference.raw");
     g_autofree char *err = NULL, *err2 = NULL;
     g_assert_cmpint(
         run_cli(&err, "simulate", "oct", "--sample=mirror", "--alines=8", "-o", raw, NULL), ==, 0);
-    g_autofree char *sidecar = path_in("m.raw.json"), *calib = path_in("m.calib.csv");
-    g_autofree char *truth = path_in("m.truth.json");
+    g_autofree char *sidecar = cli_test_tmp_path("m.raw.json"),
+                    *calib = cli_test_tmp_path("m.calib.csv");
+    g_autofree char *truth = cli_test_tmp_path("m.truth.json");
     g_assert_true(g_file_test(sidecar, G_FILE_TEST_EXISTS));
     g_assert_true(g_file_test(calib, G_FILE_TEST_EXISTS));
     g_assert_true(g_file_test(truth, G_FILE_TEST_EXISTS));
@@ -65,7 +52,7 @@ static void expect(int code, const char *needle, const char *a1, const char *a2,
                    const char *a4)
 {
     g_autofree char *err = NULL;
-    g_autofree char *out = path_in("bad-out");
+    g_autofree char *out = cli_test_tmp_path("bad-out");
     int rc = run_cli(&err, "run", "oct.bscan", "--backend=cpu", a1, a2, a3, a4, "-o", out, NULL);
     if (rc != code || !strstr(err, needle))
         g_printerr("exit %d, stderr: %s\n", rc, err);
@@ -75,15 +62,15 @@ static void expect(int code, const char *needle, const char *a1, const char *a2,
 
 static void test_bad_input(void)
 {
-    g_autofree char *raw = path_in("m.raw");
-    g_autofree char *odd = path_in("odd.bin");
+    g_autofree char *raw = cli_test_tmp_path("m.raw");
+    g_autofree char *odd = cli_test_tmp_path("odd.bin");
     g_autofree guint8 *bytes = g_malloc0(5000);
     g_assert_true(g_file_set_contents(odd, (char *)bytes, 5000, NULL));
     /* file size not a multiple of the A-line: input, exit 3 */
     expect(3, "5000 bytes is not a multiple of the 4096-byte A-line", "--pixels_per_aline=2048",
            "--alines_per_bscan=1", "--lambda_polynomial_nm=800,0.05", odd);
     /* calibration length != pixels per A-line, and non-monotonic wavelengths: exit 3 */
-    g_autofree char *short_csv = path_in("short.csv");
+    g_autofree char *short_csv = cli_test_tmp_path("short.csv");
     g_assert_true(g_file_set_contents(short_csv, "800\n801\n802\n", -1, NULL));
     g_autofree char *opt = g_strconcat("--calibration_file=", short_csv, NULL);
     expect(3, "holds 3 wavelengths but the spectra have 2048", opt, "--window=none", "--taps=21",
@@ -91,7 +78,7 @@ static void test_bad_input(void)
     g_autoptr(GString) zigzag = g_string_new(NULL);
     for (int i = 0; i < 2048; i++)
         g_string_append_printf(zigzag, "%d\n", i == 5 ? 800 : 800 + i);
-    g_autofree char *zz = path_in("zigzag.csv");
+    g_autofree char *zz = cli_test_tmp_path("zigzag.csv");
     g_assert_true(g_file_set_contents(zz, zigzag->str, -1, NULL));
     g_autofree char *zopt = g_strconcat("--calibration_file=", zz, NULL);
     expect(3, "not strictly monotonic", zopt, "--window=none", "--taps=21", raw);
@@ -103,16 +90,11 @@ static void test_bad_input(void)
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
-    cli_path = g_getenv("FLUXMAP_CLI");
-    if (!cli_path) {
+    if (!cli_test_init("fluxmap-cli-oct-XXXXXX")) {
         g_printerr("FLUXMAP_CLI must name the fluxmap-cli binary\n");
         return 1;
     }
-    tmp_dir = g_dir_make_tmp("fluxmap-cli-oct-XXXXXX", NULL);
     g_test_add_func("/cli-oct/simulate-and-run", test_simulate_and_run);
     g_test_add_func("/cli-oct/bad-input", test_bad_input);
-    int rc = g_test_run();
-    g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", tmp_dir);
-    (void)!system(cmd);
-    return rc;
+    return cli_test_finish(g_test_run());
 }

@@ -10,48 +10,7 @@
 #include "app/core/io/flim_write.h"
 #include "app/core/io/tiff.h"
 #include "kernels/device.h"
-
-static char *tmp_dir;
-static const char *cli_path;
-
-typedef struct {
-    int status;
-    char *out, *err;
-} cli_result;
-
-static void cli_result_clear(cli_result *r)
-{
-    g_free(r->out);
-    g_free(r->err);
-}
-
-/* Runs fluxmap-cli with the NULL-terminated arguments and returns its exit status. */
-static cli_result run_cli(const char *first, ...)
-{
-    g_autoptr(GPtrArray) argv = g_ptr_array_new();
-    g_ptr_array_add(argv, (gpointer)cli_path);
-    va_list ap;
-    va_start(ap, first);
-    for (const char *a = first; a; a = va_arg(ap, const char *))
-        g_ptr_array_add(argv, (gpointer)a);
-    va_end(ap);
-    g_ptr_array_add(argv, NULL);
-    cli_result r = {0};
-    int wait_status = 0;
-    g_autoptr(GError) error = NULL;
-    gboolean ok = g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
-                               &r.out, &r.err, &wait_status, &error);
-    g_assert_no_error(error);
-    g_assert_true(ok);
-    g_assert_true(WIFEXITED(wait_status)); /* a crash is never an acceptable answer */
-    r.status = WEXITSTATUS(wait_status);
-    return r;
-}
-
-static char *tmp_path(const char *name)
-{
-    return g_build_filename(tmp_dir, name, NULL);
-}
+#include "tests/cli/cli-test-util.h"
 
 /* stderr must start "fluxmap-cli: " and mention what went wrong. */
 static void assert_message(const cli_result *r, const char *needle)
@@ -59,18 +18,6 @@ static void assert_message(const cli_result *r, const char *needle)
     g_assert_true(g_str_has_prefix(r->err, "fluxmap-cli: "));
     if (needle && !strstr(r->err, needle))
         g_error("stderr '%s' does not mention '%s'", r->err, needle);
-}
-
-static JsonObject *parse_object(const char *text, JsonParser **parser_out)
-{
-    JsonParser *parser = json_parser_new();
-    g_autoptr(GError) error = NULL;
-    json_parser_load_from_data(parser, text, -1, &error);
-    g_assert_no_error(error);
-    JsonNode *root = json_parser_get_root(parser);
-    g_assert_true(JSON_NODE_HOLDS_OBJECT(root));
-    *parser_out = parser;
-    return json_node_get_object(root);
 }
 
 static void assert_member_type(JsonObject *o, const char *name, GType type, gboolean nullable)
@@ -107,7 +54,7 @@ static void write_u16(const char *name, int w, int h, int frames, gboolean zero,
     guint16 *d = ds->data;
     for (gsize i = 0; i < fm_dataset_n_elements(ds); i++)
         d[i] = zero ? 0 : (guint16)g_rand_int_range(rand, 100, 4000);
-    g_autofree char *path = tmp_path(name);
+    g_autofree char *path = cli_test_tmp_path(name);
     g_autoptr(GError) error = NULL;
     g_assert_true(fm_tiff_write_dataset(path, ds, "cli test fixture", &error));
     g_assert_no_error(error);
@@ -118,24 +65,24 @@ static void make_fixtures(void)
     write_u16("small.tif", 40, 32, 3, FALSE, 7);
     write_u16("tiny.tif", 4, 4, 1, FALSE, 8);
     write_u16("zero.tif", 24, 20, 1, TRUE, 9);
-    g_autofree char *small = tmp_path("small.tif");
+    g_autofree char *small = cli_test_tmp_path("small.tif");
     g_autofree char *bytes = NULL;
     gsize len = 0;
     g_assert_true(g_file_get_contents(small, &bytes, &len, NULL));
-    g_autofree char *trunc = tmp_path("truncated.tif");
+    g_autofree char *trunc = cli_test_tmp_path("truncated.tif");
     g_assert_true(g_file_set_contents(trunc, bytes, len / 3, NULL));
-    g_autofree char *empty = tmp_path("empty.tif");
+    g_autofree char *empty = cli_test_tmp_path("empty.tif");
     g_assert_true(g_file_set_contents(empty, "", 0, NULL));
-    g_autofree char *text = tmp_path("notes.tif");
+    g_autofree char *text = cli_test_tmp_path("notes.tif");
     g_assert_true(g_file_set_contents(text, "this is not a TIFF file\n", -1, NULL));
 }
 
 static int count_runs(void)
 {
-    cli_result r = run_cli("catalogue", "list", "--json", NULL);
+    cli_result r = cli_test_run(NULL, NULL, "catalogue", "list", "--json", NULL);
     g_assert_cmpint(r.status, ==, 0);
     g_autoptr(JsonParser) p = NULL;
-    JsonObject *o = parse_object(r.out, &p);
+    JsonObject *o = cli_test_parse_object(r.out, &p);
     int n = (int)json_array_get_length(json_object_get_array_member(o, "runs"));
     cli_result_clear(&r);
     return n;
@@ -145,7 +92,7 @@ static int count_runs(void)
 
 static void test_help_version(void)
 {
-    cli_result r = run_cli("--version", NULL);
+    cli_result r = cli_test_run(NULL, NULL, "--version", NULL);
     g_assert_cmpint(r.status, ==, 0);
     g_assert_true(g_str_has_prefix(r.out, "fluxmap-cli "));
     cli_result_clear(&r);
@@ -154,7 +101,7 @@ static void test_help_version(void)
         {"simulate", "--help"}, {"catalogue", "--help"},
     };
     for (guint i = 0; i < G_N_ELEMENTS(commands); i++) {
-        r = run_cli(commands[i][0], commands[i][1], NULL);
+        r = cli_test_run(NULL, NULL, commands[i][0], commands[i][1], NULL);
         g_assert_cmpint(r.status, ==, 0);
         g_assert_true(strstr(r.out, "Usage:") != NULL);
         cli_result_clear(&r);
@@ -163,8 +110,8 @@ static void test_help_version(void)
 
 static void test_usage_errors(void)
 {
-    g_autofree char *in = tmp_path("small.tif");
-    g_autofree char *out = tmp_path("out-usage");
+    g_autofree char *in = cli_test_tmp_path("small.tif");
+    g_autofree char *out = cli_test_tmp_path("out-usage");
     struct {
         const char *args[6];
         const char *needle;
@@ -188,7 +135,7 @@ static void test_usage_errors(void)
     };
     for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
         const char *const *a = cases[i].args;
-        cli_result r = run_cli(a[0], a[1], a[2], a[3], a[4], a[5], NULL);
+        cli_result r = cli_test_run(NULL, NULL, a[0], a[1], a[2], a[3], a[4], a[5], NULL);
         if (r.status != 2)
             g_error("case %u (%s %s %s): exit %d, expected 2; stderr: %s", i, a[0], a[1],
                     a[2] ? a[2] : "", r.status, r.err);
@@ -200,9 +147,10 @@ static void test_usage_errors(void)
 
 static void test_image_smaller_than_window(void)
 {
-    g_autofree char *in = tmp_path("tiny.tif");
-    g_autofree char *out = tmp_path("out-tiny");
-    cli_result r = run_cli("run", "lsi.spatial", "--window=5", in, "-o", out, NULL);
+    g_autofree char *in = cli_test_tmp_path("tiny.tif");
+    g_autofree char *out = cli_test_tmp_path("out-tiny");
+    cli_result r =
+        cli_test_run(NULL, NULL, "run", "lsi.spatial", "--window=5", in, "-o", out, NULL);
     g_assert_cmpint(r.status, ==, 2);
     assert_message(&r, "tiny.tif");
     cli_result_clear(&r);
@@ -211,10 +159,11 @@ static void test_image_smaller_than_window(void)
 static void test_input_errors(void)
 {
     const char *names[] = {"missing.tif", "empty.tif", "truncated.tif", "notes.tif"};
-    g_autofree char *out = tmp_path("out-input");
+    g_autofree char *out = cli_test_tmp_path("out-input");
     for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
-        g_autofree char *in = tmp_path(names[i]);
-        cli_result r = run_cli("run", "lsi.spatial", in, "-o", out, "--no-catalogue", NULL);
+        g_autofree char *in = cli_test_tmp_path(names[i]);
+        cli_result r =
+            cli_test_run(NULL, NULL, "run", "lsi.spatial", in, "-o", out, "--no-catalogue", NULL);
         if (r.status != 3)
             g_error("%s: exit %d, expected 3; stderr: %s", names[i], r.status, r.err);
         assert_message(&r, names[i]);
@@ -229,17 +178,18 @@ static void test_cuda_missing(void)
         g_test_skip("a CUDA device is present, so --backend=cuda succeeds here");
         return;
     }
-    g_autofree char *in = tmp_path("small.tif");
-    g_autofree char *out = tmp_path("out-cuda");
+    g_autofree char *in = cli_test_tmp_path("small.tif");
+    g_autofree char *out = cli_test_tmp_path("out-cuda");
     int before = count_runs();
-    cli_result r = run_cli("run", "lsi.spatial", "--backend=cuda", in, "-o", out, NULL);
+    cli_result r =
+        cli_test_run(NULL, NULL, "run", "lsi.spatial", "--backend=cuda", in, "-o", out, NULL);
     g_assert_cmpint(r.status, ==, 4);
     assert_message(&r, "CUDA");
     cli_result_clear(&r);
     /* the failed attempt is recorded as failed, with no outputs */
-    r = run_cli("catalogue", "list", "--json", NULL);
+    r = cli_test_run(NULL, NULL, "catalogue", "list", "--json", NULL);
     g_autoptr(JsonParser) p = NULL;
-    JsonArray *runs = json_object_get_array_member(parse_object(r.out, &p), "runs");
+    JsonArray *runs = json_object_get_array_member(cli_test_parse_object(r.out, &p), "runs");
     g_assert_cmpint(json_array_get_length(runs), ==, before + 1);
     JsonObject *newest = json_array_get_object_element(runs, 0);
     g_assert_cmpstr(json_object_get_string_member(newest, "status"), ==, "failed");
@@ -249,10 +199,10 @@ static void test_cuda_missing(void)
 
 static void test_methods_json(void)
 {
-    cli_result r = run_cli("methods", "--json", NULL);
+    cli_result r = cli_test_run(NULL, NULL, "methods", "--json", NULL);
     g_assert_cmpint(r.status, ==, 0);
     g_autoptr(JsonParser) p = NULL;
-    JsonObject *root = parse_object(r.out, &p);
+    JsonObject *root = cli_test_parse_object(r.out, &p);
     JsonArray *methods = json_object_get_array_member(root, "methods");
     gboolean seen[3] = {FALSE, FALSE, FALSE};
     const char *ids[3] = {"lsi.spatial", "lsi.temporal", "lsi.spatiotemporal"};
@@ -305,10 +255,11 @@ static void test_methods_json(void)
 static JsonObject *run_json(const char *method, const char *input, const char *outdir,
                             const char *extra1, const char *extra2, JsonParser **p, cli_result *r)
 {
-    *r = run_cli("run", method, input, "-o", outdir, "--json", extra1, extra2, NULL);
+    *r = cli_test_run(NULL, NULL, "run", method, input, "-o", outdir, "--json", extra1, extra2,
+                      NULL);
     if (r->status != 0)
         g_error("run %s: exit %d: %s", method, r->status, r->err);
-    JsonObject *o = parse_object(r->out, p);
+    JsonObject *o = cli_test_parse_object(r->out, p);
     assert_member_type(o, "method", G_TYPE_STRING, FALSE);
     assert_member_type(o, "params", JSON_TYPE_OBJECT, FALSE);
     assert_member_type(o, "backend", G_TYPE_STRING, FALSE);
@@ -348,8 +299,8 @@ static JsonObject *output_named(JsonObject *root, const char *name)
 
 static void test_run_and_catalogue(void)
 {
-    g_autofree char *in = tmp_path("small.tif");
-    g_autofree char *out = tmp_path("out-run");
+    g_autofree char *in = cli_test_tmp_path("small.tif");
+    g_autofree char *out = cli_test_tmp_path("out-run");
     int before = count_runs();
     g_autoptr(JsonParser) p = NULL;
     cli_result r;
@@ -376,16 +327,16 @@ static void test_run_and_catalogue(void)
     g_assert_cmpint(run_id, >, 0);
     g_assert_cmpint(count_runs(), ==, before + 1);
     g_autofree char *id_text = g_strdup_printf("%" G_GINT64_FORMAT, run_id);
-    cli_result s = run_cli("catalogue", "show", id_text, "--json", NULL);
+    cli_result s = cli_test_run(NULL, NULL, "catalogue", "show", id_text, "--json", NULL);
     g_assert_cmpint(s.status, ==, 0);
     g_autoptr(JsonParser) ps = NULL;
-    JsonObject *run = parse_object(s.out, &ps);
+    JsonObject *run = cli_test_parse_object(s.out, &ps);
     g_assert_cmpint(json_object_get_int_member(run, "id"), ==, run_id);
     g_assert_cmpstr(json_object_get_string_member(run, "status"), ==, "done");
     g_assert_cmpstr(json_object_get_string_member(run, "method"), ==, "lsi.spatial");
     g_assert_cmpint(json_array_get_length(json_object_get_array_member(run, "outputs")), ==, 2);
     cli_result_clear(&s);
-    s = run_cli("catalogue", "list", NULL);
+    s = cli_test_run(NULL, NULL, "catalogue", "list", NULL);
     g_assert_cmpint(s.status, ==, 0);
     g_assert_true(strstr(s.out, "lsi.spatial") != NULL);
     cli_result_clear(&s);
@@ -394,8 +345,8 @@ static void test_run_and_catalogue(void)
 
 static void test_no_catalogue(void)
 {
-    g_autofree char *in = tmp_path("small.tif");
-    g_autofree char *out = tmp_path("out-nocat");
+    g_autofree char *in = cli_test_tmp_path("small.tif");
+    g_autofree char *out = cli_test_tmp_path("out-nocat");
     int before = count_runs();
     g_autoptr(JsonParser) p = NULL;
     cli_result r;
@@ -410,8 +361,8 @@ static void test_no_catalogue(void)
 
 static void test_all_zero(void)
 {
-    g_autofree char *in = tmp_path("zero.tif");
-    g_autofree char *out = tmp_path("out-zero");
+    g_autofree char *in = cli_test_tmp_path("zero.tif");
+    g_autofree char *out = cli_test_tmp_path("out-zero");
     g_autoptr(JsonParser) p = NULL;
     cli_result r;
     JsonObject *o = run_json("lsi.spatial", in, out, "--no-catalogue", NULL, &p, &r);
@@ -427,11 +378,11 @@ static void test_all_zero(void)
 
 static void test_simulate(void)
 {
-    g_autofree char *tif = tmp_path("sim.tif");
-    g_autofree char *truth = tmp_path("sim.truth.json");
-    cli_result r =
-        run_cli("simulate", "lsi", "--width=64", "--height=48", "--frames=4", "--seed=3",
-                "--exposure_ms=5", "--tau_vessel_ms=1", "--tau_background_ms=20", "-o", tif, NULL);
+    g_autofree char *tif = cli_test_tmp_path("sim.tif");
+    g_autofree char *truth = cli_test_tmp_path("sim.truth.json");
+    cli_result r = cli_test_run(NULL, NULL, "simulate", "lsi", "--width=64", "--height=48",
+                                "--frames=4", "--seed=3", "--exposure_ms=5", "--tau_vessel_ms=1",
+                                "--tau_background_ms=20", "-o", tif, NULL);
     g_assert_cmpint(r.status, ==, 0);
     cli_result_clear(&r);
     g_autoptr(fm_dataset) ds = fm_tiff_read(tif, NULL);
@@ -443,7 +394,7 @@ static void test_simulate(void)
     g_autofree char *text = NULL;
     g_assert_true(g_file_get_contents(truth, &text, NULL, NULL));
     g_autoptr(JsonParser) p = NULL;
-    JsonObject *o = parse_object(text, &p);
+    JsonObject *o = cli_test_parse_object(text, &p);
     g_assert_cmpfloat(json_object_get_double_member(o, "tau_vessel_ms"), ==, 1.0);
     g_assert_cmpfloat(json_object_get_double_member(o, "tau_background_ms"), ==, 20.0);
     assert_member_type(o, "vessel", JSON_TYPE_OBJECT, FALSE);
@@ -463,14 +414,15 @@ static void test_flim_files(void)
     for (gsize i = 0; i < fm_dataset_n_elements(counts); i++)
         ((guint16 *)counts->data)[i] = (guint16)(i * 7 % 23);
     const char *names[] = {"flim.sdt", "flim.ptu"};
-    g_autofree char *out = tmp_path("out-flim");
+    g_autofree char *out = cli_test_tmp_path("out-flim");
     for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
-        g_autofree char *good = tmp_path(names[i]);
+        g_autofree char *good = cli_test_tmp_path(names[i]);
         g_autoptr(GError) error = NULL;
         g_assert_true(i == 0 ? fm_sdt_write(good, counts, 100.0, &error)
                              : fm_ptu_write(good, counts, 100.0, NULL, &error));
         g_assert_no_error(error);
-        cli_result r = run_cli("run", "lsi.spatial", good, "-o", out, "--no-catalogue", NULL);
+        cli_result r =
+            cli_test_run(NULL, NULL, "run", "lsi.spatial", good, "-o", out, "--no-catalogue", NULL);
         if (r.status != 0)
             g_error("%s: exit %d, expected 0; stderr: %s", names[i], r.status, r.err);
         cli_result_clear(&r);
@@ -478,9 +430,9 @@ static void test_flim_files(void)
         gsize len = 0;
         g_assert_true(g_file_get_contents(good, &bytes, &len, NULL));
         g_autofree char *cut_name = g_strconcat("cut-", names[i], NULL);
-        g_autofree char *cut = tmp_path(cut_name);
+        g_autofree char *cut = cli_test_tmp_path(cut_name);
         g_assert_true(g_file_set_contents(cut, bytes, (gssize)(len - len / 3), NULL));
-        r = run_cli("run", "lsi.spatial", cut, "-o", out, "--no-catalogue", NULL);
+        r = cli_test_run(NULL, NULL, "run", "lsi.spatial", cut, "-o", out, "--no-catalogue", NULL);
         if (r.status != 3)
             g_error("%s: exit %d, expected 3; stderr: %s", cut_name, r.status, r.err);
         assert_message(&r, cut_name);
@@ -492,20 +444,20 @@ static void test_flim_files(void)
 /* mcml.run needs no image: the generic run path takes a preset (no INPUT) or an .mci INPUT. */
 static void test_generic_mcml(void)
 {
-    g_autofree char *out = tmp_path("out-mcml");
-    cli_result r = run_cli("run", "mcml.run", "--preset=mcml_sample", "--photons=2000",
-                           "--no-catalogue", "-o", out, "--json", NULL);
+    g_autofree char *out = cli_test_tmp_path("out-mcml");
+    cli_result r = cli_test_run(NULL, NULL, "run", "mcml.run", "--preset=mcml_sample",
+                                "--photons=2000", "--no-catalogue", "-o", out, "--json", NULL);
     g_assert_cmpint(r.status, ==, 0);
     g_autoptr(JsonParser) p = NULL;
-    JsonObject *o = parse_object(r.out, &p);
+    JsonObject *o = cli_test_parse_object(r.out, &p);
     g_assert_cmpstr(json_object_get_string_member(o, "method"), ==, "mcml.run");
     g_autofree char *a_rz = g_build_filename(out, "a_rz.tif", NULL);
     g_assert_true(g_file_test(a_rz, G_FILE_TEST_IS_REGULAR));
     cli_result_clear(&r);
     /* an .mci with an error is an input error (exit 3) naming the file and line */
-    g_autofree char *bad = tmp_path("bad.mci");
+    g_autofree char *bad = cli_test_tmp_path("bad.mci");
     g_assert_true(g_file_set_contents(bad, "1.0\n1\nout.mco A\n", -1, NULL));
-    r = run_cli("run", "mcml.run", bad, "--no-catalogue", "-o", out, NULL);
+    r = cli_test_run(NULL, NULL, "run", "mcml.run", bad, "--no-catalogue", "-o", out, NULL);
     g_assert_cmpint(r.status, ==, 3);
     assert_message(&r, "bad.mci");
     cli_result_clear(&r);
@@ -514,13 +466,10 @@ static void test_generic_mcml(void)
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
-    cli_path = g_getenv("FLUXMAP_CLI");
-    if (!cli_path) {
+    if (!cli_test_init("fluxmap-cli-test-XXXXXX")) {
         g_printerr("FLUXMAP_CLI must name the fluxmap-cli binary\n");
         return 1;
     }
-    tmp_dir = g_dir_make_tmp("fluxmap-cli-test-XXXXXX", NULL);
-    g_assert_nonnull(tmp_dir);
     g_autofree char *data_dir = g_build_filename(tmp_dir, "data", NULL);
     g_setenv("FLUXMAP_DATA_DIR", data_dir, TRUE); /* children inherit it */
     make_fixtures();
@@ -537,10 +486,5 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/simulate", test_simulate);
     g_test_add_func("/cli/flim-files", test_flim_files);
     g_test_add_func("/cli/generic-mcml", test_generic_mcml);
-    int status = g_test_run();
-
-    g_autofree char *rm = g_strdup_printf("rm -rf '%s'", tmp_dir);
-    if (system(rm) != 0)
-        g_printerr("could not remove %s\n", tmp_dir);
-    return status;
+    return cli_test_finish(g_test_run());
 }
