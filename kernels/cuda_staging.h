@@ -22,6 +22,16 @@ static inline int fm_cuda_is_pinned(const void *ptr)
     return attr.type == cudaMemoryTypeHost;
 }
 
+/* Host-thread body for fm_cuda_fan_out: runs Run on one GPU's share, then marks it finished
+ * (Work needs `fm_status status` and `int finished`). */
+template <typename Work, fm_status (*Run)(Work *)> static void *fm_cuda_device_thread(void *arg)
+{
+    Work *w = (Work *)arg;
+    w->status = Run(w);
+    __atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
 /* Runs body(&work[d]) on one host thread per GPU d < n_dev. The calling thread meanwhile reports
  * progress (the sum of work[d].done over total) through tick every poll_ns, sets *cancel when tick
  * asks to stop, and returns once every started thread has set work[d].finished and been joined.

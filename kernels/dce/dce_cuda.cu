@@ -233,14 +233,6 @@ cleanup:
     return status;
 }
 
-static void *device_thread(void *arg)
-{
-    gpu_work *w = (gpu_work *)arg;
-    w->status = run_device(w);
-    __atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);
-    return NULL;
-}
-
 extern "C" fm_status fm_dce_cuda_run(const fm_dce_job *job, char *msg, size_t msg_len)
 {
     fm_status status = FM_OK;
@@ -274,8 +266,9 @@ extern "C" fm_status fm_dce_cuda_run(const fm_dce_job *job, char *msg, size_t ms
         work[d].cancel = &cancel;
     }
     /* The calling thread reports progress (voxels done) every 1 ms and forwards a cancel. */
-    status = fm_cuda_fan_out(work, threads, n_dev, device_thread, &cancel, job->tick,
-                             job->tick_user, (double)job->n_voxels, 1000000, msg, msg_len);
+    status =
+        fm_cuda_fan_out(work, threads, n_dev, fm_cuda_device_thread<gpu_work, run_device>, &cancel,
+                        job->tick, job->tick_user, (double)job->n_voxels, 1000000, msg, msg_len);
     if (status != FM_OK)
         goto cleanup;
     for (int d = 0; d < n_dev; d++) {

@@ -31,9 +31,9 @@ __device__ __forceinline__ void flush_voxel(int ir, int iz, u64 q, u64 *s_cache,
         atomicAdd(a_rz + (size_t)ir * nz + iz, q);
 }
 
-__global__ void __launch_bounds__(THREADS) mcml_photons(
-    const fm_mcml_medium medium, u64 seed, u64 *next, u64 end, u64 *a_rz, u64 *rd_ra,
-    u64 *tt_ra, u64 *a_layer, u64 *batch, int cache_r, int cache_z)
+__global__ void __launch_bounds__(THREADS)
+    mcml_photons(const fm_mcml_medium medium, u64 seed, u64 *next, u64 end, u64 *a_rz, u64 *rd_ra,
+                 u64 *tt_ra, u64 *a_layer, u64 *batch, int cache_r, int cache_z)
 {
     __shared__ fm_mcml_medium m; /* lanes in different layers read it without serialising */
     extern __shared__ u64 smem[];
@@ -120,11 +120,11 @@ __global__ void __launch_bounds__(THREADS) mcml_photons(
 typedef struct {
     const fm_mcml_job *job;
     int device;
-    long long lo, hi;        /* photon indices of this GPU */
+    long long lo, hi;          /* photon indices of this GPU */
     u64 *a_rz, *rd_ra, *tt_ra; /* host copies of this GPU's tallies */
     u64 a_layer[N_LAYER_SLOTS];
     u64 batch[FM_MCML_BATCHES * FM_MCML_B_N];
-    long long done;          /* photons finished, read by the polling thread */
+    long long done; /* photons finished, read by the polling thread */
     volatile int *cancel;
     int finished;
     fm_status status;
@@ -176,8 +176,8 @@ static fm_status run_device(gpu_work *w)
                       sizeof(u64);
         FM_CUDA_TRY(cudaFuncSetAttribute(mcml_photons, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)smem));
-        FM_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mcml_photons, THREADS,
-                                                                  smem));
+        FM_CUDA_TRY(
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mcml_photons, THREADS, smem));
         if (per_sm < 1)
             per_sm = 1;
         const int blocks = prop.multiProcessorCount * per_sm;
@@ -188,11 +188,11 @@ static fm_status run_device(gpu_work *w)
         for (long long s = w->lo; s < w->hi; s += round) {
             const long long e = w->hi - s > round ? s + round : w->hi;
             u64 start = (u64)s;
-            FM_CUDA_TRY(cudaMemcpyAsync(d_next, &start, sizeof start, cudaMemcpyHostToDevice,
-                                        stream));
-            mcml_photons<<<blocks, THREADS, smem, stream>>>(
-                w->job->medium, prm->seed, d_next, (u64)e, d_a_rz, d_rd, d_tt, d_layer, d_batch,
-                cache_r, cache_z);
+            FM_CUDA_TRY(
+                cudaMemcpyAsync(d_next, &start, sizeof start, cudaMemcpyHostToDevice, stream));
+            mcml_photons<<<blocks, THREADS, smem, stream>>>(w->job->medium, prm->seed, d_next,
+                                                            (u64)e, d_a_rz, d_rd, d_tt, d_layer,
+                                                            d_batch, cache_r, cache_z);
             FM_CUDA_CHECK_LAUNCH("mcml_photons");
             FM_CUDA_TRY(cudaStreamSynchronize(stream));
             __atomic_store_n(&w->done, e - w->lo, __ATOMIC_RELEASE);
@@ -216,14 +216,6 @@ cleanup:
     if (stream)
         cudaStreamDestroy(stream);
     return status;
-}
-
-static void *device_thread(void *arg)
-{
-    gpu_work *w = (gpu_work *)arg;
-    w->status = run_device(w);
-    __atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);
-    return NULL;
 }
 
 extern "C" fm_status fm_mcml_cuda_run(const fm_mcml_job *job, fm_mcml_raw *raw, char *msg,
@@ -269,8 +261,9 @@ extern "C" fm_status fm_mcml_cuda_run(const fm_mcml_job *job, fm_mcml_raw *raw, 
         }
     }
     /* The calling thread reports progress (photons done) every 2 ms and forwards a cancel. */
-    status = fm_cuda_fan_out(work, threads, n_dev, device_thread, &cancel, job->tick,
-                             job->tick_user, (double)prm->n_photons, 2000000, msg, msg_len);
+    status =
+        fm_cuda_fan_out(work, threads, n_dev, fm_cuda_device_thread<gpu_work, run_device>, &cancel,
+                        job->tick, job->tick_user, (double)prm->n_photons, 2000000, msg, msg_len);
     if (status != FM_OK)
         goto cleanup;
     for (int d = 0; d < n_dev; d++) {
