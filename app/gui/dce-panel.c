@@ -8,6 +8,7 @@
 #include "app/core/dce_prep.h"
 #include "app/core/roi.h"
 #include "app/gui/map-overlays.h"
+#include "app/gui/panel-util.h"
 #include "app/gui/param-form.h"
 
 const char *const fm_dce_panel_roles[] = {"", FM_DCE_ROLE_AORTA, FM_DCE_ROLE_PORTAL_VEIN,
@@ -350,12 +351,7 @@ static void fm_dce_panel_init(FmDcePanel *self)
     gtk_box_pack_start(box, expander, FALSE, FALSE, 0);
     GtkWidget *backend_row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
     gtk_box_pack_start(GTK_BOX(backend_row), gtk_label_new(_("Backend")), FALSE, FALSE, 0);
-    self->backend_combo = gtk_combo_box_text_new();
-    gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(self->backend_combo), "auto",
-                              _("Automatic (GPU if present)"));
-    gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(self->backend_combo), "cpu", _("CPU"));
-    gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(self->backend_combo), "cuda", _("CUDA GPU"));
-    gtk_combo_box_set_active_id(GTK_COMBO_BOX(self->backend_combo), "auto");
+    self->backend_combo = fm_backend_combo_new();
     g_signal_connect(self->backend_combo, "changed", G_CALLBACK(backend_changed), self);
     gtk_box_pack_start(GTK_BOX(backend_row), self->backend_combo, TRUE, TRUE, 0);
     gtk_box_pack_start(box, backend_row, FALSE, FALSE, 0);
@@ -406,16 +402,12 @@ gboolean fm_dce_panel_set_param(FmDcePanel *panel, const char *key, const char *
 
 fm_backend fm_dce_panel_get_backend(FmDcePanel *panel)
 {
-    const char *id = gtk_combo_box_get_active_id(GTK_COMBO_BOX(panel->backend_combo));
-    return g_strcmp0(id, "cpu") == 0    ? FM_BACKEND_CPU
-           : g_strcmp0(id, "cuda") == 0 ? FM_BACKEND_CUDA
-                                        : FM_BACKEND_AUTO;
+    return fm_backend_combo_get(panel->backend_combo);
 }
 
 void fm_dce_panel_set_backend(FmDcePanel *panel, const char *backend)
 {
-    if (!gtk_combo_box_set_active_id(GTK_COMBO_BOX(panel->backend_combo), backend))
-        gtk_combo_box_set_active_id(GTK_COMBO_BOX(panel->backend_combo), "auto");
+    fm_backend_combo_set(panel->backend_combo, backend);
 }
 
 void fm_dce_panel_set_rois(FmDcePanel *panel, GPtrArray *rois, int slice)

@@ -5,6 +5,8 @@
 #include <glib/gi18n.h>
 #include <math.h>
 
+#include "app/gui/cairo-util.h"
+
 struct _FmDecayView {
     GtkDrawingArea parent_instance;
     double *counts, *model, *residuals;
@@ -15,20 +17,6 @@ struct _FmDecayView {
 
 G_DEFINE_TYPE(FmDecayView, fm_decay_view, GTK_TYPE_DRAWING_AREA)
 
-static void text_at(GtkWidget *w, cairo_t *cr, double x, double y, const char *text, double xalign,
-                    double yalign)
-{
-    PangoLayout *layout = gtk_widget_create_pango_layout(w, text);
-    PangoFontDescription *font = pango_font_description_from_string("Sans 8");
-    pango_layout_set_font_description(layout, font);
-    int tw, th;
-    pango_layout_get_pixel_size(layout, &tw, &th);
-    cairo_move_to(cr, x - xalign * tw, y - yalign * th);
-    pango_cairo_show_layout(cr, layout);
-    pango_font_description_free(font);
-    g_object_unref(layout);
-}
-
 static gboolean fm_decay_view_draw(GtkWidget *widget, cairo_t *cr)
 {
     FmDecayView *self = FM_DECAY_VIEW(widget);
@@ -36,10 +24,10 @@ static gboolean fm_decay_view_draw(GtkWidget *widget, cairo_t *cr)
     cairo_set_source_rgb(cr, 0.11, 0.11, 0.12);
     cairo_paint(cr);
     cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
-    text_at(widget, cr, 8, 4, self->title != NULL ? self->title : _("Decay: hover over the map"), 0,
-            0);
+    fm_cairo_text(widget, cr, 8, 4,
+                  self->title != NULL ? self->title : _("Decay: hover over the map"), 0, 0);
     if (self->info != NULL)
-        text_at(widget, cr, W - 8, 4, self->info, 1, 0);
+        fm_cairo_text(widget, cr, W - 8, 4, self->info, 1, 0);
     if (self->counts == NULL || self->n_bins < 2)
         return FALSE;
     double ml = 44, mr = 10, mt = 22, mb = 20, gap = 6;
@@ -68,7 +56,7 @@ static gboolean fm_decay_view_draw(GtkWidget *widget, cairo_t *cr)
         cairo_stroke(cr);
         cairo_set_source_rgba(cr, 1, 1, 1, 0.6);
         g_autofree char *t = g_strdup_printf("%.0f", pow(10, d));
-        text_at(widget, cr, ml - 4, y, t, 1, 0.5);
+        fm_cairo_text(widget, cr, ml - 4, y, t, 1, 0.5);
     }
     /* Time ticks every 1, 2 or 5 ns so there are about six. */
     double step = t_max > 30 ? 5 : t_max > 12 ? 2 : 1;
@@ -81,9 +69,9 @@ static gboolean fm_decay_view_draw(GtkWidget *widget, cairo_t *cr)
         cairo_stroke(cr);
         cairo_set_source_rgba(cr, 1, 1, 1, 0.6);
         g_autofree char *s = g_strdup_printf("%g", t);
-        text_at(widget, cr, x, base_y + 3, s, 0.5, 0);
+        fm_cairo_text(widget, cr, x, base_y + 3, s, 0.5, 0);
     }
-    text_at(widget, cr, ml + pw, base_y + 3, _("ns"), 1, 0);
+    fm_cairo_text(widget, cr, ml + pw, base_y + 3, _("ns"), 1, 0);
     cairo_set_source_rgba(cr, 0.55, 0.78, 1.0, 0.9);
     for (int b = 0; b < self->n_bins; b++) {
         if (self->counts[b] <= 0)
@@ -124,9 +112,9 @@ static gboolean fm_decay_view_draw(GtkWidget *widget, cairo_t *cr)
         cairo_line_to(cr, ml + pw, RY(0));
         cairo_stroke(cr);
         cairo_set_source_rgba(cr, 1, 1, 1, 0.6);
-        text_at(widget, cr, ml - 4, RY(0), "0", 1, 0.5);
+        fm_cairo_text(widget, cr, ml - 4, RY(0), "0", 1, 0.5);
         g_autofree char *r_text = g_strdup_printf("±%.0f", range);
-        text_at(widget, cr, ml - 4, ry, r_text, 1, 0);
+        fm_cairo_text(widget, cr, ml - 4, ry, r_text, 1, 0);
         cairo_set_source_rgb(cr, 0.4, 0.9, 0.5);
         cairo_set_line_width(cr, 1);
         gboolean pen = FALSE;
@@ -144,7 +132,7 @@ static gboolean fm_decay_view_draw(GtkWidget *widget, cairo_t *cr)
         }
         cairo_stroke(cr);
         cairo_set_source_rgba(cr, 1, 1, 1, 0.6);
-        text_at(widget, cr, ml + 4, ry + 1, _("weighted residuals"), 0, 0);
+        fm_cairo_text(widget, cr, ml + 4, ry + 1, _("weighted residuals"), 0, 0);
 #undef RY
     }
 #undef X

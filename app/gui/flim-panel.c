@@ -5,6 +5,7 @@
 
 #include <glib/gi18n.h>
 
+#include "panel-util.h"
 #include "param-form.h"
 
 struct _FmFlimPanel {
@@ -40,14 +41,6 @@ const char *fm_flim_method_summary(const fm_method *m)
     return m != NULL && m->title != NULL ? _(m->title) : "";
 }
 
-static GtkWidget *heading(const char *text)
-{
-    GtkWidget *label = gtk_label_new(text);
-    gtk_label_set_xalign(GTK_LABEL(label), 0.0);
-    gtk_style_context_add_class(gtk_widget_get_style_context(label), "fm-heading");
-    return label;
-}
-
 static GtkWidget *method_row(const fm_method *m)
 {
     GtkWidget *row = gtk_list_box_row_new();
@@ -77,17 +70,13 @@ static GtkWidget *method_row(const fm_method *m)
 static void row_selected(GtkListBox *list, GtkListBoxRow *row, FmFlimPanel *self)
 {
     self->method = row != NULL ? g_object_get_data(G_OBJECT(row), "fm-method") : NULL;
-    gtk_label_set_text(GTK_LABEL(self->description_label),
-                       self->method != NULL && self->method->description != NULL
-                           ? _(self->method->description)
-                           : "");
-    fm_param_form_set_method(FM_PARAM_FORM(self->form), self->method);
+    fm_panel_show_method(self->description_label, self->form, self->method);
 }
 
 static void backend_changed(GtkComboBox *combo, FmFlimPanel *self)
 {
-    const char *id = gtk_combo_box_get_active_id(combo);
-    g_signal_emit(self, signals[SIGNAL_BACKEND_CHANGED], 0, id != NULL ? id : "auto");
+    g_signal_emit(self, signals[SIGNAL_BACKEND_CHANGED], 0,
+                  fm_backend_combo_get_id(GTK_WIDGET(combo)));
 }
 
 static void fm_flim_panel_class_init(FmFlimPanelClass *klass)
@@ -97,15 +86,6 @@ static void fm_flim_panel_class_init(FmFlimPanelClass *klass)
                      NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
-static GtkWidget *action_button(const char *label, const char *action, const char *style)
-{
-    GtkWidget *b = gtk_button_new_with_mnemonic(label);
-    gtk_actionable_set_action_name(GTK_ACTIONABLE(b), action);
-    if (style != NULL)
-        gtk_style_context_add_class(gtk_widget_get_style_context(b), style);
-    return b;
-}
-
 static void fm_flim_panel_init(FmFlimPanel *self)
 {
     GtkBox *box = GTK_BOX(self);
@@ -113,7 +93,7 @@ static void fm_flim_panel_init(FmFlimPanel *self)
     gtk_box_set_spacing(box, 6);
     g_object_set(self, "margin", 10, NULL);
 
-    gtk_box_pack_start(box, heading(_("FLUORESCENCE LIFETIME")), FALSE, FALSE, 0);
+    gtk_box_pack_start(box, fm_panel_heading(_("FLUORESCENCE LIFETIME")), FALSE, FALSE, 0);
     self->method_list = gtk_list_box_new();
     gtk_list_box_set_selection_mode(GTK_LIST_BOX(self->method_list), GTK_SELECTION_BROWSE);
     gtk_style_context_add_class(gtk_widget_get_style_context(self->method_list), "frame");
@@ -135,11 +115,11 @@ static void fm_flim_panel_init(FmFlimPanel *self)
     gtk_style_context_add_class(gtk_widget_get_style_context(self->description_label), "dim-label");
     gtk_box_pack_start(box, self->description_label, FALSE, FALSE, 0);
 
-    gtk_box_pack_start(box, heading(_("PARAMETERS")), FALSE, FALSE, 0);
+    gtk_box_pack_start(box, fm_panel_heading(_("PARAMETERS")), FALSE, FALSE, 0);
     self->form = fm_param_form_new();
     gtk_box_pack_start(box, self->form, FALSE, FALSE, 0);
 
-    gtk_box_pack_start(box, heading(_("RUN ON")), FALSE, FALSE, 0);
+    gtk_box_pack_start(box, fm_panel_heading(_("RUN ON")), FALSE, FALSE, 0);
     GtkWidget *scope = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0);
     gtk_style_context_add_class(gtk_widget_get_style_context(scope), "linked");
     self->whole_radio = gtk_radio_button_new_with_label(NULL, _("Whole image"));
@@ -154,31 +134,12 @@ static void fm_flim_panel_init(FmFlimPanel *self)
     }
     gtk_box_pack_start(box, scope, FALSE, FALSE, 0);
 
-    gtk_box_pack_start(box, heading(_("COMPUTE")), FALSE, FALSE, 0);
-    GtkWidget *grid = gtk_grid_new();
-    gtk_grid_set_column_spacing(GTK_GRID(grid), 8);
-    GtkWidget *label = gtk_label_new(_("Backend"));
-    gtk_style_context_add_class(gtk_widget_get_style_context(label), "dim-label");
-    self->backend_combo = gtk_combo_box_text_new();
-    gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(self->backend_combo), "auto",
-                              _("Automatic (GPU if present)"));
-    gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(self->backend_combo), "cpu", _("CPU"));
-    gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(self->backend_combo), "cuda", _("CUDA GPU"));
-    gtk_combo_box_set_active_id(GTK_COMBO_BOX(self->backend_combo), "auto");
-    gtk_widget_set_hexpand(self->backend_combo, TRUE);
-    gtk_grid_attach(GTK_GRID(grid), label, 0, 0, 1, 1);
-    gtk_grid_attach(GTK_GRID(grid), self->backend_combo, 1, 0, 1, 1);
-    gtk_box_pack_start(box, grid, FALSE, FALSE, 0);
+    gtk_box_pack_start(box, fm_panel_heading(_("COMPUTE")), FALSE, FALSE, 0);
+    self->backend_combo = fm_backend_combo_new();
+    gtk_box_pack_start(box, fm_backend_grid_new(self->backend_combo), FALSE, FALSE, 0);
 
-    GtkWidget *buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-    gtk_box_set_homogeneous(GTK_BOX(buttons), TRUE);
-    gtk_widget_set_margin_top(buttons, 6);
-    gtk_box_pack_start(GTK_BOX(buttons), action_button(_("_Run"), "win.run", "suggested-action"),
-                       TRUE, TRUE, 0);
-    gtk_box_pack_start(GTK_BOX(buttons), action_button(_("_Cancel"), "win.cancel-all", NULL), TRUE,
-                       TRUE, 0);
-    gtk_box_pack_start(box, buttons, FALSE, FALSE, 0);
-    GtkWidget *compare = action_button(_("Compare _Methods…"), "win.flim-compare", NULL);
+    gtk_box_pack_start(box, fm_run_cancel_row_new(), FALSE, FALSE, 0);
+    GtkWidget *compare = fm_panel_action_button(_("Compare _Methods…"), "win.flim-compare", NULL);
     gtk_widget_set_tooltip_text(compare, _("Run several methods on the same data and show their "
                                            "maps side by side with run times and accuracy"));
     gtk_box_pack_start(box, compare, FALSE, FALSE, 0);
@@ -223,16 +184,12 @@ fm_params *fm_flim_panel_get_params(FmFlimPanel *panel, const fm_method *method,
 
 fm_backend fm_flim_panel_get_backend(FmFlimPanel *panel)
 {
-    const char *id = gtk_combo_box_get_active_id(GTK_COMBO_BOX(panel->backend_combo));
-    return g_strcmp0(id, "cpu") == 0    ? FM_BACKEND_CPU
-           : g_strcmp0(id, "cuda") == 0 ? FM_BACKEND_CUDA
-                                        : FM_BACKEND_AUTO;
+    return fm_backend_combo_get(panel->backend_combo);
 }
 
 void fm_flim_panel_set_backend(FmFlimPanel *panel, const char *backend)
 {
-    if (!gtk_combo_box_set_active_id(GTK_COMBO_BOX(panel->backend_combo), backend))
-        gtk_combo_box_set_active_id(GTK_COMBO_BOX(panel->backend_combo), "auto");
+    fm_backend_combo_set(panel->backend_combo, backend);
 }
 
 gboolean fm_flim_panel_get_use_rois(FmFlimPanel *panel)

@@ -10,6 +10,7 @@
 #include "app/core/colormap.h"
 #include "app/core/flim_model.h"
 #include "app/core/roi.h"
+#include "app/gui/cairo-util.h"
 #include "map-overlays.h"
 
 #define HIST_BINS 64
@@ -100,20 +101,6 @@ static void refresh(FmFlimViews *self)
     gtk_widget_queue_draw(self->histogram);
 }
 
-static void text_at(GtkWidget *w, cairo_t *cr, double x, double y, const char *text, double xa,
-                    double ya)
-{
-    PangoLayout *layout = gtk_widget_create_pango_layout(w, text);
-    PangoFontDescription *font = pango_font_description_from_string("Sans 8");
-    pango_layout_set_font_description(layout, font);
-    int tw, th;
-    pango_layout_get_pixel_size(layout, &tw, &th);
-    cairo_move_to(cr, x - xa * tw, y - ya * th);
-    pango_cairo_show_layout(cr, layout);
-    pango_font_description_free(font);
-    g_object_unref(layout);
-}
-
 /* The image, then a 2-D legend: tau along the height, photons along the width. */
 static gboolean image_draw(GtkWidget *widget, cairo_t *cr, FmFlimViews *self)
 {
@@ -122,10 +109,10 @@ static gboolean image_draw(GtkWidget *widget, cairo_t *cr, FmFlimViews *self)
     cairo_paint(cr);
     if (self->merged == NULL) {
         cairo_set_source_rgba(cr, 1, 1, 1, 0.6);
-        text_at(widget, cr, W / 2, H / 2,
-                self->dataset == NULL ? _("Open a FLIM dataset (.sdt, .ptu, .tif)")
-                                      : _("Summing photons…"),
-                0.5, 0.5);
+        fm_cairo_text(widget, cr, W / 2, H / 2,
+                      self->dataset == NULL ? _("Open a FLIM dataset (.sdt, .ptu, .tif)")
+                                            : _("Summing photons…"),
+                      0.5, 0.5);
         return FALSE;
     }
     int w = cairo_image_surface_get_width(self->merged);
@@ -162,11 +149,11 @@ static gboolean image_draw(GtkWidget *widget, cairo_t *cr, FmFlimViews *self)
         for (int q = 0; q <= 4; q++) {
             double v = self->hi - q * (self->hi - self->lo) / 4;
             g_autofree char *t = g_strdup_printf("%.2f", v);
-            text_at(widget, cr, lx + lw + 4, ly + q * lh / 4, t, 0, 0.5);
+            fm_cairo_text(widget, cr, lx + lw + 4, ly + q * lh / 4, t, 0, 0.5);
         }
-        text_at(widget, cr, lx, ly - 6, _("τ (ns)"), 0, 1);
+        fm_cairo_text(widget, cr, lx, ly - 6, _("τ (ns)"), 0, 1);
         g_autofree char *ph = g_strdup_printf(_("photons →\n0 … %.0f"), self->photon_max);
-        text_at(widget, cr, lx, ly + lh + 4, ph, 0, 0);
+        fm_cairo_text(widget, cr, lx, ly + lh + 4, ph, 0, 0);
     }
     return FALSE;
 }
@@ -196,7 +183,7 @@ static gboolean histogram_draw(GtkWidget *widget, cairo_t *cr, FmFlimViews *self
     const fm_map *tau = tau_map(self);
     cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
     if (tau == NULL) {
-        text_at(widget, cr, 8, 4, _("Lifetime histogram: run a method"), 0, 0);
+        fm_cairo_text(widget, cr, 8, 4, _("Lifetime histogram: run a method"), 0, 0);
         return FALSE;
     }
     double counts[HIST_BINS] = {0}, peak = 1, sum = 0;
@@ -214,7 +201,7 @@ static gboolean histogram_draw(GtkWidget *widget, cairo_t *cr, FmFlimViews *self
     g_autofree char *title =
         g_strdup_printf(_("Lifetime histogram · %s · mean %.3f ns · n %" G_GSIZE_FORMAT),
                         self->tau_name, n > 0 ? sum / n : NAN, n);
-    text_at(widget, cr, 8, 4, title, 0, 0);
+    fm_cairo_text(widget, cr, 8, 4, title, 0, 0);
     double ml = 12, mr = 12, mt = 22, mb = 18, pw = W - ml - mr, ph = H - mt - mb;
     if (pw < 10 || ph < 10)
         return FALSE;
@@ -229,7 +216,11 @@ static gboolean histogram_draw(GtkWidget *widget, cairo_t *cr, FmFlimViews *self
     cairo_set_source_rgba(cr, 1, 1, 1, 0.6);
     for (int q = 0; q <= 4; q++) {
         g_autofree char *t = g_strdup_printf("%.2f", self->lo + q * (self->hi - self->lo) / 4);
-        text_at(widget, cr, ml + q * pw / 4, mt + ph + 2, t, q == 0 ? 0 : q == 4 ? 1 : 0.5, 0);
+        fm_cairo_text(widget, cr, ml + q * pw / 4, mt + ph + 2, t,
+                      q == 0   ? 0
+                      : q == 4 ? 1
+                               : 0.5,
+                      0);
     }
     return FALSE;
 }

@@ -4,6 +4,7 @@
 
 #include <glib/gi18n.h>
 
+#include "panel-util.h"
 #include "param-form.h"
 
 struct _FmLsiPanel {
@@ -37,25 +38,13 @@ static void method_changed(GtkComboBox *combo, FmLsiPanel *self)
 {
     const char *id = gtk_combo_box_get_active_id(combo);
     self->method = id != NULL ? fm_method_find(id) : NULL;
-    gtk_label_set_text(GTK_LABEL(self->description_label),
-                       self->method != NULL && self->method->description != NULL
-                           ? _(self->method->description)
-                           : "");
-    fm_param_form_set_method(FM_PARAM_FORM(self->param_grid), self->method);
+    fm_panel_show_method(self->description_label, self->param_grid, self->method);
 }
 
 static void backend_changed(GtkComboBox *combo, FmLsiPanel *self)
 {
-    const char *id = gtk_combo_box_get_active_id(combo);
-    g_signal_emit(self, signals[SIGNAL_BACKEND_CHANGED], 0, id != NULL ? id : "auto");
-}
-
-static GtkWidget *heading(const char *text)
-{
-    GtkWidget *label = gtk_label_new(text);
-    gtk_label_set_xalign(GTK_LABEL(label), 0.0);
-    gtk_style_context_add_class(gtk_widget_get_style_context(label), "fm-heading");
-    return label;
+    g_signal_emit(self, signals[SIGNAL_BACKEND_CHANGED], 0,
+                  fm_backend_combo_get_id(GTK_WIDGET(combo)));
 }
 
 static void fm_lsi_panel_finalize(GObject *object)
@@ -80,7 +69,7 @@ static void fm_lsi_panel_init(FmLsiPanel *self)
     gtk_box_set_spacing(box, 6);
     g_object_set(self, "margin", 10, NULL);
 
-    gtk_box_pack_start(box, heading(_("LASER SPECKLE")), FALSE, FALSE, 0);
+    gtk_box_pack_start(box, fm_panel_heading(_("LASER SPECKLE")), FALSE, FALSE, 0);
     self->method_combo = gtk_combo_box_text_new();
     gtk_widget_set_tooltip_text(self->method_combo, _("Analysis method"));
     gtk_box_pack_start(box, self->method_combo, FALSE, FALSE, 0);
@@ -91,37 +80,15 @@ static void fm_lsi_panel_init(FmLsiPanel *self)
     gtk_style_context_add_class(gtk_widget_get_style_context(self->description_label), "dim-label");
     gtk_box_pack_start(box, self->description_label, FALSE, FALSE, 0);
 
-    gtk_box_pack_start(box, heading(_("PARAMETERS")), FALSE, FALSE, 0);
+    gtk_box_pack_start(box, fm_panel_heading(_("PARAMETERS")), FALSE, FALSE, 0);
     self->param_grid = fm_param_form_new();
     gtk_box_pack_start(box, self->param_grid, FALSE, FALSE, 0);
 
-    gtk_box_pack_start(box, heading(_("COMPUTE")), FALSE, FALSE, 0);
-    GtkWidget *grid = gtk_grid_new();
-    gtk_grid_set_column_spacing(GTK_GRID(grid), 8);
-    GtkWidget *label = gtk_label_new(_("Backend"));
-    gtk_style_context_add_class(gtk_widget_get_style_context(label), "dim-label");
-    self->backend_combo = gtk_combo_box_text_new();
-    gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(self->backend_combo), "auto",
-                              _("Automatic (GPU if present)"));
-    gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(self->backend_combo), "cpu", _("CPU"));
-    gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(self->backend_combo), "cuda", _("CUDA GPU"));
-    gtk_combo_box_set_active_id(GTK_COMBO_BOX(self->backend_combo), "auto");
-    gtk_widget_set_hexpand(self->backend_combo, TRUE);
-    gtk_grid_attach(GTK_GRID(grid), label, 0, 0, 1, 1);
-    gtk_grid_attach(GTK_GRID(grid), self->backend_combo, 1, 0, 1, 1);
-    gtk_box_pack_start(box, grid, FALSE, FALSE, 0);
+    gtk_box_pack_start(box, fm_panel_heading(_("COMPUTE")), FALSE, FALSE, 0);
+    self->backend_combo = fm_backend_combo_new();
+    gtk_box_pack_start(box, fm_backend_grid_new(self->backend_combo), FALSE, FALSE, 0);
 
-    GtkWidget *buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-    gtk_box_set_homogeneous(GTK_BOX(buttons), TRUE);
-    gtk_widget_set_margin_top(buttons, 6);
-    GtkWidget *run = gtk_button_new_with_mnemonic(_("_Run"));
-    gtk_actionable_set_action_name(GTK_ACTIONABLE(run), "win.run");
-    gtk_style_context_add_class(gtk_widget_get_style_context(run), "suggested-action");
-    GtkWidget *cancel = gtk_button_new_with_mnemonic(_("_Cancel"));
-    gtk_actionable_set_action_name(GTK_ACTIONABLE(cancel), "win.cancel-all");
-    gtk_box_pack_start(GTK_BOX(buttons), run, TRUE, TRUE, 0);
-    gtk_box_pack_start(GTK_BOX(buttons), cancel, TRUE, TRUE, 0);
-    gtk_box_pack_start(box, buttons, FALSE, FALSE, 0);
+    gtk_box_pack_start(box, fm_run_cancel_row_new(), FALSE, FALSE, 0);
 
     g_signal_connect(self->method_combo, "changed", G_CALLBACK(method_changed), self);
     g_signal_connect(self->backend_combo, "changed", G_CALLBACK(backend_changed), self);
@@ -159,16 +126,10 @@ fm_params *fm_lsi_panel_get_params(FmLsiPanel *panel, const fm_method *method, G
 
 fm_backend fm_lsi_panel_get_backend(FmLsiPanel *panel)
 {
-    const char *id = gtk_combo_box_get_active_id(GTK_COMBO_BOX(panel->backend_combo));
-    if (g_strcmp0(id, "cpu") == 0)
-        return FM_BACKEND_CPU;
-    if (g_strcmp0(id, "cuda") == 0)
-        return FM_BACKEND_CUDA;
-    return FM_BACKEND_AUTO;
+    return fm_backend_combo_get(panel->backend_combo);
 }
 
 void fm_lsi_panel_set_backend(FmLsiPanel *panel, const char *backend)
 {
-    if (!gtk_combo_box_set_active_id(GTK_COMBO_BOX(panel->backend_combo), backend))
-        gtk_combo_box_set_active_id(GTK_COMBO_BOX(panel->backend_combo), "auto");
+    fm_backend_combo_set(panel->backend_combo, backend);
 }

@@ -4,6 +4,7 @@
 #include <glib/gi18n.h>
 
 #include "app/core/oct_calib.h"
+#include "panel-util.h"
 #include "param-form.h"
 
 struct _FmOctPanel {
@@ -32,12 +33,7 @@ gboolean fm_oct_panel_set_value(FmOctPanel *panel, const char *key, const char *
 
 fm_backend fm_oct_panel_get_backend(FmOctPanel *panel)
 {
-    const char *id = gtk_combo_box_get_active_id(GTK_COMBO_BOX(panel->backend_combo));
-    if (g_strcmp0(id, "cpu") == 0)
-        return FM_BACKEND_CPU;
-    if (g_strcmp0(id, "cuda") == 0)
-        return FM_BACKEND_CUDA;
-    return FM_BACKEND_AUTO;
+    return fm_backend_combo_get(panel->backend_combo);
 }
 
 void fm_oct_panel_set_n_pixels(FmOctPanel *panel, int n_pixels)

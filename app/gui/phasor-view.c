@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "app/core/colormap.h"
+#include "app/gui/cairo-util.h"
 
 #define HIST_W 220
 #define HIST_H 132
@@ -87,20 +88,6 @@ static void rebuild_surface(FmPhasorView *self)
     g_free(hi);
 }
 
-static void draw_text(GtkWidget *w, cairo_t *cr, double x, double y, const char *text,
-                      double xalign)
-{
-    PangoLayout *layout = gtk_widget_create_pango_layout(w, text);
-    PangoFontDescription *font = pango_font_description_from_string("Sans 8");
-    pango_layout_set_font_description(layout, font);
-    int tw, th;
-    pango_layout_get_pixel_size(layout, &tw, &th);
-    cairo_move_to(cr, x - xalign * tw, y - th / 2.0);
-    pango_cairo_show_layout(cr, layout);
-    pango_font_description_free(font);
-    g_object_unref(layout);
-}
-
 static gboolean fm_phasor_view_draw(GtkWidget *widget, cairo_t *cr)
 {
     FmPhasorView *self = FM_PHASOR_VIEW(widget);
@@ -135,14 +122,14 @@ static gboolean fm_phasor_view_draw(GtkWidget *widget, cairo_t *cr)
     cairo_set_source_rgba(cr, 1, 1, 1, 0.65);
     for (double g = 0; g <= 1.0001; g += 0.25) {
         g_autofree char *t = g_strdup_printf("%.2g", g);
-        draw_text(widget, cr, PX(g), y0 + ph + 9, t, 0.5);
+        fm_cairo_text(widget, cr, PX(g), y0 + ph + 9, t, 0.5, 0.5);
     }
     for (double s = 0; s <= 0.6001; s += 0.25) {
         g_autofree char *t = g_strdup_printf("%.2g", s);
-        draw_text(widget, cr, x0 - 4, PY(s), t, 1.0);
+        fm_cairo_text(widget, cr, x0 - 4, PY(s), t, 1.0, 0.5);
     }
-    draw_text(widget, cr, x0 + pw, y0 + ph + 9, "g", 0.0);
-    draw_text(widget, cr, x0 - 24, y0 + 4, "s", 0.0);
+    fm_cairo_text(widget, cr, x0 + pw, y0 + ph + 9, "g", 0.0, 0.5);
+    fm_cairo_text(widget, cr, x0 - 24, y0 + 4, "s", 0.0, 0.5);
 
     if (self->surface != NULL) {
         cairo_save(cr);
@@ -171,9 +158,10 @@ static gboolean fm_phasor_view_draw(GtkWidget *widget, cairo_t *cr)
             cairo_line_to(cr, PX(g + 0.025 * dx / len), PY(s + 0.025 * dy / len));
             cairo_stroke(cr);
             g_autofree char *t = g_strdup_printf("%g", taus[i]);
-            draw_text(widget, cr, PX(g + 0.06 * dx / len), PY(s + 0.06 * dy / len), t, 0.5);
+            fm_cairo_text(widget, cr, PX(g + 0.06 * dx / len), PY(s + 0.06 * dy / len), t, 0.5,
+                          0.5);
         }
-        draw_text(widget, cr, x0 + pw - 2, y0 + 8, _("τ ticks in ns"), 1.0);
+        fm_cairo_text(widget, cr, x0 + pw - 2, y0 + 8, _("τ ticks in ns"), 1.0, 0.5);
     }
     if (self->sel_r > 0) {
         cairo_new_path(cr);
@@ -192,7 +180,7 @@ static gboolean fm_phasor_view_draw(GtkWidget *widget, cairo_t *cr)
                               self->n_points, self->n_highlight)
             : g_strdup_printf(_("Phasor · %" G_GSIZE_FORMAT " px"), self->n_points);
     cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
-    draw_text(widget, cr, x0, 10, title, 0.0);
+    fm_cairo_text(widget, cr, x0, 10, title, 0.0, 0.5);
 #undef PX
 #undef PY
     return FALSE;

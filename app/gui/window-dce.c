@@ -282,30 +282,18 @@ static void job_done(fm_job *job, gpointer user)
     if (win->last_job_state == FM_JOB_DONE && res) {
         fm_dce_views_set_result(st->views, fm_window_copy_result(res));
         set_page(win, "dce");
-        g_autofree char *status = g_strdup_printf(_("%s: done in %.1f ms"), what, res->elapsed_ms);
-        fm_window_set_status(win, status);
         g_autofree char *done = g_strdup_printf(_("Done in %.2f s: %s"), res->elapsed_ms / 1000.0,
                                                 res->note ? res->note : "");
         fm_dce_panel_set_progress(st->panel, 1.0, done);
-        g_autofree char *backend =
-            g_strdup_printf(_("Backend: %s"), res->device ? res->device : res->backend);
-        gtk_label_set_text(GTK_LABEL(win->backend_label), backend);
+        fm_window_show_done(win, res, what);
     } else if (win->last_job_state == FM_JOB_FAILED) {
-        const GError *err = fm_job_get_error(job);
-        g_autofree char *msg =
-            g_strdup_printf(_("%s failed: %s"), what, err ? err->message : _("unknown error"));
-        fm_window_show_message(win, GTK_MESSAGE_ERROR, msg);
-        fm_window_set_status(win, msg);
+        g_autofree char *msg = fm_window_show_failure(win, job, what);
         fm_dce_panel_set_progress(st->panel, 0, msg);
     } else {
-        g_autofree char *status = g_strdup_printf(_("%s: cancelled"), what);
-        fm_window_set_status(win, status);
+        fm_window_show_cancelled(win, what);
         fm_dce_panel_set_progress(st->panel, 0, _("Cancelled: no maps were kept."));
     }
-    g_autoptr(GError) error = NULL;
-    if (!fm_catalogue_view_refresh(win->catalogue_view, &error))
-        fm_window_show_message(win, GTK_MESSAGE_WARNING, error->message);
-    fm_window_update_action_state(win);
+    fm_window_refresh_after_job(win);
     g_object_unref(win);
 }
 

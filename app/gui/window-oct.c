@@ -91,23 +91,11 @@ static void job_done(fm_job *job, gpointer user)
             fm_oct_views_set_spectra(st->views, rd->spectra, rd->params);
             fm_oct_views_set_result(st->views, fm_window_copy_result(res), rd->um_per_bin);
             gtk_stack_set_visible_child_name(GTK_STACK(win->centre_stack), "oct");
-            g_autofree char *status =
-                g_strdup_printf(_("%s: done in %.1f ms"), what, res->elapsed_ms);
-            fm_window_set_status(win, status);
-            g_autofree char *backend =
-                g_strdup_printf(_("Backend: %s"), res->device != NULL ? res->device : res->backend);
-            gtk_label_set_text(GTK_LABEL(win->backend_label), backend);
+            fm_window_show_done(win, res, what);
         } else if (win->last_job_state == FM_JOB_FAILED) {
-            const GError *err = fm_job_get_error(job);
-            g_autofree char *msg = g_strdup_printf(_("%s failed: %s"), what,
-                                                   err != NULL ? err->message : _("unknown error"));
-            fm_window_show_message(win, GTK_MESSAGE_ERROR, msg);
-            fm_window_set_status(win, msg);
+            g_free(fm_window_show_failure(win, job, what));
         }
-        g_autoptr(GError) error = NULL;
-        if (!fm_catalogue_view_refresh(win->catalogue_view, &error))
-            fm_window_show_message(win, GTK_MESSAGE_WARNING, error->message);
-        fm_window_update_action_state(win);
+        fm_window_refresh_after_job(win);
     }
     fm_dataset_unref(rd->spectra);
     fm_params_free(rd->params);

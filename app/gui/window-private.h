@@ -3,6 +3,7 @@
 
 #include <gtk/gtk.h>
 #include "app/core/catalogue.h"
+#include "app/core/job.h"
 #include "app/core/result.h"
 #include "catalogue-view.h"
 #include "flim-panel.h"
@@ -65,6 +66,13 @@ struct _FmWindow {
 /* window.c */
 void fm_window_show_message(FmWindow *win, GtkMessageType type, const char *text);
 void fm_window_set_status(FmWindow *win, const char *text);
+/* A job's outcome on the status bar: "done in" plus the Backend label, or the failure (also as a
+ * dialog; returns the message, free it), or "cancelled". */
+void fm_window_show_done(FmWindow *win, const fm_result *res, const char *what);
+char *fm_window_show_failure(FmWindow *win, const fm_job *job, const char *what);
+void fm_window_show_cancelled(FmWindow *win, const char *what);
+/* After any job: refresh the run catalogue (warning on failure) and the actions' state. */
+void fm_window_refresh_after_job(FmWindow *win);
 /* Redraws the view from dataset/result, map_name and frame. */
 void fm_window_show_current(FmWindow *win);
 /* Switches the map selector without re-entering its handler, then shows. */

@@ -32,6 +32,41 @@ void fm_window_set_status(FmWindow *win, const char *text)
     gtk_label_set_text(GTK_LABEL(win->status_label), text);
 }
 
+/* ---- finished jobs (shared by every family's done handler) ------------------------------ */
+
+void fm_window_show_done(FmWindow *win, const fm_result *res, const char *what)
+{
+    g_autofree char *status = g_strdup_printf(_("%s: done in %.1f ms"), what, res->elapsed_ms);
+    fm_window_set_status(win, status);
+    g_autofree char *backend =
+        g_strdup_printf(_("Backend: %s"), res->device != NULL ? res->device : res->backend);
+    gtk_label_set_text(GTK_LABEL(win->backend_label), backend);
+}
+
+char *fm_window_show_failure(FmWindow *win, const fm_job *job, const char *what)
+{
+    const GError *err = fm_job_get_error(job);
+    char *msg =
+        g_strdup_printf(_("%s failed: %s"), what, err != NULL ? err->message : _("unknown error"));
+    fm_window_show_message(win, GTK_MESSAGE_ERROR, msg);
+    fm_window_set_status(win, msg);
+    return msg;
+}
+
+void fm_window_show_cancelled(FmWindow *win, const char *what)
+{
+    g_autofree char *status = g_strdup_printf(_("%s: cancelled"), what);
+    fm_window_set_status(win, status);
+}
+
+void fm_window_refresh_after_job(FmWindow *win)
+{
+    g_autoptr(GError) error = NULL;
+    if (!fm_catalogue_view_refresh(win->catalogue_view, &error))
+        fm_window_show_message(win, GTK_MESSAGE_WARNING, error->message);
+    fm_window_update_action_state(win);
+}
+
 /* ---- display ---------------------------------------------------------------------------- */
 
 fm_map *fm_window_current_map(FmWindow *win, gboolean *owned)
@@ -393,27 +428,15 @@ static void job_done(fm_job *job, gpointer user)
         fm_window_set_result(win, fm_window_copy_result(res), FALSE);
         if (!fm_window_flim_show_result(win, res))
             fm_window_select_map(win, fm_result_get_map(res, "sfi") != NULL ? "sfi" : "contrast");
-        g_autofree char *backend =
-            g_strdup_printf(_("Backend: %s"), res->device != NULL ? res->device : res->backend);
-        gtk_label_set_text(GTK_LABEL(win->backend_label), backend);
-        g_autofree char *status = g_strdup_printf(_("%s: done in %.1f ms"), what, res->elapsed_ms);
-        fm_window_set_status(win, status);
+        fm_window_show_done(win, res, what);
         if (res->note != NULL)
             fm_window_show_message(win, GTK_MESSAGE_WARNING, res->note);
     } else if (win->last_job_state == FM_JOB_FAILED) {
-        const GError *err = fm_job_get_error(job);
-        g_autofree char *msg = g_strdup_printf(_("%s failed: %s"), what,
-                                               err != NULL ? err->message : _("unknown error"));
-        fm_window_show_message(win, GTK_MESSAGE_ERROR, msg);
-        fm_window_set_status(win, msg);
+        g_free(fm_window_show_failure(win, job, what));
     } else {
-        g_autofree char *status = g_strdup_printf(_("%s: cancelled"), what);
-        fm_window_set_status(win, status);
+        fm_window_show_cancelled(win, what);
     }
-    g_autoptr(GError) error = NULL;
-    if (!fm_catalogue_view_refresh(win->catalogue_view, &error))
-        fm_window_show_message(win, GTK_MESSAGE_WARNING, error->message);
-    fm_window_update_action_state(win);
+    fm_window_refresh_after_job(win);
     g_object_unref(win);
 }
 

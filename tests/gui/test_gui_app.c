@@ -3,7 +3,6 @@
  * saves a screenshot of the window. */
 #include <gtk/gtk.h>
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "app/core/catalogue.h"
@@ -12,54 +11,30 @@
 #include "app/gui/application.h"
 #include "app/gui/compare-view.h"
 #include "app/gui/window.h"
+#include "gui-test-util.h"
 
 static char *data_dir;
 static char *tif_path;
 static FmApplication *app;
 static FmWindow *win;
 
-/* Runs the main loop until cond holds or timeout_s passes. */
-static gboolean wait_for(gboolean (*cond)(void), double timeout_s)
-{
-    gint64 end = g_get_monotonic_time() + (gint64)(timeout_s * G_USEC_PER_SEC);
-    while (!cond()) {
-        if (g_get_monotonic_time() > end)
-            return FALSE;
-        if (!g_main_context_iteration(NULL, FALSE))
-            g_usleep(2000);
-    }
-    return TRUE;
-}
-
 static void drain_events(void)
 {
-    gint64 end = g_get_monotonic_time() + G_USEC_PER_SEC / 4;
-    while (g_get_monotonic_time() < end)
-        if (!g_main_context_iteration(NULL, FALSE))
-            g_usleep(2000);
+    fm_gui_test_drain(0.25);
 }
 
-/* The info bar's text when it shows an error, else NULL (warnings such as the reported CUDA
- * fallback are expected on machines without a GPU). */
 static const char *error_message(void)
 {
-    GtkMessageType type;
-    const char *msg = fm_window_get_message(win, &type);
-    return type == GTK_MESSAGE_ERROR ? msg : NULL;
+    return fm_gui_test_error_message(win);
 }
 
-static gboolean dataset_loaded(void)
+static gboolean dataset_loaded(gpointer unused G_GNUC_UNUSED)
 {
     return !fm_window_is_loading(win) &&
            (fm_window_get_dataset(win) != NULL || error_message() != NULL);
 }
 
-static gboolean job_finished(void)
-{
-    return fm_window_get_last_job_state(win) >= 0 && fm_window_get_running_jobs(win) == 0;
-}
-
-static gboolean played_three(void)
+static gboolean played_three(gpointer unused G_GNUC_UNUSED)
 {
     return fm_window_get_playback_count(win) >= 3 || error_message() != NULL;
 }
@@ -99,29 +74,14 @@ static double brute_force_sfi(const fm_dataset *ds, int cx, int cy, double expos
 /* Saves the window as FLUXMAP_SCREENSHOT with suffix inserted before ".png". */
 static void save_screenshot(const char *suffix)
 {
-    const char *base = g_getenv("FLUXMAP_SCREENSHOT");
-    g_autofree char *fallback = g_build_filename(data_dir, "screenshot.png", NULL);
-    if (base == NULL)
-        base = fallback;
-    g_autofree char *stem =
-        g_strndup(base, strlen(base) - (g_str_has_suffix(base, ".png") ? 4 : 0));
-    g_autofree char *path = g_strconcat(stem, suffix, ".png", NULL);
-    GtkWidget *widget = GTK_WIDGET(win);
-    int w = gtk_widget_get_allocated_width(widget), h = gtk_widget_get_allocated_height(widget);
-    g_assert_cmpint(w, >, 0);
-    cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
-    cairo_t *cr = cairo_create(surface);
-    gtk_widget_draw(widget, cr);
-    cairo_destroy(cr);
-    g_assert_cmpint(cairo_surface_write_to_png(surface, path), ==, CAIRO_STATUS_SUCCESS);
-    cairo_surface_destroy(surface);
-    g_test_message("screenshot: %s", path);
+    g_autofree char *path = fm_gui_test_screenshot_path(data_dir, "screenshot.png", suffix);
+    fm_gui_test_save_png(GTK_WIDGET(win), path);
 }
 
 static void test_open_run_catalogue(void)
 {
     g_action_group_activate_action(G_ACTION_GROUP(app), "open", g_variant_new_string(tif_path));
-    g_assert_true(wait_for(dataset_loaded, 30));
+    g_assert_true(fm_gui_test_wait_until(dataset_loaded, NULL, 30));
     g_assert_null(error_message());
     fm_dataset *ds = fm_window_get_dataset(win);
     g_assert_nonnull(ds);
@@ -133,21 +93,11 @@ static void test_open_run_catalogue(void)
     g_assert_true(fm_window_select_method(win, "lsi.spatial"));
     g_assert_false(fm_window_select_method(win, "no.such.method"));
     g_assert_true(fm_window_select_method(win, "lsi.spatial"));
-    g_action_group_activate_action(G_ACTION_GROUP(win), "run", NULL);
-    g_assert_true(wait_for(job_finished, 60));
-    if (fm_window_get_message(win, NULL) != NULL)
-        g_test_message("info bar: %s", fm_window_get_message(win, NULL));
-    g_assert_cmpint(fm_window_get_last_job_state(win), ==, FM_JOB_DONE);
+    fm_gui_test_run_job(win, "run", 60);
 
-    g_autoptr(GError) error = NULL;
-    g_autoptr(fm_catalogue) cat = fm_catalogue_open(data_dir, &error);
-    g_assert_no_error(error);
-    g_autoptr(GPtrArray) runs = fm_catalogue_list_runs(cat, 0, &error);
-    g_assert_no_error(error);
-    g_assert_cmpuint(runs->len, ==, 1);
+    const char *const methods[] = {"lsi.spatial", NULL};
+    g_autoptr(GPtrArray) runs = fm_gui_test_assert_done_runs(data_dir, 0, methods);
     fm_catalogue_run *run = runs->pdata[0];
-    g_assert_cmpstr(run->method_id, ==, "lsi.spatial");
-    g_assert_cmpint(run->status, ==, FM_RUN_DONE);
     gboolean have_contrast = FALSE, have_sfi = FALSE;
     for (guint i = 0; i < run->outputs->len; i++) {
         const fm_catalogue_output *out = run->outputs->pdata[i];
@@ -156,7 +106,6 @@ static void test_open_run_catalogue(void)
         g_assert_true(g_file_test(out->file, G_FILE_TEST_EXISTS));
     }
     g_assert_true(have_contrast && have_sfi);
-    g_ptr_array_set_free_func(runs, (GDestroyNotify)fm_catalogue_run_free);
 
     /* The view shows frame 0 of the SFI map: compare with an independent float64 window sum
      * (default window 5, exposure 10 ms) at a few interior pixels; 1e-4 relative covers the
@@ -193,7 +142,7 @@ static void test_playback(void)
         return;
     }
     g_action_group_activate_action(G_ACTION_GROUP(win), "play", NULL);
-    g_assert_true(wait_for(played_three, 30));
+    g_assert_true(fm_gui_test_wait_until(played_three, NULL, 30));
     g_assert_null(error_message());
     g_action_group_activate_action(G_ACTION_GROUP(win), "play", NULL);
     g_autoptr(GVariant) state = g_action_group_get_action_state(G_ACTION_GROUP(win), "play");
@@ -241,7 +190,7 @@ static void test_bad_file_message(void)
     g_autofree char *bad = g_build_filename(data_dir, "not-a-tiff.tif", NULL);
     g_assert_true(g_file_set_contents(bad, "hello", -1, NULL));
     g_action_group_activate_action(G_ACTION_GROUP(app), "open", g_variant_new_string(bad));
-    g_assert_true(wait_for(dataset_loaded, 30));
+    g_assert_true(fm_gui_test_wait_until(dataset_loaded, NULL, 30));
     const char *msg = error_message();
     g_assert_nonnull(msg);
     g_assert_nonnull(strstr(msg, "not-a-tiff.tif"));
@@ -249,36 +198,15 @@ static void test_bad_file_message(void)
 
 int main(int argc, char **argv)
 {
-    if (g_getenv("DISPLAY") == NULL && g_getenv("WAYLAND_DISPLAY") == NULL) {
-        printf("1..0 # SKIP no display\n");
+    data_dir = fm_gui_test_init(&argc, &argv, "fluxmap-gui-XXXXXX");
+    if (data_dir == NULL)
         return 0;
-    }
-    g_test_init(&argc, &argv, NULL);
-    data_dir = g_dir_make_tmp("fluxmap-gui-XXXXXX", NULL);
-    g_assert_nonnull(data_dir);
-    g_setenv("FLUXMAP_DATA_DIR", data_dir, TRUE);
-    /* Recent files and any other user state go to the temporary directory, not the user's. */
-    const char *xdg[] = {"XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"};
-    for (gsize i = 0; i < G_N_ELEMENTS(xdg); i++) {
-        g_autofree char *dir = g_build_filename(data_dir, xdg[i], NULL);
-        g_mkdir_with_parents(dir, 0700);
-        g_setenv(xdg[i], dir, TRUE);
-    }
-    if (!gtk_init_check(&argc, &argv)) {
-        printf("1..0 # SKIP display cannot be opened\n");
-        return 0;
-    }
     const char *demo = g_getenv("FLUXMAP_DEMO_TIF");
     tif_path = demo != NULL && g_file_test(demo, G_FILE_TEST_EXISTS) ? g_strdup(demo)
                                                                      : write_fallback_tif();
 
-    app = fm_application_new();
-    g_application_set_flags(G_APPLICATION(app),
-                            g_application_get_flags(G_APPLICATION(app)) | G_APPLICATION_NON_UNIQUE);
-    g_assert_true(g_application_register(G_APPLICATION(app), NULL, NULL));
-    g_application_activate(G_APPLICATION(app));
-    win = FM_WINDOW(gtk_application_get_active_window(GTK_APPLICATION(app)));
-    g_assert_nonnull(win);
+    app = fm_gui_test_new_app();
+    win = fm_gui_test_activate(app);
     drain_events();
 
     g_test_add_func("/gui/open-run-catalogue", test_open_run_catalogue);
@@ -286,10 +214,7 @@ int main(int argc, char **argv)
     g_test_add_func("/gui/colormap-and-compare", test_colormap_and_compare);
     g_test_add_func("/gui/bad-file-message", test_bad_file_message);
     int status = g_test_run();
-
-    gtk_widget_destroy(GTK_WIDGET(win));
-    g_object_unref(app);
+    fm_gui_test_shutdown(app, GTK_WIDGET(win), data_dir);
     g_free(tif_path);
-    g_free(data_dir);
     return status;
 }

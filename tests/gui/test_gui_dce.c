@@ -5,7 +5,6 @@
  * screenshot. */
 #include <gtk/gtk.h>
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "app/core/catalogue.h"
@@ -18,6 +17,7 @@
 #include "app/gui/dce-views.h"
 #include "app/gui/window-dce.h"
 #include "app/gui/window.h"
+#include "gui-test-util.h"
 
 static char *data_dir, *nii_path;
 static FmApplication *app;
@@ -26,24 +26,9 @@ static fm_dce_sim_params sim;
 /* A scanner geometry that is not the identity: 1.5 mm voxels, 4 mm slices, an offset. */
 static const double affine[16] = {-1.5, 0, 0, 24, 0, 1.5, 0, -30, 0, 0, 4, 12, 0, 0, 0, 1};
 
-static gboolean wait_for(gboolean (*cond)(void), double timeout_s)
-{
-    gint64 end = g_get_monotonic_time() + (gint64)(timeout_s * G_USEC_PER_SEC);
-    while (!cond()) {
-        if (g_get_monotonic_time() > end)
-            return FALSE;
-        if (!g_main_context_iteration(NULL, FALSE))
-            g_usleep(2000);
-    }
-    return TRUE;
-}
-
 static void drain_events(void)
 {
-    gint64 end = g_get_monotonic_time() + G_USEC_PER_SEC / 4;
-    while (g_get_monotonic_time() < end)
-        if (!g_main_context_iteration(NULL, FALSE))
-            g_usleep(2000);
+    fm_gui_test_drain(0.25);
 }
 
 static FmDceViews *views(void)
@@ -56,44 +41,28 @@ static FmDcePanel *panel(void)
     return FM_DCE_PANEL(fm_window_get_dce_panel(win));
 }
 
-static gboolean dataset_loaded(void)
+static gboolean dataset_loaded(gpointer unused G_GNUC_UNUSED)
 {
     return !fm_window_is_loading(win) &&
            (fm_window_get_message(win, NULL) != NULL ||
             (fm_window_get_dataset(win) != NULL && !fm_dce_views_busy(views())));
 }
 
-static gboolean views_idle(void)
+static gboolean views_idle(gpointer unused G_GNUC_UNUSED)
 {
     return !fm_dce_views_busy(views());
 }
 
-static gboolean job_finished(void)
-{
-    return fm_window_get_last_job_state(win) >= 0 && fm_window_get_running_jobs(win) == 0;
-}
-
 static void save_widget(GtkWidget *widget)
 {
-    const char *path = g_getenv("FLUXMAP_SCREENSHOT");
-    g_autofree char *fallback = g_build_filename(data_dir, "dce.png", NULL);
-    if (path == NULL)
-        path = fallback;
-    int w = gtk_widget_get_allocated_width(widget), h = gtk_widget_get_allocated_height(widget);
-    g_assert_cmpint(w, >, 0);
-    cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
-    cairo_t *cr = cairo_create(surface);
-    gtk_widget_draw(widget, cr);
-    cairo_destroy(cr);
-    g_assert_cmpint(cairo_surface_write_to_png(surface, path), ==, CAIRO_STATUS_SUCCESS);
-    cairo_surface_destroy(surface);
-    printf("# screenshot: %s\n", path);
+    g_autofree char *path = fm_gui_test_screenshot_path(data_dir, "dce.png", "");
+    fm_gui_test_save_png(widget, path);
 }
 
 static void test_open(void)
 {
     g_action_group_activate_action(G_ACTION_GROUP(app), "open", g_variant_new_string(nii_path));
-    g_assert_true(wait_for(dataset_loaded, 30));
+    g_assert_true(fm_gui_test_wait_until(dataset_loaded, NULL, 30));
     g_assert_null(fm_window_get_message(win, NULL));
     g_assert_cmpstr(fm_window_get_family(win), ==, "dce"); /* chosen from the x,y,z,t[s] dims */
     g_assert_cmpint(fm_dce_views_get_slice(views()), ==, sim.nz / 2);
@@ -150,7 +119,7 @@ static void test_roles_checklist(void)
     fm_dce_panel_set_role(panel(), 2, "portal_vein");
     g_assert_null(fm_dce_panel_get_missing(panel()));
     fm_dce_panel_set_role(panel(), 3, "liver");
-    g_assert_true(wait_for(views_idle, 10));
+    g_assert_true(fm_gui_test_wait_until(views_idle, NULL, 10));
     /* The input curves came from the two VOIs: Ca peaks before Cp (portal delay 4 s). */
     const fm_dce_inputs *in = fm_dce_views_get_inputs(views());
     g_assert_nonnull(in);
@@ -165,21 +134,10 @@ static void test_roles_checklist(void)
 
 static void test_run_and_export(void)
 {
-    g_action_group_activate_action(G_ACTION_GROUP(win), "dce-run", NULL);
-    g_assert_true(wait_for(job_finished, 90));
-    if (fm_window_get_message(win, NULL) != NULL)
-        g_test_message("info bar: %s", fm_window_get_message(win, NULL));
-    g_assert_cmpint(fm_window_get_last_job_state(win), ==, 2 /* FM_JOB_DONE */);
-
+    fm_gui_test_run_job(win, "dce-run", 90);
+    const char *const want[] = {"dce.dual_input", NULL};
+    g_ptr_array_unref(fm_gui_test_assert_done_runs(data_dir, 0, want));
     g_autoptr(GError) error = NULL;
-    g_autoptr(fm_catalogue) cat = fm_catalogue_open(data_dir, &error);
-    g_assert_no_error(error);
-    g_autoptr(GPtrArray) runs = fm_catalogue_list_runs(cat, 0, &error);
-    g_assert_no_error(error);
-    g_ptr_array_set_free_func(runs, (GDestroyNotify)fm_catalogue_run_free);
-    g_assert_cmpuint(runs->len, ==, 1);
-    g_assert_cmpstr(((fm_catalogue_run *)runs->pdata[0])->method_id, ==, "dce.dual_input");
-    g_assert_cmpint(((fm_catalogue_run *)runs->pdata[0])->status, ==, FM_RUN_DONE);
 
     /* Noise-free phantom, liver ROI = exactly the liver voxels (no lesions): each voxel's fit
      * recovers ka within the 0.5 % of the accuracy tests; 2 % on the ROI mean leaves room for
@@ -244,23 +202,9 @@ static void test_screenshot(void)
 
 int main(int argc, char **argv)
 {
-    if (g_getenv("DISPLAY") == NULL && g_getenv("WAYLAND_DISPLAY") == NULL) {
-        printf("1..0 # SKIP no display\n");
+    data_dir = fm_gui_test_init(&argc, &argv, "fluxmap-gui-dce-XXXXXX");
+    if (data_dir == NULL)
         return 0;
-    }
-    g_test_init(&argc, &argv, NULL);
-    data_dir = g_dir_make_tmp("fluxmap-gui-dce-XXXXXX", NULL);
-    g_setenv("FLUXMAP_DATA_DIR", data_dir, TRUE);
-    const char *xdg[] = {"XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"};
-    for (gsize i = 0; i < G_N_ELEMENTS(xdg); i++) {
-        g_autofree char *dir = g_build_filename(data_dir, xdg[i], NULL);
-        g_mkdir_with_parents(dir, 0700);
-        g_setenv(xdg[i], dir, TRUE);
-    }
-    if (!gtk_init_check(&argc, &argv)) {
-        printf("1..0 # SKIP display cannot be opened\n");
-        return 0;
-    }
     /* A small noise-free phantom: 32 x 32 px, 2 slices, 24 frames of 2.37 s, no lesions. */
     fm_dce_sim_defaults(&sim);
     sim.nx = 32;
@@ -275,13 +219,8 @@ int main(int argc, char **argv)
     nii_path = g_build_filename(data_dir, "liver.nii.gz", NULL);
     g_assert_true(fm_nifti_write_dataset(nii_path, ds, 1, &error));
 
-    app = fm_application_new();
-    g_application_set_flags(G_APPLICATION(app),
-                            g_application_get_flags(G_APPLICATION(app)) | G_APPLICATION_NON_UNIQUE);
-    g_assert_true(g_application_register(G_APPLICATION(app), NULL, NULL));
-    g_application_activate(G_APPLICATION(app));
-    win = FM_WINDOW(gtk_application_get_active_window(GTK_APPLICATION(app)));
-    g_assert_nonnull(win);
+    app = fm_gui_test_new_app();
+    win = fm_gui_test_activate(app);
     gtk_window_resize(GTK_WINDOW(win), 1400, 900);
     drain_events();
 
@@ -291,9 +230,7 @@ int main(int argc, char **argv)
     g_test_add_func("/gui-dce/run-export", test_run_and_export);
     g_test_add_func("/gui-dce/screenshot", test_screenshot);
     int status = g_test_run();
-    gtk_widget_destroy(GTK_WIDGET(win));
-    g_object_unref(app);
+    fm_gui_test_shutdown(app, GTK_WIDGET(win), data_dir);
     g_free(nii_path);
-    g_free(data_dir);
     return status;
 }

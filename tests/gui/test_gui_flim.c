@@ -3,8 +3,6 @@
  * phasor cloud and the decay fit, runs "compare methods" on two methods, and saves screenshots. */
 #include <gtk/gtk.h>
 #include <math.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "app/core/catalogue.h"
 #include "app/core/io/tiff.h"
@@ -14,40 +12,24 @@
 #include "app/gui/compare-methods.h"
 #include "app/gui/flim-views.h"
 #include "app/gui/window.h"
+#include "gui-test-util.h"
 
 static char *data_dir, *tif_path;
 static FmApplication *app;
 static FmWindow *win;
 static fm_flim_sim_params sim;
 
-static gboolean wait_for(gboolean (*cond)(void), double timeout_s)
-{
-    gint64 end = g_get_monotonic_time() + (gint64)(timeout_s * G_USEC_PER_SEC);
-    while (!cond()) {
-        if (g_get_monotonic_time() > end)
-            return FALSE;
-        if (!g_main_context_iteration(NULL, FALSE))
-            g_usleep(2000);
-    }
-    return TRUE;
-}
-
 static void drain_events(void)
 {
-    gint64 end = g_get_monotonic_time() + G_USEC_PER_SEC / 4;
-    while (g_get_monotonic_time() < end)
-        if (!g_main_context_iteration(NULL, FALSE))
-            g_usleep(2000);
+    fm_gui_test_drain(0.25);
 }
 
 static const char *error_message(void)
 {
-    GtkMessageType type;
-    const char *msg = fm_window_get_message(win, &type);
-    return type == GTK_MESSAGE_ERROR ? msg : NULL;
+    return fm_gui_test_error_message(win);
 }
 
-static gboolean dataset_loaded(void)
+static gboolean dataset_loaded(gpointer unused G_GNUC_UNUSED)
 {
     FmFlimViews *views = FM_FLIM_VIEWS(fm_window_get_flim_views(win));
     return !fm_window_is_loading(win) &&
@@ -55,12 +37,7 @@ static gboolean dataset_loaded(void)
             (fm_window_get_dataset(win) != NULL && fm_flim_views_photons_ready(views)));
 }
 
-static gboolean job_finished(void)
-{
-    return fm_window_get_last_job_state(win) >= 0 && fm_window_get_running_jobs(win) == 0;
-}
-
-static gboolean compare_finished(void)
+static gboolean compare_finished(gpointer unused G_GNUC_UNUSED)
 {
     GtkWidget *cm = fm_window_get_compare_window(win);
     return cm == NULL || fm_compare_methods_running(FM_COMPARE_METHODS(cm)) == 0;
@@ -68,36 +45,15 @@ static gboolean compare_finished(void)
 
 static void save_widget(GtkWidget *widget, const char *suffix)
 {
-    const char *base = g_getenv("FLUXMAP_SCREENSHOT");
-    g_autofree char *fallback = g_build_filename(data_dir, "flim.png", NULL);
-    if (base == NULL)
-        base = fallback;
-    g_autofree char *stem =
-        g_strndup(base, strlen(base) - (g_str_has_suffix(base, ".png") ? 4 : 0));
-    g_autofree char *path = g_strconcat(stem, suffix, ".png", NULL);
-    int w = gtk_widget_get_allocated_width(widget), h = gtk_widget_get_allocated_height(widget);
-    g_assert_cmpint(w, >, 0);
-    cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
-    cairo_t *cr = cairo_create(surface);
-    gtk_widget_draw(widget, cr);
-    cairo_destroy(cr);
-    g_assert_cmpint(cairo_surface_write_to_png(surface, path), ==, CAIRO_STATUS_SUCCESS);
-    cairo_surface_destroy(surface);
-    g_test_message("screenshot: %s", path);
-    printf("# screenshot: %s\n", path);
+    g_autofree char *path = fm_gui_test_screenshot_path(data_dir, "flim.png", suffix);
+    fm_gui_test_save_png(widget, path);
 }
 
-/* Runs method_id through win.run and returns its catalogue status. */
+/* Runs method_id through win.run and asserts that its job finished. */
 static void run_method(const char *method_id)
 {
     g_assert_true(fm_window_select_method(win, method_id));
-    int before = fm_window_get_last_job_state(win);
-    (void)before;
-    g_action_group_activate_action(G_ACTION_GROUP(win), "run", NULL);
-    g_assert_true(wait_for(job_finished, 60));
-    if (fm_window_get_message(win, NULL) != NULL)
-        g_test_message("info bar: %s", fm_window_get_message(win, NULL));
-    g_assert_cmpint(fm_window_get_last_job_state(win), ==, 2 /* FM_JOB_DONE */);
+    fm_gui_test_run_job(win, "run", 60);
 }
 
 /* Mean tau of the map per bar against the simulator's truth. 5 %: at ~1500 photons per pixel the
@@ -124,7 +80,7 @@ static void check_tau_map(const float *tau, int w, int h)
 static void test_open_and_run(void)
 {
     g_action_group_activate_action(G_ACTION_GROUP(app), "open", g_variant_new_string(tif_path));
-    g_assert_true(wait_for(dataset_loaded, 30));
+    g_assert_true(fm_gui_test_wait_until(dataset_loaded, NULL, 30));
     g_assert_null(error_message());
     g_assert_cmpstr(fm_window_get_family(win), ==, "flim"); /* chosen from the dataset */
     FmFlimViews *views = FM_FLIM_VIEWS(fm_window_get_flim_views(win));
@@ -170,17 +126,8 @@ static void test_open_and_run(void)
     g_assert_cmpfloat(chi2, >, 0.3);
     fm_flim_views_show_decay(views, -1, -1);
 
-    g_autoptr(GError) error = NULL;
-    g_autoptr(fm_catalogue) cat = fm_catalogue_open(data_dir, &error);
-    g_assert_no_error(error);
-    g_autoptr(GPtrArray) runs = fm_catalogue_list_runs(cat, 0, &error);
-    g_assert_no_error(error);
-    g_ptr_array_set_free_func(runs, (GDestroyNotify)fm_catalogue_run_free);
-    g_assert_cmpuint(runs->len, ==, 2);
-    g_assert_cmpstr(((fm_catalogue_run *)runs->pdata[0])->method_id, ==, "flim.lsm");
-    g_assert_cmpstr(((fm_catalogue_run *)runs->pdata[1])->method_id, ==, "flim.phasor");
-    for (guint i = 0; i < runs->len; i++)
-        g_assert_cmpint(((fm_catalogue_run *)runs->pdata[i])->status, ==, FM_RUN_DONE);
+    const char *const want[] = {"flim.lsm", "flim.phasor", NULL}; /* newest first */
+    g_ptr_array_unref(fm_gui_test_assert_done_runs(data_dir, 0, want));
     drain_events();
     save_widget(GTK_WIDGET(win), "");
 }
@@ -193,7 +140,7 @@ static void test_compare_methods(void)
     g_assert_true(fm_compare_methods_has_truth(FM_COMPARE_METHODS(cm)));
     const char *const ids[] = {"flim.iem", "flim.mle", NULL};
     g_assert_true(fm_compare_methods_run(FM_COMPARE_METHODS(cm), ids));
-    g_assert_true(wait_for(compare_finished, 60));
+    g_assert_true(fm_gui_test_wait_until(compare_finished, NULL, 60));
     g_assert_cmpint(fm_compare_methods_n_results(FM_COMPARE_METHODS(cm)), ==, 2);
     for (int i = 0; i < 2; i++) {
         const fm_result *res = fm_compare_methods_get_result(FM_COMPARE_METHODS(cm), i);
@@ -214,23 +161,9 @@ static void test_compare_methods(void)
 
 int main(int argc, char **argv)
 {
-    if (g_getenv("DISPLAY") == NULL && g_getenv("WAYLAND_DISPLAY") == NULL) {
-        printf("1..0 # SKIP no display\n");
+    data_dir = fm_gui_test_init(&argc, &argv, "fluxmap-gui-flim-XXXXXX");
+    if (data_dir == NULL)
         return 0;
-    }
-    g_test_init(&argc, &argv, NULL);
-    data_dir = g_dir_make_tmp("fluxmap-gui-flim-XXXXXX", NULL);
-    g_setenv("FLUXMAP_DATA_DIR", data_dir, TRUE);
-    const char *xdg[] = {"XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"};
-    for (gsize i = 0; i < G_N_ELEMENTS(xdg); i++) {
-        g_autofree char *dir = g_build_filename(data_dir, xdg[i], NULL);
-        g_mkdir_with_parents(dir, 0700);
-        g_setenv(xdg[i], dir, TRUE);
-    }
-    if (!gtk_init_check(&argc, &argv)) {
-        printf("1..0 # SKIP display cannot be opened\n");
-        return 0;
-    }
     /* A small bars dataset (64 x 32 px, 256 bins x 100 ps, fixed seed) saved as a TIFF with the
      * bin width in its description, and the truth file the compare window looks for. */
     fm_flim_sim_defaults(&sim);
@@ -252,21 +185,14 @@ int main(int argc, char **argv)
     g_assert_true(g_file_set_contents(truth_path, truth->str, -1, NULL));
     g_string_free(truth, TRUE);
 
-    app = fm_application_new();
-    g_application_set_flags(G_APPLICATION(app),
-                            g_application_get_flags(G_APPLICATION(app)) | G_APPLICATION_NON_UNIQUE);
-    g_assert_true(g_application_register(G_APPLICATION(app), NULL, NULL));
-    g_application_activate(G_APPLICATION(app));
-    win = FM_WINDOW(gtk_application_get_active_window(GTK_APPLICATION(app)));
-    g_assert_nonnull(win);
+    app = fm_gui_test_new_app();
+    win = fm_gui_test_activate(app);
     drain_events();
 
     g_test_add_func("/gui-flim/open-run", test_open_and_run);
     g_test_add_func("/gui-flim/compare-methods", test_compare_methods);
     int status = g_test_run();
-    gtk_widget_destroy(GTK_WIDGET(win));
-    g_object_unref(app);
+    fm_gui_test_shutdown(app, GTK_WIDGET(win), data_dir);
     g_free(tif_path);
-    g_free(data_dir);
     return status;
 }

@@ -17,51 +17,30 @@
 #include "app/gui/oct-views.h"
 #include "app/gui/window-oct.h"
 #include "app/gui/window.h"
+#include "gui-test-util.h"
 
 static char *data_dir, *volume_path, *mirror_path;
 static FmApplication *app;
 static FmWindow *win;
 static fm_oct_sim_params sim;
 
-static gboolean wait_for(gboolean (*cond)(void), double timeout_s)
-{
-    gint64 end = g_get_monotonic_time() + (gint64)(timeout_s * G_USEC_PER_SEC);
-    while (!cond()) {
-        if (g_get_monotonic_time() > end)
-            return FALSE;
-        if (!g_main_context_iteration(NULL, FALSE))
-            g_usleep(2000);
-    }
-    return TRUE;
-}
-
 static void drain_events(double seconds)
 {
-    gint64 end = g_get_monotonic_time() + (gint64)(seconds * G_USEC_PER_SEC);
-    while (g_get_monotonic_time() < end)
-        if (!g_main_context_iteration(NULL, FALSE))
-            g_usleep(2000);
+    fm_gui_test_drain(seconds);
 }
 
 static const char *error_message(void)
 {
-    GtkMessageType type;
-    const char *msg = fm_window_get_message(win, &type);
-    return type == GTK_MESSAGE_ERROR ? msg : NULL;
+    return fm_gui_test_error_message(win);
 }
 
-static gboolean dataset_loaded(void)
+static gboolean dataset_loaded(gpointer unused G_GNUC_UNUSED)
 {
     return !fm_window_is_loading(win) &&
            (error_message() != NULL || fm_window_get_dataset(win) != NULL);
 }
 
-static gboolean job_finished(void)
-{
-    return fm_window_get_last_job_state(win) >= 0 && fm_window_get_running_jobs(win) == 0;
-}
-
-static gboolean compare_finished(void)
+static gboolean compare_finished(gpointer unused G_GNUC_UNUSED)
 {
     GtkWidget *cmp = fm_window_get_oct_compare(win);
     return cmp == NULL || fm_oct_compare_is_done(FM_OCT_COMPARE(cmp));
@@ -69,28 +48,14 @@ static gboolean compare_finished(void)
 
 static void save_widget(GtkWidget *widget, const char *suffix)
 {
-    const char *base = g_getenv("FLUXMAP_SCREENSHOT");
-    g_autofree char *fallback = g_build_filename(data_dir, "oct.png", NULL);
-    if (base == NULL)
-        base = fallback;
-    g_autofree char *stem =
-        g_strndup(base, strlen(base) - (g_str_has_suffix(base, ".png") ? 4 : 0));
-    g_autofree char *path = g_strconcat(stem, suffix, ".png", NULL);
-    int w = gtk_widget_get_allocated_width(widget), h = gtk_widget_get_allocated_height(widget);
-    g_assert_cmpint(w, >, 0);
-    cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
-    cairo_t *cr = cairo_create(surface);
-    gtk_widget_draw(widget, cr);
-    cairo_destroy(cr);
-    g_assert_cmpint(cairo_surface_write_to_png(surface, path), ==, CAIRO_STATUS_SUCCESS);
-    cairo_surface_destroy(surface);
-    printf("# screenshot: %s\n", path);
+    g_autofree char *path = fm_gui_test_screenshot_path(data_dir, "oct.png", suffix);
+    fm_gui_test_save_png(widget, path);
 }
 
 static void open_file(const char *path)
 {
     g_action_group_activate_action(G_ACTION_GROUP(app), "open", g_variant_new_string(path));
-    g_assert_true(wait_for(dataset_loaded, 30));
+    g_assert_true(fm_gui_test_wait_until(dataset_loaded, NULL, 30));
     g_assert_null(error_message());
     drain_events(0.1);
     g_assert_cmpstr(fm_window_get_family(win), ==, "oct"); /* chosen from the dataset */
@@ -99,9 +64,7 @@ static void open_file(const char *path)
 static void test_open_run_play(void)
 {
     open_file(volume_path);
-    g_action_group_activate_action(G_ACTION_GROUP(win), "oct-run", NULL);
-    g_assert_true(wait_for(job_finished, 60));
-    g_assert_cmpint(fm_window_get_last_job_state(win), ==, 2 /* FM_JOB_DONE */);
+    fm_gui_test_run_job(win, "oct-run", 60);
 
     FmOctViews *views = FM_OCT_VIEWS(fm_window_get_oct_views(win));
     const fm_result *res = fm_oct_views_get_result(views);
@@ -134,15 +97,8 @@ static void test_open_run_play(void)
     g_assert_cmpfloat(best - mean, >, 20.0);
 
     /* catalogue: one finished oct.bscan run */
-    g_autoptr(GError) error = NULL;
-    g_autoptr(fm_catalogue) cat = fm_catalogue_open(data_dir, &error);
-    g_assert_no_error(error);
-    g_autoptr(GPtrArray) runs = fm_catalogue_list_runs(cat, 0, &error);
-    g_assert_no_error(error);
-    g_ptr_array_set_free_func(runs, (GDestroyNotify)fm_catalogue_run_free);
-    g_assert_cmpuint(runs->len, ==, 1);
-    g_assert_cmpstr(((fm_catalogue_run *)runs->pdata[0])->method_id, ==, "oct.bscan");
-    g_assert_cmpint(((fm_catalogue_run *)runs->pdata[0])->status, ==, FM_RUN_DONE);
+    const char *const want[] = {"oct.bscan", NULL};
+    g_ptr_array_unref(fm_gui_test_assert_done_runs(data_dir, 0, want));
 
     /* B-scan slider and playback through the volume */
     fm_oct_views_set_bscan(views, 3);
@@ -175,7 +131,7 @@ static void test_compare(void)
     g_action_group_activate_action(G_ACTION_GROUP(win), "oct-compare", NULL);
     GtkWidget *cmp = fm_window_get_oct_compare(win);
     g_assert_nonnull(cmp);
-    g_assert_true(wait_for(compare_finished, 60));
+    g_assert_true(fm_gui_test_wait_until(compare_finished, NULL, 60));
     const char *summary = fm_oct_compare_get_summary(FM_OCT_COMPARE(cmp));
     g_assert_nonnull(summary);
     printf("# compare resampling (mirror at 1800 um):\n");
@@ -214,23 +170,9 @@ static void write_sim(const char *name, fm_oct_sim_params *p, char **path_out)
 
 int main(int argc, char **argv)
 {
-    if (g_getenv("DISPLAY") == NULL && g_getenv("WAYLAND_DISPLAY") == NULL) {
-        printf("1..0 # SKIP no display\n");
+    data_dir = fm_gui_test_init(&argc, &argv, "fluxmap-gui-oct-XXXXXX");
+    if (data_dir == NULL)
         return 0;
-    }
-    g_test_init(&argc, &argv, NULL);
-    data_dir = g_dir_make_tmp("fluxmap-gui-oct-XXXXXX", NULL);
-    g_setenv("FLUXMAP_DATA_DIR", data_dir, TRUE);
-    const char *xdg[] = {"XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"};
-    for (gsize i = 0; i < G_N_ELEMENTS(xdg); i++) {
-        g_autofree char *dir = g_build_filename(data_dir, xdg[i], NULL);
-        g_mkdir_with_parents(dir, 0700);
-        g_setenv(xdg[i], dir, TRUE);
-    }
-    if (!gtk_init_check(&argc, &argv)) {
-        printf("1..0 # SKIP display cannot be opened\n");
-        return 0;
-    }
     /* A small layered volume (2048 pixels, 96 A-lines, 6 B-scans) and a 32-A-line mirror. */
     fm_oct_sim_defaults(&sim);
     sim.alines_per_bscan = 96;
@@ -244,22 +186,15 @@ int main(int argc, char **argv)
     mirror.mirror_depth_um = 1800.0;
     write_sim("mirror", &mirror, &mirror_path);
 
-    app = fm_application_new();
-    g_application_set_flags(G_APPLICATION(app),
-                            g_application_get_flags(G_APPLICATION(app)) | G_APPLICATION_NON_UNIQUE);
-    g_assert_true(g_application_register(G_APPLICATION(app), NULL, NULL));
-    g_application_activate(G_APPLICATION(app));
-    win = FM_WINDOW(gtk_application_get_active_window(GTK_APPLICATION(app)));
-    g_assert_nonnull(win);
+    app = fm_gui_test_new_app();
+    win = fm_gui_test_activate(app);
     drain_events(0.25);
 
     g_test_add_func("/gui-oct/open-run-play", test_open_run_play);
     g_test_add_func("/gui-oct/compare-resampling", test_compare);
     int status = g_test_run();
-    gtk_widget_destroy(GTK_WIDGET(win));
-    g_object_unref(app);
+    fm_gui_test_shutdown(app, GTK_WIDGET(win), data_dir);
     g_free(volume_path);
     g_free(mirror_path);
-    g_free(data_dir);
     return status;
 }

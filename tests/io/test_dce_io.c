@@ -233,6 +233,18 @@ static fm_dicom_test_series default_series(const double *times, int nt)
     return spec;
 }
 
+/* A fresh folder holding spec's series (free it), or NULL with the test skipped without DCMTK. */
+static char *write_series(const fm_dicom_test_series *spec)
+{
+    if (!need_dcmtk())
+        return NULL;
+    char *dir = make_tmp();
+    g_autoptr(GError) error = NULL;
+    g_assert_true(fm_dicom_write_test_series(dir, spec, &error));
+    g_assert_no_error(error);
+    return dir;
+}
+
 static void check_series(const char *dir, const fm_dicom_test_series *spec, int skipped)
 {
     g_autoptr(GError) error = NULL;
@@ -269,14 +281,11 @@ static void check_series(const char *dir, const fm_dicom_test_series *spec, int 
  * plane and a stray text file. */
 static void test_dicom_series(void)
 {
-    if (!need_dcmtk())
-        return;
-    g_autofree char *dir = make_tmp();
     const double times[5] = {0, 2, 4.5, 7, 10.25};
     fm_dicom_test_series spec = default_series(times, 5);
-    g_autoptr(GError) error = NULL;
-    g_assert_true(fm_dicom_write_test_series(dir, &spec, &error));
-    g_assert_no_error(error);
+    g_autofree char *dir = write_series(&spec);
+    if (dir == NULL)
+        return;
     g_autofree char *notes = g_build_filename(dir, "notes.txt", NULL);
     g_assert_true(g_file_set_contents(notes, "scanner export log\n", -1, NULL));
     check_series(dir, &spec, 1);
@@ -285,14 +294,13 @@ static void test_dicom_series(void)
 
 static void test_dicom_enhanced(void)
 {
-    if (!need_dcmtk())
-        return;
-    g_autofree char *dir = make_tmp();
     const double times[3] = {0, 3.5, 9};
     fm_dicom_test_series spec = default_series(times, 3);
     spec.enhanced = TRUE;
     spec.shuffle_seed = 11;
-    g_assert_true(fm_dicom_write_test_series(dir, &spec, NULL));
+    g_autofree char *dir = write_series(&spec);
+    if (dir == NULL)
+        return;
     check_series(dir, &spec, 0);
     remove_tree(dir);
 }
@@ -310,12 +318,11 @@ static void expect_dicom_error(const char *dir, const char *series, const char *
 
 static void test_dicom_truncated(void)
 {
-    if (!need_dcmtk())
-        return;
-    g_autofree char *dir = make_tmp();
     const double times[2] = {0, 2};
     fm_dicom_test_series spec = default_series(times, 2);
-    g_assert_true(fm_dicom_write_test_series(dir, &spec, NULL));
+    g_autofree char *dir = write_series(&spec);
+    if (dir == NULL)
+        return;
     g_autofree char *victim = g_build_filename(dir, "IM0007", NULL);
     g_autofree char *bytes = NULL;
     gsize len = 0;
@@ -354,12 +361,11 @@ static void test_dicom_several_series(void)
 
 static void test_dicom_unequal_frames(void)
 {
-    if (!need_dcmtk())
-        return;
-    g_autofree char *dir = make_tmp();
     const double times[3] = {0, 2, 4};
     fm_dicom_test_series spec = default_series(times, 3);
-    g_assert_true(fm_dicom_write_test_series(dir, &spec, NULL));
+    g_autofree char *dir = write_series(&spec);
+    if (dir == NULL)
+        return;
     g_autofree char *victim = g_build_filename(dir, "IM0005", NULL);
     g_assert_cmpint(g_remove(victim), ==, 0);
     expect_dicom_error(dir, NULL, "unequal frame counts per slice position");
@@ -369,13 +375,12 @@ static void test_dicom_unequal_frames(void)
 /* With TemporalPositionIdentifier the order is the index; times that go back contradict it. */
 static void test_dicom_non_monotonic(void)
 {
-    if (!need_dcmtk())
-        return;
-    g_autofree char *dir = make_tmp();
     const double back[3] = {0, 4, 2};
     fm_dicom_test_series spec = default_series(back, 3);
     spec.temporal_index = TRUE;
-    g_assert_true(fm_dicom_write_test_series(dir, &spec, NULL));
+    g_autofree char *dir = write_series(&spec);
+    if (dir == NULL)
+        return;
     expect_dicom_error(dir, NULL, "non-monotonic times");
     remove_tree(dir);
     /* Without an index, two frames of one slice at the same time cannot be ordered. */
@@ -389,12 +394,11 @@ static void test_dicom_non_monotonic(void)
 
 static void test_dicom_mixed_sizes(void)
 {
-    if (!need_dcmtk())
-        return;
-    g_autofree char *dir = make_tmp();
     const double times[2] = {0, 2};
     fm_dicom_test_series spec = default_series(times, 2);
-    g_assert_true(fm_dicom_write_test_series(dir, &spec, NULL));
+    g_autofree char *dir = write_series(&spec);
+    if (dir == NULL)
+        return;
     spec.nx = 8;
     spec.nz = 1;
     spec.nt = 1;

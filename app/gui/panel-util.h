@@ -1,0 +1,37 @@
+/* Widgets that several method panels build the same way: section heading, backend combo, and the
+ * Run/Cancel button row. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "app/core/method.h"
+
+G_BEGIN_DECLS
+
+/* A left-aligned section label in the "fm-heading" style (e.g. "COMPUTE"). */
+GtkWidget *fm_panel_heading(const char *text);
+
+/* A button bound to the window action `action`, with an optional style class (NULL for none). */
+GtkWidget *fm_panel_action_button(const char *label, const char *action, const char *style);
+
+/* A combo offering auto/cpu/cuda (ids as fm_lsi_panel_backend_name() spells them), on "auto". */
+GtkWidget *fm_backend_combo_new(void);
+/* The backend the combo selects; anything but "cpu" or "cuda" reads as automatic. */
+fm_backend fm_backend_combo_get(GtkWidget *combo);
+/* Selects `backend` by id, or "auto" when the combo has no such entry. */
+void fm_backend_combo_set(GtkWidget *combo, const char *backend);
+
+/* The active id of a combo from fm_backend_combo_new(), "auto" when none is active. */
+const char *fm_backend_combo_get_id(GtkWidget *combo);
+
+/* Shows `method` (may be NULL) in a panel: its translated description and its parameter form. */
+void fm_panel_show_method(GtkWidget *description_label, GtkWidget *param_form,
+                          const fm_method *method);
+
+/* A grid with a dim "Backend" label beside `combo`, which expands horizontally. */
+GtkWidget *fm_backend_grid_new(GtkWidget *combo);
+
+/* An equal-width row of _Run (win.run) and _Cancel (win.cancel-all). */
+GtkWidget *fm_run_cancel_row_new(void);
+
+G_END_DECLS

@@ -1,0 +1,151 @@
+/* Shared helpers of the GUI tests (see gui-test-util.h). */
+#include "gui-test-util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "app/core/catalogue.h"
+#include "app/core/job.h"
+
+char *fm_gui_test_init(int *argc, char ***argv, const char *tmpl)
+{
+    if (g_getenv("DISPLAY") == NULL && g_getenv("WAYLAND_DISPLAY") == NULL) {
+        printf("1..0 # SKIP no display\n");
+        return NULL;
+    }
+    g_test_init(argc, argv, NULL);
+    char *data_dir = g_dir_make_tmp(tmpl, NULL);
+    g_assert_nonnull(data_dir);
+    g_setenv("FLUXMAP_DATA_DIR", data_dir, TRUE);
+    /* Recent files and any other user state go to the temporary directory, not the user's. */
+    const char *xdg[] = {"XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"};
+    for (gsize i = 0; i < G_N_ELEMENTS(xdg); i++) {
+        g_autofree char *dir = g_build_filename(data_dir, xdg[i], NULL);
+        g_mkdir_with_parents(dir, 0700);
+        g_setenv(xdg[i], dir, TRUE);
+    }
+    if (!gtk_init_check(argc, argv)) {
+        printf("1..0 # SKIP display cannot be opened\n");
+        g_free(data_dir);
+        return NULL;
+    }
+    return data_dir;
+}
+
+FmApplication *fm_gui_test_new_app(void)
+{
+    FmApplication *app = fm_application_new();
+    g_application_set_flags(G_APPLICATION(app),
+                            g_application_get_flags(G_APPLICATION(app)) | G_APPLICATION_NON_UNIQUE);
+    g_assert_true(g_application_register(G_APPLICATION(app), NULL, NULL));
+    return app;
+}
+
+FmWindow *fm_gui_test_activate(FmApplication *app)
+{
+    g_application_activate(G_APPLICATION(app));
+    FmWindow *win = FM_WINDOW(gtk_application_get_active_window(GTK_APPLICATION(app)));
+    g_assert_nonnull(win);
+    return win;
+}
+
+gboolean fm_gui_test_wait_until(gboolean (*cond)(gpointer data), gpointer data, double timeout_s)
+{
+    gint64 end = g_get_monotonic_time() + (gint64)(timeout_s * G_USEC_PER_SEC);
+    while (!cond(data)) {
+        if (g_get_monotonic_time() > end)
+            return FALSE;
+        if (!g_main_context_iteration(NULL, FALSE))
+            g_usleep(2000);
+    }
+    return TRUE;
+}
+
+void fm_gui_test_drain(double seconds)
+{
+    gint64 end = g_get_monotonic_time() + (gint64)(seconds * G_USEC_PER_SEC);
+    while (g_get_monotonic_time() < end)
+        if (!g_main_context_iteration(NULL, FALSE))
+            g_usleep(2000);
+}
+
+const char *fm_gui_test_error_message(FmWindow *win)
+{
+    GtkMessageType type;
+    const char *msg = fm_window_get_message(win, &type);
+    return type == GTK_MESSAGE_ERROR ? msg : NULL;
+}
+
+static gboolean job_finished(gpointer win)
+{
+    return fm_window_get_last_job_state(win) >= 0 && fm_window_get_running_jobs(win) == 0;
+}
+
+void fm_gui_test_run_job(FmWindow *win, const char *action, double timeout_s)
+{
+    g_action_group_activate_action(G_ACTION_GROUP(win), action, NULL);
+    g_assert_true(fm_gui_test_wait_until(job_finished, win, timeout_s));
+    if (fm_window_get_message(win, NULL) != NULL)
+        g_test_message("info bar: %s", fm_window_get_message(win, NULL));
+    g_assert_cmpint(fm_window_get_last_job_state(win), ==, FM_JOB_DONE);
+}
+
+GPtrArray *fm_gui_test_assert_done_runs(const char *data_dir, int limit,
+                                        const char *const *method_ids)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(fm_catalogue) cat = fm_catalogue_open(data_dir, &error);
+    g_assert_no_error(error);
+    GPtrArray *runs = fm_catalogue_list_runs(cat, limit, &error);
+    g_assert_no_error(error);
+    g_ptr_array_set_free_func(runs, (GDestroyNotify)fm_catalogue_run_free);
+    g_assert_cmpuint(runs->len, ==, g_strv_length((char **)method_ids));
+    for (guint i = 0; i < runs->len; i++) {
+        const fm_catalogue_run *run = runs->pdata[i];
+        g_assert_cmpstr(run->method_id, ==, method_ids[i]);
+        g_assert_cmpint(run->status, ==, FM_RUN_DONE);
+    }
+    return runs;
+}
+
+char *fm_gui_test_screenshot_path(const char *data_dir, const char *fallback, const char *suffix)
+{
+    const char *base = g_getenv("FLUXMAP_SCREENSHOT");
+    g_autofree char *fallback_path = g_build_filename(data_dir, fallback, NULL);
+    if (base == NULL)
+        base = fallback_path;
+    g_autofree char *stem =
+        g_strndup(base, strlen(base) - (g_str_has_suffix(base, ".png") ? 4 : 0));
+    return g_strconcat(stem, suffix, ".png", NULL);
+}
+
+void fm_gui_test_save_png(GtkWidget *widget, const char *path)
+{
+    /* Drawing a widget whose size allocation is still pending is a GTK critical: let the
+     * layout settle first (panels may have just been shown or hidden). */
+    for (int i = 0; i < 200 && gtk_widget_get_toplevel(widget) &&
+                    (gtk_events_pending() || !gtk_widget_get_realized(widget));
+         i++)
+        gtk_main_iteration_do(FALSE);
+    GtkWidget *top = gtk_widget_get_toplevel(widget);
+    if (GTK_IS_CONTAINER(top))
+        gtk_container_check_resize(GTK_CONTAINER(top));
+    int w = gtk_widget_get_allocated_width(widget), h = gtk_widget_get_allocated_height(widget);
+    g_assert_cmpint(w, >, 0);
+    cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
+    cairo_t *cr = cairo_create(surface);
+    gtk_widget_draw(widget, cr);
+    cairo_destroy(cr);
+    g_assert_cmpint(cairo_surface_write_to_png(surface, path), ==, CAIRO_STATUS_SUCCESS);
+    cairo_surface_destroy(surface);
+    printf("# screenshot: %s\n", path);
+}
+
+void fm_gui_test_shutdown(FmApplication *app, GtkWidget *window, char *data_dir)
+{
+    if (window != NULL)
+        gtk_widget_destroy(window);
+    fm_gui_test_drain(0.25); /* lets the destroyed window's idles run before app goes */
+    g_object_unref(app);
+    g_free(data_dir);
+}
