@@ -1,5 +1,6 @@
 /* The run catalogue: SQLite (WAL, versioned schema, transactions) plus float32 TIFF maps. */
 #include "catalogue.h"
+#include "catalogue_private.h"
 
 #include <errno.h>
 #include <glib/gi18n.h>
@@ -11,13 +12,6 @@
 #include "error.h"
 #include "export.h"
 #include "io/tiff.h"
-
-struct fm_catalogue {
-    char *dir;
-    char *db_path;
-    sqlite3 *db;
-    GMutex lock; /* one connection, shared by the jobs' worker threads */
-};
 
 /* Forward migrations: migrations[v] takes a database from user_version v to v + 1.
  * Version 0 is an SQLite file with user_version 0 and none of our tables (a new, empty file,
@@ -49,7 +43,7 @@ const char *fm_run_status_name(fm_run_status status)
     return (status >= 0 && status <= FM_RUN_CANCELLED) ? status_names[status] : "unknown";
 }
 
-static fm_run_status status_parse(const char *text)
+fm_run_status fm_catalogue_status_parse(const char *text)
 {
     for (int i = 0; i <= FM_RUN_CANCELLED; i++)
         if (g_strcmp0(text, status_names[i]) == 0)
@@ -57,7 +51,7 @@ static fm_run_status status_parse(const char *text)
     return FM_RUN_FAILED;
 }
 
-static gboolean sql_fail(fm_catalogue *cat, const char *what, GError **error)
+gboolean fm_catalogue_sql_fail(fm_catalogue *cat, const char *what, GError **error)
 {
     g_set_error(error, FM_ERROR, FM_ERROR_CATALOGUE, _("%s: %s: %s"), cat->db_path, what,
                 sqlite3_errmsg(cat->db));
@@ -81,11 +75,11 @@ static void rollback(fm_catalogue *cat)
     sqlite3_exec(cat->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
-static sqlite3_stmt *prepare(fm_catalogue *cat, const char *sql, GError **error)
+sqlite3_stmt *fm_catalogue_prepare(fm_catalogue *cat, const char *sql, GError **error)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL) != SQLITE_OK) {
-        sql_fail(cat, "prepare", error);
+        fm_catalogue_sql_fail(cat, "prepare", error);
         return NULL;
     }
     return st;
@@ -158,7 +152,7 @@ fm_catalogue *fm_catalogue_open(const char *dir, GError **error)
     g_mutex_init(&cat->lock);
     if (sqlite3_open_v2(cat->db_path, &cat->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
         SQLITE_OK) {
-        sql_fail(cat, _("cannot open"), error);
+        fm_catalogue_sql_fail(cat, _("cannot open"), error);
         fm_catalogue_close(cat);
         return NULL;
     }
@@ -211,7 +205,7 @@ static gint64 dataset_id(fm_catalogue *cat, const fm_dataset *ds, GError **error
 {
     const char *path = ds->source_path ? ds->source_path : "";
     sqlite3_stmt *st =
-        prepare(cat, "SELECT id FROM datasets WHERE path = ? AND sha256 IS ?", error);
+        fm_catalogue_prepare(cat, "SELECT id FROM datasets WHERE path = ? AND sha256 IS ?", error);
     if (st == NULL)
         return 0;
     bind_text(st, 1, path);
@@ -226,8 +220,8 @@ static gint64 dataset_id(fm_catalogue *cat, const fm_dataset *ds, GError **error
     for (int i = 0; i < ds->n_dims; i++)
         g_string_append_printf(dims, "%s%s=%" G_GSIZE_FORMAT, i ? "," : "", ds->dims[i].name,
                                ds->dims[i].size);
-    st = prepare(cat, "INSERT INTO datasets(path, sha256, type, dims, added) VALUES(?,?,?,?,?)",
-                 error);
+    st = fm_catalogue_prepare(
+        cat, "INSERT INTO datasets(path, sha256, type, dims, added) VALUES(?,?,?,?,?)", error);
     if (st != NULL) {
         bind_text(st, 1, path);
         bind_text(st, 2, ds->sha256);
@@ -237,7 +231,7 @@ static gint64 dataset_id(fm_catalogue *cat, const fm_dataset *ds, GError **error
         if (sqlite3_step(st) == SQLITE_DONE)
             id = sqlite3_last_insert_rowid(cat->db);
         else
-            sql_fail(cat, _("adding the dataset"), error);
+            fm_catalogue_sql_fail(cat, _("adding the dataset"), error);
         sqlite3_finalize(st);
     }
     g_string_free(dims, TRUE);
@@ -248,7 +242,7 @@ static gboolean insert_rois(fm_catalogue *cat, gint64 run_id, GPtrArray *rois, G
 {
     for (guint i = 0; rois && i < rois->len; i++) {
         const fm_roi *roi = g_ptr_array_index(rois, i);
-        sqlite3_stmt *st = prepare(
+        sqlite3_stmt *st = fm_catalogue_prepare(
             cat, "INSERT INTO rois(run_id, name, role, kind, json) VALUES(?,?,?,?,?)", error);
         if (st == NULL)
             return FALSE;
@@ -261,7 +255,7 @@ static gboolean insert_rois(fm_catalogue *cat, gint64 run_id, GPtrArray *rois, G
         int rc = sqlite3_step(st);
         sqlite3_finalize(st);
         if (rc != SQLITE_DONE)
-            return sql_fail(cat, _("adding an ROI"), error);
+            return fm_catalogue_sql_fail(cat, _("adding an ROI"), error);
     }
     return TRUE;
 }
@@ -276,7 +270,7 @@ gint64 fm_catalogue_begin_run(fm_catalogue *cat, const fm_dataset *dataset, cons
     gint64 ds_id = dataset ? dataset_id(cat, dataset, error) : 0;
     if (dataset && ds_id == 0)
         goto fail;
-    sqlite3_stmt *st = prepare(
+    sqlite3_stmt *st = fm_catalogue_prepare(
         cat, "INSERT INTO runs(dataset_id, method, params_json, status, started) VALUES(?,?,?,?,?)",
         error);
     if (st == NULL)
@@ -292,7 +286,7 @@ gint64 fm_catalogue_begin_run(fm_catalogue *cat, const fm_dataset *dataset, cons
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
-        sql_fail(cat, _("adding the run"), error);
+        fm_catalogue_sql_fail(cat, _("adding the run"), error);
         goto fail;
     }
     run_id = sqlite3_last_insert_rowid(cat->db);
@@ -343,8 +337,8 @@ static gboolean safe_map_name(const char *name)
 static gboolean set_status(fm_catalogue *cat, gint64 run_id, fm_run_status status,
                            const char *message, GError **error)
 {
-    sqlite3_stmt *st =
-        prepare(cat, "UPDATE runs SET status = ?, error = ?, finished = ? WHERE id = ?", error);
+    sqlite3_stmt *st = fm_catalogue_prepare(
+        cat, "UPDATE runs SET status = ?, error = ?, finished = ? WHERE id = ?", error);
     if (st == NULL)
         return FALSE;
     bind_text(st, 1, fm_run_status_name(status));
@@ -354,7 +348,7 @@ static gboolean set_status(fm_catalogue *cat, gint64 run_id, fm_run_status statu
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
-        return sql_fail(cat, _("updating the run"), error);
+        return fm_catalogue_sql_fail(cat, _("updating the run"), error);
     return TRUE;
 }
 
@@ -384,7 +378,7 @@ static gboolean commit_outputs(fm_catalogue *cat, gint64 run_id, const fm_result
         return FALSE;
     for (guint i = 0; i < result->maps->len; i++) {
         const fm_map *m = g_ptr_array_index(result->maps, i);
-        sqlite3_stmt *st = prepare(
+        sqlite3_stmt *st = fm_catalogue_prepare(
             cat,
             "INSERT INTO outputs(run_id, name, unit, file, min, max, mean, median, valid_pixels)"
             " VALUES(?,?,?,?,?,?,?,?,?)",
@@ -410,11 +404,11 @@ static gboolean commit_outputs(fm_catalogue *cat, gint64 run_id, const fm_result
         int rc = sqlite3_step(st);
         sqlite3_finalize(st);
         if (rc != SQLITE_DONE) {
-            sql_fail(cat, _("adding an output"), error);
+            fm_catalogue_sql_fail(cat, _("adding an output"), error);
             goto fail;
         }
     }
-    sqlite3_stmt *st = prepare(
+    sqlite3_stmt *st = fm_catalogue_prepare(
         cat,
         "UPDATE runs SET status = 'done', backend = ?, device = ?, elapsed_ms = ?, error = ?,"
         " finished = ? WHERE id = ? AND status = 'running'",
@@ -430,7 +424,7 @@ static gboolean commit_outputs(fm_catalogue *cat, gint64 run_id, const fm_result
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
-        sql_fail(cat, _("finishing the run"), error);
+        fm_catalogue_sql_fail(cat, _("finishing the run"), error);
         goto fail;
     }
     if (sqlite3_changes(cat->db) != 1) {
@@ -450,11 +444,11 @@ static int run_status(fm_catalogue *cat, gint64 run_id, GError **error)
 {
     g_mutex_lock(&cat->lock);
     int status = -1;
-    sqlite3_stmt *st = prepare(cat, "SELECT status FROM runs WHERE id = ?", error);
+    sqlite3_stmt *st = fm_catalogue_prepare(cat, "SELECT status FROM runs WHERE id = ?", error);
     if (st != NULL) {
         sqlite3_bind_int64(st, 1, run_id);
         if (sqlite3_step(st) == SQLITE_ROW)
-            status = status_parse((const char *)sqlite3_column_text(st, 0));
+            status = fm_catalogue_status_parse((const char *)sqlite3_column_text(st, 0));
         else
             g_set_error(error, FM_ERROR, FM_ERROR_CATALOGUE,
                         _("%s: run %" G_GINT64_FORMAT " is not in the catalogue"), cat->db_path,
@@ -518,161 +512,4 @@ gboolean fm_catalogue_finish_run(fm_catalogue *cat, gint64 run_id, const fm_resu
         g_propagate_error(error, local);
     }
     return ok;
-}
-
-void fm_catalogue_run_free(fm_catalogue_run *run)
-{
-    if (run == NULL)
-        return;
-    g_free(run->method_id);
-    g_free(run->params_json);
-    g_free(run->backend);
-    g_free(run->device);
-    g_free(run->error_message);
-    g_free(run->dataset_path);
-    g_free(run->dataset_sha256);
-    if (run->outputs)
-        g_ptr_array_unref(run->outputs);
-    g_free(run);
-}
-
-static void output_free(fm_catalogue_output *o)
-{
-    g_free(o->name);
-    g_free(o->unit);
-    g_free(o->file);
-    g_free(o);
-}
-
-static char *column_text(sqlite3_stmt *st, int i)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    return t ? g_strdup((const char *)t) : NULL;
-}
-
-static double column_double(sqlite3_stmt *st, int i)
-{
-    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-
-static gboolean load_outputs(fm_catalogue *cat, fm_catalogue_run *run, GError **error)
-{
-    run->outputs = g_ptr_array_new_with_free_func((GDestroyNotify)output_free);
-    sqlite3_stmt *st =
-        prepare(cat,
-                "SELECT name, unit, file, min, max, mean, median, valid_pixels FROM outputs"
-                " WHERE run_id = ? ORDER BY id",
-                error);
-    if (st == NULL)
-        return FALSE;
-    sqlite3_bind_int64(st, 1, run->id);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        fm_catalogue_output *o = g_new0(fm_catalogue_output, 1);
-        o->name = column_text(st, 0);
-        o->unit = column_text(st, 1);
-        g_autofree char *rel = column_text(st, 2);
-        o->file = g_build_filename(cat->dir, rel ? rel : "", NULL);
-        o->stats.min = column_double(st, 3);
-        o->stats.max = column_double(st, 4);
-        o->stats.mean = column_double(st, 5);
-        o->stats.median = column_double(st, 6);
-        o->stats.valid_pixels = (gsize)sqlite3_column_int64(st, 7);
-        g_ptr_array_add(run->outputs, o);
-    }
-    sqlite3_finalize(st);
-    return TRUE;
-}
-
-#define RUN_COLUMNS                                                                                \
-    "SELECT r.id, r.method, r.params_json, r.backend, r.device, r.error, r.status,"                \
-    " r.elapsed_ms, r.started, r.finished, d.path, d.sha256"                                       \
-    " FROM runs r LEFT JOIN datasets d ON d.id = r.dataset_id "
-
-static fm_catalogue_run *run_from_row(sqlite3_stmt *st)
-{
-    fm_catalogue_run *run = g_new0(fm_catalogue_run, 1);
-    run->id = sqlite3_column_int64(st, 0);
-    run->method_id = column_text(st, 1);
-    run->params_json = column_text(st, 2);
-    run->backend = column_text(st, 3);
-    run->device = column_text(st, 4);
-    run->error_message = column_text(st, 5);
-    g_autofree char *status = column_text(st, 6);
-    run->status = status_parse(status);
-    run->elapsed_ms = column_double(st, 7);
-    run->started_unix = sqlite3_column_int64(st, 8);
-    run->finished_unix = sqlite3_column_int64(st, 9);
-    run->dataset_path = column_text(st, 10);
-    run->dataset_sha256 = column_text(st, 11);
-    return run;
-}
-
-GPtrArray *fm_catalogue_list_runs(fm_catalogue *cat, int limit, GError **error)
-{
-    g_mutex_lock(&cat->lock);
-    GPtrArray *runs = g_ptr_array_new_with_free_func((GDestroyNotify)fm_catalogue_run_free);
-    sqlite3_stmt *st = prepare(cat, RUN_COLUMNS "ORDER BY r.id DESC LIMIT ?", error);
-    gboolean ok = st != NULL;
-    if (ok) {
-        sqlite3_bind_int64(st, 1, limit > 0 ? limit : -1);
-        int rc;
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-            g_ptr_array_add(runs, run_from_row(st));
-        if (rc != SQLITE_DONE)
-            ok = sql_fail(cat, _("listing runs"), error);
-        sqlite3_finalize(st);
-    }
-    for (guint i = 0; ok && i < runs->len; i++)
-        ok = load_outputs(cat, g_ptr_array_index(runs, i), error);
-    g_mutex_unlock(&cat->lock);
-    if (!ok)
-        g_clear_pointer(&runs, g_ptr_array_unref);
-    return runs;
-}
-
-fm_catalogue_run *fm_catalogue_get_run(fm_catalogue *cat, gint64 run_id, GError **error)
-{
-    g_mutex_lock(&cat->lock);
-    fm_catalogue_run *run = NULL;
-    sqlite3_stmt *st = prepare(cat, RUN_COLUMNS "WHERE r.id = ?", error);
-    if (st != NULL) {
-        sqlite3_bind_int64(st, 1, run_id);
-        if (sqlite3_step(st) == SQLITE_ROW)
-            run = run_from_row(st);
-        else
-            g_set_error(error, FM_ERROR, FM_ERROR_CATALOGUE,
-                        _("%s: run %" G_GINT64_FORMAT " is not in the catalogue"), cat->db_path,
-                        run_id);
-        sqlite3_finalize(st);
-    }
-    if (run && !load_outputs(cat, run, error))
-        g_clear_pointer(&run, fm_catalogue_run_free);
-    g_mutex_unlock(&cat->lock);
-    return run;
-}
-
-fm_map *fm_catalogue_load_map(fm_catalogue *cat, gint64 run_id, const char *name, GError **error)
-{
-    g_autoptr(fm_catalogue_run) run = fm_catalogue_get_run(cat, run_id, error);
-    if (run == NULL)
-        return NULL;
-    for (guint i = 0; i < run->outputs->len; i++) {
-        fm_catalogue_output *o = g_ptr_array_index(run->outputs, i);
-        if (g_strcmp0(o->name, name) != 0)
-            continue;
-        g_autoptr(fm_dataset) ds = fm_tiff_read(o->file, error);
-        if (ds == NULL)
-            return NULL;
-        if (ds->type != FM_PIXEL_F32) {
-            g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: not a float32 map"), o->file);
-            return NULL;
-        }
-        fm_map *map = fm_map_new(o->name, o->unit, fm_dataset_width(ds), fm_dataset_height(ds),
-                                 fm_dataset_frames(ds));
-        memcpy(map->data, ds->data, fm_dataset_n_bytes(ds));
-        return map;
-    }
-    g_set_error(error, FM_ERROR, FM_ERROR_CATALOGUE,
-                _("run %" G_GINT64_FORMAT " has no output map '%s'"), run_id, name);
-    return NULL;
 }

@@ -1,6 +1,6 @@
 /* FmFlimViews: lays out the lifetime merge image beside the phasor plot, the lifetime histogram
  * and the decay under the cursor, and keeps them in step (ROIs, phasor region, cursor). */
-#include "flim-views.h"
+#include "flim-views-private.h"
 
 #include <glib/gi18n.h>
 #include <json-glib/json-glib.h>
@@ -10,219 +10,14 @@
 #include "app/core/colormap.h"
 #include "app/core/flim_model.h"
 #include "app/core/roi.h"
-#include "app/gui/cairo-util.h"
-#include "map-overlays.h"
-
-#define HIST_BINS 64
-
-struct _FmFlimViews {
-    GtkBox parent_instance;
-    GtkWidget *tau_combo, *auto_toggle, *lo_spin, *hi_spin, *image, *histogram;
-    FmPhasorView *phasor;
-    FmDecayView *decay;
-
-    fm_dataset *dataset;
-    float *photons; /* per pixel, NULL until the worker has summed them */
-    GCancellable *photon_cancel;
-    int width, height, n_bins;
-    double bin_width_ns;
-    fm_result *result;
-    char *tau_name;
-    int fit_start, fit_end;
-    double lo, hi, photon_max;
-    double omega;             /* phasor angular frequency, rad/ns */
-    GPtrArray *rois;          /* fm_roi* copies */
-    guint8 *phasor_mask;      /* pixels picked on the phasor, or NULL */
-    cairo_surface_t *merged;  /* width x height RGB, NULL when nothing to show */
-    FmMapTransform transform; /* of the image as last drawn */
-    gboolean updating;
-};
 
 G_DEFINE_TYPE(FmFlimViews, fm_flim_views, GTK_TYPE_BOX)
 
-static const fm_map *tau_map(FmFlimViews *self)
-{
-    return self->result != NULL && self->tau_name != NULL
-               ? fm_result_get_map(self->result, self->tau_name)
-               : NULL;
-}
-
-/* Hue runs red (short) to blue (long), the convention of FLIM software. */
-static void tau_rgb(double t, double v, double rgb[3])
-{
-    gtk_hsv_to_rgb(CLAMP(t, 0.0, 1.0) * 240.0 / 360.0, 0.9, CLAMP(v, 0.0, 1.0), &rgb[0], &rgb[1],
-                   &rgb[2]);
-}
-
-static void rebuild_merged(FmFlimViews *self)
-{
-    g_clear_pointer(&self->merged, cairo_surface_destroy);
-    const fm_map *tau = tau_map(self);
-    if (tau == NULL && self->photons == NULL)
-        return;
-    int w = tau != NULL ? tau->width : self->width, h = tau != NULL ? tau->height : self->height;
-    gboolean photons_match = self->photons != NULL && w == self->width && h == self->height;
-    const fm_map *intensity =
-        self->result != NULL ? fm_result_get_map(self->result, "intensity") : NULL;
-    const float *bright = photons_match ? self->photons : intensity ? intensity->data : NULL;
-    double peak = 1;
-    if (bright != NULL) {
-        double lo_p, hi_p;
-        if (fm_percentile_range(bright, (gsize)w * h, 1, 99.5, &lo_p, &hi_p) && hi_p > 0)
-            peak = hi_p;
-    }
-    self->photon_max = peak;
-    self->merged = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
-    guint8 *px = cairo_image_surface_get_data(self->merged);
-    int stride = cairo_image_surface_get_stride(self->merged);
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
-            gsize i = (gsize)y * w + x;
-            double v = bright != NULL ? bright[i] / peak : 1.0, rgb[3] = {0, 0, 0};
-            double t = tau != NULL ? tau->data[i] : NAN;
-            if (tau == NULL)
-                rgb[0] = rgb[1] = rgb[2] = CLAMP(v, 0.0, 1.0); /* photons only */
-            else if (isfinite(t))
-                tau_rgb((t - self->lo) / (self->hi - self->lo), v, rgb);
-            if (self->phasor_mask != NULL && !self->phasor_mask[i])
-                for (int c = 0; c < 3; c++)
-                    rgb[c] *= 0.25; /* not picked on the phasor: dimmed */
-            ((guint32 *)(px + y * stride))[x] = (guint32)(rgb[0] * 255) << 16 |
-                                                (guint32)(rgb[1] * 255) << 8 |
-                                                (guint32)(rgb[2] * 255);
-        }
-    cairo_surface_mark_dirty(self->merged);
-}
-
 static void refresh(FmFlimViews *self)
 {
-    rebuild_merged(self);
+    fm_flim_views_rebuild_merged(self);
     gtk_widget_queue_draw(self->image);
     gtk_widget_queue_draw(self->histogram);
-}
-
-/* The image, then a 2-D legend: tau along the height, photons along the width. */
-static gboolean image_draw(GtkWidget *widget, cairo_t *cr, FmFlimViews *self)
-{
-    double W = gtk_widget_get_allocated_width(widget), H = gtk_widget_get_allocated_height(widget);
-    cairo_set_source_rgb(cr, 0.117, 0.117, 0.117);
-    cairo_paint(cr);
-    if (self->merged == NULL) {
-        cairo_set_source_rgba(cr, 1, 1, 1, 0.6);
-        fm_cairo_text(widget, cr, W / 2, H / 2,
-                      self->dataset == NULL ? _("Open a FLIM dataset (.sdt, .ptu, .tif)")
-                                            : _("Summing photons…"),
-                      0.5, 0.5);
-        return FALSE;
-    }
-    int w = cairo_image_surface_get_width(self->merged);
-    int h = cairo_image_surface_get_height(self->merged);
-    double legend = tau_map(self) != NULL ? 86 : 0, margin = 8;
-    double zoom = MIN((W - legend - 2 * margin) / w, (H - 2 * margin) / h);
-    if (zoom <= 0)
-        return FALSE;
-    self->transform.zoom = zoom;
-    self->transform.origin_x = margin + (W - legend - 2 * margin - w * zoom) / 2;
-    self->transform.origin_y = (H - h * zoom) / 2;
-    cairo_save(cr);
-    cairo_translate(cr, self->transform.origin_x, self->transform.origin_y);
-    cairo_scale(cr, zoom, zoom);
-    cairo_set_source_surface(cr, self->merged, 0, 0);
-    cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
-    cairo_paint(cr);
-    cairo_restore(cr);
-    for (guint i = 0; self->rois != NULL && i < self->rois->len; i++) {
-        fm_map_roi_path(cr, &self->transform, self->rois->pdata[i], TRUE);
-        fm_map_stroke_outline(cr, fm_map_roi_colour(i), 1.5, FALSE);
-    }
-    if (legend > 0) {
-        double lx = W - legend + 6, ly = 24, lw = 26, lh = MIN(H - 48, 220);
-        for (int j = 0; j < (int)lh; j++)
-            for (int k = 0; k < (int)lw; k += 2) {
-                double rgb[3];
-                tau_rgb(1.0 - j / lh, (k + 1) / lw, rgb);
-                cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
-                cairo_rectangle(cr, lx + k, ly + j, 2, 1);
-                cairo_fill(cr);
-            }
-        cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
-        for (int q = 0; q <= 4; q++) {
-            double v = self->hi - q * (self->hi - self->lo) / 4;
-            g_autofree char *t = g_strdup_printf("%.2f", v);
-            fm_cairo_text(widget, cr, lx + lw + 4, ly + q * lh / 4, t, 0, 0.5);
-        }
-        fm_cairo_text(widget, cr, lx, ly - 6, _("τ (ns)"), 0, 1);
-        g_autofree char *ph = g_strdup_printf(_("photons →\n0 … %.0f"), self->photon_max);
-        fm_cairo_text(widget, cr, lx, ly + lh + 4, ph, 0, 0);
-    }
-    return FALSE;
-}
-
-static gboolean image_motion(GtkWidget *widget, GdkEventMotion *event, FmFlimViews *self)
-{
-    if (self->merged == NULL || self->transform.zoom <= 0)
-        return FALSE;
-    int x = (int)floor((event->x - self->transform.origin_x) / self->transform.zoom);
-    int y = (int)floor((event->y - self->transform.origin_y) / self->transform.zoom);
-    gboolean inside = x >= 0 && y >= 0 && x < self->width && y < self->height;
-    fm_flim_views_show_decay(self, inside ? x : -1, inside ? y : -1);
-    return FALSE;
-}
-
-static gboolean image_leave(GtkWidget *widget, GdkEventCrossing *event, FmFlimViews *self)
-{
-    fm_flim_views_show_decay(self, -1, -1);
-    return FALSE;
-}
-
-static gboolean histogram_draw(GtkWidget *widget, cairo_t *cr, FmFlimViews *self)
-{
-    double W = gtk_widget_get_allocated_width(widget), H = gtk_widget_get_allocated_height(widget);
-    cairo_set_source_rgb(cr, 0.11, 0.11, 0.12);
-    cairo_paint(cr);
-    const fm_map *tau = tau_map(self);
-    cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
-    if (tau == NULL) {
-        fm_cairo_text(widget, cr, 8, 4, _("Lifetime histogram: run a method"), 0, 0);
-        return FALSE;
-    }
-    double counts[HIST_BINS] = {0}, peak = 1, sum = 0;
-    gsize n = 0;
-    for (gsize i = 0; i < (gsize)tau->width * tau->height; i++) {
-        double t = tau->data[i];
-        if (!isfinite(t))
-            continue;
-        sum += t;
-        n++;
-        int b = (int)floor((t - self->lo) / (self->hi - self->lo) * HIST_BINS);
-        if (b >= 0 && b < HIST_BINS)
-            peak = MAX(peak, ++counts[b]);
-    }
-    g_autofree char *title =
-        g_strdup_printf(_("Lifetime histogram · %s · mean %.3f ns · n %" G_GSIZE_FORMAT),
-                        self->tau_name, n > 0 ? sum / n : NAN, n);
-    fm_cairo_text(widget, cr, 8, 4, title, 0, 0);
-    double ml = 12, mr = 12, mt = 22, mb = 18, pw = W - ml - mr, ph = H - mt - mb;
-    if (pw < 10 || ph < 10)
-        return FALSE;
-    for (int b = 0; b < HIST_BINS; b++) {
-        double rgb[3];
-        tau_rgb((b + 0.5) / HIST_BINS, 1.0, rgb);
-        cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
-        double bh = counts[b] / peak * ph;
-        cairo_rectangle(cr, ml + b * pw / HIST_BINS, mt + ph - bh, pw / HIST_BINS - 0.5, bh);
-        cairo_fill(cr);
-    }
-    cairo_set_source_rgba(cr, 1, 1, 1, 0.6);
-    for (int q = 0; q <= 4; q++) {
-        g_autofree char *t = g_strdup_printf("%.2f", self->lo + q * (self->hi - self->lo) / 4);
-        fm_cairo_text(widget, cr, ml + q * pw / 4, mt + ph + 2, t,
-                      q == 0   ? 0
-                      : q == 4 ? 1
-                               : 0.5,
-                      0);
-    }
-    return FALSE;
 }
 
 /* ---- ranges and selectors ---------------------------------------------------------------- */
@@ -637,10 +432,12 @@ static void fm_flim_views_init(FmFlimViews *self)
     gtk_widget_set_vexpand(paned, TRUE);
     gtk_box_pack_start(GTK_BOX(self), paned, TRUE, TRUE, 0);
 
-    g_signal_connect(self->image, "draw", G_CALLBACK(image_draw), self);
-    g_signal_connect(self->image, "motion-notify-event", G_CALLBACK(image_motion), self);
-    g_signal_connect(self->image, "leave-notify-event", G_CALLBACK(image_leave), self);
-    g_signal_connect(self->histogram, "draw", G_CALLBACK(histogram_draw), self);
+    g_signal_connect(self->image, "draw", G_CALLBACK(fm_flim_views_image_draw), self);
+    g_signal_connect(self->image, "motion-notify-event", G_CALLBACK(fm_flim_views_image_motion),
+                     self);
+    g_signal_connect(self->image, "leave-notify-event", G_CALLBACK(fm_flim_views_image_leave),
+                     self);
+    g_signal_connect(self->histogram, "draw", G_CALLBACK(fm_flim_views_histogram_draw), self);
     g_signal_connect(self->tau_combo, "changed", G_CALLBACK(tau_combo_changed), self);
     g_signal_connect(self->auto_toggle, "toggled", G_CALLBACK(auto_toggled), self);
     g_signal_connect(self->lo_spin, "value-changed", G_CALLBACK(range_changed), self);

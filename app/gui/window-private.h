@@ -1,4 +1,5 @@
-/* FmWindow internals shared by window.c, window-actions.c and window-playback.c. */
+/* FmWindow internals shared by window.c and its window-*.c parts (actions, jobs, open, playback,
+ * families). */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -66,13 +67,6 @@ struct _FmWindow {
 /* window.c */
 void fm_window_show_message(FmWindow *win, GtkMessageType type, const char *text);
 void fm_window_set_status(FmWindow *win, const char *text);
-/* A job's outcome on the status bar: "done in" plus the Backend label, or the failure (also as a
- * dialog; returns the message, free it), or "cancelled". */
-void fm_window_show_done(FmWindow *win, const fm_result *res, const char *what);
-char *fm_window_show_failure(FmWindow *win, const fm_job *job, const char *what);
-void fm_window_show_cancelled(FmWindow *win, const char *what);
-/* After any job: refresh the run catalogue (warning on failure) and the actions' state. */
-void fm_window_refresh_after_job(FmWindow *win);
 /* Redraws the view from dataset/result, map_name and frame. */
 void fm_window_show_current(FmWindow *win);
 /* Switches the map selector without re-entering its handler, then shows. */
@@ -82,6 +76,17 @@ void fm_window_set_result(FmWindow *win, fm_result *result, gboolean live); /* t
 fm_result *fm_window_copy_result(const fm_result *src);
 /* The map on display as an fm_map (a new one-frame "raw" map for raw data); free when owned. */
 fm_map *fm_window_current_map(FmWindow *win, gboolean *owned);
+
+/* window-jobs.c */
+/* Adds the "run" and "cancel-all" window actions. */
+void fm_window_jobs_init(FmWindow *win);
+/* A job's outcome on the status bar: "done in" plus the Backend label, or the failure (also as a
+ * dialog; returns the message, free it), or "cancelled". */
+void fm_window_show_done(FmWindow *win, const fm_result *res, const char *what);
+char *fm_window_show_failure(FmWindow *win, const fm_job *job, const char *what);
+void fm_window_show_cancelled(FmWindow *win, const char *what);
+/* After any job: refresh the run catalogue (warning on failure) and the actions' state. */
+void fm_window_refresh_after_job(FmWindow *win);
 
 /* window-actions.c */
 void fm_window_actions_init(FmWindow *win);

@@ -1,5 +1,6 @@
-/* FmWindow: builds the main window from ui/window.ui, loads datasets on a worker, starts jobs,
- * shows results and catalogue runs, and keeps the read-outs (ROI stats, cursor) current. */
+/* FmWindow: builds the main window from ui/window.ui, shows the dataset or result maps and
+ * keeps the read-outs (ROI stats, cursor) current; opening is in window-open.c, jobs in
+ * window-jobs.c. */
 #include "window-private.h"
 #include "window-oct.h"
 #include "window-dce.h"
@@ -7,8 +8,6 @@
 #include <glib/gi18n.h>
 #include <math.h>
 #include <string.h>
-
-#include "app/core/io/open.h"
 
 G_DEFINE_TYPE(FmWindow, fm_window, GTK_TYPE_APPLICATION_WINDOW)
 
@@ -30,41 +29,6 @@ static void info_bar_response(GtkInfoBar *bar, int response, FmWindow *win)
 void fm_window_set_status(FmWindow *win, const char *text)
 {
     gtk_label_set_text(GTK_LABEL(win->status_label), text);
-}
-
-/* ---- finished jobs (shared by every family's done handler) ------------------------------ */
-
-void fm_window_show_done(FmWindow *win, const fm_result *res, const char *what)
-{
-    g_autofree char *status = g_strdup_printf(_("%s: done in %.1f ms"), what, res->elapsed_ms);
-    fm_window_set_status(win, status);
-    g_autofree char *backend =
-        g_strdup_printf(_("Backend: %s"), res->device != NULL ? res->device : res->backend);
-    gtk_label_set_text(GTK_LABEL(win->backend_label), backend);
-}
-
-char *fm_window_show_failure(FmWindow *win, const fm_job *job, const char *what)
-{
-    const GError *err = fm_job_get_error(job);
-    char *msg =
-        g_strdup_printf(_("%s failed: %s"), what, err != NULL ? err->message : _("unknown error"));
-    fm_window_show_message(win, GTK_MESSAGE_ERROR, msg);
-    fm_window_set_status(win, msg);
-    return msg;
-}
-
-void fm_window_show_cancelled(FmWindow *win, const char *what)
-{
-    g_autofree char *status = g_strdup_printf(_("%s: cancelled"), what);
-    fm_window_set_status(win, status);
-}
-
-void fm_window_refresh_after_job(FmWindow *win)
-{
-    g_autoptr(GError) error = NULL;
-    if (!fm_catalogue_view_refresh(win->catalogue_view, &error))
-        fm_window_show_message(win, GTK_MESSAGE_WARNING, error->message);
-    fm_window_update_action_state(win);
 }
 
 /* ---- display ---------------------------------------------------------------------------- */
@@ -306,195 +270,6 @@ static void backend_changed(FmLsiPanel *panel, const char *name, FmWindow *win)
     }
 }
 
-/* ---- opening ---------------------------------------------------------------------------- */
-
-static void load_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancel)
-{
-    GError *error = NULL;
-    int *last = g_new(int, 1);
-    *last = -1;
-    g_object_set_data_full(G_OBJECT(task), "fm-last-percent", last, g_free);
-    fm_dataset *ds = fm_dataset_open(data, fm_window_load_progress, task, cancel, &error);
-    if (ds == NULL)
-        g_task_return_error(task, error);
-    else
-        g_task_return_pointer(task, ds, (GDestroyNotify)fm_dataset_unref);
-}
-
-static void set_dataset(FmWindow *win, fm_dataset *ds, const char *path)
-{
-    fm_window_playback_stop(win);
-    g_clear_pointer(&win->dataset, fm_dataset_unref);
-    win->dataset = ds;
-    fm_window_set_result(win, NULL, FALSE);
-
-    int w = fm_dataset_width(ds), h = fm_dataset_height(ds), n = fm_dataset_frames(ds);
-    g_autofree char *base = g_path_get_basename(path);
-    g_autofree char *size = g_strdup_printf("%d × %d px", w, h);
-    g_autofree char *frames = g_strdup_printf("%d", n);
-    g_autofree char *type =
-        ds->bits_per_sample > 0
-            ? g_strdup_printf("%s, %d-bit", fm_pixel_type_name(ds->type), ds->bits_per_sample)
-            : g_strdup(fm_pixel_type_name(ds->type));
-    gtk_label_set_text(GTK_LABEL(win->ds_file_label), base);
-    gtk_widget_set_tooltip_text(win->ds_file_label, path);
-    gtk_label_set_text(GTK_LABEL(win->ds_size_label), size);
-    gtk_label_set_text(GTK_LABEL(win->ds_frames_label), frames);
-    gtk_label_set_text(GTK_LABEL(win->ds_type_label), type);
-    gtk_header_bar_set_subtitle(GTK_HEADER_BAR(win->header_bar), base);
-
-    win->updating = TRUE;
-    gtk_range_set_range(GTK_RANGE(win->frame_scale), 0, MAX(n - 1, 1));
-    gtk_range_set_increments(GTK_RANGE(win->frame_scale), 1, 10);
-    win->updating = FALSE;
-    gtk_widget_set_sensitive(win->frame_scale, n > 1);
-    fm_window_set_frame(win, 0);
-    fm_map_view_clear(win->map_view); /* a new dataset starts zoomed to fit */
-    fm_plot_view_clear(win->plot_view);
-    fm_window_select_map(win, "raw");
-    fm_window_flim_dataset_changed(win);
-    fm_window_oct_dataset_changed(win); /* window-oct.c */
-    fm_window_dce_dataset_changed(win); /* window-dce.c */
-    fm_window_update_action_state(win);
-
-    g_autofree char *status = g_strdup_printf(_("Opened %s: %d × %d px, %d frames"), base, w, h, n);
-    fm_window_set_status(win, status);
-    fm_window_recent_add(win, path);
-    g_autofree char *folder = g_path_get_dirname(path);
-    fm_application_set_setting(FM_APPLICATION(gtk_window_get_application(GTK_WINDOW(win))),
-                               "last-folder", folder);
-}
-
-static void load_done(GObject *source, GAsyncResult *res, gpointer user)
-{
-    FmWindow *win = FM_WINDOW(source);
-    g_autoptr(GError) error = NULL;
-    fm_dataset *ds = g_task_propagate_pointer(G_TASK(res), &error);
-    const char *path = g_task_get_task_data(G_TASK(res));
-    if (g_task_get_cancellable(G_TASK(res)) == win->load_cancellable)
-        win->loading = FALSE;
-    if (win->disposed || g_cancellable_is_cancelled(g_task_get_cancellable(G_TASK(res)))) {
-        if (ds != NULL)
-            fm_dataset_unref(ds);
-        return;
-    }
-    if (ds == NULL) {
-        g_autofree char *msg = g_strdup_printf(_("Could not open %s: %s"), path, error->message);
-        fm_window_show_message(win, GTK_MESSAGE_ERROR, msg);
-        fm_window_set_status(win, _("Open failed"));
-        return;
-    }
-    gtk_info_bar_set_revealed(GTK_INFO_BAR(win->info_bar), FALSE);
-    set_dataset(win, ds, path);
-}
-
-void fm_window_open_file(FmWindow *win, const char *path)
-{
-    if (win->load_cancellable != NULL)
-        g_cancellable_cancel(win->load_cancellable);
-    g_clear_object(&win->load_cancellable);
-    win->load_cancellable = g_cancellable_new();
-    win->loading = TRUE;
-    g_autofree char *base = g_path_get_basename(path);
-    g_autofree char *status = g_strdup_printf(_("Opening %s…"), base);
-    fm_window_set_status(win, status);
-    g_autoptr(GTask) task = g_task_new(win, win->load_cancellable, load_done, NULL);
-    g_task_set_task_data(task, g_strdup(path), g_free);
-    g_task_run_in_thread(task, load_thread);
-}
-
-/* ---- jobs ------------------------------------------------------------------------------- */
-
-static void job_progress(fm_job *job, double fraction, gpointer user)
-{
-    FmWindow *win = user;
-    if (!win->disposed)
-        fm_job_list_update(win->job_list, job);
-}
-
-static void job_done(fm_job *job, gpointer user)
-{
-    FmWindow *win = user;
-    win->running_jobs--;
-    win->last_job_state = fm_job_get_state(job);
-    if (win->disposed) {
-        g_object_unref(win); /* the reference taken when the job started */
-        return;
-    }
-    fm_job_list_update(win->job_list, job);
-    g_autofree char *what = fm_job_describe(job);
-    const fm_result *res = fm_job_get_result(job);
-    if (win->last_job_state == FM_JOB_DONE && res != NULL) {
-        fm_window_set_result(win, fm_window_copy_result(res), FALSE);
-        if (!fm_window_flim_show_result(win, res))
-            fm_window_select_map(win, fm_result_get_map(res, "sfi") != NULL ? "sfi" : "contrast");
-        fm_window_show_done(win, res, what);
-        if (res->note != NULL)
-            fm_window_show_message(win, GTK_MESSAGE_WARNING, res->note);
-    } else if (win->last_job_state == FM_JOB_FAILED) {
-        g_free(fm_window_show_failure(win, job, what));
-    } else {
-        fm_window_show_cancelled(win, what);
-    }
-    fm_window_refresh_after_job(win);
-    g_object_unref(win);
-}
-
-static void run_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
-{
-    FmWindow *win = user;
-    if (win->dataset == NULL) {
-        fm_window_show_message(win, GTK_MESSAGE_INFO, _("Open a dataset before running a method."));
-        return;
-    }
-    if (fm_window_dce_active(win)) { /* window-dce.c runs dce.dual_input with its ROI roles */
-        g_action_group_activate_action(G_ACTION_GROUP(win), "dce-run", NULL);
-        return;
-    }
-    gboolean flim = fm_window_flim_active(win);
-    const fm_method *method =
-        flim ? fm_flim_panel_get_method(win->flim_panel) : fm_lsi_panel_get_method(win->panel);
-    g_autoptr(GError) error = NULL;
-    g_autoptr(fm_params) params = flim ? fm_flim_panel_get_params(win->flim_panel, NULL, &error)
-                                       : fm_lsi_panel_get_params(win->panel, NULL, &error);
-    if (params == NULL) {
-        fm_window_show_message(win, GTK_MESSAGE_ERROR, error->message);
-        return;
-    }
-    GPtrArray *rois = fm_map_view_get_rois(win->map_view);
-    /* FLIM runs on the whole image unless the user chose the drawn ROIs. */
-    if (flim && fm_flim_panel_get_use_rois(win->flim_panel) && (rois == NULL || rois->len == 0)) {
-        fm_window_show_message(win, GTK_MESSAGE_INFO,
-                               _("Draw an ROI first, or choose to run on the whole image."));
-        return;
-    }
-    if (flim && !fm_flim_panel_get_use_rois(win->flim_panel))
-        rois = NULL;
-    fm_window_playback_stop(win);
-    win->running_jobs++;
-    fm_job *job = fm_job_start(
-        method, win->dataset, params, rois != NULL && rois->len ? rois : NULL,
-        flim ? fm_flim_panel_get_backend(win->flim_panel) : fm_lsi_panel_get_backend(win->panel),
-        win->catalogue, job_progress, job_done, g_object_ref(win));
-    fm_job_list_add(win->job_list, job);
-    fm_job_unref(job); /* the list keeps it */
-    g_autofree char *what = fm_job_describe(job);
-    g_autofree char *status = g_strdup_printf(_("Running %s…"), what);
-    fm_window_set_status(win, status);
-}
-
-static void cancel_all_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
-{
-    FmWindow *win = user;
-    fm_window_playback_stop(win);
-    fm_job_list_cancel_all(win->job_list);
-}
-
-static const GActionEntry win_entries[] = {
-    {"run", run_activated, NULL, NULL, NULL, {0}},
-    {"cancel-all", cancel_all_activated, NULL, NULL, NULL, {0}},
-};
-
 /* ---- life cycle ------------------------------------------------------------------------- */
 
 static gboolean key_pressed(GtkWidget *widget, GdkEventKey *event, FmWindow *win)
@@ -619,7 +394,7 @@ static void fm_window_init(FmWindow *win)
     fm_window_oct_init(win); /* window-oct.c: the OCT pages */
     fm_window_dce_init(win); /* window-dce.c: the DCE perfusion pages */
 
-    g_action_map_add_action_entries(G_ACTION_MAP(win), win_entries, G_N_ELEMENTS(win_entries), win);
+    fm_window_jobs_init(win); /* window-jobs.c: the run and cancel-all actions */
     fm_window_actions_init(win);
     fm_window_catalogue_init(win);
     fm_window_recent_init(win);

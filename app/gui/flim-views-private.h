@@ -1,0 +1,47 @@
+/* FmFlimViews private: instance struct and drawing callbacks shared with flim-views-draw.c. */
+#pragma once
+
+#include "flim-views.h"
+
+#include "map-overlays.h"
+
+G_BEGIN_DECLS
+
+struct _FmFlimViews {
+    GtkBox parent_instance;
+    GtkWidget *tau_combo, *auto_toggle, *lo_spin, *hi_spin, *image, *histogram;
+    FmPhasorView *phasor;
+    FmDecayView *decay;
+
+    fm_dataset *dataset;
+    float *photons; /* per pixel, NULL until the worker has summed them */
+    GCancellable *photon_cancel;
+    int width, height, n_bins;
+    double bin_width_ns;
+    fm_result *result;
+    char *tau_name;
+    int fit_start, fit_end;
+    double lo, hi, photon_max;
+    double omega;             /* phasor angular frequency, rad/ns */
+    GPtrArray *rois;          /* fm_roi* copies */
+    guint8 *phasor_mask;      /* pixels picked on the phasor, or NULL */
+    cairo_surface_t *merged;  /* width x height RGB, NULL when nothing to show */
+    FmMapTransform transform; /* of the image as last drawn */
+    gboolean updating;
+};
+
+static inline const fm_map *tau_map(FmFlimViews *self)
+{
+    return self->result != NULL && self->tau_name != NULL
+               ? fm_result_get_map(self->result, self->tau_name)
+               : NULL;
+}
+
+/* flim-views-draw.c: the lifetime merge image and the lifetime histogram */
+void fm_flim_views_rebuild_merged(FmFlimViews *self);
+gboolean fm_flim_views_image_draw(GtkWidget *widget, cairo_t *cr, FmFlimViews *self);
+gboolean fm_flim_views_image_motion(GtkWidget *widget, GdkEventMotion *event, FmFlimViews *self);
+gboolean fm_flim_views_image_leave(GtkWidget *widget, GdkEventCrossing *event, FmFlimViews *self);
+gboolean fm_flim_views_histogram_draw(GtkWidget *widget, cairo_t *cr, FmFlimViews *self);
+
+G_END_DECLS

@@ -1,0 +1,137 @@
+/* FmWindow: starts method jobs (Run, Cancel all) and shows their progress and outcome. */
+#include "window-private.h"
+#include "window-dce.h"
+
+#include <glib/gi18n.h>
+
+/* ---- finished jobs (shared by every family's done handler) ------------------------------ */
+
+void fm_window_show_done(FmWindow *win, const fm_result *res, const char *what)
+{
+    g_autofree char *status = g_strdup_printf(_("%s: done in %.1f ms"), what, res->elapsed_ms);
+    fm_window_set_status(win, status);
+    g_autofree char *backend =
+        g_strdup_printf(_("Backend: %s"), res->device != NULL ? res->device : res->backend);
+    gtk_label_set_text(GTK_LABEL(win->backend_label), backend);
+}
+
+char *fm_window_show_failure(FmWindow *win, const fm_job *job, const char *what)
+{
+    const GError *err = fm_job_get_error(job);
+    char *msg =
+        g_strdup_printf(_("%s failed: %s"), what, err != NULL ? err->message : _("unknown error"));
+    fm_window_show_message(win, GTK_MESSAGE_ERROR, msg);
+    fm_window_set_status(win, msg);
+    return msg;
+}
+
+void fm_window_show_cancelled(FmWindow *win, const char *what)
+{
+    g_autofree char *status = g_strdup_printf(_("%s: cancelled"), what);
+    fm_window_set_status(win, status);
+}
+
+void fm_window_refresh_after_job(FmWindow *win)
+{
+    g_autoptr(GError) error = NULL;
+    if (!fm_catalogue_view_refresh(win->catalogue_view, &error))
+        fm_window_show_message(win, GTK_MESSAGE_WARNING, error->message);
+    fm_window_update_action_state(win);
+}
+
+/* ---- jobs ------------------------------------------------------------------------------- */
+
+static void job_progress(fm_job *job, double fraction, gpointer user)
+{
+    FmWindow *win = user;
+    if (!win->disposed)
+        fm_job_list_update(win->job_list, job);
+}
+
+static void job_done(fm_job *job, gpointer user)
+{
+    FmWindow *win = user;
+    win->running_jobs--;
+    win->last_job_state = fm_job_get_state(job);
+    if (win->disposed) {
+        g_object_unref(win); /* the reference taken when the job started */
+        return;
+    }
+    fm_job_list_update(win->job_list, job);
+    g_autofree char *what = fm_job_describe(job);
+    const fm_result *res = fm_job_get_result(job);
+    if (win->last_job_state == FM_JOB_DONE && res != NULL) {
+        fm_window_set_result(win, fm_window_copy_result(res), FALSE);
+        if (!fm_window_flim_show_result(win, res))
+            fm_window_select_map(win, fm_result_get_map(res, "sfi") != NULL ? "sfi" : "contrast");
+        fm_window_show_done(win, res, what);
+        if (res->note != NULL)
+            fm_window_show_message(win, GTK_MESSAGE_WARNING, res->note);
+    } else if (win->last_job_state == FM_JOB_FAILED) {
+        g_free(fm_window_show_failure(win, job, what));
+    } else {
+        fm_window_show_cancelled(win, what);
+    }
+    fm_window_refresh_after_job(win);
+    g_object_unref(win);
+}
+
+static void run_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
+{
+    FmWindow *win = user;
+    if (win->dataset == NULL) {
+        fm_window_show_message(win, GTK_MESSAGE_INFO, _("Open a dataset before running a method."));
+        return;
+    }
+    if (fm_window_dce_active(win)) { /* window-dce.c runs dce.dual_input with its ROI roles */
+        g_action_group_activate_action(G_ACTION_GROUP(win), "dce-run", NULL);
+        return;
+    }
+    gboolean flim = fm_window_flim_active(win);
+    const fm_method *method =
+        flim ? fm_flim_panel_get_method(win->flim_panel) : fm_lsi_panel_get_method(win->panel);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(fm_params) params = flim ? fm_flim_panel_get_params(win->flim_panel, NULL, &error)
+                                       : fm_lsi_panel_get_params(win->panel, NULL, &error);
+    if (params == NULL) {
+        fm_window_show_message(win, GTK_MESSAGE_ERROR, error->message);
+        return;
+    }
+    GPtrArray *rois = fm_map_view_get_rois(win->map_view);
+    /* FLIM runs on the whole image unless the user chose the drawn ROIs. */
+    if (flim && fm_flim_panel_get_use_rois(win->flim_panel) && (rois == NULL || rois->len == 0)) {
+        fm_window_show_message(win, GTK_MESSAGE_INFO,
+                               _("Draw an ROI first, or choose to run on the whole image."));
+        return;
+    }
+    if (flim && !fm_flim_panel_get_use_rois(win->flim_panel))
+        rois = NULL;
+    fm_window_playback_stop(win);
+    win->running_jobs++;
+    fm_job *job = fm_job_start(
+        method, win->dataset, params, rois != NULL && rois->len ? rois : NULL,
+        flim ? fm_flim_panel_get_backend(win->flim_panel) : fm_lsi_panel_get_backend(win->panel),
+        win->catalogue, job_progress, job_done, g_object_ref(win));
+    fm_job_list_add(win->job_list, job);
+    fm_job_unref(job); /* the list keeps it */
+    g_autofree char *what = fm_job_describe(job);
+    g_autofree char *status = g_strdup_printf(_("Running %s…"), what);
+    fm_window_set_status(win, status);
+}
+
+static void cancel_all_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
+{
+    FmWindow *win = user;
+    fm_window_playback_stop(win);
+    fm_job_list_cancel_all(win->job_list);
+}
+
+static const GActionEntry win_entries[] = {
+    {"run", run_activated, NULL, NULL, NULL, {0}},
+    {"cancel-all", cancel_all_activated, NULL, NULL, NULL, {0}},
+};
+
+void fm_window_jobs_init(FmWindow *win)
+{
+    g_action_map_add_action_entries(G_ACTION_MAP(win), win_entries, G_N_ELEMENTS(win_entries), win);
+}

@@ -1,0 +1,105 @@
+/* FmWindow: opens datasets on a worker thread and shows a newly opened one's details. */
+#include "window-private.h"
+#include "window-oct.h"
+#include "window-dce.h"
+
+#include <glib/gi18n.h>
+
+#include "app/core/io/open.h"
+
+/* ---- opening ---------------------------------------------------------------------------- */
+
+static void load_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancel)
+{
+    GError *error = NULL;
+    int *last = g_new(int, 1);
+    *last = -1;
+    g_object_set_data_full(G_OBJECT(task), "fm-last-percent", last, g_free);
+    fm_dataset *ds = fm_dataset_open(data, fm_window_load_progress, task, cancel, &error);
+    if (ds == NULL)
+        g_task_return_error(task, error);
+    else
+        g_task_return_pointer(task, ds, (GDestroyNotify)fm_dataset_unref);
+}
+
+static void set_dataset(FmWindow *win, fm_dataset *ds, const char *path)
+{
+    fm_window_playback_stop(win);
+    g_clear_pointer(&win->dataset, fm_dataset_unref);
+    win->dataset = ds;
+    fm_window_set_result(win, NULL, FALSE);
+
+    int w = fm_dataset_width(ds), h = fm_dataset_height(ds), n = fm_dataset_frames(ds);
+    g_autofree char *base = g_path_get_basename(path);
+    g_autofree char *size = g_strdup_printf("%d × %d px", w, h);
+    g_autofree char *frames = g_strdup_printf("%d", n);
+    g_autofree char *type =
+        ds->bits_per_sample > 0
+            ? g_strdup_printf("%s, %d-bit", fm_pixel_type_name(ds->type), ds->bits_per_sample)
+            : g_strdup(fm_pixel_type_name(ds->type));
+    gtk_label_set_text(GTK_LABEL(win->ds_file_label), base);
+    gtk_widget_set_tooltip_text(win->ds_file_label, path);
+    gtk_label_set_text(GTK_LABEL(win->ds_size_label), size);
+    gtk_label_set_text(GTK_LABEL(win->ds_frames_label), frames);
+    gtk_label_set_text(GTK_LABEL(win->ds_type_label), type);
+    gtk_header_bar_set_subtitle(GTK_HEADER_BAR(win->header_bar), base);
+
+    win->updating = TRUE;
+    gtk_range_set_range(GTK_RANGE(win->frame_scale), 0, MAX(n - 1, 1));
+    gtk_range_set_increments(GTK_RANGE(win->frame_scale), 1, 10);
+    win->updating = FALSE;
+    gtk_widget_set_sensitive(win->frame_scale, n > 1);
+    fm_window_set_frame(win, 0);
+    fm_map_view_clear(win->map_view); /* a new dataset starts zoomed to fit */
+    fm_plot_view_clear(win->plot_view);
+    fm_window_select_map(win, "raw");
+    fm_window_flim_dataset_changed(win);
+    fm_window_oct_dataset_changed(win); /* window-oct.c */
+    fm_window_dce_dataset_changed(win); /* window-dce.c */
+    fm_window_update_action_state(win);
+
+    g_autofree char *status = g_strdup_printf(_("Opened %s: %d × %d px, %d frames"), base, w, h, n);
+    fm_window_set_status(win, status);
+    fm_window_recent_add(win, path);
+    g_autofree char *folder = g_path_get_dirname(path);
+    fm_application_set_setting(FM_APPLICATION(gtk_window_get_application(GTK_WINDOW(win))),
+                               "last-folder", folder);
+}
+
+static void load_done(GObject *source, GAsyncResult *res, gpointer user)
+{
+    FmWindow *win = FM_WINDOW(source);
+    g_autoptr(GError) error = NULL;
+    fm_dataset *ds = g_task_propagate_pointer(G_TASK(res), &error);
+    const char *path = g_task_get_task_data(G_TASK(res));
+    if (g_task_get_cancellable(G_TASK(res)) == win->load_cancellable)
+        win->loading = FALSE;
+    if (win->disposed || g_cancellable_is_cancelled(g_task_get_cancellable(G_TASK(res)))) {
+        if (ds != NULL)
+            fm_dataset_unref(ds);
+        return;
+    }
+    if (ds == NULL) {
+        g_autofree char *msg = g_strdup_printf(_("Could not open %s: %s"), path, error->message);
+        fm_window_show_message(win, GTK_MESSAGE_ERROR, msg);
+        fm_window_set_status(win, _("Open failed"));
+        return;
+    }
+    gtk_info_bar_set_revealed(GTK_INFO_BAR(win->info_bar), FALSE);
+    set_dataset(win, ds, path);
+}
+
+void fm_window_open_file(FmWindow *win, const char *path)
+{
+    if (win->load_cancellable != NULL)
+        g_cancellable_cancel(win->load_cancellable);
+    g_clear_object(&win->load_cancellable);
+    win->load_cancellable = g_cancellable_new();
+    win->loading = TRUE;
+    g_autofree char *base = g_path_get_basename(path);
+    g_autofree char *status = g_strdup_printf(_("Opening %s…"), base);
+    fm_window_set_status(win, status);
+    g_autoptr(GTask) task = g_task_new(win, win->load_cancellable, load_done, NULL);
+    g_task_set_task_data(task, g_strdup(path), g_free);
+    g_task_run_in_thread(task, load_thread);
+}
