@@ -51,6 +51,5 @@ void fm_dce_views_conversion_from(const fm_params *p, fm_dce_conversion *c, doub
 /* Enhancement peak and input curves on workers; stale answers are dropped by generation. */
 void fm_dce_views_start_peak(FmDceViews *self);
 void fm_dce_views_start_inputs(FmDceViews *self);
-void fm_dce_views_refresh_curves(FmDceViews *self);
 
 G_END_DECLS

@@ -55,6 +55,8 @@ gboolean fm_dce_views_busy(FmDceViews *views); /* a worker (peak, inputs) is run
 /* Plots Ca, Cp and voxel (x, y) of the current slice with its fitted model; x < 0: the mean of
  * the liver ROI (else the first ROI) on the slice. */
 void fm_dce_views_show_curve(FmDceViews *views, int x, int y);
+/* Redraws the plot (axes included) at the last cursor position, e.g. when DCE comes on show. */
+void fm_dce_views_refresh_curves(FmDceViews *views);
 /* Mean ± sd of map_name over the first ROI with this role on the current slice. */
 gboolean fm_dce_views_role_stats(FmDceViews *views, const char *role, const char *map_name,
                                  fm_roi_stats *out);

@@ -200,8 +200,13 @@ static void family_changed(GObject *stack, GParamSpec *pspec, FmWindow *win)
     gtk_widget_set_visible(playback, !dce);
     gtk_widget_set_visible(win->map_combo, !dce);
     gtk_widget_set_visible(st->controls, dce);
-    if (dce)
+    /* The bottom plot is shared: DCE draws in it only while on show, so its curves and axes
+     * never overwrite another family's (e.g. when a new dataset resets the DCE views). */
+    fm_dce_views_set_plot(st->views, dce ? win->plot_view : NULL);
+    if (dce) {
         set_page(win, fm_dce_views_get_result(st->views) ? "dce" : "map");
+        fm_dce_views_refresh_curves(st->views); /* its axes and curves in the shared plot */
+    }
 }
 
 static void params_changed(FmDcePanel *panel, FmWindow *win)
@@ -470,7 +475,7 @@ void fm_window_dce_init(FmWindow *win)
     st->views = FM_DCE_VIEWS(fm_dce_views_new());
     gtk_stack_add_titled(GTK_STACK(win->centre_stack), GTK_WIDGET(st->views), "dce",
                          _("Perfusion"));
-    fm_dce_views_set_plot(st->views, win->plot_view);
+    /* The shared plot is attached in family_changed, only while DCE is on show. */
 
     /* The slice/time bar sits where the playback bar is, with Anatomy | Perfusion in front. */
     st->controls = fm_dce_views_get_controls(st->views);

@@ -46,8 +46,27 @@ void fm_window_set_family(FmWindow *win, const char *family)
     gtk_stack_set_visible_child_name(GTK_STACK(win->panel_stack), family);
 }
 
+/* The bottom plot is shared by the families, so each page sets its own axes when it comes on show
+ * and the old family's curves go (never plotted under another family's labels). OCT has no ROI
+ * time course: the plot hides. DCE redraws its curves from window-dce.c's handler. */
+static void plot_for_family(FmWindow *win)
+{
+    const char *family = fm_window_get_family(win);
+    gboolean oct = g_strcmp0(family, "oct") == 0;
+    gtk_widget_set_visible(win->plot_box, !oct);
+    if (oct || g_strcmp0(family, "dce") == 0)
+        return;
+    fm_plot_view_clear(win->plot_view);
+    win->plot_last_frame = G_MAXINT;
+    if (g_strcmp0(family, "flim") == 0)
+        fm_plot_view_set_labels(win->plot_view, _("time bin"), _("photons in ROI"));
+    else
+        fm_window_playback_set_labels(win);
+}
+
 static void family_changed(GObject *stack, GParamSpec *pspec, FmWindow *win)
 {
+    plot_for_family(win);
     gboolean flim = fm_window_flim_active(win);
     gtk_widget_set_visible(win->centre_switcher, flim);
     gtk_stack_set_visible_child_name(GTK_STACK(win->centre_stack), flim ? "lifetime" : "map");
@@ -62,12 +81,8 @@ void fm_window_flim_dataset_changed(FmWindow *win)
     fm_flim_views_set_rois(win->flim_views, fm_map_view_get_rois(win->map_view));
     fm_window_set_family(win, flim ? "flim" : "lsi");
     family_changed(NULL, NULL, win);
-    if (flim) {
+    if (flim)
         fill_map_combo(win, NULL);
-        fm_plot_view_set_labels(win->plot_view, _("time bin"), _("photons in ROI"));
-    } else {
-        fm_plot_view_set_labels(win->plot_view, _("frame"), _("mean SFI (1/s)"));
-    }
 }
 
 gboolean fm_window_flim_show_result(FmWindow *win, const fm_result *res)

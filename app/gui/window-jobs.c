@@ -3,6 +3,7 @@
 #include "window-dce.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
 /* ---- finished jobs (shared by every family's done handler) ------------------------------ */
 
@@ -48,6 +49,43 @@ static void job_progress(fm_job *job, double fraction, gpointer user)
         fm_job_list_update(win->job_list, job);
 }
 
+/* Shows a result's note in the info bar, but a CPU fallback only the first time per session for
+ * the same reason: without a GPU every "auto" run falls back, and the job row and status bar
+ * ("CPU, n threads") already say so. The methods write the fallback as one "; "-separated part
+ * made from this same msgid, so its translation finds it. Other remarks still show each time. */
+static void show_note(FmWindow *win, const char *note)
+{
+    if (note == NULL)
+        return;
+    g_autofree char *marker = g_strdup(_("fell back to the CPU: %s"));
+    char *fmt = strstr(marker, "%s");
+    if (fmt != NULL)
+        *fmt = '\0';
+    const char *start = marker[0] != '\0' ? strstr(note, marker) : NULL;
+    if (start == NULL) {
+        fm_window_show_message(win, GTK_MESSAGE_WARNING, note);
+        return;
+    }
+    const char *end = strstr(start, "; ");
+    g_autofree char *reason = end ? g_strndup(start, (gsize)(end - start)) : g_strdup(start);
+    if (g_strcmp0(reason, win->last_fallback_reason) != 0) {
+        g_free(win->last_fallback_reason);
+        win->last_fallback_reason = g_steal_pointer(&reason);
+        fm_window_show_message(win, GTK_MESSAGE_WARNING, note);
+        return;
+    }
+    /* Same fallback as before: show only the other remarks, if any. */
+    g_autoptr(GString) rest = g_string_new_len(note, start - note);
+    if (end != NULL)
+        g_string_append(rest, end + 2);
+    while (g_str_has_suffix(rest->str, "; "))
+        g_string_truncate(rest, rest->len - 2);
+    while (g_str_has_prefix(rest->str, "; "))
+        g_string_erase(rest, 0, 2);
+    if (rest->len > 0)
+        fm_window_show_message(win, GTK_MESSAGE_WARNING, rest->str);
+}
+
 static void job_done(fm_job *job, gpointer user)
 {
     FmWindow *win = user;
@@ -65,8 +103,7 @@ static void job_done(fm_job *job, gpointer user)
         if (!fm_window_flim_show_result(win, res))
             fm_window_select_map(win, fm_result_get_map(res, "sfi") != NULL ? "sfi" : "contrast");
         fm_window_show_done(win, res, what);
-        if (res->note != NULL)
-            fm_window_show_message(win, GTK_MESSAGE_WARNING, res->note);
+        show_note(win, res->note);
     } else if (win->last_job_state == FM_JOB_FAILED) {
         g_free(fm_window_show_failure(win, job, what));
     } else {

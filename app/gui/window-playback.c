@@ -161,15 +161,20 @@ static gboolean play_tick(gpointer user)
     return G_SOURCE_CONTINUE;
 }
 
+void fm_window_playback_set_labels(FmWindow *win)
+{
+    GPtrArray *rois = fm_map_view_get_rois(win->map_view);
+    fm_plot_view_set_labels(win->plot_view, _("frame"),
+                            rois != NULL && rois->len > 0 ? _("mean SFI in ROI 1 (1/s)")
+                                                          : _("mean SFI, whole frame (1/s)"));
+}
+
 void fm_window_playback_start(FmWindow *win)
 {
     if (win->play_timer != 0 || win->dataset == NULL || fm_dataset_frames(win->dataset) < 2)
         return;
     fm_plot_view_clear(win->plot_view);
-    GPtrArray *rois = fm_map_view_get_rois(win->map_view);
-    fm_plot_view_set_labels(win->plot_view, _("frame"),
-                            rois != NULL && rois->len > 0 ? _("mean SFI in ROI 1 (1/s)")
-                                                          : _("mean SFI, whole frame (1/s)"));
+    fm_window_playback_set_labels(win);
     win->plot_last_frame = G_MAXINT;
     win->play_count = 0;
     win->play_started_us = g_get_monotonic_time();

@@ -49,6 +49,7 @@ struct _FmWindow {
     gboolean loading, disposed, updating;
     int last_job_state, running_jobs;
     char *message;
+    char *last_fallback_reason; /* CPU-fallback reason already shown in the info bar */
 
     /* Stack playback. */
     guint play_timer;
@@ -103,6 +104,8 @@ gboolean fm_window_playback_running(FmWindow *win);
 /* Recomputes the live SFI of one frame (slider moved while a live map is shown). */
 void fm_window_playback_compute(FmWindow *win, int frame);
 void fm_window_playback_dispose(FmWindow *win);
+/* Speckle's axes for the bottom plot (ROI 1 or the whole frame, as playback plots it). */
+void fm_window_playback_set_labels(FmWindow *win);
 
 /* window-flim.c */
 /* Puts the LSI and FLIM panels in a stack with a switcher, and the map beside the FLIM views. */

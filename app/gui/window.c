@@ -26,6 +26,11 @@ static void info_bar_response(GtkInfoBar *bar, int response, FmWindow *win)
     g_clear_pointer(&win->message, g_free);
 }
 
+void fm_window_hide_message(FmWindow *win)
+{
+    info_bar_response(GTK_INFO_BAR(win->info_bar), GTK_RESPONSE_CLOSE, win);
+}
+
 void fm_window_set_status(FmWindow *win, const char *text)
 {
     gtk_label_set_text(GTK_LABEL(win->status_label), text);
@@ -311,6 +316,7 @@ static void fm_window_finalize(GObject *object)
     g_free(win->map_name);
     g_free(win->shown_unit);
     g_free(win->message);
+    g_free(win->last_fallback_reason);
     G_OBJECT_CLASS(fm_window_parent_class)->finalize(object);
 }
 

@@ -119,6 +119,47 @@ char *fm_gui_test_screenshot_path(const char *data_dir, const char *fallback, co
     return g_strconcat(stem, suffix, ".png", NULL);
 }
 
+typedef struct {
+    GtkWidget *top;
+    cairo_t *cr;
+} HeaderPaint;
+
+/* GTK 3's gtk_widget_draw() into an offscreen surface leaves GtkTreeView column headers blank
+ * (their buttons sit on the view's own header GdkWindow, which that path does not paint), though
+ * they show on screen (checked with gdk_pixbuf_get_from_window under Xvfb). So the screenshot
+ * paints each visible header button itself, clipped to its tree view. */
+static void paint_tree_headers(GtkWidget *w, gpointer data)
+{
+    HeaderPaint *hp = data;
+    if (!gtk_widget_is_drawable(w))
+        return;
+    if (GTK_IS_TREE_VIEW(w)) {
+        int tx, ty;
+        if (!gtk_tree_view_get_headers_visible(GTK_TREE_VIEW(w)) ||
+            !gtk_widget_translate_coordinates(w, hp->top, 0, 0, &tx, &ty))
+            return;
+        GList *cols = gtk_tree_view_get_columns(GTK_TREE_VIEW(w));
+        for (GList *l = cols; l != NULL; l = l->next) {
+            GtkWidget *button = gtk_tree_view_column_get_button(l->data);
+            int bx, by;
+            if (!gtk_widget_is_drawable(button) ||
+                !gtk_widget_translate_coordinates(button, hp->top, 0, 0, &bx, &by))
+                continue;
+            cairo_save(hp->cr);
+            cairo_rectangle(hp->cr, tx, ty, gtk_widget_get_allocated_width(w),
+                            gtk_widget_get_allocated_height(w));
+            cairo_clip(hp->cr);
+            cairo_translate(hp->cr, bx, by);
+            gtk_widget_draw(button, hp->cr);
+            cairo_restore(hp->cr);
+        }
+        g_list_free(cols);
+        return;
+    }
+    if (GTK_IS_CONTAINER(w))
+        gtk_container_forall(GTK_CONTAINER(w), paint_tree_headers, data);
+}
+
 void fm_gui_test_save_png(GtkWidget *widget, const char *path)
 {
     /* Drawing a widget whose size allocation is still pending is a GTK critical: let the
@@ -135,6 +176,8 @@ void fm_gui_test_save_png(GtkWidget *widget, const char *path)
     cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
     cairo_t *cr = cairo_create(surface);
     gtk_widget_draw(widget, cr);
+    HeaderPaint hp = {widget, cr};
+    paint_tree_headers(widget, &hp);
     cairo_destroy(cr);
     g_assert_cmpint(cairo_surface_write_to_png(surface, path), ==, CAIRO_STATUS_SUCCESS);
     cairo_surface_destroy(surface);
