@@ -22,6 +22,23 @@ static inline int fm_cuda_is_pinned(const void *ptr)
     return attr.type == cudaMemoryTypeHost;
 }
 
+/* GPUs a multi-GPU run uses: every visible one, or `requested` when that is fewer (0 = all),
+ * and never more than there are independent work items to share out. */
+static inline fm_status fm_cuda_devices_for(int requested, long long items, int *n_dev, char *msg,
+                                            size_t msg_len)
+{
+    char why[FM_MSG_LEN] = "";
+    int n = fm_device_count(why, sizeof why);
+    if (n <= 0)
+        return fm_fail(FM_ERR_NO_DEVICE, msg, msg_len, "no CUDA device: %s", why);
+    if (requested > 0 && requested < n)
+        n = requested;
+    if ((long long)n > items)
+        n = (int)items;
+    *n_dev = n;
+    return FM_OK;
+}
+
 /* Host-thread body for fm_cuda_fan_out: runs Run on one GPU's share, then marks it finished
  * (Work needs `fm_status status` and `int finished`). */
 template <typename Work, fm_status (*Run)(Work *)> static void *fm_cuda_device_thread(void *arg)

@@ -240,17 +240,12 @@ extern "C" fm_status fm_dce_cuda_run(const fm_dce_job *job, char *msg, size_t ms
     int n_dev = 0;
     gpu_work *work = NULL;
     pthread_t *threads = NULL;
-    char why[FM_MSG_LEN] = "";
 
     if (job->n_voxels == 0)
         return FM_OK;
-    n_dev = fm_device_count(why, sizeof why);
-    if (n_dev <= 0)
-        return fm_fail(FM_ERR_NO_DEVICE, msg, msg_len, "no CUDA device: %s", why);
-    if (job->params->n_devices > 0 && job->params->n_devices < n_dev)
-        n_dev = job->params->n_devices;
-    if ((long long)n_dev > job->n_voxels)
-        n_dev = (int)job->n_voxels;
+    status = fm_cuda_devices_for(job->params->n_devices, job->n_voxels, &n_dev, msg, msg_len);
+    if (status != FM_OK)
+        return status;
     work = (gpu_work *)calloc((size_t)n_dev, sizeof *work);
     threads = (pthread_t *)calloc((size_t)n_dev, sizeof *threads);
     if (!work || !threads) {

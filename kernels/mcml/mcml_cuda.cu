@@ -228,15 +228,10 @@ extern "C" fm_status fm_mcml_cuda_run(const fm_mcml_job *job, fm_mcml_raw *raw, 
     int n_dev = 0;
     gpu_work *work = NULL;
     pthread_t *threads = NULL;
-    char why[FM_MSG_LEN] = "";
 
-    n_dev = fm_device_count(why, sizeof why);
-    if (n_dev <= 0)
-        return fm_fail(FM_ERR_NO_DEVICE, msg, msg_len, "no CUDA device: %s", why);
-    if (prm->n_devices > 0 && prm->n_devices < n_dev)
-        n_dev = prm->n_devices;
-    if ((long long)n_dev > prm->n_photons)
-        n_dev = (int)prm->n_photons;
+    status = fm_cuda_devices_for(prm->n_devices, prm->n_photons, &n_dev, msg, msg_len);
+    if (status != FM_OK)
+        return status;
     work = (gpu_work *)calloc((size_t)n_dev, sizeof *work);
     threads = (pthread_t *)calloc((size_t)n_dev, sizeof *threads);
     if (!work || !threads) {
