@@ -196,9 +196,7 @@ static void family_changed(GObject *stack, GParamSpec *pspec, FmWindow *win)
 {
     DceState *st = state_of(win);
     gboolean dce = fm_window_dce_active(win);
-    GtkWidget *playback = gtk_widget_get_parent(win->frame_scale);
-    gtk_widget_set_visible(playback, !dce);
-    gtk_widget_set_visible(win->map_combo, !dce);
+    fm_window_sync_family_bars(win);
     gtk_widget_set_visible(st->controls, dce);
     /* The bottom plot is shared: DCE draws in it only while on show, so its curves and axes
      * never overwrite another family's (e.g. when a new dataset resets the DCE views). */

@@ -46,6 +46,24 @@ void fm_window_set_family(FmWindow *win, const char *family)
     gtk_stack_set_visible_child_name(GTK_STACK(win->panel_stack), family);
 }
 
+/* The window-level bars serve the main map view: OCT brings its own B-scan views with their own
+ * playback and dB controls, DCE its slice/time bar; there the map tools would act on nothing. */
+void fm_window_sync_family_bars(FmWindow *win)
+{
+    const char *family = fm_window_get_family(win);
+    gboolean oct = g_strcmp0(family, "oct") == 0, dce = g_strcmp0(family, "dce") == 0;
+    gtk_widget_set_visible(gtk_widget_get_parent(win->frame_scale), !oct && !dce);
+    gtk_widget_set_visible(gtk_widget_get_parent(win->roi_stats_label), !oct);
+    gtk_widget_set_visible(gtk_widget_get_parent(win->map_combo), !oct);
+    gtk_widget_set_visible(win->map_combo, !dce);
+}
+
+gboolean fm_window_map_tools_visible(FmWindow *win)
+{
+    return gtk_widget_get_visible(gtk_widget_get_parent(win->frame_scale)) &&
+           gtk_widget_get_visible(gtk_widget_get_parent(win->roi_stats_label));
+}
+
 /* The bottom plot is shared by the families, so each page sets its own axes when it comes on show
  * and the old family's curves go (never plotted under another family's labels). OCT has no ROI
  * time course: the plot hides. DCE redraws its curves from window-dce.c's handler. */
@@ -54,6 +72,7 @@ static void plot_for_family(FmWindow *win)
     const char *family = fm_window_get_family(win);
     gboolean oct = g_strcmp0(family, "oct") == 0;
     gtk_widget_set_visible(win->plot_box, !oct);
+    fm_window_sync_family_bars(win);
     if (oct || g_strcmp0(family, "dce") == 0)
         return;
     fm_plot_view_clear(win->plot_view);

@@ -111,6 +111,8 @@ void fm_window_playback_set_labels(FmWindow *win);
 /* Puts the LSI and FLIM panels in a stack with a switcher, and the map beside the FLIM views. */
 void fm_window_flim_init(FmWindow *win);
 gboolean fm_window_flim_active(FmWindow *win); /* the FLIM panel is on show */
+/* Shows the playback, ROI and map bars only for the families that use the main map view. */
+void fm_window_sync_family_bars(FmWindow *win);
 /* Picks the family panel for the new dataset (FLIM for an x,y,t dataset in ns). */
 void fm_window_flim_dataset_changed(FmWindow *win);
 /* Shows a FLIM result (copied) in the FLIM views and the map; FALSE for other families. */

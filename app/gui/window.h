@@ -38,6 +38,8 @@ int fm_window_get_playback_count(FmWindow *win);
 /* FLIM: the family panel on show ("lsi" or "flim"), the FLIM views, and the window of the last
  * "compare methods" (NULL when none is open). */
 const char *fm_window_get_family(FmWindow *win);
+/* Whether the main map view's playback and ROI bars are on show (not for OCT or DCE). */
+gboolean fm_window_map_tools_visible(FmWindow *win);
 void fm_window_set_family(FmWindow *win, const char *family);
 GtkWidget *fm_window_get_flim_views(FmWindow *win);
 GtkWidget *fm_window_get_compare_window(FmWindow *win);
