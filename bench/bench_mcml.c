@@ -11,25 +11,24 @@
 
 int bench_mcml(int quick);
 
-/* Seven-layer skin at 600 nm. Optical properties: Meglinsky & Matcher (2001), Med. Biol. Eng.
- * Comput. 39, 44, Table 2 (given per mm there; here per cm). Thicknesses: Meglinski & Matcher
- * (2002), Physiol. Meas. 23, 741 (20, 80, 150, 100, 1500, 100, 2000 um). Both as quoted in
- * public sources; the GPU-MCML paper's own table could not be consulted, so this is a labelled
- * stand-in for it. Its 3.95 mm fit the paper's grid, 200 x 20 um. */
+/* Seven-layer skin at 600 nm as GPU-MCML runs it (Alerstam et al. 2010): the authors' input
+ * gpumcml/fast/input/skin/7layerskin_600nm.mci (github.com/ominux/gpumcml), optical properties
+ * after Meglinsky & Matcher, Med. Biol. Eng. Comput. 39, 44 (2001); the same table as the
+ * skin7_600nm preset in data/mcml. Thicknesses in cm (20, 80, 100, 80, 1620, 200, 5900 um). */
 static const fm_mcml_layer skin[7] = {
     {1.53, 0.20, 1000.0, 0.90, 0.0020}, /* stratum corneum */
     {1.34, 0.15, 400.0, 0.85, 0.0080},  /* living epidermis */
-    {1.40, 0.70, 300.0, 0.80, 0.0150},  /* papillary dermis */
-    {1.39, 1.00, 350.0, 0.90, 0.0100},  /* upper blood net dermis */
-    {1.40, 0.70, 200.0, 0.76, 0.1500},  /* reticular dermis */
-    {1.39, 1.00, 350.0, 0.95, 0.0100},  /* deep blood net dermis */
-    {1.44, 0.30, 150.0, 0.80, 0.2000},  /* subcutaneous fat */
+    {1.40, 0.70, 300.0, 0.80, 0.0100},  /* papillary dermis */
+    {1.39, 1.00, 350.0, 0.90, 0.0080},  /* upper blood net dermis */
+    {1.40, 0.70, 200.0, 0.76, 0.1620},  /* dermis */
+    {1.39, 1.00, 350.0, 0.95, 0.0200},  /* deep blood net dermis */
+    {1.44, 0.30, 150.0, 0.80, 0.5900},  /* subcutaneous fat */
 };
 
 static fm_mcml_params skin_params(long long photons, int record, int cache)
 {
-    fm_mcml_params p = {.n_photons = photons, .dz_cm = 0.002, .dr_cm = 0.01, .nz = 200,
-                        .nr = 500, .na = 30, .n_layers = 7, .n_above = 1.0, .n_below = 1.0,
+    fm_mcml_params p = {.n_photons = photons, .dz_cm = 0.002, .dr_cm = 0.01, .nz = 500,
+                        .nr = 200, .na = 30, .n_layers = 7, .n_above = 1.0, .n_below = 1.0,
                         .record_absorption = record, .seed = 20101, .shared_cache = cache};
     memcpy(p.layers, skin, sizeof skin);
     return p;
@@ -79,8 +78,10 @@ int bench_mcml(int quick)
     double ms;
     int have_gpu = 0;
     printf("fluxmap-bench %s: mcml%s\n", FM_VERSION, quick ? " (--quick)" : "");
-    printf("Workload: seven-layer skin at 600 nm (stand-in table, see bench_mcml.c), grid dz 20 "
-           "um x dr 100 um, nz 200 x nr 500, na 30; Rsp %.5f\n",
+    printf("Workload: seven-layer skin at 600 nm (GPU-MCML's 7layerskin_600nm.mci), grid dz 20 "
+           "um x dr 100 um, nz 500 x nr 200, na 30; Rsp %.5f\n"
+           "GPU-MCML's own 1e8-photon output for it (sevenlayer_600nm_100M.mco): Rd 0.562403, "
+           "A 0.390422, Tt 0.00326463\n",
            ((1.0 - 1.53) / (1.0 + 1.53)) * ((1.0 - 1.53) / (1.0 + 1.53)));
     printf("CPU twin: %d OpenMP threads\n", fm_cpu_threads());
     if (fm_device_count(why, sizeof why) > 0) {

@@ -1,5 +1,5 @@
-/* MCML CPU twin against published values, exact accounting, reproducibility, modes and cancel
- * (TAP). */
+/* MCML CPU twin against published values and MCML's own outputs (sample, glass-bounded slab),
+ * exact accounting, reproducibility, modes and cancel (TAP). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,6 +186,43 @@ static void test_sample(void)
     arrays_free(&a);
 }
 
+/* Glass-bounded slab, the air/glass/tissue/glass/air layout (n 1.0/1.5/1.4/1.5/1.0) of Prahl's
+ * thesis tables (omlc.ogi.edu/pubs/prahl-pubs/prahl88/node61.html; the table values themselves
+ * could not be retrieved): 1 mm glass layers with mua = mus = 0 (MCML's clear layers: straight
+ * flights, Rspecular with multiple reflection in the first) around a 1 cm slab, mua 0.1,
+ * mus 9.9 /cm, g 0. Reference: MCML 1.x itself, 5e6 photons, RAT section of
+ * mc-lost-v1-3.mco in github.com/scottprahl/mcmlpy (tests/, commit d57b27ff): Rsp 0.0410959,
+ * Rd 0.58234, A 0.274973, Tt 0.10159. MCML's values carry their own noise at 5e6 photons:
+ * 3 combined standard errors, SE sqrt(1 + N / 5e6). */
+static void test_glass_bounded_slab(void)
+{
+    fm_mcml_params p = {.n_photons = 200000, .dz_cm = 0.02, .dr_cm = 0.01, .nz = 60, .nr = 50,
+                        .na = 5, .n_layers = 3, .n_above = 1.0, .n_below = 1.0,
+                        .record_absorption = 1, .seed = 1988};
+    p.layers[0] = (fm_mcml_layer){1.5, 0.0, 0.0, 0.0, 0.1};
+    p.layers[1] = (fm_mcml_layer){1.4, 0.1, 9.9, 0.0, 1.0};
+    p.layers[2] = (fm_mcml_layer){1.5, 0.0, 0.0, 0.0, 0.1};
+    arrays a;
+    fm_mcml_result r = result_with(&p, &a);
+    char msg[FM_MSG_LEN] = "";
+    fm_status st = fm_mcml_run(&p, &r, FM_BACKEND_CPU, NULL, NULL, NULL, msg, sizeof msg);
+    tap_ok(st == FM_OK && r.photons_done == p.n_photons, "glass-bounded slab ran (%s)", msg);
+    /* Rspecular: 0.04 + 0.96^2 r2 / (1 - 0.04 r2), r2 = (0.1 / 2.9)^2; .mco prints 6 digits. */
+    tap_ok(fabs(r.rsp - 0.0410959) < 1e-7, "glass-bounded Rsp %.7f = 0.0410959", r.rsp);
+    double f = sqrt(1.0 + p.n_photons / 5e6);
+    within("glass-bounded Rd", r.rd, r.rd_se * f, 0.58234, 3);
+    within("glass-bounded A", r.a, r.a_se * f, 0.274973, 3);
+    within("glass-bounded Tt", r.tt, r.tt_se * f, 0.10159, 3);
+    /* Nothing is absorbed in the clear layers (A_l 0 0.275 0 in the .mco). */
+    tap_ok(a.a_layer[0] == 0.0 && a.a_layer[2] == 0.0 && fabs(a.a_layer[1] - r.a) < 1e-9,
+           "A_l %.4f %.4f %.4f: absorption only in the tissue", a.a_layer[0], a.a_layer[1],
+           a.a_layer[2]);
+    double sum = r.rsp + r.rd + r.a + r.tt;
+    tap_ok(fabs(sum - 1.0) <= 1e-6, "glass-bounded: Rsp + Rd + A + Tt - 1 = %.2e (<= 1e-6)",
+           sum - 1.0);
+    arrays_free(&a);
+}
+
 static int same_result(const fm_mcml_result *x, const fm_mcml_result *y, const fm_mcml_params *p)
 {
     return x->rd == y->rd && x->a == y->a && x->tt == y->tt && x->rd_se == y->rd_se &&
@@ -271,6 +308,7 @@ int main(void)
     test_check();
     test_matched_slab();
     test_sample();
+    test_glass_bounded_slab();
     test_reproducible_and_modes();
     test_cancel_and_auto();
     return tap_done();
