@@ -10,6 +10,7 @@
 #include "app/core/method.h"
 #include "app/core/sim/dce_sim.h"
 #include "kernels/dce/dce.h"
+#include "scipy-check.h"
 
 static const char *const names[FM_DCE_N_PARAMS] = {"ka", "kp", "kl", "tau_a", "tau_p"};
 
@@ -226,30 +227,14 @@ static gboolean dump_for_scipy(const char *path, int n_voxels)
     return ok;
 }
 
+static gboolean dump_eight_voxels(const char *path)
+{
+    return dump_for_scipy(path, 8);
+}
+
 static void test_scipy(void)
 {
-    const char *script = g_getenv("DCE_SCIPY_SCRIPT");
-    if (!script || !g_file_test("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE)) {
-        g_test_skip("no /usr/bin/python3 or DCE_SCIPY_SCRIPT");
-        return;
-    }
-    g_autofree char *dir = g_dir_make_tmp("fm-dce-scipy-XXXXXX", NULL);
-    g_autofree char *dump = g_build_filename(dir, "dump.json", NULL);
-    g_assert_true(dump_for_scipy(dump, 8));
-    const char *argv[] = {"/usr/bin/python3", script, dump, NULL};
-    g_autofree char *out = NULL, *err = NULL;
-    int status = 0;
-    g_autoptr(GError) error = NULL;
-    g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
-                               &status, &error));
-    g_test_message("%s%s", out, err);
-    g_unlink(dump);
-    g_rmdir(dir);
-    if (strstr(out, "# SKIP")) {
-        g_test_skip("scipy is missing (Debian: python3-scipy)");
-        return;
-    }
-    g_assert_true(g_spawn_check_wait_status(status, NULL));
+    fm_test_scipy_script("DCE_SCIPY_SCRIPT", dump_eight_voxels);
 }
 
 int main(int argc, char **argv)
