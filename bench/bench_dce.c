@@ -124,13 +124,58 @@ static void free_maps(fm_dce_outputs *o)
         free(o->map[k]);
 }
 
-static void run_case(const char *label, int nt, long long nv, int have_gpu, int quick)
+/* Median wall time of fm_dce_fit on the GPU over reps runs after one warm-up (3 runs when one
+ * exceeds 3 s); og receives the maps. Returns < 0 on failure (message in msg). */
+static double time_gpu(const fm_dce_params *p, const float *tissue, long long nv,
+                       fm_dce_outputs *og, int quick, char *msg, size_t msg_len)
+{
+    double t[10];
+    int reps = quick ? 3 : 10;
+    fm_run_info ig;
+    for (int r = -1; r < reps; r++) {
+        if (fm_dce_fit(p, tissue, nv, og, FM_BACKEND_CUDA, NULL, NULL, &ig, msg, msg_len) != FM_OK)
+            return -1;
+        if (r >= 0)
+            t[r] = ig.elapsed_ms;
+        if (r == 0 && ig.elapsed_ms > 3000)
+            reps = 3; /* long runs: median of 3 */
+    }
+    qsort(t, (size_t)reps, sizeof *t, cmp_double);
+    return t[reps / 2];
+}
+
+/* Largest relative difference of ka..rmse between GPU maps g and the CPU maps c on the first n
+ * voxels (delays against a 1e-3 s floor), and the voxels whose iteration counts differ. */
+static double agreement(const fm_dce_outputs *g, const fm_dce_outputs *c, long long n,
+                        long long *iter_diff)
+{
+    double worst = 0;
+    *iter_diff = 0;
+    for (long long v = 0; v < n; v++) {
+        for (int o = 0; o <= FM_DCE_OUT_RMSE; o++)
+            worst = fmax(worst, fabs(g->map[o][v] - c->map[o][v]) /
+                                    fmax(fabs(c->map[o][v]), o >= 3 && o <= 4 ? 1e-3 : 1e-12));
+        *iter_diff += g->map[FM_DCE_OUT_ITERATIONS][v] != c->map[FM_DCE_OUT_ITERATIONS][v];
+    }
+    return worst;
+}
+
+/* paper_rule: the paper's stopping rule (absolute 1e-8, 600 iterations, one run) instead of the
+ * defaults, for comparison. */
+static void run_case(const char *label, int nt, long long nv, int have_gpu, int quick,
+                     int paper_rule)
 {
     workload w;
     char msg[FM_MSG_LEN] = "";
     if (!make_workload(&w, nt, nv)) {
         printf("%-12s out of memory\n", label);
         return;
+    }
+    if (paper_rule) {
+        w.p.tolerance = 1e-8;
+        w.p.tolerance_mode = FM_DCE_TOL_ABSOLUTE;
+        w.p.max_iterations = 600;
+        w.p.restarts = 0;
     }
     /* CPU twin on a subset: 32 voxels per thread, extrapolated to the whole workload. */
     const long long n_cpu = nv < 32LL * fm_cpu_threads() ? nv : 32LL * fm_cpu_threads();
@@ -152,39 +197,34 @@ static void run_case(const char *label, int nt, long long nv, int have_gpu, int 
         goto done;
     }
     if (have_gpu) {
+        /* AUTO (warp per voxel up to FFT length 512) and the paper's block per voxel. */
         alloc_maps(&og, nv);
-        double t[10];
-        int reps = quick ? 3 : 10, ok = 1;
-        fm_run_info ig;
-        for (int r = -1; r < reps && ok; r++) {
-            ok = fm_dce_fit(&w.p, w.tissue, nv, &og, FM_BACKEND_CUDA, NULL, NULL, &ig, msg,
-                            sizeof msg) == FM_OK;
-            if (r >= 0)
-                t[r] = ig.elapsed_ms;
-            if (r == 0 && ig.elapsed_ms > 3000)
-                reps = 3; /* long runs: median of 3 */
-        }
-        if (!ok) {
+        w.p.cuda_kernel = FM_DCE_CUDA_AUTO;
+        const double gpu_ms = time_gpu(&w.p, w.tissue, nv, &og, quick, msg, sizeof msg);
+        long long iter_diff = 0, iter_diff_b = 0;
+        const double worst = gpu_ms < 0 ? 0 : agreement(&og, &oc, n_cpu, &iter_diff);
+        w.p.cuda_kernel = FM_DCE_CUDA_BLOCK;
+        const double block_ms =
+            gpu_ms < 0 ? -1 : time_gpu(&w.p, w.tissue, nv, &og, quick, msg, sizeof msg);
+        const double worst_b = block_ms < 0 ? 0 : agreement(&og, &oc, n_cpu, &iter_diff_b);
+        w.p.cuda_kernel = FM_DCE_CUDA_WARP_DENSE;
+        const double dense_ms =
+            block_ms < 0 ? -1 : time_gpu(&w.p, w.tissue, nv, &og, quick, msg, sizeof msg);
+        long long iter_diff_d = 0;
+        const double worst_d = dense_ms < 0 ? 0 : agreement(&og, &oc, n_cpu, &iter_diff_d);
+        free_maps(&og);
+        if (gpu_ms < 0 || block_ms < 0 || dense_ms < 0) {
             printf(" GPU failed: %s\n", msg);
-            free_maps(&og);
             goto done;
         }
-        qsort(t, (size_t)reps, sizeof *t, cmp_double);
-        const double gpu_ms = t[reps / 2];
-        double worst = 0;
-        long long iter_diff = 0;
-        for (long long v = 0; v < n_cpu; v++) {
-            for (int o = 0; o <= FM_DCE_OUT_RMSE; o++)
-                worst = fmax(worst, fabs(og.map[o][v] - oc.map[o][v]) /
-                                        fmax(fabs(oc.map[o][v]), o >= 3 && o <= 4 ? 1e-3 : 1e-12));
-            iter_diff += og.map[FM_DCE_OUT_ITERATIONS][v] != oc.map[FM_DCE_OUT_ITERATIONS][v];
-        }
-        printf(" %9.2f %9.3f %8.0f | %6.0f %5.1f%% | %8.1e %6lld\n", gpu_ms, gpu_ms * 1e3 / nv,
-               cpu_us * nv / 1e3 / gpu_ms, iters / n_cpu, 100 * conv / n_cpu, worst, iter_diff);
-        free_maps(&og);
+        printf(" %9.2f %9.3f %8.0f %9.2f %9.2f | %6.0f %5.1f%% | %8.1e %6lld %8.1e %6lld %8.1e "
+               "%6lld\n",
+               gpu_ms, gpu_ms * 1e3 / nv, cpu_us * nv / 1e3 / gpu_ms, block_ms, dense_ms,
+               iters / n_cpu, 100 * conv / n_cpu, worst, iter_diff, worst_b, iter_diff_b, worst_d,
+               iter_diff_d);
     } else {
-        printf(" %9s %9s %8s | %6.0f %5.1f%% | %8s %6s\n", "-", "-", "-", iters / n_cpu,
-               100 * conv / n_cpu, "-", "-");
+        printf(" %9s %9s %8s %9s %9s | %6.0f %5.1f%% | %8s %6s %8s %6s %8s %6s\n", "-", "-", "-",
+               "-", "-", iters / n_cpu, 100 * conv / n_cpu, "-", "-", "-", "-", "-", "-");
     }
 done:
     free_maps(&oc);
@@ -208,21 +248,29 @@ int bench_dce(int quick)
     }
     if (!have_gpu)
         printf("No CUDA device (%s): CPU columns only\n", why);
-    printf("\nDCE dual-input fit (Nelder-Mead, relative tolerance 1e-11, 4 restarts, <= 2000 iterations, double), "
-           "frames over 113.76 s, CNR 20, random truths around ka 20, kp 100, kl 400, "
-           "tau 0-2 / 0-4 s\n");
+    fm_dce_params d;
+    fm_dce_params_defaults(&d);
+    printf("\nDCE dual-input fit (Nelder-Mead, relative tolerance %g, %d restarts, <= %d "
+           "iterations, double), frames over 113.76 s, CNR 20, random truths around ka 20, kp "
+           "100, kl 400, tau 0-2 / 0-4 s\n",
+           d.tolerance, d.restarts, d.max_iterations);
     printf("CPU: one run on %d voxels (32 per thread); * = total extrapolated from that subset. "
            "GPU: wall time host->host (tables, pinned staging, transfers, all GPUs), median of "
-           "%d runs after warm-up (3 when a run exceeds 3 s)\n",
-           32 * fm_cpu_threads(), quick ? 3 : 10);
+           "%d runs after warm-up (3 when a run exceeds 3 s); GPU ms = the default layout (one "
+           "warp per voxel up to FFT length %d, 20 warps/SM), block ms = one block per voxel "
+           "(the paper's), dense ms = warp per voxel with 24 warps/SM (80 registers, spills)\n",
+           32 * fm_cpu_threads(), quick ? 3 : 10, FM_DCE_WARP_MAX_FFT);
     printf("agreement: max relative difference GPU vs CPU over ka..rmse on the CPU subset, and "
-           "voxels whose iteration counts differ\n");
-    printf("%-12s %7s %4s %9s %12s | %9s %9s %8s | %6s %6s | %8s %6s\n", "workload", "voxels", "Nt",
-           "CPU us/vx", "CPU total s", "GPU ms", "GPU us/vx", "speed-up", "iters", "conv",
-           "max rel", "it.diff");
+           "voxels whose iteration counts differ (default layout, then block, then dense)\n");
+    printf("%-12s %7s %4s %9s %12s | %9s %9s %8s %9s %9s | %6s %6s | %8s %6s %8s %6s %8s %6s\n",
+           "workload", "voxels", "Nt", "CPU us/vx", "CPU total s", "GPU ms", "GPU us/vx",
+           "speed-up", "block ms", "dense ms", "iters", "conv", "max rel", "it.diff", "blk rel",
+           "it.dif", "dns rel", "it.dif");
     static const int table2[] = {32, 64, 128, 256, 320, 448};
     for (int i = 0; i < 6; i++)
-        run_case("Table 2", table2[i], quick ? 2000 : 10000, have_gpu, quick);
-    run_case("whole liver", 48, quick ? 62640 : 626400, have_gpu, quick);
+        run_case("Table 2", table2[i], quick ? 2000 : 10000, have_gpu, quick, 0);
+    run_case("whole liver", 48, quick ? 62640 : 626400, have_gpu, quick, 0);
+    printf("paper's rule: absolute tolerance 1e-8, <= 600 iterations, no restart\n");
+    run_case("liver/paper", 48, quick ? 62640 : 626400, have_gpu, quick, 1);
     return 0;
 }

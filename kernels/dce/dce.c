@@ -114,6 +114,11 @@ fm_status fm_dce_check(const fm_dce_params *p, char *msg, size_t msg_len)
     if (p->n_devices < 0)
         return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "n_devices must be >= 0 (got %d)",
                        p->n_devices);
+    if (p->cuda_kernel < FM_DCE_CUDA_AUTO || p->cuda_kernel > FM_DCE_CUDA_WARP_DENSE)
+        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
+                       "cuda_kernel must be 0 (auto), 1 (block), 2 (warp) or 3 (dense warp) "
+                       "(got %d)",
+                       p->cuda_kernel);
     return FM_OK;
 }
 

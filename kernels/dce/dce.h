@@ -35,10 +35,24 @@ typedef struct {
     double tolerance;         /* stop when max - min of the simplex costs < tolerance (1e-8) */
     fm_dce_tolerance_mode tolerance_mode; /* default RELATIVE (the paper's 1e-8 is absolute) */
     int restarts;             /* Nelder-Mead restarts from the best vertex after a converged run,
-                                 while the cost still drops by more than the tolerance; 0 = the
-                                 paper's single run (default 4) */
+                                 while the cost still drops by more than the tolerance and 1e-6
+                                 of itself (dce_nm.h); 0 = the paper's single run (default 4) */
     int n_devices;            /* CUDA: GPUs that split the voxels, 0 = all visible */
+    int cuda_kernel;          /* CUDA layout, FM_DCE_CUDA_*: the same bits with any of them */
 } fm_dce_params;
+
+/* CUDA layouts of the fit. BLOCK: one block per voxel, the paper's layout. WARP: one warp per
+ * voxel, several voxels per block, warp-synchronous (no block barriers in the fit loop); used by
+ * AUTO up to FM_DCE_WARP_MAX_FFT, beyond which its per-warp FFT buffer would starve occupancy.
+ * WARP_DENSE: WARP compiled for more warps per SM (fewer registers, some spilled); the bench
+ * compares it. */
+enum {
+    FM_DCE_CUDA_AUTO = 0,
+    FM_DCE_CUDA_BLOCK = 1,
+    FM_DCE_CUDA_WARP = 2,
+    FM_DCE_CUDA_WARP_DENSE = 3,
+};
+#define FM_DCE_WARP_MAX_FFT 512
 
 /* Output maps, n_voxels doubles each (caller-owned, NULL when not wanted). */
 typedef enum {
@@ -46,8 +60,8 @@ typedef enum {
     FM_DCE_OUT_RMSE,       /* sqrt(cost / n_times) */
     FM_DCE_OUT_R2,         /* 1 - SSres / SStot */
     FM_DCE_OUT_ITERATIONS, /* all runs together */
-    FM_DCE_OUT_CONVERGED,  /* 1 when max - min cost < tolerance before max_iterations (in the
-                              first run at least; a restart may then run into the cap) */
+    FM_DCE_OUT_CONVERGED,  /* 1 when the fit stopped because max - min cost < tolerance (in
+                              its last run, restarts included), 0 when max_iterations stopped it */
     FM_DCE_OUT_COUNT,
 } fm_dce_output;
 

@@ -1,5 +1,7 @@
 /* CPU twin of the DCE fit: each voxel runs the CUDA block's operations in the same order
  * (fill, FFT stages, residuals, pairwise sum, Nelder-Mead step); OpenMP over voxels. */
+/* Every Nelder-Mead here is the DCE fit's 5-D one: unrolled bookkeeping (dce_nm.h). */
+#define FM_NM_FIXED_N 5
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,8 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+
+_Static_assert(FM_NM_FIXED_N == FM_DCE_N_PARAMS, "the fit's dimension is FM_DCE_N_PARAMS");
 
 /* Cost at the point set up in e; y and r2 are scratch (2 n_fft and n_pad doubles). */
 static double cost_at(const fm_dce_plan *p, const fm_dce_eval *e, const double *tissue, double *y,
@@ -48,8 +52,8 @@ void fm_dce_fit_voxel(const fm_dce_plan *plan, const fm_dce_params *params, cons
         return;
     }
     fm_nm_state s;
-    const double tol = fm_dce_voxel_tolerance(params->tolerance_mode, params->tolerance, c,
-                                              plan->n_times);
+    const double tol =
+        fm_dce_voxel_tolerance(params->tolerance_mode, params->tolerance, c, plan->n_times);
     fm_nm_begin(&s, FM_DCE_N_PARAMS, params->initial, params->max_iterations, 0, tol, -1.0);
     s.restarts = params->restarts;
     int more;

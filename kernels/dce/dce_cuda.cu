@@ -1,6 +1,9 @@
 /* CUDA DCE fit after Wang & Cao (2012): one block per voxel, threads over frequencies and time
- * points, a block-level FFT in shared memory, Nelder-Mead bookkeeping by thread 0; chunks of
- * voxels stream through pinned buffers on two streams; several GPUs split the voxels. */
+ * points, a block-level FFT in shared memory, Nelder-Mead bookkeeping by thread 0 (or one warp per
+ * voxel, dce_cuda_warp.cuh); chunks of voxels stream through pinned buffers on two streams;
+ * several GPUs split the voxels. */
+/* Every Nelder-Mead here is the DCE fit's 5-D one: unrolled bookkeeping (dce_nm.h). */
+#define FM_NM_FIXED_N 5
 #include <pthread.h>
 
 #include "../cuda_staging.h"
@@ -12,9 +15,13 @@
 #include "../device_private.h"
 #include "dce_impl.h"
 
+static_assert(FM_NM_FIXED_N == FM_DCE_N_PARAMS, "the fit's dimension is FM_DCE_N_PARAMS");
+
 #define MAX_THREADS 256
+/* 2 blocks of 256 per SM: 90 registers and no spills with the unrolled Nelder-Mead. */
+#define FM_DCE_BLOCK_MIN_BLOCKS 2
 #define N_SLOTS 2            /* chunks in flight, one stream each */
-#define CHUNK_VOXELS 32768LL /* enough blocks to fill an H100 many times over per launch */
+#define CHUNK_VOXELS 65536LL /* enough blocks (or warps) to fill an H100 many times over */
 
 typedef struct {
     double initial[FM_DCE_N_PARAMS];
@@ -24,18 +31,19 @@ typedef struct {
     int restarts;
 } nm_settings;
 
+#include "dce_cuda_warp.cuh"
+
 /* One block fits one voxel. Every thread evaluates the same cost terms (dce_math.h) as the CPU
  * twin, in the same order per element; the block-wide sums follow the twin's pairwise tree, so
  * the costs, and therefore the simplex path, are the same bits on both backends. */
-/* At least 4 blocks of 256 (16 of 64) per SM: caps registers at 64 for latency hiding. */
-__global__ void __launch_bounds__(MAX_THREADS, 4)
+__global__ void __launch_bounds__(MAX_THREADS, FM_DCE_BLOCK_MIN_BLOCKS)
     dce_fit(const fm_dce_plan p, const nm_settings nm, const float *tissue, int n_voxels,
             double *records)
 {
     extern __shared__ double smem[];
     __shared__ fm_nm_state s;
     __shared__ int more;
-    __shared__ double ex[3];
+    __shared__ double ex[FM_DCE_N_EXP];
     const int n = p.n_fft, tid = threadIdx.x, nthreads = blockDim.x, v = blockIdx.x;
     double *y = smem, *r2 = y + 2 * n, *c = r2 + p.n_pad;
     const float *tv = tissue + (size_t)v * p.n_times;
@@ -65,12 +73,10 @@ __global__ void __launch_bounds__(MAX_THREADS, 4)
     for (;;) {
         fm_dce_eval e;
         fm_dce_eval_bounds(&p, s.x, &e);
-        if (tid < 3)
+        if (tid < FM_DCE_N_EXP)
             ex[tid] = fm_dce_eval_exp(&p, &e, tid);
         __syncthreads();
-        e.e1 = ex[0];
-        e.e_m = ex[1];
-        e.em1 = ex[2];
+        fm_dce_eval_finish(&p, &e, ex);
         for (int k = tid; k <= n / 2; k += nthreads)
             fm_dce_fill(&p, &e, k, y);
         __syncthreads();
@@ -145,6 +151,7 @@ static fm_status run_device(gpu_work *w)
     cudaStream_t stream[N_SLOTS] = {NULL, NULL};
     float *h_in[N_SLOTS] = {NULL, NULL}, *d_in[N_SLOTS] = {NULL, NULL};
     double *h_rec[N_SLOTS] = {NULL, NULL}, *d_rec[N_SLOTS] = {NULL, NULL};
+    int *d_next[N_SLOTS] = {NULL, NULL}; /* warp kernel: next voxel of the chunk to take */
     pending_chunk pend[N_SLOTS] = {{0, 0}, {0, 0}};
     const long long total = w->hi - w->lo;
     const long long chunk = total < CHUNK_VOXELS ? total : CHUNK_VOXELS;
@@ -153,6 +160,17 @@ static fm_status run_device(gpu_work *w)
     int threads = p.n_fft / 2;
     threads = threads < 32 ? 32 : (threads > MAX_THREADS ? MAX_THREADS : threads);
     const size_t smem = sizeof(double) * ((size_t)2 * p.n_fft + p.n_pad + nt);
+    /* Both layouts compute the same bits; the warp one wins while its buffers stay small. */
+    const int use_warp =
+        job->params->cuda_kernel != FM_DCE_CUDA_BLOCK && p.n_fft <= FM_DCE_WARP_MAX_FFT;
+    const warp_layout lay = warp_layout_of(&p);
+    const size_t warp_smem = sizeof(double) * ((size_t)lay.table_doubles +
+                                               (size_t)FM_DCE_WARPS_PER_BLOCK * lay.warp_doubles);
+    int warp_blocks = 0; /* resident blocks of the warp kernel on this GPU: a persistent grid */
+    const int dense = job->params->cuda_kernel == FM_DCE_CUDA_WARP_DENSE;
+    void (*warp_kernel)(fm_dce_plan, const nm_settings, const warp_layout, const float *, int,
+                        double *, int *) =
+        dense ? dce_fit_warp<FM_DCE_WARP_DENSE_MIN_BLOCKS> : dce_fit_warp<FM_DCE_WARP_MIN_BLOCKS>;
 
     for (int i = 0; i < FM_DCE_N_PARAMS; i++)
         nm.initial[i] = job->params->initial[i];
@@ -165,6 +183,16 @@ static fm_status run_device(gpu_work *w)
     if (smem > 48 * 1024)
         FM_CUDA_TRY(
             cudaFuncSetAttribute(dce_fit, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    if (use_warp) {
+        int per_sm = 0, n_sm = 0;
+        if (warp_smem > 48 * 1024)
+            FM_CUDA_TRY(cudaFuncSetAttribute(
+                warp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)warp_smem));
+        FM_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, warp_kernel, FM_DCE_WARPS_PER_BLOCK * 32, warp_smem));
+        FM_CUDA_TRY(cudaDeviceGetAttribute(&n_sm, cudaDevAttrMultiProcessorCount, w->device));
+        warp_blocks = (per_sm > 0 ? per_sm : 1) * n_sm;
+    }
     /* The same table bits as the CPU twin, rebased onto device pointers. */
     FM_CUDA_TRY(cudaMalloc((void **)&d_doubles, tab->n_doubles * sizeof(double)));
     FM_CUDA_TRY(cudaMalloc((void **)&d_ints, tab->n_ints * sizeof(int)));
@@ -188,6 +216,7 @@ static fm_status run_device(gpu_work *w)
         FM_CUDA_TRY(cudaMalloc((void **)&d_in[k], (size_t)chunk * nt * sizeof(float)));
         FM_CUDA_TRY(
             cudaMalloc((void **)&d_rec[k], (size_t)chunk * FM_DCE_OUT_COUNT * sizeof(double)));
+        FM_CUDA_TRY(cudaMalloc((void **)&d_next[k], sizeof(int)));
     }
     /* While one slot's chunk computes, the host fills the other slot's pinned buffer and drains
      * its previous results. */
@@ -203,8 +232,17 @@ static fm_status run_device(gpu_work *w)
         memcpy(h_in[k], job->tissue + v0 * nt, (size_t)nv * nt * sizeof(float));
         FM_CUDA_TRY(cudaMemcpyAsync(d_in[k], h_in[k], (size_t)nv * nt * sizeof(float),
                                     cudaMemcpyHostToDevice, stream[k]));
-        dce_fit<<<nv, threads, smem, stream[k]>>>(p, nm, d_in[k], nv, d_rec[k]);
-        FM_CUDA_CHECK_LAUNCH("dce_fit");
+        if (use_warp) {
+            const int blocks = (int)((nv + FM_DCE_WARPS_PER_BLOCK - 1) / FM_DCE_WARPS_PER_BLOCK);
+            FM_CUDA_TRY(cudaMemsetAsync(d_next[k], 0, sizeof(int), stream[k]));
+            warp_kernel<<<blocks < warp_blocks ? blocks : warp_blocks,
+                          FM_DCE_WARPS_PER_BLOCK * 32, warp_smem, stream[k]>>>(
+                p, nm, lay, d_in[k], nv, d_rec[k], d_next[k]);
+            FM_CUDA_CHECK_LAUNCH("dce_fit_warp");
+        } else {
+            dce_fit<<<nv, threads, smem, stream[k]>>>(p, nm, d_in[k], nv, d_rec[k]);
+            FM_CUDA_CHECK_LAUNCH("dce_fit");
+        }
         FM_CUDA_TRY(cudaMemcpyAsync(h_rec[k], d_rec[k],
                                     (size_t)nv * FM_DCE_OUT_COUNT * sizeof(double),
                                     cudaMemcpyDeviceToHost, stream[k]));
@@ -225,6 +263,7 @@ cleanup:
         cudaFreeHost(h_rec[k]);
         cudaFree(d_in[k]);
         cudaFree(d_rec[k]);
+        cudaFree(d_next[k]);
         if (stream[k])
             cudaStreamDestroy(stream[k]);
     }

@@ -113,6 +113,7 @@ typedef struct {
     double x;                      /* kl dt, dimensionless */
     double e1, e_m;                /* e^{-x}, e^{-M x} */
     double em1;                    /* expm1(-x) */
+    double h0;                     /* the kernel's DFT at k = 0: sum_{j<M} E^j (fm_dce_fill) */
     double u0;                     /* ka ca0 + kp cp0: the input's constant part */
     int sa, sp;                    /* delays in whole grid steps */
     double fa, fp;                 /* and the remaining fraction of a step */
@@ -145,35 +146,54 @@ FM_HD static inline void fm_dce_eval_bounds(const fm_dce_plan *p, const double *
     e->fp = dp - e->sp;
 }
 
-/* The three transcendentals of an evaluation, separately so that a CUDA block computes each
- * once (three threads) instead of once per thread. */
+/* The four transcendentals of an evaluation, separately so that a CUDA block computes each
+ * once (four threads) instead of once per thread: e^{-x}, e^{-Mx}, expm1(-x), expm1(-Mx). */
+#define FM_DCE_N_EXP 4
 FM_HD static inline double fm_dce_eval_exp(const fm_dce_plan *p, const fm_dce_eval *e, int which)
 {
     if (which == 0)
         return fm_dce_exp(-e->x);
     if (which == 1)
         return fm_dce_exp(-FM_DMUL(e->x, (double)p->n_grid));
-    return fm_dce_expm1(-e->x);
+    if (which == 2)
+        return fm_dce_expm1(-e->x);
+    return e->x > 0 ? fm_dce_expm1(-FM_DMUL(e->x, (double)p->n_grid)) : 0.0;
 }
 
-/* Clamping and scalars (fm_dce_eval_bounds) plus e^{-x}, e^{-Mx}, expm1(-x). */
+/* e1, e_m, em1 and h0 from the four values of fm_dce_eval_exp. h0 = (1 - E^M) / (1 - E), the
+ * k = 0 term of the paper's closed form, with expm1 against cancellation (M when kl = 0);
+ * computed once per evaluation, so the fill's k = 0 costs no more than any other k. */
+FM_HD static inline void fm_dce_eval_finish(const fm_dce_plan *p, fm_dce_eval *e, const double *ex)
+{
+    e->e1 = ex[0];
+    e->e_m = ex[1];
+    e->em1 = ex[2];
+    e->h0 = e->x > 0 ? ex[3] / e->em1 : (double)p->n_grid;
+}
+
+/* Clamping and scalars (fm_dce_eval_bounds) plus the transcendentals. */
 FM_HD static inline void fm_dce_eval_setup(const fm_dce_plan *p, const double *theta,
                                            fm_dce_eval *e)
 {
+    double ex[FM_DCE_N_EXP];
     fm_dce_eval_bounds(p, theta, e);
-    e->e1 = fm_dce_eval_exp(p, e, 0);
-    e->e_m = fm_dce_eval_exp(p, e, 1);
-    e->em1 = fm_dce_eval_exp(p, e, 2);
+    for (int w = 0; w < FM_DCE_N_EXP; w++)
+        ex[w] = fm_dce_eval_exp(p, e, w);
+    fm_dce_eval_finish(p, e, ex);
 }
 
 FM_HD static inline int fm_dce_bitrev(int k, int log2n)
 {
+#ifdef __CUDA_ARCH__
+    return (int)(__brev((unsigned)k) >> (32 - log2n)); /* the same integer, one instruction */
+#else
     int r = 0;
     for (int b = 0; b < log2n; b++) {
         r = (r << 1) | (k & 1);
         k >>= 1;
     }
     return r;
+#endif
 }
 
 /* Analytic DFT of the kernel e^{-kl t} sampled on the grid and truncated to j < M (zeros up to
@@ -187,11 +207,10 @@ FM_HD static inline void fm_dce_fill(const fm_dce_plan *p, const fm_dce_eval *e,
     const int N = p->n_fft;
     double hr, hi;
     if (k == 0) {
-        hr =
-            e->x > 0 ? fm_dce_expm1(-FM_DMUL(e->x, (double)p->n_grid)) / e->em1 : (double)p->n_grid;
+        hr = e->h0;
         hi = 0.0;
     } else {
-        const int km = (int)(((long long)p->n_grid * k) % N);
+        const int km = (p->n_grid * k) & (N - 1); /* M k mod N: N is a power of two */
         const double cr = p->twiddle[2 * k], ci = p->twiddle[2 * k + 1];
         const double mr = p->twiddle[2 * km], mi = p->twiddle[2 * km + 1];
         const double ar = 1.0 - FM_DMUL(e->e_m, mr), ai = -FM_DMUL(e->e_m, mi);
@@ -216,6 +235,21 @@ FM_HD static inline void fm_dce_fill(const fm_dce_plan *p, const fm_dce_eval *e,
  * on bit-reversed input. inverse: conjugate twiddles (no 1/N; the caller scales by a power of
  * two, which is exact). The CPU twin runs the butterflies of a stage in a loop, the GPU block one
  * per thread; each butterfly's arithmetic is the same. */
+/* The butterfly's arithmetic on values in registers: (u, x) -> (u + w x, u - w x). Every FFT
+ * layout (the CPU's stage loop, the GPU block's one butterfly per thread, the GPU warp's two
+ * stages per pass) goes through this one expression, which is what keeps them bit-identical. */
+FM_HD static inline void fm_dce_bfly(double *ur, double *ui, double *xr, double *xi, double wr,
+                                     double wi)
+{
+    const double tr = FM_DMUL(wr, *xr) - FM_DMUL(wi, *xi);
+    const double ti = FM_DMUL(wr, *xi) + FM_DMUL(wi, *xr);
+    const double u_r = *ur, u_i = *ui;
+    *xr = u_r - tr;
+    *xi = u_i - ti;
+    *ur = u_r + tr;
+    *ui = u_i + ti;
+}
+
 FM_HD static inline void fm_dce_butterfly(double *z, const double *tw, int n, int half, int b,
                                           int inverse)
 {
@@ -223,14 +257,12 @@ FM_HD static inline void fm_dce_butterfly(double *z, const double *tw, int n, in
     const int i = (b - pos) * 2 + pos, j = i + half;
     const int t = pos * (n / (2 * half));
     const double wr = tw[2 * t], wi = inverse ? -tw[2 * t + 1] : tw[2 * t + 1];
-    const double xr = z[2 * j], xi = z[2 * j + 1];
-    const double tr = FM_DMUL(wr, xr) - FM_DMUL(wi, xi);
-    const double ti = FM_DMUL(wr, xi) + FM_DMUL(wi, xr);
-    const double ur = z[2 * i], ui = z[2 * i + 1];
-    z[2 * j] = ur - tr;
-    z[2 * j + 1] = ui - ti;
-    z[2 * i] = ur + tr;
-    z[2 * i + 1] = ui + ti;
+    double ur = z[2 * i], ui = z[2 * i + 1], xr = z[2 * j], xi = z[2 * j + 1];
+    fm_dce_bfly(&ur, &ui, &xr, &xi, wr, wi);
+    z[2 * i] = ur;
+    z[2 * i + 1] = ui;
+    z[2 * j] = xr;
+    z[2 * j + 1] = xi;
 }
 
 /* Sequential forward or inverse FFT with the same butterflies (host: input spectra, tests). */

@@ -207,6 +207,18 @@ static void test_restarts(void)
            "restarts: single run %d iterations f %.3g; with up to 3 restarts %d runs, %d "
            "iterations in all, f %.3g (never higher)",
            a.iterations, a.fv[0], b.started, b.iterations, b.fv[0]);
+
+    /* converged means "stopped on the tolerance": the first run met it, but a cap that falls
+     * inside the restart stops the fit there, so the flag is 0 (it used to stay 1). */
+    fm_nm_state c;
+    fm_nm_begin(&c, 2, x0, a.iterations + 3, 0, 1e-6, -1);
+    c.restarts = 3;
+    while (fm_nm_feed(&c, rosenbrock(c.x)))
+        ;
+    tap_ok(c.started == 2 && c.iterations == a.iterations + 3 && !c.converged && c.fv[0] <= a.fv[0],
+           "cap inside a restart: %d runs, %d iterations, converged %d (the cap, not the "
+           "tolerance, stopped it), f %.3g <= %.3g",
+           c.started, c.iterations, c.converged, c.fv[0], a.fv[0]);
 }
 
 /* Relative tolerance makes the fit unit-free: scaling the tissue curve by 1024 (a power of two,
@@ -243,8 +255,9 @@ static void test_relative_tolerance(void)
         same &= m2[i] == m1[i] * 1024.0;
     same &= m2[2] == m1[2] && m2[3] == m1[3] && m2[4] == m1[4] &&
             m2[FM_DCE_OUT_ITERATIONS] == m1[FM_DCE_OUT_ITERATIONS];
-    tap_ok(same, "relative tolerance, tissue x 1024: ka, kp x 1024 exactly, kl, delays and %g iterations "
-                 "identical (ka %.6g vs %.6g / 1024)",
+    tap_ok(same,
+           "relative tolerance, tissue x 1024: ka, kp x 1024 exactly, kl, delays and %g iterations "
+           "identical (ka %.6g vs %.6g / 1024)",
            m1[FM_DCE_OUT_ITERATIONS], m1[0], m2[0]);
 }
 

@@ -15,7 +15,18 @@
  * practice; 1e-6 is the paper's bound. Delays near 0 s are compared against 1e-3 s. */
 #define TOL 1e-6
 
-static void compare(int nt, double dt, int nonuniform, long long nv, int stride)
+/* Which CUDA layout ran (dce_cuda.cu: AUTO takes the warp layout while the FFT length <= 512,
+ * which at these frame intervals means Nt <= 128 or so; the caller states it). */
+static const char *layout_name(int layout, int nt)
+{
+    if (layout == FM_DCE_CUDA_BLOCK)
+        return "block-per-voxel";
+    if (layout == FM_DCE_CUDA_WARP_DENSE)
+        return "dense warp-per-voxel";
+    return nt <= 200 ? "warp-per-voxel" : "block-per-voxel (auto)";
+}
+
+static void compare(int nt, double dt, int nonuniform, long long nv, int stride, int layout)
 {
     double *times = malloc(sizeof(double) * nt), *ca = malloc(sizeof(double) * nt),
            *cp = malloc(sizeof(double) * nt), *curve = malloc(sizeof(double) * nt);
@@ -34,6 +45,7 @@ static void compare(int nt, double dt, int nonuniform, long long nv, int stride)
     p.times_s = times;
     p.ca = ca;
     p.cp = cp;
+    p.cuda_kernel = layout;
     float *tissue = malloc(sizeof(float) * nt * nv);
     char msg[FM_MSG_LEN] = "";
     for (long long v = 0; v < nv; v++) {
@@ -73,17 +85,18 @@ static void compare(int nt, double dt, int nonuniform, long long nv, int stride)
         iter_diff += g[FM_DCE_OUT_ITERATIONS][v] != c[FM_DCE_OUT_ITERATIONS][k];
         conv += c[FM_DCE_OUT_CONVERGED][k] == 1;
     }
-    printf("# Nt %d%s: GPU %lld voxels %.1f ms (%s), CPU %lld voxels %.1f ms; %lld of %lld "
-           "converged\n",
-           nt, nonuniform ? " non-uniform" : "", nv, ig.elapsed_ms, ig.device_name, nc,
-           ic.elapsed_ms, conv, nc);
+    printf("# Nt %d%s, %s layout: GPU %lld voxels %.1f ms (%s), CPU %lld voxels %.1f ms; %lld "
+           "of %lld converged\n",
+           nt, nonuniform ? " non-uniform" : "", layout_name(layout, nt), nv, ig.elapsed_ms,
+           ig.device_name, nc, ic.elapsed_ms, conv, nc);
     if (sg != FM_OK)
         printf("# CUDA: %s\n", mg);
     tap_ok(sg == FM_OK && sc == FM_OK && ig.backend_used == FM_BACKEND_CUDA && worst <= TOL &&
                iter_diff == 0,
-           "Nt %d%s, %lld voxels (CPU on %lld): max relative difference %.2e (<= %.0e), "
-           "iterations differ in %lld voxels",
-           nt, nonuniform ? " non-uniform frames" : "", nv, nc, worst, TOL, iter_diff);
+           "Nt %d%s, %s layout, %lld voxels (CPU on %lld): max relative difference %.2e "
+           "(<= %.0e), iterations differ in %lld voxels",
+           nt, nonuniform ? " non-uniform frames" : "", layout_name(layout, nt), nv, nc, worst, TOL,
+           iter_diff);
     for (int o = 0; o < FM_DCE_OUT_COUNT; o++) {
         free(g[o]);
         free(c[o]);
@@ -108,9 +121,18 @@ int main(void)
         printf("1..0 # SKIP no CUDA device (%s)\n", why);
         return 0;
     }
-    compare(48, 2.37, 0, 40000, 97); /* the paper's protocol; two chunks of voxels */
-    compare(120, 1.0, 1, 3000, 7);   /* non-uniform frames: interpolated frame positions */
-    compare(448, 0.25, 0, 600, 3);   /* the longest of the paper's Table 2 (FFT length 1024) */
+    /* The paper's protocol, 40,000 voxels (one chunk of 65,536 in the warp layout, which takes
+     * voxels dynamically); FFT length 128, residual tree of 64 (two values per lane). */
+    compare(48, 2.37, 0, 40000, 97, FM_DCE_CUDA_AUTO);
+    compare(48, 2.37, 0, 3000, 7, FM_DCE_CUDA_BLOCK);      /* the paper's layout, same bits */
+    compare(48, 2.37, 0, 3000, 7, FM_DCE_CUDA_WARP_DENSE); /* 80 registers: same bits */
+    /* Non-uniform frames (interpolated frame positions); FFT 512, residual tree of 128 partly in
+     * shared memory in the warp layout. */
+    compare(120, 1.0, 1, 3000, 7, FM_DCE_CUDA_AUTO);
+    compare(24, 2.0, 0, 2000, 5, FM_DCE_CUDA_AUTO); /* residual tree of 32: shuffles only */
+    compare(12, 4.0, 0, 1000, 5, FM_DCE_CUDA_AUTO); /* FFT 32: 8 of 32 lanes per FFT pass */
+    /* The longest of the paper's Table 2: FFT length 1024, block layout under AUTO. */
+    compare(448, 0.25, 0, 600, 3, FM_DCE_CUDA_AUTO);
 
     double times[32], ca[32], cp[32], out_ka[4096];
     ref_inputs(32, 2.0, times, ca, cp);

@@ -1,0 +1,186 @@
+/* CUDA DCE fit, one warp per voxel: the block's voxels run side by side, each warp synchronised by
+ * __syncwarp and shuffles only; included by dce_cuda.cu. */
+#pragma once
+
+#include "dce_impl.h"
+
+#define FM_DCE_WARPS_PER_BLOCK 4
+#define FM_DCE_FULL_MASK 0xffffffffu
+/* Blocks per SM the compiler must fit (__launch_bounds__): 5 gives 94 registers and no spills
+ * (20 warps per SM); 6 gives 80 registers with ~200 bytes spilled (24 warps per SM), selectable
+ * as FM_DCE_CUDA_WARP_DENSE to compare. */
+#define FM_DCE_WARP_MIN_BLOCKS 5
+#define FM_DCE_WARP_DENSE_MIN_BLOCKS 6
+
+/* Shared-memory layout of the warp kernel, computed once on the host. The run's tables are
+ * copied into the block's shared memory (at N <= 512 they take <= 17 KiB), then each warp owns
+ * its Nelder-Mead state, its FFT buffer and its tissue curve. */
+typedef struct {
+    int table_doubles; /* twiddles, spectrum, Ca, Cp, frame weights, then frame indices */
+    int state_doubles; /* fm_nm_state rounded up to 16 bytes */
+    int warp_doubles;  /* state + 2 N (FFT) + n_pad (residual tree beyond 64) + n_times */
+} warp_layout;
+
+static inline warp_layout warp_layout_of(const fm_dce_plan *p)
+{
+    warp_layout l;
+    l.table_doubles = 4 * p->n_fft + 2 * p->n_grid + p->n_times + (p->n_times + 1) / 2;
+    l.table_doubles += l.table_doubles & 1;
+    l.state_doubles = (int)((sizeof(fm_nm_state) + 15) / 16 * 2);
+    l.warp_doubles = l.state_doubles + 2 * p->n_fft + (p->n_pad > 64 ? p->n_pad : 0) + p->n_times;
+    l.warp_doubles += l.warp_doubles & 1;
+    return l;
+}
+
+/* Two radix-2 stages (pairs half and 2 half apart) on the 4 elements of group g, in registers:
+ * the same four butterflies, with the same twiddles, as the CPU twin's stage loop runs on them
+ * (fm_dce_butterfly), in an order that respects their dependencies. Halves the passes over
+ * shared memory and the warp barriers between them. */
+__device__ __forceinline__ void warp_fft_pair(double *y, const double *tw, int n, int log2h, int g)
+{
+    const int h = 1 << log2h, pos = g & (h - 1);
+    const int i0 = pos | ((g >> log2h) << (log2h + 2));
+    double2 *z = (double2 *)y;
+    double2 a0 = z[i0], a1 = z[i0 + h], a2 = z[i0 + 2 * h], a3 = z[i0 + 3 * h];
+    const int t1 = pos * (n >> (log2h + 1)), t2 = pos * (n >> (log2h + 2));
+    const int t3 = (pos + h) * (n >> (log2h + 2));
+    const double w1r = tw[2 * t1], w1i = -tw[2 * t1 + 1]; /* inverse: conjugate twiddles */
+    fm_dce_bfly(&a0.x, &a0.y, &a1.x, &a1.y, w1r, w1i);
+    fm_dce_bfly(&a2.x, &a2.y, &a3.x, &a3.y, w1r, w1i);
+    fm_dce_bfly(&a0.x, &a0.y, &a2.x, &a2.y, tw[2 * t2], -tw[2 * t2 + 1]);
+    fm_dce_bfly(&a1.x, &a1.y, &a3.x, &a3.y, tw[2 * t3], -tw[2 * t3 + 1]);
+    z[i0] = a0;
+    z[i0 + h] = a1;
+    z[i0 + 2 * h] = a2;
+    z[i0 + 3 * h] = a3;
+}
+
+/* Cost of the point set up in e: fill, inverse FFT, residuals, and the CPU twin's pairwise tree
+ * (pairs s apart, s halving), its levels of 32 and above per lane and the rest by shuffles. The
+ * full sum ends in lane 0. */
+__device__ __forceinline__ double warp_cost(const fm_dce_plan *p, const fm_dce_eval *e, double *y,
+                                            double *r2, const double *c, int lane)
+{
+    const int n = p->n_fft;
+    /* k = 0 is cheap (h0 came with the evaluation's scalars), so lane 0 takes it on top and
+     * k = 1 .. N/2 fill whole rounds of 32 lanes (two at N = 128, not three). */
+    if (lane == 0)
+        fm_dce_fill(p, e, 0, y);
+    for (int k = 1 + lane; k <= n / 2; k += 32)
+        fm_dce_fill(p, e, k, y);
+    __syncwarp();
+    int log2h = 0;
+    for (; log2h + 1 < p->log2_fft; log2h += 2) {
+        for (int g = lane; g < n / 4; g += 32)
+            warp_fft_pair(y, p->twiddle, n, log2h, g);
+        __syncwarp();
+    }
+    if (log2h < p->log2_fft) { /* an odd stage count leaves the last stage, pairs n/2 apart */
+        for (int b = lane; b < n / 2; b += 32)
+            fm_dce_butterfly(y, p->twiddle, n, 1 << log2h, b, 1);
+        __syncwarp();
+    }
+    double acc;
+    int st;
+    if (p->n_pad <= 32) {
+        acc = lane < p->n_pad ? fm_dce_residual2(p, e, y, c, lane) : 0.0;
+        st = p->n_pad / 2;
+    } else if (p->n_pad == 64) {
+        acc = fm_dce_residual2(p, e, y, c, lane) + fm_dce_residual2(p, e, y, c, lane + 32);
+        st = 16;
+    } else {
+        for (int i = lane; i < p->n_pad; i += 32)
+            r2[i] = fm_dce_residual2(p, e, y, c, i);
+        __syncwarp();
+        for (st = p->n_pad / 2; st > 32; st >>= 1) {
+            for (int i = lane; i < st; i += 32)
+                r2[i] += r2[i + st];
+            __syncwarp();
+        }
+        acc = r2[lane] + r2[lane + 32];
+        st = 16;
+    }
+    for (; st > 0; st >>= 1)
+        acc += __shfl_down_sync(FM_DCE_FULL_MASK, acc, st);
+    return acc;
+}
+
+/* Persistent warps: each takes the next voxel of the chunk from *next until none is left, so a
+ * warp whose voxel converged early does not idle while its neighbours iterate. Lane 0 keeps the
+ * Nelder-Mead state (the CPU twin's fm_nm_feed, unchanged); every lane evaluates. */
+template <int MIN_BLOCKS>
+__global__ void __launch_bounds__(FM_DCE_WARPS_PER_BLOCK * 32, MIN_BLOCKS)
+    dce_fit_warp(fm_dce_plan p, const nm_settings nm, const warp_layout lay, const float *tissue,
+                 int n_voxels, double *records, int *next)
+{
+    extern __shared__ double smem[];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int n = p.n_fft, m = p.n_grid, nt = p.n_times;
+    double *tw = smem, *spec = tw + 2 * n, *cag = spec + 2 * n, *cpg = cag + m, *fw = cpg + m;
+    int *fj = (int *)(fw + nt);
+    for (int i = threadIdx.x; i < 2 * n; i += blockDim.x) {
+        tw[i] = p.twiddle[i];
+        spec[i] = p.spectrum[i];
+    }
+    for (int i = threadIdx.x; i < m; i += blockDim.x) {
+        cag[i] = p.ca_grid[i];
+        cpg[i] = p.cp_grid[i];
+    }
+    for (int i = threadIdx.x; i < nt; i += blockDim.x) {
+        fw[i] = p.frame_w[i];
+        fj[i] = p.frame_j[i];
+    }
+    __syncthreads(); /* the only block barrier: tables ready */
+    p.twiddle = tw;
+    p.spectrum = spec;
+    p.ca_grid = cag;
+    p.cp_grid = cpg;
+    p.frame_w = fw;
+    p.frame_j = fj;
+    double *mine = smem + lay.table_doubles + (size_t)warp * lay.warp_doubles;
+    fm_nm_state *s = (fm_nm_state *)mine;
+    double *y = mine + lay.state_doubles, *c = y + 2 * n, *r2 = c + nt;
+
+    for (;;) {
+        int v = 0;
+        if (lane == 0)
+            v = atomicAdd(next, 1);
+        v = __shfl_sync(FM_DCE_FULL_MASK, v, 0);
+        if (v >= n_voxels)
+            break;
+        const float *tv = tissue + (size_t)v * nt;
+        for (int i = lane; i < nt; i += 32)
+            c[i] = tv[i];
+        __syncwarp();
+        int more = 0;
+        if (lane == 0) {
+            more = fm_dce_curve_finite(c, nt);
+            if (more) {
+                const double tol = fm_dce_voxel_tolerance(nm.tolerance_mode, nm.tolerance, c, nt);
+                fm_nm_begin(s, FM_DCE_N_PARAMS, nm.initial, nm.max_iterations, 0, tol, -1.0);
+                s->restarts = nm.restarts;
+            }
+        }
+        const int valid = __shfl_sync(FM_DCE_FULL_MASK, more, 0);
+        more = valid;
+        while (more) {
+            __syncwarp(); /* lane 0's new point is visible, and the last residuals are read */
+            fm_dce_eval e;
+            fm_dce_eval_setup(&p, s->x, &e);
+            const double cost = warp_cost(&p, &e, y, r2, c, lane);
+            if (lane == 0)
+                more = fm_nm_feed(s, FM_DMUL(cost, e.penalty));
+            more = __shfl_sync(FM_DCE_FULL_MASK, more, 0);
+        }
+        if (lane == 0) {
+            double rec[FM_DCE_OUT_COUNT];
+            if (valid)
+                fm_dce_record(&p, s, c, rec);
+            else
+                fm_dce_record_invalid(rec);
+            for (int o = 0; o < FM_DCE_OUT_COUNT; o++)
+                records[(size_t)o * n_voxels + v] = rec[o];
+        }
+        __syncwarp(); /* the curve and the state are free for the next voxel */
+    }
+}
