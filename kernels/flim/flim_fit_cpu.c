@@ -1,6 +1,7 @@
 /* CPU twin of the iterative FLIM fits: LSM and MLE per pixel, GA per segment, OpenMP over pixels
  * or segments in chunks with progress and cancel between chunks; host helpers CUDA shares. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,18 +83,23 @@ fail:
 }
 
 void fm_fit_gather(const fm_flim_job *job, const int *order, long k0, long k1, int n_bins_copy,
-                   float *dst, unsigned char *mask_dst)
+                   void *dst, unsigned char *mask_dst)
 {
     const long nc = k1 - k0;
+    const int u16 = job->counts_type == FM_PIXEL_U16;
+    const size_t esize = u16 ? sizeof(uint16_t) : sizeof(float);
 #pragma omp parallel for schedule(static)
     for (int b = 0; b < n_bins_copy; b++) {
-        const float *row = job->counts + (size_t)b * job->n_pixels;
-        float *d = dst + (size_t)b * nc;
+        const char *row = (const char *)job->counts_data + (size_t)b * job->n_pixels * esize;
+        char *d = (char *)dst + (size_t)b * nc * esize;
         if (!order)
-            memcpy(d, row + k0, (size_t)nc * sizeof *d);
+            memcpy(d, row + k0 * esize, (size_t)nc * esize);
+        else if (u16)
+            for (long k = 0; k < nc; k++)
+                ((uint16_t *)d)[k] = ((const uint16_t *)row)[order[k0 + k]];
         else
             for (long k = 0; k < nc; k++)
-                d[k] = row[order[k0 + k]];
+                ((float *)d)[k] = ((const float *)row)[order[k0 + k]];
     }
     if (mask_dst)
         for (long k = 0; k < nc; k++) {
@@ -199,10 +205,42 @@ cleanup:
     return status;
 }
 
+/* Sum over the segment's pixels of their GA contributions at the basis in e0..d1, in the order
+ * of the CUDA kernel: thread t of `threads` takes pixels t, t + threads, ... in turn, each warp
+ * reduces by the xor butterfly, then the warps' totals are added in order. */
+static void ga_segment_sums(const fm_flim_job *job, const fm_fit_setup *su, const int *pix, int np,
+                            const double *basis, const double *ybar, double mean_photons,
+                            const fm_fit_result *res, int threads, fm_fit_sums *part,
+                            fm_fit_sums *acc)
+{
+    const int n_fit = su->fit_end - su->fit_start;
+    const double *e0 = basis, *d0 = basis + n_fit, *e1 = basis + 2 * n_fit, *d1 = basis + 3 * n_fit;
+    double a[3];
+    int free_set;
+    fm_ga_sums s;
+    for (int t = 0; t < threads; t++) {
+        fm_fit_sums_zero(&part[t]);
+        for (int k = t; k < np; k += threads) {
+            if (res[k].fitted != 2)
+                continue;
+            fm_ga_pixel_sums(su, e0, d0, e1, d1, ybar, res[k].photons / mean_photons,
+                             job->counts + pix[k], (size_t)job->n_pixels, &s);
+            double cost = fm_ga_nnls(su->n_lin, &s, a, &free_set);
+            fm_ga_contrib(su, &s, a, free_set, cost, &part[t]);
+        }
+    }
+    fm_fit_sums_zero(acc);
+    for (int w = 0; w < threads / 32; w++) {
+        fm_fit_warp_tree(part + 32 * w);
+        fm_fit_sums_add(acc, &part[32 * w]);
+    }
+}
+
 /* One segment: LM on the shared lifetimes, amplitudes by NNLS per pixel at every evaluation,
  * then a last pass at the accepted lifetimes for the per-pixel answers. */
 static void ga_segment(const fm_flim_job *job, const fm_fit_setup *su, const double *irf,
-                       const int *pix, int np, double *basis, fm_fit_result *res)
+                       const int *pix, int np, double *basis, int threads, fm_fit_sums *part,
+                       fm_fit_result *res)
 {
     const size_t stride = (size_t)job->n_pixels;
     const int n_fit = su->fit_end - su->fit_start;
@@ -219,7 +257,7 @@ static void ga_segment(const fm_flim_job *job, const fm_fit_setup *su, const dou
         double photons = 0;
         const int used = !job->mask || job->mask[pix[k]];
         for (int i = su->fit_start; i < su->fit_end; i++)
-            photons += y[(size_t)i * stride];
+            photons = photons + y[(size_t)i * stride];
         fm_fit_result_skip(&res[k], photons, used);
         if (used && photons > 0 && photons >= su->min_photons) {
             res[k].fitted = 2; /* to fit */
@@ -241,16 +279,8 @@ static void ga_segment(const fm_flim_job *job, const fm_fit_setup *su, const dou
     fm_lm_init(&st, su->model, role, tau);
     while (!st.done) {
         fm_fit_basis_fill(su, irf, st.trial[0], st.trial[su->model - 1], e0, d0, e1, d1);
-        fm_fit_sums_zero(&acc);
-        for (int k = 0; k < np; k++) {
-            if (res[k].fitted != 2)
-                continue;
-            fm_ga_pixel_sums(su, e0, d0, e1, d1, ybar, res[k].photons / mean_photons,
-                             job->counts + pix[k], stride, &s);
-            double cost = fm_ga_nnls(su->n_lin, &s, a, &free_set);
-            fm_ga_contrib(su, &s, a, free_set, cost, &acc);
-        }
-        fm_lm_update(&st, &acc, su->tol, su->max_iter);
+        ga_segment_sums(job, su, pix, np, basis, ybar, mean_photons, res, threads, part, &acc);
+        fm_lm_update(&st, &acc, su->model, su->tol, su->max_iter);
     }
     fm_fit_basis_fill(su, irf, st.p[0], st.p[su->model - 1], e0, d0, e1, d1);
     for (int k = 0; k < np; k++) {
@@ -273,10 +303,19 @@ static fm_status fit_segments(const fm_flim_job *job, const fm_fit_setup *su, co
     fm_status status = FM_OK;
     const int ns = job->n_segments, n_fit = su->fit_end - su->fit_start;
     const int threads = fm_cpu_threads();
-    int *off = NULL, *pix = NULL;
+    int *off = NULL, *pix = NULL, ga_threads, largest = 0;
     double *basis = malloc((size_t)threads * 5 * n_fit * sizeof *basis);
+    fm_fit_sums *part = NULL;
     fm_fit_result *res = NULL;
     if (!basis || fm_fit_segments(job, &off, &pix) != 0) {
+        status = fm_fail(FM_ERR_NO_MEMORY, msg, msg_len, "no memory for %d segments", ns);
+        goto cleanup;
+    }
+    for (int s = 0; s < ns; s++)
+        largest = off[s + 1] - off[s] > largest ? off[s + 1] - off[s] : largest;
+    ga_threads = fm_fit_ga_threads(largest);
+    part = malloc((size_t)threads * ga_threads * sizeof *part);
+    if (!part) {
         status = fm_fail(FM_ERR_NO_MEMORY, msg, msg_len, "no memory for %d segments", ns);
         goto cleanup;
     }
@@ -295,7 +334,8 @@ static fm_status fit_segments(const fm_flim_job *job, const fm_fit_setup *su, co
             t = omp_get_thread_num();
 #endif
             ga_segment(job, su, irf, pix + off[s], off[s + 1] - off[s],
-                       basis + (size_t)t * 5 * n_fit, res + off[s]);
+                       basis + (size_t)t * 5 * n_fit, ga_threads, part + (size_t)t * ga_threads,
+                       res + off[s]);
         }
         fm_fit_scatter(job, su, pix, off[s0], off[s1], res + off[s0]);
         if ((status = cancelled(job, off[ns] ? (double)off[s1] / off[ns] : 1.0, msg, msg_len)) !=
@@ -304,27 +344,53 @@ static fm_status fit_segments(const fm_flim_job *job, const fm_fit_setup *su, co
     }
 cleanup:
     free(basis);
+    free(part);
     free(off);
     free(pix);
     free(res);
     return status;
 }
 
-fm_status fm_flim_fit_cpu(const fm_flim_job *job, char *msg, size_t msg_len)
+/* uint16 counts as float32 for the twin (exact: every uint16 is a float), all threads. */
+static float *widen_u16(const uint16_t *src, size_t n)
+{
+    float *dst = malloc(sizeof(float) * (n ? n : 1));
+    if (!dst)
+        return NULL;
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++)
+        dst[i] = (float)src[i];
+    return dst;
+}
+
+fm_status fm_flim_fit_cpu(const fm_flim_job *job_in, char *msg, size_t msg_len)
 {
     fm_status status = FM_OK;
     fm_fit_setup su;
+    fm_flim_job job = *job_in;
     double *irf = NULL;
-    if (job->method != FM_FLIM_LSM && job->method != FM_FLIM_MLE && job->method != FM_FLIM_GA)
+    float *widened = NULL;
+    if (job.method != FM_FLIM_LSM && job.method != FM_FLIM_MLE && job.method != FM_FLIM_GA)
         return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "method %d is not an iterative fit",
-                       (int)job->method);
-    fm_fit_setup_from(job, &su);
-    if (job->params->irf && !(irf = fm_fit_irf_double(job)))
+                       (int)job.method);
+    if (job.counts_type == FM_PIXEL_U16) {
+        widened = widen_u16(job.counts_data, (size_t)job.params->n_bins * job.n_pixels);
+        if (!widened)
+            return fm_fail(FM_ERR_NO_MEMORY, msg, msg_len,
+                           "no memory to widen %d x %d uint16 counts", job.params->n_bins,
+                           job.n_pixels);
+        job.counts = widened;
+    }
+    fm_fit_setup_from(&job, &su);
+    if (job.params->irf && !(irf = fm_fit_irf_double(&job))) {
+        free(widened);
         return fm_fail(FM_ERR_NO_MEMORY, msg, msg_len, "no memory for the IRF");
-    if (job->method == FM_FLIM_GA)
-        status = fit_segments(job, &su, irf, msg, msg_len);
+    }
+    if (job.method == FM_FLIM_GA)
+        status = fit_segments(&job, &su, irf, msg, msg_len);
     else
-        status = fit_pixels(job, &su, irf, msg, msg_len);
+        status = fit_pixels(&job, &su, irf, msg, msg_len);
     free(irf);
+    free(widened);
     return status;
 }

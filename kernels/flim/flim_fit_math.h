@@ -1,11 +1,12 @@
 /* Per-pixel math of the iterative FLIM fits (LSM, MLE, GA), written once for the CPU twin and the
- * CUDA kernels: decay model with IRF convolution, Jacobian, Levenberg-Marquardt step, Poisson
- * deviance, non-negative linear amplitudes and small dense solves (Wu et al. 2016, sec. 2.2). */
+ * CUDA kernels: decay model with IRF convolution, Jacobian, weighted normal equations in the
+ * canonical summation order, Poisson deviance (Wu et al. 2016, sec. 2.2). */
 #pragma once
 
 #include <math.h>
 #include <stddef.h>
 
+#include "flim_fit_det.h"
 #include "flim_impl.h"
 
 /* nvcc: inline everything, so that the thread kernels' template constants (model order,
@@ -20,6 +21,13 @@
 #define FM_FIT_NH 15          /* packed upper triangle of a 5 x 5 matrix */
 #define FM_FIT_TAU_MIN 0.01   /* ns: the brief's lower bound, keeps exp(-t/tau) finite */
 #define FM_FIT_TAU_MAX 1000.0 /* ns: far beyond any TCSPC window */
+/* Without an IRF the fit range is cut into FM_FIT_SEGS segments of consecutive bins, summed each
+ * on its own and then pairwise ((s0 + s1) + (s2 + s3)) + ...: the order of a warp whose lane l
+ * holds segment bitrev(l) and reduces with __shfl_xor_sync, which the CPU twin reproduces, so
+ * both give the same bits. Each segment starts its exp recursion with an exp of its own. */
+#define FM_FIT_SEGS 32
+
+#define M_ FM_FIT_MUL /* every product below that feeds a sum (flim_fit_det.h) */
 
 enum { FM_ROLE_AMP = 0, FM_ROLE_FRAC, FM_ROLE_TAU, FM_ROLE_BG };
 
@@ -47,7 +55,7 @@ typedef struct {
 /* Levenberg-Marquardt state: the accepted point with its sums and the next point to try. */
 typedef struct {
     double p[FM_FIT_MAXP], trial[FM_FIT_MAXP], h[FM_FIT_NH], g[FM_FIT_MAXP];
-    double cost, lambda;
+    double cost, lambda, nu, pred; /* pred: decrease the model predicts for the trial */
     int n, iter, done, converged, have;
     unsigned char role[FM_FIT_MAXP];
 } fm_lm_state;
@@ -90,9 +98,9 @@ FM_FIT_HD static inline void fm_fit_taus(const fm_fit_setup *su, const double *p
 FM_FIT_HD static inline void fm_fit_basis_direct(const fm_fit_setup *su, int bin, double tau,
                                                  double *e, double *d)
 {
-    double t = (bin - su->fit_start + 0.5) * su->dt;
-    *e = exp(-t / tau);
-    *d = *e * t / (tau * tau);
+    const double t = FM_FIT_MUL(bin - su->fit_start + 0.5, su->dt);
+    *e = fm_fit_exp(-(t / tau));
+    *d = FM_FIT_MUL(*e, t) / FM_FIT_MUL(tau, tau);
 }
 
 /* IRF convolution for bin-integrated data. The data are a continuous convolution of the IRF with
@@ -116,27 +124,27 @@ FM_FIT_HD static inline void fm_irf_rec_init(fm_irf_rec *r, double tau, double d
     const double x = dt / tau;
     double xu; /* x - (1 - q) = x + expm1(-x), by its series where it cancels */
     if (x < 0.05)
-        xu = x * x * (0.5 - x * (1.0 / 6 - x * (1.0 / 24 - x * (1.0 / 120 - x / 720))));
+        xu = M_(M_(x, x), 0.5 - M_(x, 1.0 / 6 - M_(x, 1.0 / 24 - M_(x, 1.0 / 120 - x / 720))));
     else
-        xu = x + expm1(-x);
+        xu = x + fm_fit_expm1(-x);
     const double u = x - xu, q = 1 - u, ratio = u / x;
     r->q = q;
-    r->dq = q * dt / (tau * tau);
-    r->k = ratio * ratio;
+    r->dq = M_(q, dt) / M_(tau, tau);
+    r->k = M_(ratio, ratio);
     /* dk/dtau = 2 ratio dratio/dx dx/dtau, dratio/dx = (q x - u) / x^2, dx/dtau = -x / tau */
-    r->dk = -2 * ratio * (xu - x * u) / (x * tau);
-    r->d = xu / (x * x);
+    r->dk = M_(-2 * ratio, xu - M_(x, u)) / M_(x, tau);
+    r->d = xu / M_(x, x);
     /* dd/dx = (u x - 2 (x - u)) / x^3 */
-    r->dd = -(u * x - 2 * xu) / (x * x * tau);
+    r->dd = -(M_(u, x) - 2 * xu) / M_(M_(x, x), tau);
     r->s = r->g = r->e = r->de = 0;
 }
 
 FM_FIT_HD static inline void fm_irf_rec_step(fm_irf_rec *r, double irf_i)
 {
-    r->e = r->d * irf_i + r->k * r->s;
-    r->de = r->dd * irf_i + r->dk * r->s + r->k * r->g;
-    r->g = r->q * r->g + r->dq * r->s;
-    r->s = r->q * r->s + irf_i;
+    r->e = M_(r->d, irf_i) + M_(r->k, r->s);
+    r->de = M_(r->dd, irf_i) + M_(r->dk, r->s) + M_(r->k, r->g);
+    r->g = M_(r->q, r->g) + M_(r->dq, r->s);
+    r->s = M_(r->q, r->s) + irf_i;
 }
 
 /* Basis over the fit range (n_fit values each) for the given lifetimes, by the same operations as
@@ -176,253 +184,252 @@ FM_FIT_HD static inline void fm_fit_basis_fill(const fm_fit_setup *su, const dou
 FM_FIT_HD static inline double fm_fit_model_value(const fm_fit_setup *su, const double *p,
                                                   double e0, double e1)
 {
-    double m = su->model == 1 ? p[0] * e0 : p[0] * (p[1] * e0 + (1 - p[1]) * e1);
+    double m = su->model == 1 ? M_(p[0], e0) : M_(p[0], M_(p[1], e0) + M_(1 - p[1], e1));
     return su->fit_bg ? m + p[su->model == 1 ? 2 : 4] : m;
 }
 
-/* One bin's model, Jacobian row and weighted contributions. LSM: weights 1/max(wref,1), where
- * wref is the count (Neyman, first pass) or the first pass's model (second pass): Neyman weights
- * correlate with the noise and bias tau low by ~7 % at 2000 photons, weights from a fitted
- * model do not (the reweighting that Laurence & Chromy 2010 discuss).
- * MLE: Fisher scoring on the Poisson likelihood (Laurence & Chromy 2010): the score is
- * sum (y - m)/m J and the information sum J J^T / m, i.e. least squares with weights 1/m
- * re-evaluated at each point; the cost is the deviance 2 sum [m - y + y ln(y/m)]. */
-FM_FIT_HD static inline void fm_fit_accumulate(const fm_fit_setup *su, const double *p, double e0,
-                                               double d0, double e1, double d1, double y,
-                                               double wref, fm_fit_sums *s)
+/* LSM weight of a bin: 1/max(ref, 1), where ref is the count (Neyman, first pass) or the first
+ * pass's model (second pass): Neyman weights correlate with the noise and bias tau low by ~7 %
+ * at 2000 photons, weights from a fitted model do not (the reweighting that Laurence & Chromy
+ * 2010 discuss). */
+FM_FIT_HD static inline double fm_fit_weight(double ref)
 {
-    double J[FM_FIT_MAXP], m, w;
+    return 1.0 / (ref > 1 ? ref : 1.0);
+}
+
+/* One bin's model, Jacobian row and weighted contributions; e, d are the basis and its tau
+ * derivative, w the LSM weight (fm_fit_weight). MLE: Fisher scoring on the Poisson likelihood
+ * (Laurence & Chromy 2010): the score is sum (y - m)/m J and the information sum J J^T / m,
+ * i.e. least squares with weights 1/m re-evaluated at each point; the cost is the deviance
+ * 2 sum [m - y + y ln(y/m)]. */
+FM_FIT_HD static inline void fm_fit_accumulate(const fm_fit_setup *su, const double *p, double e0,
+                                               double d0, double e1, double d1, double y, double w,
+                                               fm_fit_sums *s)
+{
+    double J[FM_FIT_MAXP], m;
     int nb;
     if (su->model == 1) {
         J[0] = e0;
-        J[1] = p[0] * d0;
-        m = p[0] * e0;
+        J[1] = M_(p[0], d0);
+        m = M_(p[0], e0);
         nb = 2;
     } else {
-        double f = p[1], shape = f * e0 + (1 - f) * e1;
+        const double f = p[1], shape = M_(f, e0) + M_(1 - f, e1);
         J[0] = shape;
-        J[1] = p[0] * (e0 - e1);
-        J[2] = p[0] * (1 - f) * d1;
-        J[3] = p[0] * f * d0;
-        m = p[0] * shape;
+        J[1] = M_(p[0], e0 - e1);
+        J[2] = M_(M_(p[0], 1 - f), d1);
+        J[3] = M_(M_(p[0], f), d0);
+        m = M_(p[0], shape);
         nb = 4;
     }
     if (su->fit_bg) {
         J[nb] = 1;
-        m += p[nb];
+        m = m + p[nb];
     }
-    s->msum += m;
+    s->msum = s->msum + m;
     const double r = y - m;
     if (!su->mle) {
-        w = 1.0 / (wref > 1 ? wref : 1.0);
-        s->cost += w * r * r;
+        s->cost = s->cost + M_(M_(w, r), r);
     } else if (m > 0) {
         w = 1.0 / m;
-        s->cost += 2 * (m - y + (y > 0 ? y * log(y / m) : 0.0));
+        const double dev = (m - y) + (y > 0 ? M_(y, fm_fit_log(M_(y, w))) : 0.0);
+        s->cost = s->cost + M_(2.0, dev);
     } else {
         w = 0; /* an empty bin where the model is zero (before the IRF starts) costs nothing */
         if (y > 0)
             s->cost = HUGE_VAL; /* a zero model under counts: impossible, reject */
     }
+    const double wr = M_(w, r);
     const int n = su->n_params;
+    FM_FIT_UNROLL
     for (int a = 0; a < n; a++) {
-        const double wa = w * J[a];
-        s->g[a] += wa * r;
+        const double wa = M_(w, J[a]);
+        s->g[a] = s->g[a] + M_(J[a], wr);
+        FM_FIT_UNROLL
         for (int b = a; b < n; b++)
-            s->h[fm_fit_hidx(a, b)] += wa * J[b];
+            s->h[fm_fit_hidx(a, b)] = s->h[fm_fit_hidx(a, b)] + M_(wa, J[b]);
     }
 }
 
-/* Sums of one pixel at parameters p, bins in order (the CPU twin and thread-per-pixel); pw, when
- * not NULL, gives the parameters whose model weights the second LSM pass. */
-FM_FIT_HD static inline void fm_fit_eval_serial(const fm_fit_setup *su, const float *y,
-                                                size_t stride, const double *irf, const double *p,
-                                                const double *pw, fm_fit_sums *s)
+/* The sums of two parts of the bins (the pairwise tree of the canonical order). */
+FM_FIT_HD static inline void fm_fit_sums_add(fm_fit_sums *a, const fm_fit_sums *b)
+{
+    for (int k = 0; k < FM_FIT_NH; k++)
+        a->h[k] = a->h[k] + b->h[k];
+    for (int k = 0; k < FM_FIT_MAXP; k++)
+        a->g[k] = a->g[k] + b->g[k];
+    a->cost = a->cost + b->cost;
+    a->msum = a->msum + b->msum;
+}
+
+/* Sums of one pixel at parameters p with an IRF, bins in order from bin 0 (the recursion is
+ * serial); with reweight set, the model at pw weights the bins (the second LSM pass). */
+FM_FIT_HD static inline void fm_fit_eval_irf(const fm_fit_setup *su, const float *y, size_t stride,
+                                             const double *irf, const double *p, const double *pw,
+                                             int reweight, fm_fit_sums *s)
 {
     double tau0, tau1, w0 = 1, w1 = 1;
     fm_fit_taus(su, p, &tau0, &tau1);
-    if (pw)
+    if (reweight)
         fm_fit_taus(su, pw, &w0, &w1);
     fm_fit_sums_zero(s);
-    if (su->has_irf) {
-        fm_irf_rec r0, r1, q0, q1;
-        fm_irf_rec_init(&r0, tau0, su->dt);
-        fm_irf_rec_init(&r1, tau1, su->dt);
-        fm_irf_rec_init(&q0, w0, su->dt);
-        fm_irf_rec_init(&q1, w1, su->dt);
-        for (int i = 0; i < su->fit_end; i++) {
-            fm_irf_rec_step(&r0, irf[i]);
+    fm_irf_rec r0, r1, q0, q1;
+    fm_irf_rec_init(&r0, tau0, su->dt);
+    fm_irf_rec_init(&r1, tau1, su->dt);
+    fm_irf_rec_init(&q0, w0, su->dt);
+    fm_irf_rec_init(&q1, w1, su->dt);
+    for (int i = 0; i < su->fit_end; i++) {
+        fm_irf_rec_step(&r0, irf[i]);
+        if (su->model == 2)
+            fm_irf_rec_step(&r1, irf[i]);
+        if (reweight) {
+            fm_irf_rec_step(&q0, irf[i]);
             if (su->model == 2)
-                fm_irf_rec_step(&r1, irf[i]);
-            if (pw) {
-                fm_irf_rec_step(&q0, irf[i]);
-                if (su->model == 2)
-                    fm_irf_rec_step(&q1, irf[i]);
-            }
-            if (i >= su->fit_start) {
-                const double v = (double)y[(size_t)i * stride];
-                fm_fit_accumulate(su, p, r0.e, r0.de, r1.e, r1.de, v,
-                                  pw ? fm_fit_model_value(su, pw, q0.e, q1.e) : v, s);
-            }
+                fm_irf_rec_step(&q1, irf[i]);
         }
-    } else { /* exp(-t/tau) by recursion over bins: one exp per lifetime per evaluation */
-        const double t0 = 0.5 * su->dt;
-        const double q0 = exp(-su->dt / tau0), q1 = exp(-su->dt / tau1);
-        const double qw0 = exp(-su->dt / w0), qw1 = exp(-su->dt / w1);
-        const double it0 = 1 / (tau0 * tau0), it1 = 1 / (tau1 * tau1);
-        double e0 = exp(-t0 / tau0), e1 = su->model == 2 ? exp(-t0 / tau1) : 0;
-        double f0 = pw ? exp(-t0 / w0) : 0, f1 = pw && su->model == 2 ? exp(-t0 / w1) : 0;
-        for (int i = su->fit_start; i < su->fit_end; i++) {
-            const double t = (i - su->fit_start + 0.5) * su->dt;
+        if (i >= su->fit_start) {
             const double v = (double)y[(size_t)i * stride];
-            const double wref = pw ? fm_fit_model_value(su, pw, f0, f1) : v;
-            fm_fit_accumulate(su, p, e0, e0 * t * it0, e1, e1 * t * it1, v, wref, s);
-            e0 *= q0;
-            e1 *= q1;
-            f0 *= qw0;
-            f1 *= qw1;
+            const double w = fm_fit_weight(reweight ? fm_fit_model_value(su, pw, q0.e, q1.e) : v);
+            fm_fit_accumulate(su, p, r0.e, r0.de, r1.e, r1.de, v, w, s);
         }
     }
 }
 
-/* Cholesky solve of a small SPD system (n <= 5, row-major a overwritten); 0 when not SPD. */
-FM_FIT_HD static inline int fm_fit_cholesky(int n, double *a, double *x)
+/* Per-evaluation constants of the exp recursion without an IRF (one lifetime pair). */
+typedef struct {
+    double tau0, tau1, inv0, inv1, q0, q1, it0, it1; /* inv = 1/tau, it = 1/tau^2 */
+} fm_fit_decay;
+
+FM_FIT_HD static inline void fm_fit_decay_init(const fm_fit_setup *su, const double *p,
+                                               fm_fit_decay *c)
 {
-    for (int j = 0; j < n; j++) {
-        double s = a[j * n + j];
-        for (int k = 0; k < j; k++)
-            s -= a[j * n + k] * a[j * n + k];
-        if (!(s > 0))
-            return 0;
-        s = sqrt(s);
-        a[j * n + j] = s;
-        for (int i = j + 1; i < n; i++) {
-            double t = a[i * n + j];
-            for (int k = 0; k < j; k++)
-                t -= a[i * n + k] * a[j * n + k];
-            a[i * n + j] = t / s;
+    fm_fit_taus(su, p, &c->tau0, &c->tau1);
+    c->inv0 = 1 / c->tau0; /* one division per lifetime, products after it */
+    c->inv1 = 1 / c->tau1;
+    c->q0 = fm_fit_exp(-M_(su->dt, c->inv0));
+    c->q1 = su->model == 2 ? fm_fit_exp(-M_(su->dt, c->inv1)) : 0;
+    c->it0 = M_(c->inv0, c->inv0);
+    c->it1 = M_(c->inv1, c->inv1);
+}
+
+/* Bins [j0, j1) of the fit range (canonical segment, fm_fit_seg_range) and the basis at j0. */
+FM_FIT_HD static inline void fm_fit_seg_range(const fm_fit_setup *su, int g, int *j0, int *j1)
+{
+    const int n_fit = su->fit_end - su->fit_start;
+    const int len = (n_fit + FM_FIT_SEGS - 1) / FM_FIT_SEGS;
+    *j0 = g * len < n_fit ? g * len : n_fit;
+    *j1 = *j0 + len < n_fit ? *j0 + len : n_fit;
+}
+
+FM_FIT_HD static inline double fm_fit_bin_time(const fm_fit_setup *su, int j)
+{
+    return M_(j + 0.5, su->dt); /* bin centre from the fit start */
+}
+
+/* exp(-t/tau) at the first bin of a segment (inv = 1/tau): each segment restarts the recursion
+ * e *= q there. */
+FM_FIT_HD static inline double fm_fit_seg_exp(const fm_fit_setup *su, int j0, double inv)
+{
+    return fm_fit_exp(-M_(fm_fit_bin_time(su, j0), inv));
+}
+
+/* One bin j of the fit range without an IRF: basis e0, e1 (advanced by the caller), count v,
+ * LSM weight w. */
+FM_FIT_HD static inline void fm_fit_bin(const fm_fit_setup *su, const double *p,
+                                        const fm_fit_decay *c, int j, double e0, double e1,
+                                        double v, double w, fm_fit_sums *s)
+{
+    const double t = fm_fit_bin_time(su, j);
+    fm_fit_accumulate(su, p, e0, M_(M_(e0, t), c->it0), e1, M_(M_(e1, t), c->it1), v, w, s);
+}
+
+/* Sums of one segment g read from memory (the CPU twin and the thread-per-pixel kernel; the warp
+ * kernel runs the same steps from registers). reweight: second-pass LSM weights from the model
+ * at pw (decay constants cw). */
+FM_FIT_HD static inline void fm_fit_eval_seg(const fm_fit_setup *su, int g, const float *y,
+                                             size_t stride, const double *p, const fm_fit_decay *c,
+                                             const double *pw, const fm_fit_decay *cw, int reweight,
+                                             fm_fit_sums *s)
+{
+    int j0, j1;
+    fm_fit_seg_range(su, g, &j0, &j1);
+    fm_fit_sums_zero(s);
+    if (j0 >= j1)
+        return;
+    double e0 = fm_fit_seg_exp(su, j0, c->inv0);
+    double e1 = su->model == 2 ? fm_fit_seg_exp(su, j0, c->inv1) : 0;
+    double f0 = 0, f1 = 0;
+    if (reweight) {
+        f0 = fm_fit_seg_exp(su, j0, cw->inv0);
+        f1 = su->model == 2 ? fm_fit_seg_exp(su, j0, cw->inv1) : 0;
+    }
+    for (int j = j0; j < j1; j++) {
+        const double v = (double)y[(size_t)(j + su->fit_start) * stride];
+        const double w = fm_fit_weight(reweight ? fm_fit_model_value(su, pw, f0, f1) : v);
+        fm_fit_bin(su, p, c, j, e0, e1, v, w, s);
+        e0 = M_(e0, c->q0);
+        e1 = M_(e1, c->q1);
+        if (reweight) {
+            f0 = M_(f0, cw->q0);
+            f1 = M_(f1, cw->q1);
         }
     }
-    for (int i = 0; i < n; i++) {
-        double t = x[i];
-        for (int k = 0; k < i; k++)
-            t -= a[i * n + k] * x[k];
-        x[i] = t / a[i * n + i];
-    }
-    for (int i = n - 1; i >= 0; i--) {
-        double t = x[i];
-        for (int k = i + 1; k < n; k++)
-            t -= a[k * n + i] * x[k];
-        x[i] = t / a[i * n + i];
-    }
-    return 1;
 }
 
-FM_FIT_HD static inline double fm_fit_clamp(int role, double v)
+/* The pairwise tree over segments in order, streamed: stack[l] holds a finished subtree of 2^l
+ * segments waiting for its right neighbour. push returns the level it stored. */
+FM_FIT_HD static inline void fm_fit_tree_push(fm_fit_sums *stack, int g, fm_fit_sums *part)
 {
-    switch (role) {
-    case FM_ROLE_FRAC:
-        return v < 0 ? 0 : (v > 1 ? 1 : v);
-    case FM_ROLE_TAU:
-        return v < FM_FIT_TAU_MIN ? FM_FIT_TAU_MIN : (v > FM_FIT_TAU_MAX ? FM_FIT_TAU_MAX : v);
-    default: /* amplitudes and background are photon counts */
-        return v < 0 ? 0 : v;
-    }
+    int lvl = 0;
+    for (int idx = g; idx & 1; idx >>= 1, lvl++)
+        fm_fit_sums_add(part, &stack[lvl]);
+    stack[lvl] = *part;
 }
 
-FM_FIT_HD static inline void fm_lm_init(fm_lm_state *s, int n, const unsigned char *role,
-                                        const double *p0)
+/* Sums of one pixel at parameters p in the canonical order (no IRF), or serially with an IRF. */
+FM_FIT_HD static inline void fm_fit_eval(const fm_fit_setup *su, const float *y, size_t stride,
+                                         const double *irf, const double *p, const double *pw,
+                                         int reweight, fm_fit_sums *s)
 {
-    s->n = n;
-    for (int k = 0; k < FM_FIT_MAXP; k++) {
-        s->p[k] = s->trial[k] = k < n ? p0[k] : 0;
-        s->role[k] = k < n ? role[k] : (unsigned char)FM_ROLE_AMP;
-        s->g[k] = 0;
-    }
-    for (int k = 0; k < FM_FIT_NH; k++)
-        s->h[k] = 0;
-    s->cost = HUGE_VAL;
-    s->lambda = 1e-3;
-    s->iter = s->done = s->converged = s->have = 0;
-}
-
-/* Marquardt's damped step (H + lambda diag H) delta = g. A parameter whose Jacobian column
- * vanishes (tau of a component clamped to zero amplitude) is frozen instead of making the
- * system singular. */
-FM_FIT_HD static inline int fm_lm_solve(const fm_lm_state *s, double *delta)
-{
-    const int n = s->n;
-    double a[FM_FIT_MAXP * FM_FIT_MAXP], maxd = 0;
-    for (int i = 0; i < n; i++)
-        maxd = fmax(maxd, s->h[fm_fit_hidx(i, i)]);
-    for (int i = 0; i < n; i++) {
-        const double d = s->h[fm_fit_hidx(i, i)];
-        const int frozen = !(d > 1e-14 * maxd);
-        for (int j = 0; j < n; j++) {
-            const int frozen_j = !(s->h[fm_fit_hidx(j, j)] > 1e-14 * maxd);
-            a[i * n + j] = (frozen || frozen_j) ? 0.0 : s->h[fm_fit_hidx(i, j)];
-        }
-        a[i * n + i] = frozen ? 1.0 : d * (1 + s->lambda);
-        delta[i] = frozen ? 0.0 : s->g[i];
-    }
-    return fm_fit_cholesky(n, a, delta);
-}
-
-/* Takes the sums evaluated at s->trial and decides: accept (lambda / 10) or reject (lambda x 10);
- * stops when an accepted step lowers the cost by less than tol relative, when no step can lower
- * it any more, or after max_iter proposals (not converged). Otherwise sets the next trial. */
-FM_FIT_HD static inline void fm_lm_update(fm_lm_state *s, const fm_fit_sums *sum, double tol,
-                                          int max_iter)
-{
-    const int accept = isfinite(sum->cost) && (!s->have || sum->cost < s->cost);
-    if (!s->have && !accept) {
-        s->done = 1;
+    if (su->has_irf) {
+        fm_fit_eval_irf(su, y, stride, irf, p, pw, reweight, s);
         return;
     }
-    if (accept) {
-        const double old = s->cost;
-        const int had = s->have;
-        for (int k = 0; k < FM_FIT_MAXP; k++) {
-            s->p[k] = s->trial[k];
-            s->g[k] = sum->g[k];
-        }
-        for (int k = 0; k < FM_FIT_NH; k++)
-            s->h[k] = sum->h[k];
-        s->cost = sum->cost;
-        s->have = 1;
-        if (had)
-            s->lambda = fmax(s->lambda * 0.1, 1e-12);
-        if (s->cost <= 0 || (had && old - s->cost <= tol * s->cost)) {
-            s->done = s->converged = 1;
-            return;
-        }
-    } else {
-        s->lambda *= 10;
-        if (s->lambda > 1e12) { /* no step lowers the cost at this precision: a minimum */
-            s->done = s->converged = 1;
-            return;
-        }
+    fm_fit_decay c, cw;
+    fm_fit_sums stack[6], part;
+    fm_fit_decay_init(su, p, &c);
+    fm_fit_decay_init(su, pw, &cw);
+    for (int g = 0; g < FM_FIT_SEGS; g++) {
+        fm_fit_eval_seg(su, g, y, stride, p, &c, pw, &cw, reweight, &part);
+        fm_fit_tree_push(stack, g, &part);
     }
-    if (s->iter >= max_iter) {
-        s->done = 1;
-        return;
-    }
-    s->iter++;
-    double delta[FM_FIT_MAXP];
-    int ok = 0;
-    for (int tries = 0; tries < 8 && !ok; tries++) {
-        ok = fm_lm_solve(s, delta);
-        if (!ok)
-            s->lambda *= 10;
-    }
-    int moved = 0;
-    for (int k = 0; k < s->n; k++) {
-        s->trial[k] = fm_fit_clamp(s->role[k], s->p[k] + (ok ? delta[k] : 0.0));
-        moved |= s->trial[k] != s->p[k];
-    }
-    if (!moved) /* the step is stopped by the bounds (or nothing to solve): done */
-        s->done = s->converged = 1;
+    *s = stack[5];
 }
+
+/* Photons in the fit range, in the order of fm_fit_eval (exact for integer counts anyway). */
+FM_FIT_HD static inline double fm_fit_photons(const fm_fit_setup *su, const float *y, size_t stride)
+{
+    double stack[6];
+    if (su->has_irf) {
+        double photons = 0;
+        for (int i = su->fit_start; i < su->fit_end; i++)
+            photons = photons + y[(size_t)i * stride];
+        return photons;
+    }
+    for (int g = 0; g < FM_FIT_SEGS; g++) {
+        int j0, j1, lvl = 0;
+        double part = 0;
+        fm_fit_seg_range(su, g, &j0, &j1);
+        for (int j = j0; j < j1; j++)
+            part = part + y[(size_t)(j + su->fit_start) * stride];
+        for (int idx = g; idx & 1; idx >>= 1, lvl++)
+            part = part + stack[lvl];
+        stack[lvl] = part;
+    }
+    return stack[5];
+}
+
+#include "flim_fit_lm.h"
 
 /* Start point with A = 1 (the caller rescales A to the photon count) and its parameter roles. */
 FM_FIT_HD static inline void fm_fit_start(const fm_fit_setup *su, double *p, unsigned char *role)
@@ -458,32 +465,47 @@ FM_FIT_HD static inline void fm_fit_result_skip(fm_fit_result *res, double photo
     res->used = used;
 }
 
-/* LSM or MLE of one pixel, bins in order; y[i * stride] is bin i. LSM runs twice: Neyman
- * weights, then weights from that fit's model (fixed during the pass, so the cost is consistent);
- * the second pass starts at the optimum and takes a few iterations. */
+/* A fitted pixel's answer from the final LM state. */
+FM_FIT_HD static inline void fm_fit_result_set(const fm_fit_setup *su, const fm_lm_state *st,
+                                               int iter, fm_fit_result *res)
+{
+    for (int k = 0; k < FM_FIT_MAXP; k++)
+        res->p[k] = st->p[k];
+    res->cost = st->cost;
+    const int dof = su->fit_end - su->fit_start - su->n_params;
+    res->chi2 = st->cost / (dof > 0 ? dof : 1);
+    res->iter = iter;
+    res->converged = st->converged;
+    res->fitted = 1;
+}
+
+/* LSM or MLE of one pixel; y[i * stride] is bin i. LSM runs twice: Neyman weights, then weights
+ * from that fit's model (fixed during the pass, so the cost is consistent); the second pass
+ * starts at the optimum and takes a few iterations. */
 FM_FIT_HD static inline void fm_fit_pixel(const fm_fit_setup *su, const float *y, size_t stride,
                                           const double *irf, int used, fm_fit_result *res)
 {
-    double photons = 0, p[FM_FIT_MAXP], pw[FM_FIT_MAXP];
+    double p[FM_FIT_MAXP] = {0}, pw[FM_FIT_MAXP] = {0};
     unsigned char role[FM_FIT_MAXP];
     fm_fit_sums s;
     fm_lm_state st;
     int iter = 0;
-    for (int i = su->fit_start; i < su->fit_end; i++)
-        photons += y[(size_t)i * stride];
+    const double photons = fm_fit_photons(su, y, stride);
     fm_fit_result_skip(res, photons, used);
     if (!used || !(photons > 0) || photons < su->min_photons)
         return;
     fm_fit_start(su, p, role);
-    fm_fit_eval_serial(su, y, stride, irf, p, NULL, &s);
+    for (int k = 0; k < FM_FIT_MAXP; k++)
+        pw[k] = p[k];
+    fm_fit_eval(su, y, stride, irf, p, pw, 0, &s);
     if (!(s.msum > 0))
         return;
     p[0] = photons / s.msum;
     for (int pass = 0; pass < (su->mle ? 1 : 2); pass++) {
         fm_lm_init(&st, su->n_params, role, p);
         while (!st.done) {
-            fm_fit_eval_serial(su, y, stride, irf, st.trial, pass ? pw : NULL, &s);
-            fm_lm_update(&st, &s, su->tol, su->max_iter);
+            fm_fit_eval(su, y, stride, irf, st.trial, pw, pass, &s);
+            fm_lm_update(&st, &s, su->n_params, su->tol, su->max_iter);
         }
         if (!st.have)
             return;
@@ -491,17 +513,29 @@ FM_FIT_HD static inline void fm_fit_pixel(const fm_fit_setup *su, const float *y
         for (int k = 0; k < FM_FIT_MAXP; k++)
             p[k] = pw[k] = st.p[k];
     }
-    for (int k = 0; k < FM_FIT_MAXP; k++)
-        res->p[k] = st.p[k];
-    res->cost = st.cost;
-    const int dof = su->fit_end - su->fit_start - su->n_params;
-    res->chi2 = st.cost / (dof > 0 ? dof : 1);
-    res->iter = iter;
-    res->converged = st.converged;
-    res->fitted = 1;
+    fm_fit_result_set(su, &st, iter, res);
 }
 
 #include "flim_ga_math.h"
+
+/* The value that lane 0 of a warp holds after the xor butterfly of __shfl_xor_sync over v[0..31]
+ * (offsets 16, 8, 4, 2, 1), in v[0]: the CPU twin's copy of the CUDA block reductions. */
+FM_FIT_HD static inline void fm_fit_warp_tree(fm_fit_sums *v)
+{
+    for (int off = 16; off > 0; off >>= 1)
+        for (int l = 0; l < off; l++)
+            fm_fit_sums_add(&v[l], &v[l + off]);
+}
+
+/* GA threads per segment on CUDA (a power of two, 32 to 256, one thread per pixel up to that):
+ * the CPU twin sums the pixels' contributions in the same partition. */
+static inline int fm_fit_ga_threads(int max_segment_pixels)
+{
+    int t = 32;
+    while (t < max_segment_pixels && t < 256)
+        t *= 2;
+    return t;
+}
 
 #ifdef __cplusplus
 extern "C" {
@@ -514,9 +548,10 @@ double *fm_fit_irf_double(const fm_flim_job *job);
 /* GA: pixels of each segment, CSR (offsets has n_segments + 1 entries); caller frees both. */
 int fm_fit_segments(const fm_flim_job *job, int **offsets, int **pixels);
 /* Copies bins [0, n_bins_copy) of pixels order[k0..k1) (or k0..k1 when order is NULL) into dst,
- * bin-major with k1 - k0 columns, and their mask bytes (1 without a mask). OpenMP. */
+ * bin-major with k1 - k0 columns, in the caller's type (counts_data: float32 or uint16), and
+ * their mask bytes (1 without a mask). OpenMP. */
 void fm_fit_gather(const fm_flim_job *job, const int *order, long k0, long k1, int n_bins_copy,
-                   float *dst, unsigned char *mask_dst);
+                   void *dst, unsigned char *mask_dst);
 /* Writes results of pixels order[k0..k1) to the output maps. */
 void fm_fit_scatter(const fm_flim_job *job, const fm_fit_setup *su, const int *order, long k0,
                     long k1, const fm_fit_result *res);

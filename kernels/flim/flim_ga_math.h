@@ -12,10 +12,10 @@ typedef struct {
     double aa[9], ay[3], ta[6], tt[4], ty[2], yy;
 } fm_ga_sums;
 
-FM_HD static inline void fm_ga_pixel_sums(const fm_fit_setup *su, const double *e0,
-                                          const double *d0, const double *e1, const double *d1,
-                                          const double *ybar, double scale, const float *y,
-                                          size_t stride, fm_ga_sums *s)
+FM_FIT_HD static inline void fm_ga_pixel_sums(const fm_fit_setup *su, const double *e0,
+                                              const double *d0, const double *e1, const double *d1,
+                                              const double *ybar, double scale, const float *y,
+                                              size_t stride, fm_ga_sums *s)
 {
     const int nl = su->n_lin, nt = su->model;
     for (int k = 0; k < 9; k++)
@@ -27,8 +27,7 @@ FM_HD static inline void fm_ga_pixel_sums(const fm_fit_setup *su, const double *
     s->ay[0] = s->ay[1] = s->ay[2] = s->ty[0] = s->ty[1] = s->yy = 0;
     for (int i = 0; i < su->fit_end - su->fit_start; i++) {
         const double v = y[(size_t)(i + su->fit_start) * stride];
-        const double ref = ybar[i] * scale;
-        const double w = 1.0 / (ref > 1 ? ref : 1.0);
+        const double w = fm_fit_weight(M_(ybar[i], scale));
         double phi[3], psi[2];
         phi[0] = e0[i];
         phi[1] = e1[i];
@@ -36,24 +35,26 @@ FM_HD static inline void fm_ga_pixel_sums(const fm_fit_setup *su, const double *
         psi[0] = d0[i];
         psi[1] = d1[i];
         for (int a = 0; a < nl; a++) {
-            s->ay[a] += w * phi[a] * v;
+            const double wa = M_(w, phi[a]);
+            s->ay[a] = s->ay[a] + M_(wa, v);
             for (int b = 0; b < nl; b++)
-                s->aa[a * 3 + b] += w * phi[a] * phi[b];
+                s->aa[a * 3 + b] = s->aa[a * 3 + b] + M_(wa, phi[b]);
         }
         for (int j = 0; j < nt; j++) {
-            s->ty[j] += w * psi[j] * v;
+            const double wj = M_(w, psi[j]);
+            s->ty[j] = s->ty[j] + M_(wj, v);
             for (int a = 0; a < nl; a++)
-                s->ta[j * 3 + a] += w * psi[j] * phi[a];
+                s->ta[j * 3 + a] = s->ta[j * 3 + a] + M_(wj, phi[a]);
             for (int k = 0; k < nt; k++)
-                s->tt[j * 2 + k] += w * psi[j] * psi[k];
+                s->tt[j * 2 + k] = s->tt[j * 2 + k] + M_(wj, psi[k]);
         }
-        s->yy += w * v * v;
+        s->yy = s->yy + M_(M_(w, v), v);
     }
 }
 
 /* Non-negative least squares for <= 3 amplitudes by trying every free set: the optimum is the
  * feasible subset solution of lowest cost (the problem is convex). Returns the cost. */
-FM_HD static inline double fm_ga_nnls(int nl, const fm_ga_sums *s, double *a, int *free_set)
+FM_FIT_HD static inline double fm_ga_nnls(int nl, const fm_ga_sums *s, double *a, int *free_set)
 {
     double best = s->yy;
     *free_set = 0;
@@ -80,9 +81,9 @@ FM_HD static inline double fm_ga_nnls(int nl, const fm_ga_sums *s, double *a, in
         for (int i = 0; i < n; i++)
             full[idx[i]] = x[i];
         for (int i = 0; i < nl; i++) {
-            cost -= 2 * full[i] * s->ay[i];
+            cost = cost - M_(M_(2.0, full[i]), s->ay[i]);
             for (int j = 0; j < nl; j++)
-                cost += full[i] * s->aa[i * 3 + j] * full[j];
+                cost = cost + M_(M_(full[i], s->aa[i * 3 + j]), full[j]);
         }
         if (cost < best || *free_set == 0) {
             best = cost;
@@ -101,8 +102,9 @@ FM_HD static inline double fm_ga_nnls(int nl, const fm_ga_sums *s, double *a, in
  * amplitudes at their optimum, the gradient is the lifetime part alone, and the Hessian is the
  * Schur complement H_tt - H_ta H_aa^-1 H_at over the free amplitudes (variable projection,
  * Golub & Pereyra). The lifetime Jacobian of component j is a_j psi_j. */
-FM_HD static inline void fm_ga_contrib(const fm_fit_setup *su, const fm_ga_sums *s, const double *a,
-                                       int free_set, double cost, fm_fit_sums *acc)
+FM_FIT_HD static inline void fm_ga_contrib(const fm_fit_setup *su, const fm_ga_sums *s,
+                                           const double *a, int free_set, double cost,
+                                           fm_fit_sums *acc)
 {
     const int nl = su->n_lin, nt = su->model;
     int idx[3], n = 0;
@@ -113,18 +115,19 @@ FM_HD static inline void fm_ga_contrib(const fm_fit_setup *su, const fm_ga_sums 
     for (int j = 0; j < nt; j++) {
         double r = s->ty[j];
         for (int l = 0; l < nl; l++)
-            r -= s->ta[j * 3 + l] * a[l];
-        acc->g[j] += a[j] * r;
+            r = r - M_(s->ta[j * 3 + l], a[l]);
+        acc->g[j] = acc->g[j] + M_(a[j], r);
         for (int k = j; k < nt; k++)
-            acc->h[fm_fit_hidx(j, k)] += a[j] * a[k] * s->tt[j * 2 + k];
+            acc->h[fm_fit_hidx(j, k)] =
+                acc->h[fm_fit_hidx(j, k)] + M_(M_(a[j], a[k]), s->tt[j * 2 + k]);
     }
-    acc->cost += cost;
+    acc->cost = acc->cost + cost;
     if (n == 0)
         return;
     for (int c = 0; c < nt; c++) {
         double m[9], col[3];
         for (int i = 0; i < n; i++) {
-            hat[i * 2 + c] = a[c] * s->ta[c * 3 + idx[i]];
+            hat[i * 2 + c] = M_(a[c], s->ta[c * 3 + idx[i]]);
             col[i] = hat[i * 2 + c];
             for (int j = 0; j < n; j++)
                 m[i * n + j] = s->aa[idx[i] * 3 + idx[j]];
@@ -138,14 +141,15 @@ FM_HD static inline void fm_ga_contrib(const fm_fit_setup *su, const fm_ga_sums 
         for (int k = j; k < nt; k++) {
             double t = 0;
             for (int i = 0; i < n; i++)
-                t += hat[i * 2 + j] * x[i * 2 + k];
-            acc->h[fm_fit_hidx(j, k)] -= t;
+                t = t + M_(hat[i * 2 + j], x[i * 2 + k]);
+            acc->h[fm_fit_hidx(j, k)] = acc->h[fm_fit_hidx(j, k)] - t;
         }
 }
 
 /* A pixel's GA answer in the common layout: A = sum of the decay amplitudes, fD = aD / A. */
-FM_HD static inline void fm_ga_result(const fm_fit_setup *su, const double *a, const double *tau,
-                                      double cost, int iter, int converged, fm_fit_result *res)
+FM_FIT_HD static inline void fm_ga_result(const fm_fit_setup *su, const double *a,
+                                          const double *tau, double cost, int iter, int converged,
+                                          fm_fit_result *res)
 {
     const int n_fit = su->fit_end - su->fit_start;
     if (su->model == 1) {
@@ -168,7 +172,7 @@ FM_HD static inline void fm_ga_result(const fm_fit_setup *su, const double *a, c
 }
 
 /* GA start: [tau0, tau1] = [tauD, tauF] (bi) or [tau] (mono). */
-FM_HD static inline void fm_ga_start(const fm_fit_setup *su, double *tau, unsigned char *role)
+FM_FIT_HD static inline void fm_ga_start(const fm_fit_setup *su, double *tau, unsigned char *role)
 {
     tau[0] = su->model == 1 ? su->tau0[0] : su->tau0[1];
     tau[1] = su->tau0[0];

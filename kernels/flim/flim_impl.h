@@ -12,8 +12,8 @@ extern "C" {
 typedef struct {
     fm_flim_method method;
     const fm_flim_params *params;
-    const float *counts;          /* bin-major float32 counts; NULL when counts_type is
-                                     FM_PIXEL_U16 (the direct half reads counts_data) */
+    const float *counts; /* bin-major float32 counts; NULL when counts_type is
+                            FM_PIXEL_U16 (the direct half reads counts_data) */
     int n_pixels;
     const unsigned char *mask;
     const int *segment;
@@ -29,15 +29,13 @@ typedef struct {
     fm_pixel_type counts_type;
 } fm_flim_job;
 
-/* The fit half (LSM, MLE, GA) reads job->counts as float32 only: for u16 input flim.c converts
- * to a float buffer first and passes counts_type FM_PIXEL_F32. When fm_flim_fit_cpu/_cuda learn
- * to read counts_data as u16, set this to 1 and flim.c passes u16 through unconverted. */
-#define FM_FLIM_FIT_TAKES_U16 0
+/* The fit half (LSM, MLE, GA) reads counts_data in either type too: the CUDA path uploads u16
+ * and widens on the device (half the PCIe bytes), the CPU twin widens on the host. */
+#define FM_FLIM_FIT_TAKES_U16 1
 
 /* IEM, CMM, RLD, PHASOR, BCMM1, BCMM2 (flim_direct_cpu.c / flim_direct_cuda.cu). */
 fm_status fm_flim_direct_cpu(const fm_flim_job *job, char *msg, size_t msg_len);
-fm_status fm_flim_direct_cuda(const fm_flim_job *job, fm_run_info *info, char *msg,
-                              size_t msg_len);
+fm_status fm_flim_direct_cuda(const fm_flim_job *job, fm_run_info *info, char *msg, size_t msg_len);
 /* LSM, MLE, GA (flim_fit_cpu.c / flim_fit_cuda.cu). */
 fm_status fm_flim_fit_cpu(const fm_flim_job *job, char *msg, size_t msg_len);
 fm_status fm_flim_fit_cuda(const fm_flim_job *job, fm_run_info *info, char *msg, size_t msg_len);

@@ -8,6 +8,7 @@
 
 #include "fm_config.h"
 #include "kernels/device.h"
+#include "kernels/flim/flim_fit_det.h"
 #include "kernels/flim/flim_impl.h"
 #include "tap.h"
 
@@ -564,11 +565,29 @@ static void test_integrated_decays(fm_flim_method method, int model)
     free(counts);
 }
 
+/* The fits' own exp, log and expm1 (flim_fit_det.h, the same bits on CPU and GPU) against libm
+ * over the arguments the fits meet: within 4 ulp-sized relative errors (libm is ~1 ulp). */
+static void test_det_math(void)
+{
+    double worst[3] = {0, 0, 0};
+    for (int i = 0; i <= 20000; i++) {
+        const double x = -60 + 70.0 * i / 20000, v = exp(1e-3 * i) * 1e-4, z = -0.7 + 1.4e-4 * i;
+        worst[0] = fmax(worst[0], rel(fm_fit_exp(x), exp(x)));
+        worst[1] = fmax(worst[1], fabs(fm_fit_log(v) - log(v)) / fmax(fabs(log(v)), 1e-300));
+        worst[2] = fmax(worst[2], z == 0 ? 0 : rel(fm_fit_expm1(z), expm1(z)));
+    }
+    tap_ok(worst[0] <= 9e-16 && worst[1] <= 9e-16 && worst[2] <= 9e-16,
+           "deterministic exp, log, expm1 against libm: max relative error %.1e, %.1e, %.1e "
+           "(<= 9e-16)",
+           worst[0], worst[1], worst[2]);
+}
+
 #include "test_flim_fit_cuda.h"
 
 int main(void)
 {
     static const fm_flim_method fits[3] = {FM_FLIM_LSM, FM_FLIM_MLE, FM_FLIM_GA};
+    test_det_math();
     for (int mi = 0; mi < 2; mi++)
         for (int model = 1; model <= 2; model++)
             for (int irf = 0; irf <= 1; irf++)
