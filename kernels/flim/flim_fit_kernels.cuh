@@ -92,7 +92,7 @@ __device__ void block_eval(const fm_fit_setup *su, const float *y, int nc, int k
     fm_fit_sums s;
     fm_fit_sums_zero(&s);
     for (int i = threadIdx.x; i < n_fit; i += blockDim.x) {
-        double a0, b0, a1 = 0, b1 = 0;
+        double a0, b0, a1 = 0, b1 = 0, c0 = 0, c1 = 0;
         if (su->has_irf) {
             a0 = e0[i];
             b0 = d0[i];
@@ -100,11 +100,15 @@ __device__ void block_eval(const fm_fit_setup *su, const float *y, int nc, int k
             b1 = d1[i];
         } else {
             fm_fit_basis_direct(su, i + su->fit_start, tau0, &a0, &b0);
-            if (su->model == 2)
+            c0 = fm_fit_basis_dd(su, i + su->fit_start, tau0, b0);
+            if (su->model == 2) {
                 fm_fit_basis_direct(su, i + su->fit_start, tau1, &a1, &b1);
+                c1 = fm_fit_basis_dd(su, i + su->fit_start, tau1, b1);
+            }
         }
         const double v = (double)y[(size_t)(i + su->fit_start) * nc + k];
-        fm_fit_accumulate(su, p, a0, b0, a1, b1, v, fm_fit_weight(wref ? wref[i] : v), &s);
+        fm_fit_accumulate(su, p, a0, b0, c0, a1, b1, c1, v, fm_fit_weight(wref ? wref[i] : v),
+                          &s);
     }
     block_sum<FM_FIT_NSUM>((double *)&s, red);
     if (threadIdx.x == 0)
@@ -154,7 +158,7 @@ __global__ void fit_block_kernel(fm_fit_setup su, const float *__restrict__ y, i
         for (;;) {
             block_eval(&su, y, nc, k, irf, st.trial, pass ? wref : NULL, basis, red, &s);
             if (threadIdx.x == 0)
-                fm_lm_update(&st, &s, su.n_params, su.tol, su.max_iter);
+                fm_lm_update(&st, &s, su.n_params, fm_fit_pass_tol(&su, pass), su.max_iter);
             __syncthreads();
             if (st.done)
                 break;
@@ -209,15 +213,29 @@ __global__ void fit_block_kernel(fm_fit_setup su, const float *__restrict__ y, i
  * redundantly: no barriers, no shared memory, and a warp waits only for its own pixel instead
  * of the slowest of 32 (thread per pixel: 92 evaluations per pixel for LSM bi against a mean
  * of 28). NB: bins per lane held in registers, >= ceil(n_fit / 32). */
-template <int N> __device__ __forceinline__ void warp_sum(fm_fit_sums *s)
+/* Entries of Newton's h2 that LSM can make non-zero (fm_fit_accumulate): amplitude-fraction,
+ * amplitude-lifetime, fraction-lifetime and lifetime-lifetime pairs of the bi model. MLE fills
+ * every entry. The others stay 0 on both backends, so the warp skips their shuffles. */
+__host__ __device__ constexpr bool lsm_h2_entry(int a, int b)
+{
+    return a < 4 && b < 4 && !(a == b && a < 2) && !(a == 2 && b == 3);
+}
+
+template <int N, int NEWTON, int MLE> __device__ __forceinline__ void warp_sum(fm_fit_sums *s)
 {
 #pragma unroll
     for (int a = 0; a < N; a++) {
 #pragma unroll
-        for (int b = a; b < N; b++)
+        for (int b = a; b < N; b++) {
 #pragma unroll
             for (int off = 16; off > 0; off >>= 1)
                 s->h[fm_fit_hidx(a, b)] += __shfl_xor_sync(FULL_MASK, s->h[fm_fit_hidx(a, b)], off);
+            if (NEWTON && (MLE || lsm_h2_entry(a, b)))
+#pragma unroll
+                for (int off = 16; off > 0; off >>= 1)
+                    s->h2[fm_fit_hidx(a, b)] +=
+                        __shfl_xor_sync(FULL_MASK, s->h2[fm_fit_hidx(a, b)], off);
+        }
 #pragma unroll
         for (int off = 16; off > 0; off >>= 1)
             s->g[a] += __shfl_xor_sync(FULL_MASK, s->g[a], off);
@@ -259,6 +277,7 @@ __global__ void __launch_bounds__(WARP_BLOCK, WARP_MIN_BLOCKS)
                     const unsigned char *__restrict__ mask, fm_fit_result *res)
 {
     constexpr int NP = (MODEL == 1 ? 2 : 4) + BG;
+    constexpr int NEWTON = MODEL == 2 || MLE; /* fm_fit_newton without an IRF */
     const int lane = threadIdx.x & 31;
     const int k = blockIdx.x * (WARP_BLOCK / 32) + (threadIdx.x >> 5);
     if (k >= nc) /* the whole warp */
@@ -294,7 +313,7 @@ __global__ void __launch_bounds__(WARP_BLOCK, WARP_MIN_BLOCKS)
     if (ok) {
         fm_fit_start(&s, p, role);
         warp_eval<NB>(&s, j0, j1, yv, w, p, &sums);
-        warp_sum<NP>(&sums);
+        warp_sum<NP, NEWTON, MLE>(&sums);
         ok = sums.msum > 0;
         p[0] = photons / sums.msum;
     }
@@ -314,8 +333,8 @@ __global__ void __launch_bounds__(WARP_BLOCK, WARP_MIN_BLOCKS)
         fm_lm_init(&st, NP, role, p);
         while (!st.done) {
             warp_eval<NB>(&s, j0, j1, yv, w, st.trial, &sums);
-            warp_sum<NP>(&sums);
-            fm_lm_update(&st, &sums, NP, s.tol, s.max_iter);
+            warp_sum<NP, NEWTON, MLE>(&sums);
+            fm_lm_update(&st, &sums, NP, fm_fit_pass_tol(&s, pass), s.max_iter);
         }
         ok = st.have;
         iter += st.iter;
@@ -449,7 +468,7 @@ __global__ void fit_ga_kernel(fm_fit_setup su, const float *__restrict__ y, int 
             double cost = fm_ga_nnls(s.n_lin, &gs, a, &free_set);
             fm_ga_contrib(&s, &gs, a, free_set, cost, &acc);
         }
-        warp_sum<MODEL>(&acc);
+        warp_sum<MODEL, 0, 0>(&acc); /* GA: Gauss-Newton on the lifetimes, no h2 */
         if (lane == 0)
             red[warp] = acc;
         __syncthreads();

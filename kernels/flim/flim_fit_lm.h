@@ -72,18 +72,19 @@ FM_FIT_HD static inline void fm_lm_init(fm_lm_state *s, int n, const unsigned ch
     }
     FM_FIT_UNROLL
     for (int k = 0; k < FM_FIT_NH; k++)
-        s->h[k] = 0;
+        s->h[k] = s->h2[k] = 0;
     s->cost = HUGE_VAL;
+    s->newton = 0;
     s->lambda = 1e-3;
     s->nu = 2;
     s->pred = 0;
     s->iter = s->done = s->converged = s->have = 0;
 }
 
-/* Marquardt's damped step (H + lambda diag H) delta = g. A parameter whose Jacobian column
- * vanishes (tau of a component clamped to zero amplitude) is frozen instead of making the
- * system singular. */
-FM_FIT_HD static inline int fm_lm_solve(const fm_lm_state *s, int n, double *delta)
+/* Marquardt's damped step (H + lambda diag J^T W J) delta = g, H = J^T W J, plus Newton's h2
+ * when with_h2. A parameter whose Jacobian column vanishes (tau of a component clamped to zero
+ * amplitude) is frozen instead of making the system singular. */
+FM_FIT_HD static inline int fm_lm_solve(const fm_lm_state *s, int n, int with_h2, double *delta)
 {
     double a[FM_FIT_MAXP * FM_FIT_MAXP], maxd = 0;
     FM_FIT_UNROLL
@@ -96,9 +97,10 @@ FM_FIT_HD static inline int fm_lm_solve(const fm_lm_state *s, int n, double *del
         FM_FIT_UNROLL
         for (int j = 0; j < n; j++) {
             const int frozen_j = !(s->h[fm_fit_hidx(j, j)] > 1e-14 * maxd);
-            a[i * n + j] = (frozen || frozen_j) ? 0.0 : s->h[fm_fit_hidx(i, j)];
+            const int k = fm_fit_hidx(i, j);
+            a[i * n + j] = (frozen || frozen_j) ? 0.0 : s->h[k] + (with_h2 ? s->h2[k] : 0.0);
         }
-        a[i * n + i] = frozen ? 1.0 : FM_FIT_MUL(d, 1 + s->lambda);
+        a[i * n + i] = frozen ? 1.0 : a[i * n + i] + FM_FIT_MUL(d, s->lambda);
         delta[i] = frozen ? 0.0 : s->g[i];
     }
     return fm_fit_cholesky(n, a, delta);
@@ -129,8 +131,10 @@ FM_FIT_HD static inline void fm_lm_update(fm_lm_state *s, const fm_fit_sums *sum
             s->g[k] = sum->g[k];
         }
         FM_FIT_UNROLL
-        for (int k = 0; k < FM_FIT_NH; k++)
+        for (int k = 0; k < FM_FIT_NH; k++) {
             s->h[k] = sum->h[k];
+            s->h2[k] = sum->h2[k];
+        }
         s->cost = sum->cost;
         s->have = 1;
         if (had) {
@@ -160,9 +164,16 @@ FM_FIT_HD static inline void fm_lm_update(fm_lm_state *s, const fm_fit_sums *sum
     }
     s->iter++;
     double delta[FM_FIT_MAXP];
-    int ok = 0;
+    int any_h2 = 0, ok = 0;
+    FM_FIT_UNROLL
+    for (int k = 0; k < FM_FIT_NH; k++)
+        any_h2 |= s->h2[k] != 0.0;
+    /* Newton where its damped Hessian is positive definite, else Gauss-Newton (always positive
+     * semi-definite): Newton alone, raising lambda until it is, takes 24 % more steps on
+     * 1500-photon bi-exponential pixels. */
     for (int tries = 0; tries < 8 && !ok; tries++) {
-        ok = fm_lm_solve(s, n, delta);
+        s->newton = any_h2 && fm_lm_solve(s, n, 1, delta);
+        ok = s->newton || fm_lm_solve(s, n, 0, delta);
         if (!ok)
             s->lambda = FM_FIT_MUL(s->lambda, 10.0);
     }
@@ -172,7 +183,8 @@ FM_FIT_HD static inline void fm_lm_update(fm_lm_state *s, const fm_fit_sums *sum
         s->trial[k] = fm_fit_clamp(s->role[k], s->p[k] + (ok ? delta[k] : 0.0));
         moved |= s->trial[k] != s->p[k];
     }
-    /* Decrease the quadratic model predicts for the (clamped) step d: 2 d.g - d.H.d. */
+    /* Decrease the quadratic model predicts for the (clamped) step d: 2 d.g - d.H.d, with the
+     * H that made the step. */
     double dg = 0, dhd = 0;
     FM_FIT_UNROLL
     for (int a = 0; a < n; a++) {
@@ -180,7 +192,9 @@ FM_FIT_HD static inline void fm_lm_update(fm_lm_state *s, const fm_fit_sums *sum
         dg = dg + FM_FIT_MUL(da, s->g[a]);
         FM_FIT_UNROLL
         for (int b = 0; b < n; b++)
-            dhd = dhd + FM_FIT_MUL(FM_FIT_MUL(da, s->h[fm_fit_hidx(a, b)]), s->trial[b] - s->p[b]);
+            dhd = dhd + FM_FIT_MUL(FM_FIT_MUL(da, s->h[fm_fit_hidx(a, b)] +
+                                                      (s->newton ? s->h2[fm_fit_hidx(a, b)] : 0.0)),
+                                   s->trial[b] - s->p[b]);
     }
     s->pred = FM_FIT_MUL(2.0, dg) - dhd;
     if (!moved) /* the step is stopped by the bounds (or nothing to solve): done */
