@@ -15,6 +15,15 @@ int bench_dce(int quick);
 
 static uint64_t rng = 0x853c49e6748fea9bull;
 
+/* Device-time savers for profiling and quick comparisons (unset: the full bench):
+ * FLUXMAP_BENCH_DCE_ROWS=liver skips the Table 2 rows, FLUXMAP_BENCH_DCE_VOXELS=n fits n voxels
+ * in the liver rows, FLUXMAP_BENCH_DCE_LAYOUTS=auto times the default layout only. */
+static int env_auto_only(void)
+{
+    const char *s = getenv("FLUXMAP_BENCH_DCE_LAYOUTS");
+    return s && strcmp(s, "auto") == 0;
+}
+
 static double uniform(void)
 {
     rng ^= rng << 13;
@@ -204,14 +213,20 @@ static void run_case(const char *label, int nt, long long nv, int have_gpu, int 
         long long iter_diff = 0, iter_diff_b = 0;
         const double worst = gpu_ms < 0 ? 0 : agreement(&og, &oc, n_cpu, &iter_diff);
         w.p.cuda_kernel = FM_DCE_CUDA_BLOCK;
+        const int others = gpu_ms >= 0 && !env_auto_only();
         const double block_ms =
-            gpu_ms < 0 ? -1 : time_gpu(&w.p, w.tissue, nv, &og, quick, msg, sizeof msg);
-        const double worst_b = block_ms < 0 ? 0 : agreement(&og, &oc, n_cpu, &iter_diff_b);
+            !others ? gpu_ms : time_gpu(&w.p, w.tissue, nv, &og, quick, msg, sizeof msg);
+        const double worst_b =
+            block_ms < 0 ? 0 : (others ? agreement(&og, &oc, n_cpu, &iter_diff_b) : worst);
         w.p.cuda_kernel = FM_DCE_CUDA_WARP_DENSE;
-        const double dense_ms =
-            block_ms < 0 ? -1 : time_gpu(&w.p, w.tissue, nv, &og, quick, msg, sizeof msg);
+        const double dense_ms = !others || block_ms < 0
+                                    ? block_ms
+                                    : time_gpu(&w.p, w.tissue, nv, &og, quick, msg, sizeof msg);
         long long iter_diff_d = 0;
-        const double worst_d = dense_ms < 0 ? 0 : agreement(&og, &oc, n_cpu, &iter_diff_d);
+        const double worst_d =
+            dense_ms < 0 ? 0 : (others ? agreement(&og, &oc, n_cpu, &iter_diff_d) : worst);
+        if (!others)
+            iter_diff_b = iter_diff_d = iter_diff;
         free_maps(&og);
         if (gpu_ms < 0 || block_ms < 0 || dense_ms < 0) {
             printf(" GPU failed: %s\n", msg);
@@ -258,19 +273,26 @@ int bench_dce(int quick)
            "GPU: wall time host->host (tables, pinned staging, transfers, all GPUs), median of "
            "%d runs after warm-up (3 when a run exceeds 3 s); GPU ms = the default layout (one "
            "warp per voxel up to FFT length %d, 20 warps/SM), block ms = one block per voxel "
-           "(the paper's), dense ms = warp per voxel with 24 warps/SM (80 registers, spills)\n",
+           "(the paper's), dense ms = warp per voxel with 24 warps/SM (80 registers)\n",
            32 * fm_cpu_threads(), quick ? 3 : 10, FM_DCE_WARP_MAX_FFT);
     printf("agreement: max relative difference GPU vs CPU over ka..rmse on the CPU subset, and "
            "voxels whose iteration counts differ (default layout, then block, then dense)\n");
+    if (env_auto_only())
+        printf("FLUXMAP_BENCH_DCE_LAYOUTS=auto: block and dense columns repeat the default\n");
     printf("%-12s %7s %4s %9s %12s | %9s %9s %8s %9s %9s | %6s %6s | %8s %6s %8s %6s %8s %6s\n",
            "workload", "voxels", "Nt", "CPU us/vx", "CPU total s", "GPU ms", "GPU us/vx",
            "speed-up", "block ms", "dense ms", "iters", "conv", "max rel", "it.diff", "blk rel",
            "it.dif", "dns rel", "it.dif");
+    const char *rows = getenv("FLUXMAP_BENCH_DCE_ROWS");
+    const char *nv_env = getenv("FLUXMAP_BENCH_DCE_VOXELS");
+    long long liver = quick ? 62640 : 626400;
+    if (nv_env && atoll(nv_env) > 0)
+        liver = atoll(nv_env);
     static const int table2[] = {32, 64, 128, 256, 320, 448};
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < 6 && !(rows && strcmp(rows, "liver") == 0); i++)
         run_case("Table 2", table2[i], quick ? 2000 : 10000, have_gpu, quick, 0);
-    run_case("whole liver", 48, quick ? 62640 : 626400, have_gpu, quick, 0);
+    run_case("whole liver", 48, liver, have_gpu, quick, 0);
     printf("paper's rule: absolute tolerance 1e-8, <= 600 iterations, no restart\n");
-    run_case("liver/paper", 48, quick ? 62640 : 626400, have_gpu, quick, 1);
+    run_case("liver/paper", 48, liver, have_gpu, quick, 1);
     return 0;
 }

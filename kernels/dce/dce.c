@@ -251,7 +251,7 @@ fm_status fm_dce_model(const fm_dce_params *params, const double theta[FM_DCE_N_
         for (int b = 0; b < pl->n_fft / 2; b++)
             fm_dce_butterfly(z, pl->twiddle, pl->n_fft, half, b, 1);
     for (int i = 0; i < pl->n_times; i++)
-        curve[i] = fm_dce_frame_value(pl, &e, z, i);
+        curve[i] = fm_dce_frame_value(pl, &e, z, z + 1, 2, i);
     free(z);
     fm_dce_tables_free(&t);
     return FM_OK;

@@ -26,7 +26,7 @@ static double cost_at(const fm_dce_plan *p, const fm_dce_eval *e, const double *
         for (int b = 0; b < n / 2; b++)
             fm_dce_butterfly(y, p->twiddle, n, half, b, 1);
     for (int i = 0; i < p->n_pad; i++)
-        r2[i] = fm_dce_residual2(p, e, y, tissue, i);
+        r2[i] = fm_dce_residual2(p, e, y, y + 1, 2, tissue, i);
     /* The GPU block's tree: pairs s apart, s halving; the same sums in the same order. */
     for (int s = p->n_pad / 2; s > 0; s /= 2)
         for (int i = 0; i < s; i++)

@@ -18,7 +18,7 @@
 static_assert(FM_NM_FIXED_N == FM_DCE_N_PARAMS, "the fit's dimension is FM_DCE_N_PARAMS");
 
 #define MAX_THREADS 256
-/* 2 blocks of 256 per SM: 90 registers and no spills with the unrolled Nelder-Mead. */
+/* 2 blocks of 256 per SM: 72 registers, no spills, with the unrolled Nelder-Mead. */
 #define FM_DCE_BLOCK_MIN_BLOCKS 2
 #define N_SLOTS 2            /* chunks in flight, one stream each */
 #define CHUNK_VOXELS 65536LL /* enough blocks (or warps) to fill an H100 many times over */
@@ -43,7 +43,6 @@ __global__ void __launch_bounds__(MAX_THREADS, FM_DCE_BLOCK_MIN_BLOCKS)
     extern __shared__ double smem[];
     __shared__ fm_nm_state s;
     __shared__ int more;
-    __shared__ double ex[FM_DCE_N_EXP];
     const int n = p.n_fft, tid = threadIdx.x, nthreads = blockDim.x, v = blockIdx.x;
     double *y = smem, *r2 = y + 2 * n, *c = r2 + p.n_pad;
     const float *tv = tissue + (size_t)v * p.n_times;
@@ -72,11 +71,7 @@ __global__ void __launch_bounds__(MAX_THREADS, FM_DCE_BLOCK_MIN_BLOCKS)
     }
     for (;;) {
         fm_dce_eval e;
-        fm_dce_eval_bounds(&p, s.x, &e);
-        if (tid < FM_DCE_N_EXP)
-            ex[tid] = fm_dce_eval_exp(&p, &e, tid);
-        __syncthreads();
-        fm_dce_eval_finish(&p, &e, ex);
+        fm_dce_eval_setup(&p, s.x, &e); /* one exp and a powering: cheap in every thread */
         for (int k = tid; k <= n / 2; k += nthreads)
             fm_dce_fill(&p, &e, k, y);
         __syncthreads();
@@ -86,7 +81,7 @@ __global__ void __launch_bounds__(MAX_THREADS, FM_DCE_BLOCK_MIN_BLOCKS)
             __syncthreads();
         }
         for (int i = tid; i < p.n_pad; i += nthreads)
-            r2[i] = fm_dce_residual2(&p, &e, y, c, i);
+            r2[i] = fm_dce_residual2(&p, &e, y, y + 1, 2, c, i);
         __syncthreads();
         for (int st = p.n_pad / 2; st > 0; st >>= 1) {
             for (int i = tid; i < st; i += nthreads)
@@ -168,9 +163,13 @@ static fm_status run_device(gpu_work *w)
                                                (size_t)FM_DCE_WARPS_PER_BLOCK * lay.warp_doubles);
     int warp_blocks = 0; /* resident blocks of the warp kernel on this GPU: a persistent grid */
     const int dense = job->params->cuda_kernel == FM_DCE_CUDA_WARP_DENSE;
+    const bool r128 = p.n_fft == 128; /* its own cost path: dce_cuda_r128.cuh */
     void (*warp_kernel)(fm_dce_plan, const nm_settings, const warp_layout, const float *, int,
                         double *, int *) =
-        dense ? dce_fit_warp<FM_DCE_WARP_DENSE_MIN_BLOCKS> : dce_fit_warp<FM_DCE_WARP_MIN_BLOCKS>;
+        dense ? (r128 ? dce_fit_warp<FM_DCE_WARP_DENSE_MIN_BLOCKS, true>
+                      : dce_fit_warp<FM_DCE_WARP_DENSE_MIN_BLOCKS, false>)
+              : (r128 ? dce_fit_warp<FM_DCE_WARP_MIN_BLOCKS, true>
+                      : dce_fit_warp<FM_DCE_WARP_MIN_BLOCKS, false>);
 
     for (int i = 0; i < FM_DCE_N_PARAMS; i++)
         nm.initial[i] = job->params->initial[i];

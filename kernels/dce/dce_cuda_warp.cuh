@@ -6,9 +6,9 @@
 
 #define FM_DCE_WARPS_PER_BLOCK 4
 #define FM_DCE_FULL_MASK 0xffffffffu
-/* Blocks per SM the compiler must fit (__launch_bounds__): 5 gives 94 registers and no spills
- * (20 warps per SM); 6 gives 80 registers with ~200 bytes spilled (24 warps per SM), selectable
- * as FM_DCE_CUDA_WARP_DENSE to compare. */
+/* Blocks per SM the compiler must fit (__launch_bounds__): 5 gives 92 registers (20 warps per
+ * SM); 6 gives 80 registers (24 warps per SM, no spills since the NM centroid moved to lanes
+ * 0-4), selectable as FM_DCE_CUDA_WARP_DENSE to compare (2026-11-23: 1218 vs 1284 ms liver). */
 #define FM_DCE_WARP_MIN_BLOCKS 5
 #define FM_DCE_WARP_DENSE_MIN_BLOCKS 6
 
@@ -16,18 +16,31 @@
  * copied into the block's shared memory (at N <= 512 they take <= 17 KiB), then each warp owns
  * its Nelder-Mead state, its FFT buffer and its tissue curve. */
 typedef struct {
-    int table_doubles; /* twiddles, spectrum, Ca, Cp, frame weights, then frame indices */
+    int table_doubles; /* twiddles, spectrum, Ca, Cp, frame weights, frame indices, then (FFT
+                          length 128) the per-lane table R128_LANE_ENTRIES x 32 complex */
+    int lane_table;    /* offset of the per-lane table in doubles, 0 without it */
     int state_doubles; /* fm_nm_state rounded up to 16 bytes */
-    int warp_doubles;  /* state + 2 N (FFT) + n_pad (residual tree beyond 64) + n_times */
+    int warp_doubles;  /* state + 2 N (FFT) + n_pad (residual tree beyond 64) + n_times
+                          (+ N: the split outputs, FFT length 128) */
 } warp_layout;
+
+/* FFT length 128 (the paper's 48 frames; Table 2's 64) has its own path (warp_cost_128): fill in
+ * registers, two radix-2 stages per pass through a bank-conflict-free layout, the last stage's
+ * sum half only. 18 complex per lane: spectrum at the lane's four frequencies, the twiddles of
+ * its two kernel DFTs, then those of passes A (2), B (3), C (3) and D (2). */
+#define R128_LANE_ENTRIES 18
 
 static inline warp_layout warp_layout_of(const fm_dce_plan *p)
 {
     warp_layout l;
+    const int r128 = p->n_fft == 128;
     l.table_doubles = 4 * p->n_fft + 2 * p->n_grid + p->n_times + (p->n_times + 1) / 2;
     l.table_doubles += l.table_doubles & 1;
+    l.lane_table = r128 ? l.table_doubles : 0;
+    l.table_doubles += r128 ? R128_LANE_ENTRIES * 32 * 2 : 0;
     l.state_doubles = (int)((sizeof(fm_nm_state) + 15) / 16 * 2);
     l.warp_doubles = l.state_doubles + 2 * p->n_fft + (p->n_pad > 64 ? p->n_pad : 0) + p->n_times;
+    l.warp_doubles += r128 ? p->n_fft : 0;
     l.warp_doubles += l.warp_doubles & 1;
     return l;
 }
@@ -55,9 +68,41 @@ __device__ __forceinline__ void warp_fft_pair(double *y, const double *tw, int n
     z[i0 + 3 * h] = a3;
 }
 
-/* Cost of the point set up in e: fill, inverse FFT, residuals, and the CPU twin's pairwise tree
- * (pairs s apart, s halving), its levels of 32 and above per lane and the rest by shuffles. The
- * full sum ends in lane 0. */
+/* Residuals of the inverse-transformed product (yr, yi, stride ys) and the CPU twin's pairwise
+ * tree (pairs s apart, s halving), its levels of 32 and above per lane and the rest by shuffles.
+ * The full sum ends in lane 0. */
+__device__ __forceinline__ double warp_residuals(const fm_dce_plan *p, const fm_dce_eval *e,
+                                                 const double *yr, const double *yi, int ys,
+                                                 double *r2, const double *c, int lane)
+{
+    double acc;
+    int st;
+    if (p->n_pad <= 32) {
+        acc = lane < p->n_pad ? fm_dce_residual2(p, e, yr, yi, ys, c, lane) : 0.0;
+        st = p->n_pad / 2;
+    } else if (p->n_pad == 64) {
+        acc = fm_dce_residual2(p, e, yr, yi, ys, c, lane) +
+              fm_dce_residual2(p, e, yr, yi, ys, c, lane + 32);
+        st = 16;
+    } else {
+        for (int i = lane; i < p->n_pad; i += 32)
+            r2[i] = fm_dce_residual2(p, e, yr, yi, ys, c, i);
+        __syncwarp();
+        for (st = p->n_pad / 2; st > 32; st >>= 1) {
+            for (int i = lane; i < st; i += 32)
+                r2[i] += r2[i + st];
+            __syncwarp();
+        }
+        acc = r2[lane] + r2[lane + 32];
+        st = 16;
+    }
+    for (; st > 0; st >>= 1)
+        acc += __shfl_down_sync(FM_DCE_FULL_MASK, acc, st);
+    return acc;
+}
+
+/* Cost of the point set up in e, any FFT length up to FM_DCE_WARP_MAX_FFT: fill, inverse FFT,
+ * residuals. */
 __device__ __forceinline__ double warp_cost(const fm_dce_plan *p, const fm_dce_eval *e, double *y,
                                             double *r2, const double *c, int lane)
 {
@@ -80,35 +125,16 @@ __device__ __forceinline__ double warp_cost(const fm_dce_plan *p, const fm_dce_e
             fm_dce_butterfly(y, p->twiddle, n, 1 << log2h, b, 1);
         __syncwarp();
     }
-    double acc;
-    int st;
-    if (p->n_pad <= 32) {
-        acc = lane < p->n_pad ? fm_dce_residual2(p, e, y, c, lane) : 0.0;
-        st = p->n_pad / 2;
-    } else if (p->n_pad == 64) {
-        acc = fm_dce_residual2(p, e, y, c, lane) + fm_dce_residual2(p, e, y, c, lane + 32);
-        st = 16;
-    } else {
-        for (int i = lane; i < p->n_pad; i += 32)
-            r2[i] = fm_dce_residual2(p, e, y, c, i);
-        __syncwarp();
-        for (st = p->n_pad / 2; st > 32; st >>= 1) {
-            for (int i = lane; i < st; i += 32)
-                r2[i] += r2[i + st];
-            __syncwarp();
-        }
-        acc = r2[lane] + r2[lane + 32];
-        st = 16;
-    }
-    for (; st > 0; st >>= 1)
-        acc += __shfl_down_sync(FM_DCE_FULL_MASK, acc, st);
-    return acc;
+    return warp_residuals(p, e, y, y + 1, 2, r2, c, lane);
 }
+
+#include "dce_cuda_r128.cuh"
 
 /* Persistent warps: each takes the next voxel of the chunk from *next until none is left, so a
  * warp whose voxel converged early does not idle while its neighbours iterate. Lane 0 keeps the
- * Nelder-Mead state (the CPU twin's fm_nm_feed, unchanged); every lane evaluates. */
-template <int MIN_BLOCKS>
+ * Nelder-Mead state (fm_nm_step, as the CPU twin's fm_nm_feed), lanes 0-4 compute the centroid
+ * and reflection point coordinate by coordinate; every lane evaluates. */
+template <int MIN_BLOCKS, bool R128>
 __global__ void __launch_bounds__(FM_DCE_WARPS_PER_BLOCK * 32, MIN_BLOCKS)
     dce_fit_warp(fm_dce_plan p, const nm_settings nm, const warp_layout lay, const float *tissue,
                  int n_voxels, double *records, int *next)
@@ -130,6 +156,9 @@ __global__ void __launch_bounds__(FM_DCE_WARPS_PER_BLOCK * 32, MIN_BLOCKS)
         fw[i] = p.frame_w[i];
         fj[i] = p.frame_j[i];
     }
+    double2 *lt = (double2 *)(smem + lay.lane_table);
+    if (R128)
+        r128_lane_table(&p, lt, threadIdx.x, blockDim.x);
     __syncthreads(); /* the only block barrier: tables ready */
     p.twiddle = tw;
     p.spectrum = spec;
@@ -139,7 +168,7 @@ __global__ void __launch_bounds__(FM_DCE_WARPS_PER_BLOCK * 32, MIN_BLOCKS)
     p.frame_j = fj;
     double *mine = smem + lay.table_doubles + (size_t)warp * lay.warp_doubles;
     fm_nm_state *s = (fm_nm_state *)mine;
-    double *y = mine + lay.state_doubles, *c = y + 2 * n, *r2 = c + nt;
+    double *y = mine + lay.state_doubles, *yo = y + 2 * n, *c = yo + (R128 ? n : 0), *r2 = c + nt;
 
     for (;;) {
         int v = 0;
@@ -167,10 +196,20 @@ __global__ void __launch_bounds__(FM_DCE_WARPS_PER_BLOCK * 32, MIN_BLOCKS)
             __syncwarp(); /* lane 0's new point is visible, and the last residuals are read */
             fm_dce_eval e;
             fm_dce_eval_setup(&p, s->x, &e);
-            const double cost = warp_cost(&p, &e, y, r2, c, lane);
-            if (lane == 0)
-                more = fm_nm_feed(s, FM_DMUL(cost, e.penalty));
-            more = __shfl_sync(FM_DCE_FULL_MASK, more, 0);
+            const double cost = R128 ? warp_cost_128(&p, &e, lt, (double2 *)y, yo, r2, c, lane)
+                                     : warp_cost(&p, &e, y, r2, c, lane);
+            int step = 0; /* bit 0: more points, bit 1: reflection point pending */
+            if (lane == 0) {
+                step = fm_nm_step(s, FM_DMUL(cost, e.penalty)) | s->pending << 1;
+                s->pending = 0;
+            }
+            step = __shfl_sync(FM_DCE_FULL_MASK, step, 0);
+            more = step & 1;
+            if (step & 2) { /* the centroid and reflection, one coordinate per lane */
+                __syncwarp();
+                if (lane < FM_DCE_N_PARAMS)
+                    fm_nm_reflect_coord(s, lane);
+            }
         }
         if (lane == 0) {
             double rec[FM_DCE_OUT_COUNT];

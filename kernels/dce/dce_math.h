@@ -39,7 +39,7 @@ typedef struct {
     double lower[FM_DCE_N_PARAMS], upper[FM_DCE_N_PARAMS];
 } fm_dce_plan;
 
-/* ---- deterministic exp and expm1 (the same bits under gcc and nvcc) ---- */
+/* ---- deterministic exp (the same bits under gcc and nvcc) ---- */
 
 /* exp(r) for |r| <= ln2/2: Taylor series to r^13 by Horner, truncation < 5e-18 relative.
  * Literal coefficients keep everything in registers on the device. */
@@ -75,32 +75,28 @@ FM_HD static inline double fm_dce_exp(double x)
     return ldexp(fm_dce_exp_reduced(r), (int)k);
 }
 
-/* expm1 without cancellation near 0 (needed for (1 - e^{-kl dt}) when kl dt is small). */
-FM_HD static inline double fm_dce_expm1(double x)
+/* Powers and geometric sums at once: (E^n, G_n) with G_n = sum_{m<n} E^m, by binary powering
+ * with (E^a, G_a) + (E^b, G_b) = (E^a E^b, G_a + E^a G_b). Every term is >= 0, so G_n has no
+ * cancellation for any kl (expm1-based closed forms need care as kl dt -> 0; here kl = 0 gives
+ * G_n = n exactly), relative error ~ 2 log2(n) ulp, and no division or transcendental: one
+ * evaluation needs e^{-kl dt} alone, each frame a few products. */
+FM_HD static inline void fm_dce_geo_pow(double e, int n, double *en, double *gn)
 {
-    if (fabs(x) < 0.5) {
-        /* x (1 + x/2! + ... + x^17/18!): truncation < 1e-21 relative for |x| < 0.5 */
-        double p = 1.0 / 6402373705728000.0;
-        p = FM_DMUL(p, x) + 1.0 / 355687428096000.0;
-        p = FM_DMUL(p, x) + 1.0 / 20922789888000.0;
-        p = FM_DMUL(p, x) + 1.0 / 1307674368000.0;
-        p = FM_DMUL(p, x) + 1.0 / 87178291200.0;
-        p = FM_DMUL(p, x) + 1.0 / 6227020800.0;
-        p = FM_DMUL(p, x) + 1.0 / 479001600.0;
-        p = FM_DMUL(p, x) + 1.0 / 39916800.0;
-        p = FM_DMUL(p, x) + 1.0 / 3628800.0;
-        p = FM_DMUL(p, x) + 1.0 / 362880.0;
-        p = FM_DMUL(p, x) + 1.0 / 40320.0;
-        p = FM_DMUL(p, x) + 1.0 / 5040.0;
-        p = FM_DMUL(p, x) + 1.0 / 720.0;
-        p = FM_DMUL(p, x) + 1.0 / 120.0;
-        p = FM_DMUL(p, x) + 1.0 / 24.0;
-        p = FM_DMUL(p, x) + 1.0 / 6.0;
-        p = FM_DMUL(p, x) + 0.5;
-        p = FM_DMUL(p, x) + 1.0;
-        return FM_DMUL(x, p);
+    double pe = 1.0, pg = 0.0; /* (E^0, G_0) */
+    double be = e, bg = 1.0;   /* (E^1, G_1), squared per bit */
+    while (n > 0) {
+        if (n & 1) {
+            pg = pg + FM_DMUL(pe, bg);
+            pe = FM_DMUL(pe, be);
+        }
+        n >>= 1;
+        if (n > 0) {
+            bg = bg + FM_DMUL(be, bg);
+            be = FM_DMUL(be, be);
+        }
     }
-    return fm_dce_exp(x) - 1.0;
+    *en = pe;
+    *gn = pg;
 }
 
 /* ---- one cost evaluation ---- */
@@ -111,9 +107,8 @@ typedef struct {
     double penalty;                /* cost factor, > 1 outside the bounds (see eval_setup) */
     double ka, kp;                 /* 1/s */
     double x;                      /* kl dt, dimensionless */
-    double e1, e_m;                /* e^{-x}, e^{-M x} */
-    double em1;                    /* expm1(-x) */
-    double h0;                     /* the kernel's DFT at k = 0: sum_{j<M} E^j (fm_dce_fill) */
+    double e1, e_m;                /* E = e^{-x} and E^M (fm_dce_geo_pow) */
+    double h0;                     /* the kernel's DFT at k = 0: G_M = sum_{j<M} E^j */
     double u0;                     /* ka ca0 + kp cp0: the input's constant part */
     int sa, sp;                    /* delays in whole grid steps */
     double fa, fp;                 /* and the remaining fraction of a step */
@@ -146,40 +141,15 @@ FM_HD static inline void fm_dce_eval_bounds(const fm_dce_plan *p, const double *
     e->fp = dp - e->sp;
 }
 
-/* The four transcendentals of an evaluation, separately so that a CUDA block computes each
- * once (four threads) instead of once per thread: e^{-x}, e^{-Mx}, expm1(-x), expm1(-Mx). */
-#define FM_DCE_N_EXP 4
-FM_HD static inline double fm_dce_eval_exp(const fm_dce_plan *p, const fm_dce_eval *e, int which)
-{
-    if (which == 0)
-        return fm_dce_exp(-e->x);
-    if (which == 1)
-        return fm_dce_exp(-FM_DMUL(e->x, (double)p->n_grid));
-    if (which == 2)
-        return fm_dce_expm1(-e->x);
-    return e->x > 0 ? fm_dce_expm1(-FM_DMUL(e->x, (double)p->n_grid)) : 0.0;
-}
-
-/* e1, e_m, em1 and h0 from the four values of fm_dce_eval_exp. h0 = (1 - E^M) / (1 - E), the
- * k = 0 term of the paper's closed form, with expm1 against cancellation (M when kl = 0);
- * computed once per evaluation, so the fill's k = 0 costs no more than any other k. */
-FM_HD static inline void fm_dce_eval_finish(const fm_dce_plan *p, fm_dce_eval *e, const double *ex)
-{
-    e->e1 = ex[0];
-    e->e_m = ex[1];
-    e->em1 = ex[2];
-    e->h0 = e->x > 0 ? ex[3] / e->em1 : (double)p->n_grid;
-}
-
-/* Clamping and scalars (fm_dce_eval_bounds) plus the transcendentals. */
+/* Clamping and scalars (fm_dce_eval_bounds), then E = e^{-x} (the evaluation's one
+ * transcendental), and E^M and h0 = G_M, the k = 0 term of the paper's closed form
+ * (1 - E^M) / (1 - E), as a sum of positive terms (M when kl = 0). */
 FM_HD static inline void fm_dce_eval_setup(const fm_dce_plan *p, const double *theta,
                                            fm_dce_eval *e)
 {
-    double ex[FM_DCE_N_EXP];
     fm_dce_eval_bounds(p, theta, e);
-    for (int w = 0; w < FM_DCE_N_EXP; w++)
-        ex[w] = fm_dce_eval_exp(p, e, w);
-    fm_dce_eval_finish(p, e, ex);
+    e->e1 = fm_dce_exp(-e->x);
+    fm_dce_geo_pow(e->e1, p->n_grid, &e->e_m, &e->h0);
 }
 
 FM_HD static inline int fm_dce_bitrev(int k, int log2n)
@@ -197,37 +167,58 @@ FM_HD static inline int fm_dce_bitrev(int k, int log2n)
 }
 
 /* Analytic DFT of the kernel e^{-kl t} sampled on the grid and truncated to j < M (zeros up to
- * N): sum_{j<M} E^j w^{jk} = (1 - E^M w^{Mk}) / (1 - E w^k), the paper's closed form. Truncating
- * at M (instead of the full N samples) is what makes the zero-padded product a linear, not
- * circular, convolution for every output j < M. k = 0 uses expm1 against cancellation. Fills the
- * product spectrum Z = S H at k and, by Hermitian symmetry of H, S conj(H) at N - k, both in
- * bit-reversed order for the in-place inverse FFT. k runs over 0..N/2. */
+ * N): H(k) = sum_{j<M} E^j w^{jk} = (1 - E^M w^{Mk}) / (1 - E w^k), the paper's closed form, for
+ * k >= 1 with the twiddles c = w^k and m = w^{Mk mod N}; H(0) = h0 (fm_dce_eval_setup).
+ * Truncating at M (instead of the full N samples) is what makes the zero-padded product a linear,
+ * not circular, convolution for every output j < M. */
+FM_HD static inline void fm_dce_kernel_dft(const fm_dce_eval *e, double cr, double ci, double mr,
+                                           double mi, double *hr, double *hi)
+{
+    const double ar = 1.0 - FM_DMUL(e->e_m, mr), ai = -FM_DMUL(e->e_m, mi);
+    const double br = 1.0 - FM_DMUL(e->e1, cr), bi = -FM_DMUL(e->e1, ci);
+    const double inv = 1.0 / (FM_DMUL(br, br) + FM_DMUL(bi, bi));
+    *hr = FM_DMUL(FM_DMUL(ar, br) + FM_DMUL(ai, bi), inv);
+    *hi = FM_DMUL(FM_DMUL(ai, br) - FM_DMUL(ar, bi), inv);
+}
+
+/* Z = S H at k, and Z = S conj(H) at N - k (H is Hermitian: the kernel is real). */
+FM_HD static inline void fm_dce_zmul(double sr, double si, double hr, double hi, double *zr,
+                                     double *zi)
+{
+    *zr = FM_DMUL(sr, hr) - FM_DMUL(si, hi);
+    *zi = FM_DMUL(sr, hi) + FM_DMUL(si, hr);
+}
+
+FM_HD static inline void fm_dce_zmul_conj(double tr, double ti, double hr, double hi, double *zr,
+                                          double *zi)
+{
+    *zr = FM_DMUL(tr, hr) + FM_DMUL(ti, hi);
+    *zi = FM_DMUL(ti, hr) - FM_DMUL(tr, hi);
+}
+
+/* H(k) for 1 <= k <= N/2 from the plan's twiddle table. */
+FM_HD static inline void fm_dce_kernel_dft_at(const fm_dce_plan *p, const fm_dce_eval *e, int k,
+                                              double *hr, double *hi)
+{
+    const int km = (p->n_grid * k) & (p->n_fft - 1); /* M k mod N: N is a power of two */
+    fm_dce_kernel_dft(e, p->twiddle[2 * k], p->twiddle[2 * k + 1], p->twiddle[2 * km],
+                      p->twiddle[2 * km + 1], hr, hi);
+}
+
+/* Fills the product spectrum Z = S H at k and, by Hermitian symmetry of H, S conj(H) at N - k,
+ * both in bit-reversed order for the in-place inverse FFT. k runs over 0..N/2. */
 FM_HD static inline void fm_dce_fill(const fm_dce_plan *p, const fm_dce_eval *e, int k, double *z)
 {
     const int N = p->n_fft;
-    double hr, hi;
-    if (k == 0) {
-        hr = e->h0;
-        hi = 0.0;
-    } else {
-        const int km = (p->n_grid * k) & (N - 1); /* M k mod N: N is a power of two */
-        const double cr = p->twiddle[2 * k], ci = p->twiddle[2 * k + 1];
-        const double mr = p->twiddle[2 * km], mi = p->twiddle[2 * km + 1];
-        const double ar = 1.0 - FM_DMUL(e->e_m, mr), ai = -FM_DMUL(e->e_m, mi);
-        const double br = 1.0 - FM_DMUL(e->e1, cr), bi = -FM_DMUL(e->e1, ci);
-        const double inv = 1.0 / (FM_DMUL(br, br) + FM_DMUL(bi, bi));
-        hr = FM_DMUL(FM_DMUL(ar, br) + FM_DMUL(ai, bi), inv);
-        hi = FM_DMUL(FM_DMUL(ai, br) - FM_DMUL(ar, bi), inv);
-    }
-    const double sr = p->spectrum[2 * k], si = p->spectrum[2 * k + 1];
+    double hr = e->h0, hi = 0.0;
+    if (k > 0)
+        fm_dce_kernel_dft_at(p, e, k, &hr, &hi);
     const int d = fm_dce_bitrev(k, p->log2_fft);
-    z[2 * d] = FM_DMUL(sr, hr) - FM_DMUL(si, hi);
-    z[2 * d + 1] = FM_DMUL(sr, hi) + FM_DMUL(si, hr);
+    fm_dce_zmul(p->spectrum[2 * k], p->spectrum[2 * k + 1], hr, hi, &z[2 * d], &z[2 * d + 1]);
     if (k > 0 && k < N / 2) {
         const int k2 = N - k, d2 = fm_dce_bitrev(k2, p->log2_fft);
-        const double tr = p->spectrum[2 * k2], ti = p->spectrum[2 * k2 + 1];
-        z[2 * d2] = FM_DMUL(tr, hr) + FM_DMUL(ti, hi);
-        z[2 * d2 + 1] = FM_DMUL(ti, hr) - FM_DMUL(tr, hi);
+        fm_dce_zmul_conj(p->spectrum[2 * k2], p->spectrum[2 * k2 + 1], hr, hi, &z[2 * d2],
+                         &z[2 * d2 + 1]);
     }
 }
 
@@ -248,6 +239,17 @@ FM_HD static inline void fm_dce_bfly(double *ur, double *ui, double *xr, double 
     *xi = u_i - ti;
     *ur = u_r + tr;
     *ui = u_i + ti;
+}
+
+/* The sum half of fm_dce_bfly alone, u + w x, with the same operations: the last inverse stage
+ * needs only outputs j < N/2 (the model grid, M <= N/2), so the GPU skips the difference half. */
+FM_HD static inline void fm_dce_bfly_sum(double ur, double ui, double xr, double xi, double wr,
+                                         double wi, double *yr, double *yi)
+{
+    const double tr = FM_DMUL(wr, xr) - FM_DMUL(wi, xi);
+    const double ti = FM_DMUL(wr, xi) + FM_DMUL(wi, xr);
+    *yr = ur + tr;
+    *yi = ui + ti;
 }
 
 FM_HD static inline void fm_dce_butterfly(double *z, const double *tw, int n, int half, int b,
@@ -284,60 +286,60 @@ static inline void fm_dce_fft_serial(double *z, const double *tw, int n, int log
 }
 
 /* Model Cl at grid point j from the inverse-transformed product y (unscaled: re = N (Ca' * h),
- * im = N (Cp' * h)). By linearity the delayed input ka Ca(t - tau_a) + kp Cp(t - tau_p), with
- * Ca = ca0 + Ca' and linear interpolation between grid points, convolves to shifted copies of
- * Ca' * h plus the constant's closed-form geometric sum, so the spectra never depend on the delays.
- * Trapezoid rule: Cl_j = dt (sum_{m<=j} u_m E^{j-m} - u_j / 2 - u_0 E^j / 2). Delays >= 0 keep the
- * shifted indices at or below j, inside the linear part of the convolution. */
+ * im = N (Cp' * h), read as yr[j ys] and yi[j ys]: interleaved on the CPU, split on the GPU). By
+ * linearity the delayed input ka Ca(t - tau_a) + kp Cp(t - tau_p), with Ca = ca0 + Ca' and linear
+ * interpolation between grid points, convolves to shifted copies of Ca' * h plus the constant's
+ * geometric sum, so the spectra never depend on the delays. Trapezoid rule:
+ * Cl_j = dt (sum_{m<=j} u_m E^{j-m} - u_j / 2 - u_0 E^j / 2), with ej = E^j and geo = G_{j+1} =
+ * sum_{m<=j} E^m from the caller (fm_dce_geo_pow). Delays >= 0 keep the shifted indices at or
+ * below j, inside the linear part of the convolution. */
 FM_HD static inline double fm_dce_grid_value(const fm_dce_plan *p, const fm_dce_eval *e,
-                                             const double *y, int j)
+                                             const double *yr, const double *yi, int ys, int j,
+                                             double ej, double geo)
 {
     const double inv_n = 1.0 / (double)p->n_fft; /* a power of two: scaling is exact */
     const int ja = j - e->sa, jp = j - e->sp;
-    const double ya0 = ja >= 0 ? FM_DMUL(y[2 * ja], inv_n) : 0.0;
-    const double ya1 = ja >= 1 ? FM_DMUL(y[2 * (ja - 1)], inv_n) : 0.0;
-    const double yp0 = jp >= 0 ? FM_DMUL(y[2 * jp + 1], inv_n) : 0.0;
-    const double yp1 = jp >= 1 ? FM_DMUL(y[2 * (jp - 1) + 1], inv_n) : 0.0;
+    const double ya0 = ja >= 0 ? FM_DMUL(yr[ys * ja], inv_n) : 0.0;
+    const double ya1 = ja >= 1 ? FM_DMUL(yr[ys * (ja - 1)], inv_n) : 0.0;
+    const double yp0 = jp >= 0 ? FM_DMUL(yi[ys * jp], inv_n) : 0.0;
+    const double yp1 = jp >= 1 ? FM_DMUL(yi[ys * (jp - 1)], inv_n) : 0.0;
     const double ca0 = ja >= 0 ? p->ca_grid[ja] : 0.0, ca1 = ja >= 1 ? p->ca_grid[ja - 1] : 0.0;
     const double cp0 = jp >= 0 ? p->cp_grid[jp] : 0.0, cp1 = jp >= 1 ? p->cp_grid[jp - 1] : 0.0;
     const double ra = FM_DMUL(1.0 - e->fa, ya0) + FM_DMUL(e->fa, ya1);
     const double rp = FM_DMUL(1.0 - e->fp, yp0) + FM_DMUL(e->fp, yp1);
     const double ua = p->ca0 + (FM_DMUL(1.0 - e->fa, ca0) + FM_DMUL(e->fa, ca1));
     const double up = p->cp0 + (FM_DMUL(1.0 - e->fp, cp0) + FM_DMUL(e->fp, cp1));
-    double geo, ej; /* sum_{m<=j} E^m and E^j */
-    if (e->x > 0) {
-        const double q = fm_dce_expm1(-FM_DMUL(e->x, (double)(j + 1)));
-        geo = q / e->em1;
-        ej = (1.0 + q) / e->e1;
-    } else {
-        geo = (double)(j + 1);
-        ej = 1.0;
-    }
     const double r = FM_DMUL(e->u0, geo) + (FM_DMUL(e->ka, ra) + FM_DMUL(e->kp, rp));
     const double u = FM_DMUL(e->ka, ua) + FM_DMUL(e->kp, up);
     return FM_DMUL(p->dt_s, r - FM_DMUL(0.5, u) - FM_DMUL(0.5, FM_DMUL(e->u0, ej)));
 }
 
-/* Model at frame i: linear interpolation between grid points (exact grid hit when w = 0). */
+/* Model at frame i: linear interpolation between grid points (exact grid hit when w = 0). One
+ * powering gives E^j and G_j; grid point j + 1 follows with one product and one sum. */
 FM_HD static inline double fm_dce_frame_value(const fm_dce_plan *p, const fm_dce_eval *e,
-                                              const double *y, int i)
+                                              const double *yr, const double *yi, int ys, int i)
 {
     const int j = p->frame_j[i];
     const double w = p->frame_w[i];
-    const double c0 = fm_dce_grid_value(p, e, y, j);
+    double ej, gj;
+    fm_dce_geo_pow(e->e1, j, &ej, &gj);
+    const double geo = gj + ej; /* G_{j+1} */
+    const double c0 = fm_dce_grid_value(p, e, yr, yi, ys, j, ej, geo);
     if (w == 0.0)
         return c0;
-    const double c1 = fm_dce_grid_value(p, e, y, j + 1);
+    const double ej1 = FM_DMUL(ej, e->e1);
+    const double c1 = fm_dce_grid_value(p, e, yr, yi, ys, j + 1, ej1, geo + ej1);
     return FM_DMUL(1.0 - w, c0) + FM_DMUL(w, c1);
 }
 
 /* Squared residual of frame i (the paper's eq. 3 term), 0 for the padding up to n_pad. */
 FM_HD static inline double fm_dce_residual2(const fm_dce_plan *p, const fm_dce_eval *e,
-                                            const double *y, const double *tissue, int i)
+                                            const double *yr, const double *yi, int ys,
+                                            const double *tissue, int i)
 {
     if (i >= p->n_times)
         return 0.0;
-    const double r = fm_dce_frame_value(p, e, y, i) - tissue[i];
+    const double r = fm_dce_frame_value(p, e, yr, yi, ys, i) - tissue[i];
     return FM_DMUL(r, r);
 }
 

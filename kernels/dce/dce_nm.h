@@ -47,6 +47,7 @@ typedef struct {
     int restarts;   /* restarts left (0 after fm_nm_begin: exactly fminsearch) */
     double f_start; /* best cost when the current run (first or restart) began */
     int started;    /* runs begun: 1 after fm_nm_begin, +1 per restart */
+    int pending;    /* 1: fm_nm_step left the centroid and reflection point to fm_nm_reflect_coord */
     double v[FM_NM_MAX_DIM + 1][FM_NM_MAX_DIM];
     double fv[FM_NM_MAX_DIM + 1];
     double xbar[FM_NM_MAX_DIM], xr[FM_NM_MAX_DIM];
@@ -78,6 +79,7 @@ FM_HD static inline void fm_nm_begin(fm_nm_state *s, int n, const double *x0, in
     s->restarts = 0;
     s->f_start = HUGE_VAL;
     s->started = 1;
+    s->pending = 0;
     for (int i = 0; i < n; i++)
         s->v[0][i] = s->x[i] = x0[i];
 }
@@ -206,18 +208,25 @@ FM_HD static inline int fm_nm_next_iteration(fm_nm_state *s)
         s->phase = FM_NM_DONE;
         return 0;
     }
-    /* xbar: mean of the n best vertices, summed in vertex order then divided, as sum(v,2)/n. */
-    for (int i = 0; i < n; i++) {
-        double sum = 0;
-        for (int j = 0; j < n; j++)
-            sum += s->v[j][i];
-        s->xbar[i] = sum / n;
-    }
-    fm_nm_line(s, FM_NM_RHO, s->xr);
-    for (int i = 0; i < n; i++)
-        s->x[i] = s->xr[i];
+    /* The centroid and the reflection point are per coordinate (fm_nm_reflect_coord): the
+     * caller computes them, the GPU warp one coordinate per lane. */
+    s->pending = 1;
     s->phase = FM_NM_REFLECT;
     return 1;
+}
+
+/* Coordinate i of the centroid xbar (mean of the n best vertices, summed in vertex order then
+ * divided, as fminsearch's sum(v,2)/n), of the reflection point xr = (1 + rho) xbar - rho v_worst
+ * (fm_nm_line) and of the next point x = xr. Coordinates are independent, so the GPU warp runs
+ * them on separate lanes instead of one lane running all five: the same bits. */
+FM_HD static inline void fm_nm_reflect_coord(fm_nm_state *s, int i)
+{
+    double sum = 0;
+    for (int j = 0; j < FM_NM_N(s); j++)
+        sum += s->v[j][i];
+    s->xbar[i] = sum / FM_NM_N(s);
+    s->xr[i] = FM_DMUL(1.0 + FM_NM_RHO, s->xbar[i]) - FM_DMUL(FM_NM_RHO, s->v[FM_NM_N(s)][i]);
+    s->x[i] = s->xr[i];
 }
 
 FM_HD static inline int fm_nm_start_shrink(fm_nm_state *s)
@@ -238,8 +247,9 @@ FM_HD static inline int fm_nm_end_iteration(fm_nm_state *s)
     return fm_nm_next_iteration(s);
 }
 
-/* Feeds f = cost(s->x). Returns 1 when s->x holds the next point to evaluate, 0 when done. */
-FM_HD static inline int fm_nm_feed(fm_nm_state *s, double f)
+/* One step of the machine on f = cost(s->x); when it sets s->pending, the next point still needs
+ * fm_nm_reflect_coord for every coordinate (fm_nm_feed does that). */
+FM_HD static inline int fm_nm_step(fm_nm_state *s, double f)
 {
     const int n = FM_NM_N(s);
     if (!(f == f))
@@ -311,4 +321,16 @@ FM_HD static inline int fm_nm_feed(fm_nm_state *s, double f)
     default:
         return 0;
     }
+}
+
+/* Feeds f = cost(s->x). Returns 1 when s->x holds the next point to evaluate, 0 when done. */
+FM_HD static inline int fm_nm_feed(fm_nm_state *s, double f)
+{
+    const int more = fm_nm_step(s, f);
+    if (s->pending) {
+        for (int i = 0; i < FM_NM_N(s); i++)
+            fm_nm_reflect_coord(s, i);
+        s->pending = 0;
+    }
+    return more;
 }
