@@ -213,15 +213,15 @@ __global__ void fit_block_kernel(fm_fit_setup su, const float *__restrict__ y, i
  * redundantly: no barriers, no shared memory, and a warp waits only for its own pixel instead
  * of the slowest of 32 (thread per pixel: 92 evaluations per pixel for LSM bi against a mean
  * of 28). NB: bins per lane held in registers, >= ceil(n_fit / 32). */
-/* Entries of Newton's h2 that LSM can make non-zero (fm_fit_accumulate): amplitude-fraction,
- * amplitude-lifetime, fraction-lifetime and lifetime-lifetime pairs of the bi model. MLE fills
- * every entry. The others stay 0 on both backends, so the warp skips their shuffles. */
+/* Entries of Newton's h2 that bi LSM can make non-zero (fm_fit_accumulate): amplitude-fraction,
+ * amplitude-lifetime, fraction-lifetime and lifetime-lifetime pairs. The others stay 0 on both
+ * backends, so the warp skips their shuffles. */
 __host__ __device__ constexpr bool lsm_h2_entry(int a, int b)
 {
     return a < 4 && b < 4 && !(a == b && a < 2) && !(a == 2 && b == 3);
 }
 
-template <int N, int NEWTON, int MLE> __device__ __forceinline__ void warp_sum(fm_fit_sums *s)
+template <int N, int NEWTON> __device__ __forceinline__ void warp_sum(fm_fit_sums *s)
 {
 #pragma unroll
     for (int a = 0; a < N; a++) {
@@ -230,7 +230,7 @@ template <int N, int NEWTON, int MLE> __device__ __forceinline__ void warp_sum(f
 #pragma unroll
             for (int off = 16; off > 0; off >>= 1)
                 s->h[fm_fit_hidx(a, b)] += __shfl_xor_sync(FULL_MASK, s->h[fm_fit_hidx(a, b)], off);
-            if (NEWTON && (MLE || lsm_h2_entry(a, b)))
+            if (NEWTON && lsm_h2_entry(a, b))
 #pragma unroll
                 for (int off = 16; off > 0; off >>= 1)
                     s->h2[fm_fit_hidx(a, b)] +=
@@ -277,7 +277,7 @@ __global__ void __launch_bounds__(WARP_BLOCK, WARP_MIN_BLOCKS)
                     const unsigned char *__restrict__ mask, fm_fit_result *res)
 {
     constexpr int NP = (MODEL == 1 ? 2 : 4) + BG;
-    constexpr int NEWTON = MODEL == 2 || MLE; /* fm_fit_newton without an IRF */
+    constexpr int NEWTON = MODEL == 2 && !MLE; /* fm_fit_newton without an IRF */
     const int lane = threadIdx.x & 31;
     const int k = blockIdx.x * (WARP_BLOCK / 32) + (threadIdx.x >> 5);
     if (k >= nc) /* the whole warp */
@@ -313,7 +313,7 @@ __global__ void __launch_bounds__(WARP_BLOCK, WARP_MIN_BLOCKS)
     if (ok) {
         fm_fit_start(&s, p, role);
         warp_eval<NB>(&s, j0, j1, yv, w, p, &sums);
-        warp_sum<NP, NEWTON, MLE>(&sums);
+        warp_sum<NP, NEWTON>(&sums);
         ok = sums.msum > 0;
         p[0] = photons / sums.msum;
     }
@@ -333,7 +333,7 @@ __global__ void __launch_bounds__(WARP_BLOCK, WARP_MIN_BLOCKS)
         fm_lm_init(&st, NP, role, p);
         while (!st.done) {
             warp_eval<NB>(&s, j0, j1, yv, w, st.trial, &sums);
-            warp_sum<NP, NEWTON, MLE>(&sums);
+            warp_sum<NP, NEWTON>(&sums);
             fm_lm_update(&st, &sums, NP, fm_fit_pass_tol(&s, pass), s.max_iter);
         }
         ok = st.have;
@@ -468,7 +468,7 @@ __global__ void fit_ga_kernel(fm_fit_setup su, const float *__restrict__ y, int 
             double cost = fm_ga_nnls(s.n_lin, &gs, a, &free_set);
             fm_ga_contrib(&s, &gs, a, free_set, cost, &acc);
         }
-        warp_sum<MODEL, 0, 0>(&acc); /* GA: Gauss-Newton on the lifetimes, no h2 */
+        warp_sum<MODEL, 0>(&acc); /* GA: Gauss-Newton on the lifetimes, no h2 */
         if (lane == 0)
             red[warp] = acc;
         __syncthreads();

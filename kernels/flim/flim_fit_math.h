@@ -201,12 +201,14 @@ FM_FIT_HD static inline double fm_fit_model_value(const fm_fit_setup *su, const 
  * pass's model (second pass): Neyman weights correlate with the noise and bias tau low by ~7 %
  * at 2000 photons, weights from a fitted model do not (the reweighting that Laurence & Chromy
  * 2010 discuss). */
-/* Whether a fit adds Newton's second-order terms (fm_fit_accumulate): bi-exponential fits and
- * MLE, without an IRF (whose basis comes with its first tau derivative only). Mono LSM converges
- * fast under Gauss-Newton already (9 evaluations per 1500-photon pixel, 12 with the terms). */
+/* Whether a fit adds Newton's second-order terms (fm_fit_accumulate): bi-exponential LSM without
+ * an IRF (whose basis comes with its first tau derivative only). Mono LSM converges fast under
+ * Gauss-Newton already (9 evaluations per 1500-photon pixel, 12 with the terms); for MLE the
+ * terms made the H100 run 30 % slower (mle bi 20.8 -> 26.8 ms, bench/RESULTS.md) and no accuracy
+ * test needs them, so MLE keeps Fisher scoring. */
 FM_FIT_HD static inline int fm_fit_newton(const fm_fit_setup *su)
 {
-    return !su->has_irf && (su->model == 2 || su->mle);
+    return !su->has_irf && su->model == 2 && !su->mle;
 }
 
 FM_FIT_HD static inline double fm_fit_weight(double ref)
@@ -268,25 +270,12 @@ FM_FIT_HD static inline void fm_fit_accumulate(const fm_fit_setup *su, const dou
     }
     if (!fm_fit_newton(su))
         return;
-    /* Newton's Hessian is h + h2: h2 = -w r d2m/dpa dpb, and for MLE also w^2 r J J^T (the
-     * observed information y / m^2 in place of Fisher's 1 / m). Gauss-Newton alone converges
+    /* Newton's Hessian is h + h2, h2 = -w r d2m/dpa dpb. Gauss-Newton alone converges
      * only linearly on bi-exponential decays, whose fD-tauF direction is nearly flat: on
      * 20000-photon pixels it stops at tolerance 1e-6 up to 3e-3 from the minimum (scipy's
      * curve_fit agrees with the Newton answer to 1e-5); fm_lm_solve falls back to Gauss-Newton
      * where h + h2 is not positive definite. */
-    if (su->mle) {
-        const double wwr = M_(w, wr);
-        FM_FIT_UNROLL
-        for (int a = 0; a < n; a++) {
-            FM_FIT_UNROLL
-            for (int b = a; b < n; b++)
-                s->h2[fm_fit_hidx(a, b)] = s->h2[fm_fit_hidx(a, b)] + M_(M_(wwr, J[a]), J[b]);
-        }
-    }
-    if (su->model == 1) {
-        s->h2[fm_fit_hidx(0, 1)] = s->h2[fm_fit_hidx(0, 1)] - M_(wr, d0);
-        s->h2[fm_fit_hidx(1, 1)] = s->h2[fm_fit_hidx(1, 1)] - M_(M_(wr, p[0]), dd0);
-    } else {
+    {
         const double f = p[1], wra = M_(wr, p[0]);
         s->h2[fm_fit_hidx(0, 1)] = s->h2[fm_fit_hidx(0, 1)] - M_(wr, e0 - e1);
         s->h2[fm_fit_hidx(0, 2)] = s->h2[fm_fit_hidx(0, 2)] - M_(M_(wr, 1 - f), d1);
