@@ -152,18 +152,6 @@ static fm_status run_cpu(const fm_flim_job *job, char *msg, size_t msg_len)
                                   : fm_flim_fit_cpu(job, msg, msg_len);
 }
 
-/* u16 counts as float32 for the fit half (exact: every uint16 is a float). */
-static float *u16_to_float(const uint16_t *src, size_t n)
-{
-    float *dst = malloc(sizeof(float) * (n ? n : 1));
-    if (!dst)
-        return NULL;
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < n; i++)
-        dst[i] = (float)src[i];
-    return dst;
-}
-
 fm_status fm_flim_run(fm_flim_method method, const fm_flim_params *params, const float *counts,
                       int n_pixels, const unsigned char *mask, const int *segment, int n_segments,
                       fm_flim_outputs *out, fm_backend backend, fm_tick_fn tick, void *tick_user,
@@ -203,17 +191,6 @@ fm_status fm_flim_run_typed(fm_flim_method method, const fm_flim_params *params,
                        "global analysis needs a segment map and n_segments >= 1 (got %d)",
                        n_segments);
 
-    /* The fit half reads float32 only (FM_FLIM_FIT_TAKES_U16): convert u16 for it here. */
-    float *converted = NULL;
-    if (counts_type == FM_PIXEL_U16 && !is_direct(method) && !FM_FLIM_FIT_TAKES_U16) {
-        converted = u16_to_float(counts, (size_t)params->n_bins * n_pixels);
-        if (!converted)
-            return fm_fail(FM_ERR_NO_MEMORY, msg, msg_len,
-                           "no memory to convert %d x %d uint16 counts to float", params->n_bins,
-                           n_pixels);
-        counts = converted;
-        counts_type = FM_PIXEL_F32;
-    }
     const fm_flim_job job = {
         .method = method,
         .params = params,
@@ -254,7 +231,6 @@ fm_status fm_flim_run_typed(fm_flim_method method, const fm_flim_params *params,
 done:
     if (status == FM_OK)
         info->invalid_values = count_invalid(out, n_pixels);
-    free(converted);
     info->elapsed_ms = fm_now_ms() - start;
     return status;
 }

@@ -31,7 +31,6 @@ typedef struct {
 
 /* The fit half (LSM, MLE, GA) reads counts_data in either type too: the CUDA path uploads u16
  * and widens on the device (half the PCIe bytes), the CPU twin widens on the host. */
-#define FM_FLIM_FIT_TAKES_U16 1
 
 /* IEM, CMM, RLD, PHASOR, BCMM1, BCMM2 (flim_direct_cpu.c / flim_direct_cuda.cu). */
 fm_status fm_flim_direct_cpu(const fm_flim_job *job, char *msg, size_t msg_len);
