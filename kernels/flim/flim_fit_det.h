@@ -25,6 +25,19 @@
 #define FM_FIT_UNROLL
 #endif
 
+/* The Taylor tail shared by exp and expm1: p -> (...((p x + 1/11!) x + 1/10!) ... + 1/2) x + 1,
+ * by Horner, each product unfused (FM_FIT_MUL). */
+FM_HD static inline double fm_fit_exp_horner(double p, double x)
+{
+    static const double c[] = {1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0,
+                               1.0 / 5040.0,     1.0 / 720.0,     1.0 / 120.0,    1.0 / 24.0,
+                               1.0 / 6.0,        0.5,             1.0};
+    FM_FIT_UNROLL
+    for (int i = 0; i < (int)(sizeof c / sizeof c[0]); i++)
+        p = FM_FIT_MUL(p, x) + c[i];
+    return p;
+}
+
 /* exp(x): Cody-Waite reduction x = k ln2 + r, |r| <= ln2/2, with a split ln2 whose high part has
  * trailing zero bits (k * LN2_HI exact); Taylor series of e^r to r^12 by Horner (truncation
  * < 2e-16 relative), then an exact scaling by 2^k. About 1 ulp. */
@@ -37,19 +50,7 @@ FM_HD static inline double fm_fit_exp(double x)
         return HUGE_VAL;
     const double k = floor(FM_FIT_MUL(x, 1.4426950408889634074) + 0.5);
     const double r = (x - FM_FIT_MUL(k, LN2_HI)) - FM_FIT_MUL(k, LN2_LO);
-    double p = 1.0 / 479001600.0;
-    p = FM_FIT_MUL(p, r) + 1.0 / 39916800.0;
-    p = FM_FIT_MUL(p, r) + 1.0 / 3628800.0;
-    p = FM_FIT_MUL(p, r) + 1.0 / 362880.0;
-    p = FM_FIT_MUL(p, r) + 1.0 / 40320.0;
-    p = FM_FIT_MUL(p, r) + 1.0 / 5040.0;
-    p = FM_FIT_MUL(p, r) + 1.0 / 720.0;
-    p = FM_FIT_MUL(p, r) + 1.0 / 120.0;
-    p = FM_FIT_MUL(p, r) + 1.0 / 24.0;
-    p = FM_FIT_MUL(p, r) + 1.0 / 6.0;
-    p = FM_FIT_MUL(p, r) + 0.5;
-    p = FM_FIT_MUL(p, r) + 1.0;
-    p = FM_FIT_MUL(p, r) + 1.0;
+    const double p = FM_FIT_MUL(fm_fit_exp_horner(1.0 / 479001600.0, r), r) + 1.0;
     return ldexp(p, (int)k);
 }
 
@@ -96,18 +97,7 @@ FM_HD static inline double fm_fit_expm1(double x)
         p = FM_FIT_MUL(p, x) + 1.0 / 87178291200.0;
         p = FM_FIT_MUL(p, x) + 1.0 / 6227020800.0;
         p = FM_FIT_MUL(p, x) + 1.0 / 479001600.0;
-        p = FM_FIT_MUL(p, x) + 1.0 / 39916800.0;
-        p = FM_FIT_MUL(p, x) + 1.0 / 3628800.0;
-        p = FM_FIT_MUL(p, x) + 1.0 / 362880.0;
-        p = FM_FIT_MUL(p, x) + 1.0 / 40320.0;
-        p = FM_FIT_MUL(p, x) + 1.0 / 5040.0;
-        p = FM_FIT_MUL(p, x) + 1.0 / 720.0;
-        p = FM_FIT_MUL(p, x) + 1.0 / 120.0;
-        p = FM_FIT_MUL(p, x) + 1.0 / 24.0;
-        p = FM_FIT_MUL(p, x) + 1.0 / 6.0;
-        p = FM_FIT_MUL(p, x) + 0.5;
-        p = FM_FIT_MUL(p, x) + 1.0;
-        return FM_FIT_MUL(x, p);
+        return FM_FIT_MUL(x, fm_fit_exp_horner(p, x));
     }
     return fm_fit_exp(x) - 1.0;
 }
