@@ -64,7 +64,6 @@ int bench_oct(int quick)
     static double k_source[N_PIXELS], lambda[N_PIXELS];
     char msg[FM_MSG_LEN] = "", why[FM_MSG_LEN] = "";
     int have_gpu = 0;
-    double h2d = 0, d2h = 0;
     for (int i = 0; i < N_PIXELS; i++)
         lambda[i] = 790.0 + 100.0 * i / (N_PIXELS - 1); /* linear in lambda, 790..890 nm */
     fm_oct_k_positions(lambda, N_PIXELS, k_source, msg, sizeof msg);
@@ -91,6 +90,7 @@ int bench_oct(int quick)
 #if FM_HAVE_CUDA
     if (have_gpu) {
         /* Ceilings: one 256 MiB pinned copy each way, median of 5 after a warm-up. */
+        double h2d = 0, d2h = 0;
         fm_bench_pcie_ceilings((size_t)256 << 20, &h2d, &d2h);
         printf("Measured ceilings: pinned H2D %.1f GB/s, D2H %.1f GB/s; per A-line 4096 B up "
                "(uint16) and 4096 B down (1024 float dB): PCIe floor %.2f (serial) to %.2f "
@@ -195,6 +195,7 @@ int bench_oct(int quick)
         ms = fm_bench_median(t, runs);
         printf("| %-12s | %-22s | %9.2f | %12.3e |\n", label, "CUDA, per call", ms,
                (double)n_bscans * N_ALINES / ms * 1e3);
+#if FM_HAVE_CUDA /* the stream pipeline exists only in CUDA builds */
         fm_oct_cuda_stream *stream = NULL;
         st =
             fm_oct_cuda_stream_open(&p, FM_PIXEL_U16, N_ALINES, n_bscans, &stream, msg, sizeof msg);
@@ -212,6 +213,7 @@ int bench_oct(int quick)
         ms = fm_bench_median(t, runs);
         printf("| %-12s | %-22s | %9.2f | %12.3e |\n", label, "CUDA, steady", ms,
                (double)n_bscans * N_ALINES / ms * 1e3);
+#endif
     }
     if (have_gpu)
         printf("\nTarget (issue 6) on the H100: >= 1.0e+07 A-lines/s host->host at L = 21. "

@@ -1,5 +1,6 @@
 /* CPU twin of MCML: OpenMP threads, each with its own fixed-point tallies, over photon chunks
- * (progress and cancel between chunks); photon i always uses Philox stream i. */
+ * (progress and cancel between chunks); photon i always draws from its own stream (seeded by
+ * Philox from i), whichever thread runs it. */
 #include <stdlib.h>
 #include <string.h>
 

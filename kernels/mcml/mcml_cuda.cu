@@ -11,6 +11,9 @@
 #include "mcml_impl.h"
 
 #define THREADS 256
+#ifndef MCML_MIN_BLOCKS
+#define MCML_MIN_BLOCKS 1 /* blocks per SM the register budget must allow */
+#endif
 /* Shared memory asked for per block: small enough for several resident blocks per SM (the
  * paper's trade-off between cache size and occupancy). */
 #define CACHE_BYTES (40 * 1024)
@@ -31,7 +34,7 @@ __device__ __forceinline__ void flush_voxel(int ir, int iz, u64 q, u64 *s_cache,
         atomicAdd(a_rz + (size_t)ir * nz + iz, q);
 }
 
-__global__ void __launch_bounds__(THREADS)
+__global__ void __launch_bounds__(THREADS, MCML_MIN_BLOCKS)
     mcml_photons(const fm_mcml_medium medium, u64 seed, u64 *next, u64 end, u64 *a_rz, u64 *rd_ra,
                  u64 *tt_ra, u64 *a_layer, u64 *batch, int cache_r, int cache_z)
 {
@@ -238,7 +241,7 @@ extern "C" fm_status fm_mcml_cuda_run(const fm_mcml_job *job, fm_mcml_raw *raw, 
         status = fm_fail(FM_ERR_NO_MEMORY, msg, msg_len, "out of memory for GPU work");
         goto cleanup;
     }
-    /* Each GPU takes a contiguous share of photon indices: its own Philox streams. */
+    /* Each GPU takes a contiguous share of photon indices: its own photon streams. */
     for (int d = 0; d < n_dev; d++) {
         gpu_work *w = &work[d];
         w->job = job;

@@ -117,7 +117,7 @@ int main(void)
            "A[r][z] median relative difference CUDA-CPU %.4f vs CPU-CPU %.4f (ratio %.3f in "
            "0.8..1.25)", gc, cc, gc / cc);
 
-    /* Same seed: the same Philox streams, so only single-precision library differences
+    /* Same seed: the same per-photon streams, so only single-precision library differences
      * (__logf vs logf) separate the two; reported, not asserted. */
     p.seed = 1;
     run_out gpu1 = run(&p, FM_BACKEND_CUDA, NULL, NULL);
