@@ -142,6 +142,8 @@ static const bad_case bad_cases[] = {
     {2, "out.mco B", "bad.mci:3: output format 'B' is not supported"},
     {5, "10 0 5", "bad.mci:6: nr = 0 is outside"},
     {11, NULL, "bad.mci:12: unexpected end of file, expected n for medium below"},
+    /* a byte that is not UTF-8 (a corrupted file): an error, not a crash in the splitter */
+    {3, "1000\xf6", "bad.mci:4: number of photons: '1000\xf6' is not a whole number"},
 };
 
 static void test_bad_input(void)

@@ -36,7 +36,8 @@ static gboolean next_fields(reader *r)
         if (*content == '\0')
             continue;
         r->line = r->next;
-        g_auto(GStrv) parts = g_regex_split_simple("[ \t\r]+", content, 0, 0);
+        /* not GRegex: it gives up (NULL) on bytes that are not UTF-8 */
+        g_auto(GStrv) parts = g_strsplit_set(content, " \t\r", -1);
         GPtrArray *kept = g_ptr_array_new();
         for (int i = 0; parts[i]; i++)
             if (*parts[i])
