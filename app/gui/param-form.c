@@ -52,6 +52,16 @@ static GtkWidget *editor_for_spec(const fm_param_spec *spec, GtkWidget **row_out
         break;
     }
     case FM_PARAM_DOUBLE: {
+        if (spec->default_value != 0 && fabs(spec->default_value) < 1e-3) {
+            /* Tolerances like 1e-11: a spin button shows 3 decimals, reads "0.000" back and
+             * ignores changes under 1e-10, so the value is typed as text ("1e-11"). */
+            w = gtk_entry_new();
+            gtk_entry_set_width_chars(GTK_ENTRY(w), 8);
+            char buf[G_ASCII_DTOSTR_BUF_SIZE];
+            gtk_entry_set_text(GTK_ENTRY(w),
+                               g_ascii_formatd(buf, sizeof buf, "%g", spec->default_value));
+            break;
+        }
         double lo = finite_limit(spec->min, -1e9), hi = finite_limit(spec->max, 1e9);
         double step = hi - lo > 100 ? 1.0 : hi - lo > 1 ? 0.1 : 0.001;
         w = gtk_spin_button_new_with_range(lo, hi, step);

@@ -152,6 +152,20 @@ static void test_run_and_export(void)
     g_assert_cmpfloat(fabs(st.mean - sim.liver[0]), <, 0.02 * sim.liver[0]);
     g_assert_true(fm_dce_views_role_stats(views(), "liver", "kp", &st));
     g_assert_cmpfloat(fabs(st.mean - sim.liver[1]), <, 0.02 * sim.liver[1]);
+    /* The form hands the default tolerance (1e-11) to the fit: a 3-decimal spin button once
+     * read it back as 0 and every voxel ran to max_iterations. Noise-free, each fitted voxel
+     * stops on the tolerance. */
+    const fm_map *conv = fm_result_get_map(fm_dce_views_get_result(views()), "converged");
+    g_assert_nonnull(conv);
+    gsize n_fitted = 0, n_converged = 0;
+    for (gsize v = 0; v < (gsize)conv->width * conv->height * conv->n_frames; v++) {
+        n_fitted += isfinite(conv->data[v]);
+        n_converged += conv->data[v] == 1.0f;
+    }
+    g_test_message("%" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " fitted voxels converged",
+                   n_converged, n_fitted);
+    g_assert_cmpuint(n_fitted, >, 50);
+    g_assert_cmpuint(n_converged, ==, n_fitted);
 
     /* NIfTI export, one file per map, read back with its geometry. */
     /* .nii, not .nii.gz: fm_nifti_write rejects gzip files under 348 bytes, which these mostly
