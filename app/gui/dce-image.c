@@ -224,7 +224,7 @@ static void fm_dce_image_init(FmDceImage *self)
     self->slice = 0;
     self->last_x = self->last_y = -1;
     gtk_widget_add_events(GTK_WIDGET(self), GDK_POINTER_MOTION_MASK | GDK_LEAVE_NOTIFY_MASK);
-    gtk_widget_set_size_request(GTK_WIDGET(self), 240, 200);
+    gtk_widget_set_size_request(GTK_WIDGET(self), 240, 160);
 }
 
 GtkWidget *fm_dce_image_new(void)

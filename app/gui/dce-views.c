@@ -315,7 +315,7 @@ static void build_table(FmDceViews *self, GtkWidget *box)
     GtkWidget *scroller = gtk_scrolled_window_new(NULL, NULL);
     gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroller), GTK_POLICY_AUTOMATIC,
                                    GTK_POLICY_AUTOMATIC);
-    gtk_scrolled_window_set_min_content_height(GTK_SCROLLED_WINDOW(scroller), 132);
+    gtk_scrolled_window_set_min_content_height(GTK_SCROLLED_WINDOW(scroller), 110);
     gtk_container_add(GTK_CONTAINER(scroller), view);
     self->table_label = gtk_label_new("");
     gtk_label_set_xalign(GTK_LABEL(self->table_label), 0);

@@ -159,7 +159,7 @@ static void fm_decay_view_class_init(FmDecayViewClass *klass)
 
 static void fm_decay_view_init(FmDecayView *self)
 {
-    gtk_widget_set_size_request(GTK_WIDGET(self), 240, 150);
+    gtk_widget_set_size_request(GTK_WIDGET(self), 240, 90);
 }
 
 GtkWidget *fm_decay_view_new(void)

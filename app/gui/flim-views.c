@@ -408,6 +408,7 @@ static void fm_flim_views_init(FmFlimViews *self)
     gtk_style_context_add_class(gtk_widget_get_style_context(hint), "dim-label");
     gtk_widget_set_hexpand(hint, TRUE);
     gtk_label_set_xalign(GTK_LABEL(hint), 1.0);
+    gtk_label_set_ellipsize(GTK_LABEL(hint), PANGO_ELLIPSIZE_END); /* gives way on small screens */
     GtkWidget *row[] = {
         label, self->tau_combo, self->auto_toggle, self->lo_spin, dash, self->hi_spin, unit, hint};
     for (gsize i = 0; i < G_N_ELEMENTS(row); i++)
@@ -417,12 +418,12 @@ static void fm_flim_views_init(FmFlimViews *self)
     GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
     self->image = gtk_drawing_area_new();
     gtk_widget_add_events(self->image, GDK_POINTER_MOTION_MASK | GDK_LEAVE_NOTIFY_MASK);
-    gtk_widget_set_size_request(self->image, 260, 220);
+    gtk_widget_set_size_request(self->image, 260, 160);
     gtk_paned_pack1(GTK_PANED(paned), framed(self->image), TRUE, FALSE);
     GtkWidget *side = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
     self->phasor = FM_PHASOR_VIEW(fm_phasor_view_new());
     self->histogram = gtk_drawing_area_new();
-    gtk_widget_set_size_request(self->histogram, 240, 90);
+    gtk_widget_set_size_request(self->histogram, 240, 70);
     self->decay = FM_DECAY_VIEW(fm_decay_view_new());
     gtk_box_pack_start(GTK_BOX(side), framed(GTK_WIDGET(self->phasor)), TRUE, TRUE, 0);
     gtk_box_pack_start(GTK_BOX(side), framed(self->histogram), FALSE, TRUE, 0);

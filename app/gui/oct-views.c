@@ -299,16 +299,19 @@ FmMapView *fm_oct_views_get_enface_view(FmOctViews *v)
     return v->enface_view;
 }
 
-static GtkWidget *labelled_scale(GtkWidget *grid, int row, const char *label, double lo, double hi,
-                                 double value, GCallback cb, FmOctViews *v)
+/* A label and its slider at (row, pair) of the grid: two pairs per row, the value beside the
+ * slider rather than above it, so the controls stay short on a laptop screen. */
+static GtkWidget *labelled_scale(GtkWidget *grid, int row, int pair, const char *label, double lo,
+                                 double hi, double value, GCallback cb, FmOctViews *v)
 {
     GtkWidget *l = gtk_label_new(label);
     gtk_widget_set_halign(l, GTK_ALIGN_START);
     GtkWidget *scale = gtk_scale_new_with_range(GTK_ORIENTATION_HORIZONTAL, lo, hi, 1);
+    gtk_scale_set_value_pos(GTK_SCALE(scale), GTK_POS_RIGHT);
     gtk_range_set_value(GTK_RANGE(scale), value);
     gtk_widget_set_hexpand(scale, TRUE);
-    gtk_grid_attach(GTK_GRID(grid), l, 0, row, 1, 1);
-    gtk_grid_attach(GTK_GRID(grid), scale, 1, row, 1, 1);
+    gtk_grid_attach(GTK_GRID(grid), l, 2 * pair, row, 1, 1);
+    gtk_grid_attach(GTK_GRID(grid), scale, 2 * pair + 1, row, 1, 1);
     g_signal_connect(scale, "value-changed", cb, v);
     return scale;
 }
@@ -342,8 +345,8 @@ static void fm_oct_views_init(FmOctViews *v)
     v->enface_view = FM_MAP_VIEW(fm_map_view_new());
     fm_map_view_set_colormap(v->bscan_view, FM_COLORMAP_GRAY);
     fm_map_view_set_colormap(v->enface_view, FM_COLORMAP_GRAY);
-    gtk_widget_set_size_request(GTK_WIDGET(v->bscan_view), 320, 240);
-    gtk_widget_set_size_request(GTK_WIDGET(v->enface_view), 160, 240);
+    gtk_widget_set_size_request(GTK_WIDGET(v->bscan_view), 320, 100);
+    gtk_widget_set_size_request(GTK_WIDGET(v->enface_view), 160, 100);
     gtk_paned_pack1(GTK_PANED(images), GTK_WIDGET(v->bscan_view), TRUE, FALSE);
     gtk_paned_pack2(GTK_PANED(images), GTK_WIDGET(v->enface_view), TRUE, FALSE);
     gtk_box_pack_start(GTK_BOX(v), images, TRUE, TRUE, 0);
@@ -352,26 +355,28 @@ static void fm_oct_views_init(FmOctViews *v)
     GtkWidget *grid = gtk_grid_new();
     gtk_grid_set_column_spacing(GTK_GRID(grid), 6);
     v->floor_scale =
-        labelled_scale(grid, 0, _("dB floor"), 0, 160, 50, G_CALLBACK(range_changed), v);
+        labelled_scale(grid, 0, 0, _("dB floor"), 0, 160, 50, G_CALLBACK(range_changed), v);
     v->ceiling_scale =
-        labelled_scale(grid, 1, _("dB ceiling"), 0, 160, 110, G_CALLBACK(range_changed), v);
-    v->bscan_scale = labelled_scale(grid, 2, _("B-scan"), 0, 1, 0, G_CALLBACK(bscan_changed), v);
+        labelled_scale(grid, 0, 1, _("dB ceiling"), 0, 160, 110, G_CALLBACK(range_changed), v);
+    v->bscan_scale =
+        labelled_scale(grid, 1, 0, _("B-scan"), 0, 1, 0, G_CALLBACK(bscan_changed), v);
     gtk_scale_set_digits(GTK_SCALE(v->bscan_scale), 0);
     v->play_button = gtk_toggle_button_new_with_label(_("Play"));
     gtk_widget_set_tooltip_text(v->play_button, _("Play the B-scans of the volume"));
+    gtk_widget_set_halign(v->play_button, GTK_ALIGN_START);
     g_signal_connect(v->play_button, "toggled", G_CALLBACK(play_toggled), v);
-    gtk_grid_attach(GTK_GRID(grid), v->play_button, 2, 2, 1, 1);
+    gtk_grid_attach(GTK_GRID(grid), v->play_button, 2, 1, 1, 1);
     v->depth_start_scale =
-        labelled_scale(grid, 3, _("En-face from (µm)"), 0, 1, 0, G_CALLBACK(depth_changed), v);
+        labelled_scale(grid, 2, 0, _("En-face from (µm)"), 0, 1, 0, G_CALLBACK(depth_changed), v);
     v->depth_end_scale =
-        labelled_scale(grid, 4, _("En-face to (µm)"), 0, 1, 1, G_CALLBACK(depth_changed), v);
+        labelled_scale(grid, 2, 1, _("to (µm)"), 0, 1, 1, G_CALLBACK(depth_changed), v);
     gtk_box_pack_start(GTK_BOX(v), grid, FALSE, FALSE, 0);
 
     GtkWidget *plots = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
     v->aline_plot = FM_PLOT_VIEW(fm_plot_view_new());
     v->spectrum_plot = FM_PLOT_VIEW(fm_plot_view_new());
-    gtk_widget_set_size_request(GTK_WIDGET(v->aline_plot), 240, 140);
-    gtk_widget_set_size_request(GTK_WIDGET(v->spectrum_plot), 240, 140);
+    gtk_widget_set_size_request(GTK_WIDGET(v->aline_plot), 240, 80);
+    gtk_widget_set_size_request(GTK_WIDGET(v->spectrum_plot), 240, 80);
     fm_plot_view_set_labels(v->aline_plot, _("depth (µm)"), _("dB"));
     fm_plot_view_set_labels(v->spectrum_plot, _("spectrometer pixel"), _("counts"));
     GtkWidget *spectrum_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
@@ -385,7 +390,7 @@ static void fm_oct_views_init(FmOctViews *v)
     gtk_box_pack_start(GTK_BOX(spectrum_box), GTK_WIDGET(v->spectrum_plot), TRUE, TRUE, 0);
     gtk_box_pack_start(GTK_BOX(plots), GTK_WIDGET(v->aline_plot), TRUE, TRUE, 0);
     gtk_box_pack_start(GTK_BOX(plots), spectrum_box, TRUE, TRUE, 0);
-    gtk_box_pack_start(GTK_BOX(v), plots, FALSE, TRUE, 0);
+    gtk_box_pack_start(GTK_BOX(v), plots, TRUE, TRUE, 0); /* shares spare height with images */
     v->info_label = gtk_label_new(_("Run oct.bscan to see B-scans."));
     gtk_label_set_ellipsize(GTK_LABEL(v->info_label), PANGO_ELLIPSIZE_END);
     gtk_widget_set_halign(v->info_label, GTK_ALIGN_START);

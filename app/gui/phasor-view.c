@@ -257,7 +257,7 @@ static void fm_phasor_view_init(FmPhasorView *self)
 {
     gtk_widget_add_events(GTK_WIDGET(self), GDK_BUTTON_PRESS_MASK | GDK_BUTTON_RELEASE_MASK |
                                                 GDK_POINTER_MOTION_MASK);
-    gtk_widget_set_size_request(GTK_WIDGET(self), 240, 160);
+    gtk_widget_set_size_request(GTK_WIDGET(self), 240, 100);
     gtk_widget_set_tooltip_text(
         GTK_WIDGET(self), _("Drag a circle to select pixels by their phasor; click to clear"));
 }

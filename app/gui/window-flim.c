@@ -53,7 +53,7 @@ void fm_window_sync_family_bars(FmWindow *win)
     const char *family = fm_window_get_family(win);
     gboolean oct = g_strcmp0(family, "oct") == 0, dce = g_strcmp0(family, "dce") == 0;
     gtk_widget_set_visible(gtk_widget_get_parent(win->frame_scale), !oct && !dce);
-    gtk_widget_set_visible(gtk_widget_get_parent(win->roi_stats_label), !oct);
+    gtk_widget_set_visible(win->roi_bar, !oct);
     gtk_widget_set_visible(gtk_widget_get_parent(win->map_combo), !oct);
     gtk_widget_set_visible(win->map_combo, !dce);
 }
@@ -61,7 +61,7 @@ void fm_window_sync_family_bars(FmWindow *win)
 gboolean fm_window_map_tools_visible(FmWindow *win)
 {
     return gtk_widget_get_visible(gtk_widget_get_parent(win->frame_scale)) &&
-           gtk_widget_get_visible(gtk_widget_get_parent(win->roi_stats_label));
+           gtk_widget_get_visible(win->roi_bar);
 }
 
 /* The bottom plot is shared by the families, so each page sets its own axes when it comes on show
@@ -236,6 +236,7 @@ void fm_window_flim_init(FmWindow *win)
     GtkWidget *switcher = gtk_stack_switcher_new();
     gtk_stack_switcher_set_stack(GTK_STACK_SWITCHER(switcher), GTK_STACK(win->panel_stack));
     gtk_widget_set_halign(switcher, GTK_ALIGN_CENTER);
+    gtk_box_set_homogeneous(GTK_BOX(switcher), FALSE); /* tabs as wide as their names */
     g_object_set(switcher, "margin-top", 8, NULL);
     gtk_widget_set_tooltip_text(switcher, _("Analysis family (chosen from the dataset)"));
     gtk_box_pack_start(GTK_BOX(win->panel_box), switcher, FALSE, FALSE, 0);

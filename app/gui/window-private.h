@@ -26,7 +26,7 @@ struct _FmWindow {
     GtkWidget *map_combo, *colormap_combo, *auto_range_toggle, *min_spin, *max_spin;
     GtkWidget *pan_tool, *rect_tool, *ellipse_tool, *polygon_tool, *clear_rois_button;
     GtkWidget *map_frame, *play_button, *play_image, *frame_scale, *frame_label;
-    GtkWidget *roi_stats_label, *jobs_box, *plot_box, *panel_box;
+    GtkWidget *roi_bar, *roi_stats_label, *jobs_box, *plot_box, *panel_box;
     GtkWidget *status_label, *cursor_label, *backend_label;
 
     /* Built in code. */

@@ -354,6 +354,7 @@ static void fm_window_class_init(FmWindowClass *klass)
     BIND(play_image);
     BIND(frame_scale);
     BIND(frame_label);
+    BIND(roi_bar);
     BIND(roi_stats_label);
     BIND(jobs_box);
     BIND(plot_box);
@@ -369,7 +370,7 @@ static void build_children(FmWindow *win)
     win->map_view = FM_MAP_VIEW(fm_map_view_new());
     gtk_container_add(GTK_CONTAINER(win->map_frame), GTK_WIDGET(win->map_view));
     win->plot_view = FM_PLOT_VIEW(fm_plot_view_new());
-    gtk_widget_set_size_request(GTK_WIDGET(win->plot_view), -1, 150);
+    gtk_widget_set_size_request(GTK_WIDGET(win->plot_view), -1, 90);
     fm_plot_view_set_labels(win->plot_view, _("frame"), _("mean SFI (1/s)"));
     gtk_box_pack_start(GTK_BOX(win->plot_box), GTK_WIDGET(win->plot_view), TRUE, TRUE, 0);
     win->job_list = FM_JOB_LIST(fm_job_list_new());

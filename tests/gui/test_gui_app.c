@@ -196,6 +196,20 @@ static void test_bad_file_message(void)
     g_assert_nonnull(strstr(msg, "not-a-tiff.tif"));
 }
 
+/* The main window must fit a 1280 x 768 laptop screen with a desktop bar (~48 px): its minimum
+ * height, which the tallest page of every stack sets (OCT, FLIM and DCE views, side panels),
+ * stays within 720 px even with the error bar of the test before shown, so the playback and ROI
+ * rows are never pushed off screen (the jobs/plot row below them may be shrunk by its pane). */
+static void test_fits_laptop_screen(void)
+{
+    int min_h = 0, nat_h = 0, min_w = 0, nat_w = 0;
+    gtk_widget_get_preferred_height(GTK_WIDGET(win), &min_h, &nat_h);
+    gtk_widget_get_preferred_width(GTK_WIDGET(win), &min_w, &nat_w);
+    g_test_message("main window minimum %d x %d px", min_w, min_h);
+    g_assert_cmpint(min_h, <=, 720);
+    g_assert_cmpint(min_w, <=, 1280);
+}
+
 int main(int argc, char **argv)
 {
     data_dir = fm_gui_test_init(&argc, &argv, "fluxmap-gui-XXXXXX");
@@ -213,6 +227,7 @@ int main(int argc, char **argv)
     g_test_add_func("/gui/playback", test_playback);
     g_test_add_func("/gui/colormap-and-compare", test_colormap_and_compare);
     g_test_add_func("/gui/bad-file-message", test_bad_file_message);
+    g_test_add_func("/gui/fits-laptop-screen", test_fits_laptop_screen);
     int status = g_test_run();
     fm_gui_test_shutdown(app, GTK_WIDGET(win), data_dir);
     g_free(tif_path);
