@@ -12,7 +12,13 @@ extern "C" int fm_cuda_device_count(char *msg, size_t msg_len)
     if (err != cudaSuccess) {
         /* No driver or no device: the runtime keeps the error sticky for this call only. */
         cudaGetLastError();
-        fm_fail(FM_ERR_NO_DEVICE, msg, msg_len, "%s", cudaGetErrorString(err));
+        /* The runtime's words for a machine without the NVIDIA driver ("driver version is
+         * insufficient") read like an upgrade problem; say what it means first. */
+        const char *what = err == cudaErrorInsufficientDriver
+                               ? "no NVIDIA driver, or one older than this build's CUDA runtime"
+                           : err == cudaErrorNoDevice ? "no NVIDIA GPU found"
+                                                      : "the CUDA runtime cannot start";
+        fm_fail(FM_ERR_NO_DEVICE, msg, msg_len, "%s (%s)", what, cudaGetErrorString(err));
         return 0;
     }
     if (count == 0)
