@@ -265,20 +265,19 @@ static void rebuild_recent_menu(GtkRecentManager *manager, FmWindow *win)
 {
     g_menu_remove_all(win->recent_menu);
     GList *items = gtk_recent_manager_get_items(manager);
-    g_autoptr(GPtrArray) tiffs = g_ptr_array_new();
+    g_autoptr(GPtrArray) ours = g_ptr_array_new();
     for (GList *l = items; l != NULL; l = l->next) {
         GtkRecentInfo *info = l->data;
-        const char *uri = gtk_recent_info_get_uri(info);
+        /* What Fluxmap itself opened, whatever the format (NIfTI, DICOM folders, OCT raw...):
+         * a list of extensions kept dropping the formats added later. */
         if (gtk_recent_info_is_local(info) &&
-            (g_str_has_suffix(uri, ".tif") || g_str_has_suffix(uri, ".tiff") ||
-             g_str_has_suffix(uri, ".TIF") || g_str_has_suffix(uri, ".TIFF") ||
-             g_str_has_suffix(uri, ".sdt") || g_str_has_suffix(uri, ".ptu")))
-            g_ptr_array_add(tiffs, info);
+            gtk_recent_info_has_application(info, g_get_application_name()))
+            g_ptr_array_add(ours, info);
     }
-    g_ptr_array_sort(tiffs, newest_first);
-    for (guint i = 0; i < tiffs->len && i < 10; i++) {
+    g_ptr_array_sort(ours, newest_first);
+    for (guint i = 0; i < ours->len && i < 10; i++) {
         g_autofree char *path =
-            g_filename_from_uri(gtk_recent_info_get_uri(tiffs->pdata[i]), NULL, NULL);
+            g_filename_from_uri(gtk_recent_info_get_uri(ours->pdata[i]), NULL, NULL);
         if (path == NULL)
             continue;
         g_autofree char *base = g_path_get_basename(path);
@@ -374,20 +373,28 @@ void fm_window_catalogue_init(FmWindow *win)
 
 /* ---- drag and drop ---------------------------------------------------------------------- */
 
+gboolean fm_window_open_uris(FmWindow *win, const char *const *uris)
+{
+    for (int i = 0; uris != NULL && uris[i] != NULL; i++) {
+        g_autofree char *path = g_filename_from_uri(uris[i], NULL, NULL);
+        if (path != NULL) {
+            fm_window_open_file(win, path);
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+GMenuModel *fm_window_get_recent_menu(FmWindow *win)
+{
+    return G_MENU_MODEL(win->recent_menu);
+}
+
 static void drag_data_received(GtkWidget *widget, GdkDragContext *context, int x, int y,
                                GtkSelectionData *data, guint info, guint time, FmWindow *win)
 {
     g_auto(GStrv) uris = gtk_selection_data_get_uris(data);
-    gboolean ok = FALSE;
-    /* One dataset at a time: the first local file of the drop. */
-    for (int i = 0; uris != NULL && uris[i] != NULL && !ok; i++) {
-        g_autofree char *path = g_filename_from_uri(uris[i], NULL, NULL);
-        if (path != NULL) {
-            fm_window_open_file(win, path);
-            ok = TRUE;
-        }
-    }
-    gtk_drag_finish(context, ok, FALSE, time);
+    gtk_drag_finish(context, fm_window_open_uris(win, (const char *const *)uris), FALSE, time);
 }
 
 void fm_window_dnd_init(FmWindow *win)

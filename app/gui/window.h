@@ -18,6 +18,10 @@ FmWindow *fm_window_new(FmApplication *app);
 void fm_window_open_file(FmWindow *win, const char *path);
 /* Shows a file chooser, then opens the chosen file. */
 void fm_window_choose_file(FmWindow *win);
+/* A drop of URIs: opens the first local one (one dataset at a time). FALSE when none is local. */
+gboolean fm_window_open_uris(FmWindow *win, const char *const *uris);
+/* The Open Recent section: datasets this application opened, newest first. */
+GMenuModel *fm_window_get_recent_menu(FmWindow *win);
 
 /* For tests and scripting. */
 gboolean fm_window_is_loading(FmWindow *win);

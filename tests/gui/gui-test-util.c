@@ -192,3 +192,27 @@ void fm_gui_test_shutdown(FmApplication *app, GtkWidget *window, char *data_dir)
     g_object_unref(app);
     g_free(data_dir);
 }
+
+typedef struct {
+    FmWindow *win;
+    const char *basename;
+} recent_query;
+
+static gboolean recent_lists(gpointer data)
+{
+    const recent_query *q = data;
+    GMenuModel *menu = fm_window_get_recent_menu(q->win);
+    for (int i = 0; i < g_menu_model_get_n_items(menu); i++) {
+        g_autofree char *label = NULL;
+        if (g_menu_model_get_item_attribute(menu, i, G_MENU_ATTRIBUTE_LABEL, "s", &label) &&
+            g_strcmp0(label, q->basename) == 0)
+            return TRUE;
+    }
+    return FALSE;
+}
+
+gboolean fm_gui_test_wait_recent(FmWindow *win, const char *basename, double timeout_s)
+{
+    recent_query q = {win, basename};
+    return fm_gui_test_wait_until(recent_lists, &q, timeout_s);
+}

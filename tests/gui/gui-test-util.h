@@ -43,6 +43,10 @@ char *fm_gui_test_screenshot_path(const char *data_dir, const char *fallback, co
 /* Draws widget into a PNG at path and asserts that it was written. */
 void fm_gui_test_save_png(GtkWidget *widget, const char *path);
 
+/* Waits up to timeout_s for the window's Open Recent section to list a dataset named basename;
+ * TRUE when it does. */
+gboolean fm_gui_test_wait_recent(FmWindow *win, const char *basename, double timeout_s);
+
 /* Destroys window (if any), drains the main loop, releases app and frees data_dir, after
  * g_test_run. */
 void fm_gui_test_shutdown(FmApplication *app, GtkWidget *window, char *data_dir);

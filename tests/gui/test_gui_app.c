@@ -196,6 +196,23 @@ static void test_bad_file_message(void)
     g_assert_nonnull(strstr(msg, "not-a-tiff.tif"));
 }
 
+/* A drop opens the first local URI of the list (drag-and-drop hands the window such a list);
+ * one with no local file opens nothing. The opened stack then shows under Open Recent. */
+static void test_drop_uris(void)
+{
+    const char *remote[] = {"https://example.org/stack.tif", NULL};
+    g_assert_false(fm_window_open_uris(win, remote));
+    g_autofree char *uri = g_filename_to_uri(tif_path, NULL, NULL);
+    const char *drop[] = {"https://example.org/stack.tif", uri, NULL};
+    fm_window_hide_message(win);
+    g_assert_true(fm_window_open_uris(win, drop));
+    g_assert_true(fm_gui_test_wait_until(dataset_loaded, NULL, 30));
+    g_assert_null(error_message());
+    g_assert_nonnull(fm_window_get_dataset(win));
+    g_autofree char *base = g_path_get_basename(tif_path);
+    g_assert_true(fm_gui_test_wait_recent(win, base, 10));
+}
+
 /* The main window must fit a 1280 x 768 laptop screen with a desktop bar (~48 px): its minimum
  * height, which the tallest page of every stack sets (OCT, FLIM and DCE views, side panels),
  * stays within 720 px even with the error bar of the test before shown, so the playback and ROI
@@ -227,6 +244,7 @@ int main(int argc, char **argv)
     g_test_add_func("/gui/playback", test_playback);
     g_test_add_func("/gui/colormap-and-compare", test_colormap_and_compare);
     g_test_add_func("/gui/bad-file-message", test_bad_file_message);
+    g_test_add_func("/gui/drop-uris", test_drop_uris);
     g_test_add_func("/gui/fits-laptop-screen", test_fits_laptop_screen);
     int status = g_test_run();
     fm_gui_test_shutdown(app, GTK_WIDGET(win), data_dir);

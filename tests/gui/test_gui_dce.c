@@ -65,6 +65,9 @@ static void test_open(void)
     g_assert_true(fm_gui_test_wait_until(dataset_loaded, NULL, 30));
     g_assert_null(fm_window_get_message(win, NULL));
     g_assert_cmpstr(fm_window_get_family(win), ==, "dce"); /* chosen from the x,y,z,t[s] dims */
+    /* Open Recent lists what Fluxmap opened, NIfTI included (it once kept TIFF/SDT/PTU only). */
+    g_autofree char *base = g_path_get_basename(nii_path);
+    g_assert_true(fm_gui_test_wait_recent(win, base, 10));
     g_assert_false(fm_window_map_tools_visible(win)); /* the slice/time bar replaces playback */
     g_assert_cmpint(fm_dce_views_get_slice(views()), ==, sim.nz / 2);
     int w = 0, h = 0;
