@@ -220,25 +220,31 @@ void fm_window_choose_file(FmWindow *win)
 {
     GtkFileChooserNative *dialog = gtk_file_chooser_native_new(
         _("Open Dataset"), GTK_WINDOW(win), GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
-    static const char *const patterns[] = {"*.tif", "*.tiff", "*.TIF", "*.TIFF",
-                                           "*.sdt", "*.SDT",  "*.ptu", "*.PTU"};
+    /* One filter per family, and their union first. Patterns are case-sensitive in GTK 3. */
+    static const struct {
+        const char *name;
+        const char *patterns[9];
+    } families[] = {
+        {N_("TIFF images and stacks (LSI, FLIM time bins, DCE)"),
+         {"*.tif", "*.tiff", "*.TIF", "*.TIFF"}},
+        {N_("FLIM: Becker & Hickl .sdt, PicoQuant .ptu"), {"*.sdt", "*.SDT", "*.ptu", "*.PTU"}},
+        {N_("DCE: NIfTI, or any file of a DICOM series"),
+         {"*.nii", "*.nii.gz", "*.NII", "*.NII.GZ", "*.dcm", "*.DCM", "*.ima", "*.IMA"}},
+        {N_("SD-OCT raw spectra (.raw, .bin, .oct beside their JSON sidecar)"),
+         {"*.raw", "*.bin", "*.oct", "*.RAW", "*.BIN", "*.OCT"}},
+    };
     GtkFileFilter *supported = gtk_file_filter_new();
     gtk_file_filter_set_name(supported, _("All supported datasets"));
-    for (gsize i = 0; i < G_N_ELEMENTS(patterns); i++)
-        gtk_file_filter_add_pattern(supported, patterns[i]);
     gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(dialog), supported);
-    GtkFileFilter *flim = gtk_file_filter_new();
-    gtk_file_filter_set_name(flim, _("FLIM: Becker & Hickl .sdt, PicoQuant .ptu"));
-    for (gsize i = 4; i < G_N_ELEMENTS(patterns); i++)
-        gtk_file_filter_add_pattern(flim, patterns[i]);
-    gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(dialog), flim);
-    GtkFileFilter *tiff = gtk_file_filter_new();
-    gtk_file_filter_set_name(tiff, _("TIFF images and stacks (LSI, FLIM time bins)"));
-    gtk_file_filter_add_pattern(tiff, "*.tif");
-    gtk_file_filter_add_pattern(tiff, "*.tiff");
-    gtk_file_filter_add_pattern(tiff, "*.TIF");
-    gtk_file_filter_add_pattern(tiff, "*.TIFF");
-    gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(dialog), tiff);
+    for (gsize f = 0; f < G_N_ELEMENTS(families); f++) {
+        GtkFileFilter *one = gtk_file_filter_new();
+        gtk_file_filter_set_name(one, _(families[f].name));
+        for (int i = 0; families[f].patterns[i] != NULL; i++) {
+            gtk_file_filter_add_pattern(one, families[f].patterns[i]);
+            gtk_file_filter_add_pattern(supported, families[f].patterns[i]);
+        }
+        gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(dialog), one);
+    }
     GtkFileFilter *all = gtk_file_filter_new();
     gtk_file_filter_set_name(all, _("All files"));
     gtk_file_filter_add_pattern(all, "*");

@@ -356,6 +356,17 @@ static void test_dicom_several_series(void)
     g_assert_nonnull(ds);
     g_assert_cmpuint(ds->dims[2].size, ==, 3);
     expect_dicom_error(dir, "9.9", "no series 9.9");
+    /* Any file of a series picked in a file dialog opens that series from its folder: the
+     * content (Part-10 preamble), not a name, says DICOM (these files have no extension). */
+    for (int i = 0; i < 3; i++) {
+        g_autofree char *name = g_strdup_printf("%s0001", prefixes[i]);
+        g_autofree char *file = g_build_filename(dir, name, NULL);
+        g_autoptr(GError) error = NULL;
+        g_autoptr(fm_dataset) picked = fm_dataset_open(file, NULL, NULL, NULL, &error);
+        g_assert_no_error(error);
+        g_assert_cmpuint(picked->dims[2].size, ==, 2 + i);
+        g_assert_cmpstr(fm_dataset_get_meta(picked, "dicom_series_uid"), ==, uids[i]);
+    }
     remove_tree(dir);
 }
 

@@ -563,6 +563,21 @@ extern "C" fm_dataset *fm_dicom_read(const char *folder, const char *series_uid,
     return (fm_dataset *)g_steal_pointer(&out);
 }
 
+extern "C" fm_dataset *fm_dicom_read_file_series(const char *file, GError **error)
+{
+    quiet_dcmtk();
+    DcmFileFormat ff;
+    /* the header is enough: the series UID comes long before the pixels */
+    if (!ff.loadFile(file, EXS_Unknown, EGL_noChange, 4096).good() &&
+        !ff.getDataset()->tagExists(DCM_SeriesInstanceUID)) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: damaged DICOM file"), file);
+        return nullptr;
+    }
+    std::string uid = get_str(ff.getDataset(), DCM_SeriesInstanceUID);
+    g_autofree char *folder = g_path_get_dirname(file);
+    return fm_dicom_read(folder, uid.empty() ? nullptr : uid.c_str(), error);
+}
+
 extern "C" char **fm_dicom_list_series(const char *folder, GError **error)
 {
     std::vector<Frame> all;

@@ -27,6 +27,10 @@ G_BEGIN_DECLS
  * it fails with a message saying so. */
 fm_dataset *fm_dicom_read(const char *folder, const char *series_uid, GError **error);
 
+/* The series that one file belongs to, read from the file's folder (what a user who picks any
+ * file of a DICOM series in a file dialog means). */
+fm_dataset *fm_dicom_read_file_series(const char *file, GError **error);
+
 /* The SeriesInstanceUIDs in folder (sorted; g_strfreev), for a "choose a series" list. */
 char **fm_dicom_list_series(const char *folder, GError **error);
 

@@ -14,6 +14,11 @@ fm_dataset *fm_dicom_read(const char *folder, const char *series_uid, GError **e
     return NULL;
 }
 
+fm_dataset *fm_dicom_read_file_series(const char *file, GError **error)
+{
+    return fm_dicom_read(file, NULL, error);
+}
+
 char **fm_dicom_list_series(const char *folder, GError **error)
 {
     fm_dataset *none = fm_dicom_read(folder, NULL, error);

@@ -54,7 +54,8 @@ static file_format format_from_name(const char *path)
 fm_dataset *fm_dataset_open(const char *path, void (*progress)(double fraction, gpointer user),
                             gpointer progress_user, GCancellable *cancellable, GError **error)
 {
-    /* A folder is a DICOM series (4-D DCE); one series only, see fm_dicom_read. */
+    /* A folder is a DICOM series (4-D DCE); one series only, see fm_dicom_read. A file of the
+     * series opens its series (below). */
     if (g_file_test(path, G_FILE_TEST_IS_DIR))
         return fm_dicom_read(path, NULL, error);
     FILE *f = g_fopen(path, "rb");
@@ -63,9 +64,12 @@ fm_dataset *fm_dataset_open(const char *path, void (*progress)(double fraction, 
                     g_strerror(errno));
         return NULL;
     }
-    guint8 head[64] = {0};
+    guint8 head[132] = {0};
     gsize n = fread(head, 1, sizeof head, f);
     fclose(f);
+    /* One file of a DICOM series (Part-10 "DICM" after the 128-byte preamble): its series. */
+    if (n == sizeof head && memcmp(head + 128, "DICM", 4) == 0)
+        return fm_dicom_read_file_series(path, error);
     file_format format = format_from_content(head, n);
     /* SD-OCT raw spectra have no magic bytes: only when the content names no other format does
      * the extension pick them; without the JSON sidecar they come back undecoded for
