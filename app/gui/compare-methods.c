@@ -1,6 +1,7 @@
 /* FmCompareMethods: one job per chosen method on the same dataset and parameters; as each ends
  * its lifetime map joins a row of maps that share one display range, so equal colours mean equal
- * lifetimes, with the run time, the backend and the accuracy against simulated truth. */
+ * lifetimes, with the run time, the backend and the accuracy against simulated truth. A method
+ * that ran on the GPU runs again on its CPU twin (not catalogued), so both times show. */
 #include "compare-methods.h"
 
 #include <glib/gi18n.h>
@@ -13,9 +14,13 @@
 
 typedef struct {
     const fm_method *method;
+    fm_params *params;
     fm_job *job;       /* until done */
     fm_result *result; /* own copy, NULL until done or when it failed */
     char *error;
+    fm_job *cpu_job;   /* the CPU twin's timing run, after a GPU run */
+    double cpu_ms;     /* its time, 0 until done */
+    char *cpu_error;
 } Run;
 
 struct _FmCompareMethods {
@@ -39,6 +44,10 @@ static void run_free(Run *r)
 {
     if (r->job != NULL)
         fm_job_unref(r->job);
+    if (r->cpu_job != NULL)
+        fm_job_unref(r->cpu_job);
+    g_clear_pointer(&r->params, fm_params_free);
+    g_free(r->cpu_error);
     g_clear_pointer(&r->result, fm_result_free);
     g_free(r->error);
     g_free(r);
@@ -177,6 +186,12 @@ static GtkWidget *card(FmCompareMethods *self, int i, const Run *r, double lo, d
                                r->result->backend != NULL ? r->result->backend : "?");
         if (r->result->device != NULL)
             g_string_append_printf(info, " (%s)", r->result->device);
+        if (r->cpu_job != NULL)
+            g_string_append(info, _(" · CPU twin running…"));
+        else if (r->cpu_ms > 0)
+            g_string_append_printf(info, _(" · CPU twin %.1f ms"), r->cpu_ms);
+        else if (r->cpu_error != NULL)
+            g_string_append_printf(info, _(" · CPU twin: %s"), r->cpu_error);
         fm_map_stats st = tau != NULL ? fm_map_statistics(tau) : (fm_map_stats){0};
         if (tau != NULL)
             g_string_append_printf(info, _("\nmean τ %.3f ns · %" G_GSIZE_FORMAT " px"), st.mean,
@@ -224,21 +239,43 @@ static void rebuild_cards(FmCompareMethods *self)
     gtk_label_set_text(GTK_LABEL(self->summary_label), summary);
 }
 
+static void job_done(fm_job *job, gpointer user);
+
+static char *job_error_text(fm_job *job)
+{
+    return g_strdup(fm_job_get_error(job) != NULL ? fm_job_get_error(job)->message
+                                                  : _("cancelled"));
+}
+
 static void job_done(fm_job *job, gpointer user)
 {
     FmCompareMethods *self = user;
     for (guint i = 0; i < self->runs->len; i++) {
         Run *r = self->runs->pdata[i];
+        const fm_result *res = fm_job_get_result(job);
+        const gboolean done = fm_job_get_state(job) == FM_JOB_DONE && res != NULL;
+        if (r->cpu_job == job) {
+            if (done)
+                r->cpu_ms = MAX(res->elapsed_ms, 1e-3);
+            else
+                r->cpu_error = job_error_text(job);
+            fm_job_unref(r->cpu_job);
+            r->cpu_job = NULL;
+            continue;
+        }
         if (r->job != job)
             continue;
-        const fm_result *res = fm_job_get_result(job);
-        if (fm_job_get_state(job) == FM_JOB_DONE && res != NULL)
+        if (done)
             r->result = copy_result(res);
         else
-            r->error = g_strdup(fm_job_get_error(job) != NULL ? fm_job_get_error(job)->message
-                                                              : _("cancelled"));
+            r->error = job_error_text(job);
         fm_job_unref(r->job);
         r->job = NULL;
+        /* The issue's comparison shows CPU and GPU times: after a GPU run, time the CPU twin on
+         * the same data and parameters (results equal by design; not written to the catalogue). */
+        if (done && !self->destroyed && g_strcmp0(res->backend, "cpu") != 0 && r->params != NULL)
+            r->cpu_job = fm_job_start(r->method, self->dataset, r->params, self->rois,
+                                      FM_BACKEND_CPU, NULL, NULL, job_done, g_object_ref(self));
     }
     if (!self->destroyed) {
         rebuild_cards(self);
@@ -268,6 +305,7 @@ gboolean fm_compare_methods_run(FmCompareMethods *self, const char *const *ids)
         if (params == NULL) {
             r->error = g_strdup(error->message);
         } else {
+            r->params = fm_params_copy(params);
             r->job = fm_job_start(r->method, self->dataset, params, self->rois, self->backend,
                                   self->catalogue, NULL, job_done, g_object_ref(self));
         }
@@ -295,8 +333,10 @@ static void run_clicked(GtkButton *button, FmCompareMethods *self)
 int fm_compare_methods_running(FmCompareMethods *self)
 {
     int n = 0;
-    for (guint i = 0; i < self->runs->len; i++)
-        n += ((Run *)self->runs->pdata[i])->job != NULL;
+    for (guint i = 0; i < self->runs->len; i++) {
+        const Run *r = self->runs->pdata[i];
+        n += (r->job != NULL) + (r->cpu_job != NULL);
+    }
     return n;
 }
 
@@ -318,6 +358,8 @@ static void fm_compare_methods_destroy(GtkWidget *widget)
         Run *r = self->runs->pdata[i];
         if (r->job != NULL)
             fm_job_cancel(r->job);
+        if (r->cpu_job != NULL)
+            fm_job_cancel(r->cpu_job);
     }
     GTK_WIDGET_CLASS(fm_compare_methods_parent_class)->destroy(widget);
 }
