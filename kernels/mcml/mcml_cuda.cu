@@ -11,8 +11,12 @@
 #include "mcml_impl.h"
 
 #define THREADS 256
-#ifndef MCML_MIN_BLOCKS
-#define MCML_MIN_BLOCKS 1 /* blocks per SM the register budget must allow */
+/* -DMCML_MIN_BLOCKS=n (for timing) asks ptxas to fit n blocks per SM; by default its own choice
+ * (74 registers for sm_90, CUDA 13.0: 3 blocks; a bare minimum of 1 lets it take 106). */
+#ifdef MCML_MIN_BLOCKS
+#define MCML_BOUNDS __launch_bounds__(THREADS, MCML_MIN_BLOCKS)
+#else
+#define MCML_BOUNDS __launch_bounds__(THREADS)
 #endif
 /* Shared memory asked for per block: small enough for several resident blocks per SM (the
  * paper's trade-off between cache size and occupancy). */
@@ -34,7 +38,7 @@ __device__ __forceinline__ void flush_voxel(int ir, int iz, u64 q, u64 *s_cache,
         atomicAdd(a_rz + (size_t)ir * nz + iz, q);
 }
 
-__global__ void __launch_bounds__(THREADS, MCML_MIN_BLOCKS)
+__global__ void MCML_BOUNDS
     mcml_photons(const fm_mcml_medium medium, u64 seed, u64 *next, u64 end, u64 *a_rz, u64 *rd_ra,
                  u64 *tt_ra, u64 *a_layer, u64 *batch, int cache_r, int cache_z)
 {

@@ -23,6 +23,27 @@ extern "C" {
 #define FM_MCML_BATCHES 16 /* photon batches (photon index mod 16) for standard errors */
 enum { FM_MCML_B_COUNT, FM_MCML_B_RD, FM_MCML_B_A, FM_MCML_B_TT, FM_MCML_B_ROUL, FM_MCML_B_N };
 
+/* FM_MCML_FAST_MATH=1 (a build option for timing it: -Dcuda_args=-DFM_MCML_FAST_MATH=1) turns
+ * the hot path's IEEE divisions and square roots into the approximate hardware ones on the GPU,
+ * as GPU-MCML's -use_fast_math does; the CPU twin keeps IEEE. Off until a device run shows it
+ * pays and keeps the statistics (test-kernels-mcml-cuda). */
+#ifndef FM_MCML_FAST_MATH
+#define FM_MCML_FAST_MATH 0
+#endif
+#if defined(__CUDA_ARCH__) && FM_MCML_FAST_MATH
+__device__ static inline float fm_mcml_fast_sqrt(float x)
+{
+    float y;
+    asm("sqrt.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+#define FM_MCML_DIV(a, b) __fdividef(a, b)
+#define FM_MCML_SQRT(x) fm_mcml_fast_sqrt(x)
+#else
+#define FM_MCML_DIV(a, b) ((a) / (b))
+#define FM_MCML_SQRT(x) sqrtf(x)
+#endif
+
 #if defined(__CUDA_ARCH__)
 #define FM_MCML_LOGF(x) __logf(x)
 #define FM_MCML_SINCOSF(x, s, c) __sincosf(x, s, c)
@@ -201,11 +222,11 @@ FM_HD static inline void fm_mcml_spin(fm_mcml_photon *p, float g)
     if (g == 0.0f) {
         cost = 2.0f * xi - 1.0f;
     } else {
-        float t = (1.0f - g * g) / (1.0f - g + 2.0f * g * xi);
-        cost = (1.0f + g * g - t * t) / (2.0f * g);
+        float t = FM_MCML_DIV(1.0f - g * g, 1.0f - g + 2.0f * g * xi);
+        cost = FM_MCML_DIV(1.0f + g * g - t * t, 2.0f * g);
         cost = cost < -1.0f ? -1.0f : cost > 1.0f ? 1.0f : cost;
     }
-    float sint = sqrtf(1.0f - cost * cost), sinp, cosp;
+    float sint = FM_MCML_SQRT(1.0f - cost * cost), sinp, cosp;
     /* psi uniform on the circle; [-pi, pi) keeps the fast device sincos in its accurate range. */
     float psi = 3.14159265358979f * (2.0f * fm_mcml_rand(&p->rng) - 1.0f);
     FM_MCML_SINCOSF(psi, &sinp, &cosp);
@@ -215,7 +236,7 @@ FM_HD static inline void fm_mcml_spin(fm_mcml_photon *p, float g)
         p->uy = sint * sinp;
         p->uz = uz >= 0.0f ? cost : -cost;
     } else {
-        float t = sqrtf(1.0f - uz * uz), it = 1.0f / t;
+        float t = FM_MCML_SQRT(1.0f - uz * uz), it = FM_MCML_DIV(1.0f, t);
         p->ux = sint * (ux * uz * cosp - uy * sinp) * it + ux * cost;
         p->uy = sint * (uy * uz * cosp + ux * sinp) * it + uy * cost;
         p->uz = -sint * cosp * t + uz * cost;
@@ -313,9 +334,9 @@ FM_HD static inline void fm_mcml_step(fm_mcml_photon *p, const fm_mcml_medium *m
         }
         float db = 3.0e38f;
         if (p->uz > 0.0f)
-            db = (L->z1 - p->z) / p->uz;
+            db = FM_MCML_DIV(L->z1 - p->z, p->uz);
         else if (p->uz < 0.0f)
-            db = (L->z0 - p->z) / p->uz;
+            db = FM_MCML_DIV(L->z0 - p->z, p->uz);
         db = db > 0.0f ? db : 0.0f;
         if (s > db) {
             p->sleft = (s - db) * L->mut;
@@ -323,7 +344,7 @@ FM_HD static inline void fm_mcml_step(fm_mcml_photon *p, const fm_mcml_medium *m
             fm_mcml_cross(p, m, ev);
         } else {
             fm_mcml_hop(p, s);
-            float r = sqrtf(p->x * p->x + p->y * p->y);
+            float r = FM_MCML_SQRT(p->x * p->x + p->y * p->y);
             float w1 = p->w - p->w * (L->mua * L->inv_mut);
             ev->absorb_q = FM_MCML_Q(p->w) - FM_MCML_Q(w1);
             ev->absorb_ir = fm_mcml_clamp_bin(r * m->inv_dr, m->nr);
