@@ -17,11 +17,17 @@ static uint64_t rng = 0x853c49e6748fea9bull;
 
 /* Device-time savers for profiling and quick comparisons (unset: the full bench):
  * FLUXMAP_BENCH_DCE_ROWS=liver skips the Table 2 rows, FLUXMAP_BENCH_DCE_VOXELS=n fits n voxels
- * in the liver rows, FLUXMAP_BENCH_DCE_LAYOUTS=auto times the default layout only. */
-static int env_auto_only(void)
+ * in the liver rows, FLUXMAP_BENCH_DCE_LAYOUTS=auto times the default layout only, =warp the
+ * default and dense layouts (not the block one). */
+static int env_layouts(const char *which)
 {
     const char *s = getenv("FLUXMAP_BENCH_DCE_LAYOUTS");
-    return s && strcmp(s, "auto") == 0;
+    return s && strcmp(s, which) == 0;
+}
+
+static int env_auto_only(void)
+{
+    return env_layouts("auto");
 }
 
 static double uniform(void)
@@ -214,10 +220,13 @@ static void run_case(const char *label, int nt, long long nv, int have_gpu, int 
         const double worst = gpu_ms < 0 ? 0 : agreement(&og, &oc, n_cpu, &iter_diff);
         w.p.cuda_kernel = FM_DCE_CUDA_BLOCK;
         const int others = gpu_ms >= 0 && !env_auto_only();
+        const int block = others && !env_layouts("warp");
         const double block_ms =
-            !others ? gpu_ms : time_gpu(&w.p, w.tissue, nv, &og, quick, msg, sizeof msg);
+            !block ? gpu_ms : time_gpu(&w.p, w.tissue, nv, &og, quick, msg, sizeof msg);
         const double worst_b =
-            block_ms < 0 ? 0 : (others ? agreement(&og, &oc, n_cpu, &iter_diff_b) : worst);
+            block_ms < 0 ? 0 : (block ? agreement(&og, &oc, n_cpu, &iter_diff_b) : worst);
+        if (!block)
+            iter_diff_b = iter_diff;
         w.p.cuda_kernel = FM_DCE_CUDA_WARP_DENSE;
         const double dense_ms = !others || block_ms < 0
                                     ? block_ms
@@ -279,6 +288,8 @@ int bench_dce(int quick)
            "voxels whose iteration counts differ (default layout, then block, then dense)\n");
     if (env_auto_only())
         printf("FLUXMAP_BENCH_DCE_LAYOUTS=auto: block and dense columns repeat the default\n");
+    if (env_layouts("warp"))
+        printf("FLUXMAP_BENCH_DCE_LAYOUTS=warp: the block column repeats the default\n");
     printf("%-12s %7s %4s %9s %12s | %9s %9s %8s %9s %9s | %6s %6s | %8s %6s %8s %6s %8s %6s\n",
            "workload", "voxels", "Nt", "CPU us/vx", "CPU total s", "GPU ms", "GPU us/vx",
            "speed-up", "block ms", "dense ms", "iters", "conv", "max rel", "it.diff", "blk rel",

@@ -23,14 +23,6 @@ static_assert(FM_NM_FIXED_N == FM_DCE_N_PARAMS, "the fit's dimension is FM_DCE_N
 #define N_SLOTS 2            /* chunks in flight, one stream each */
 #define CHUNK_VOXELS 65536LL /* enough blocks (or warps) to fill an H100 many times over */
 
-typedef struct {
-    double initial[FM_DCE_N_PARAMS];
-    double tolerance;
-    int tolerance_mode;
-    int max_iterations;
-    int restarts;
-} nm_settings;
-
 #include "dce_cuda_warp.cuh"
 
 /* One block fits one voxel. Every thread evaluates the same cost terms (dce_math.h) as the CPU

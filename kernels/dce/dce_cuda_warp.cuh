@@ -4,13 +4,28 @@
 
 #include "dce_impl.h"
 
+/* The fit settings every voxel shares (the kernels' by-value argument). */
+typedef struct {
+    double initial[FM_DCE_N_PARAMS];
+    double tolerance;
+    int tolerance_mode;
+    int max_iterations;
+    int restarts;
+} nm_settings;
+
 #define FM_DCE_WARPS_PER_BLOCK 4
 #define FM_DCE_FULL_MASK 0xffffffffu
-/* Blocks per SM the compiler must fit (__launch_bounds__): 5 gives 92 registers (20 warps per
- * SM); 6 gives 80 registers (24 warps per SM, no spills since the NM centroid moved to lanes
- * 0-4), selectable as FM_DCE_CUDA_WARP_DENSE to compare (2026-11-23: 1218 vs 1284 ms liver). */
+/* Blocks per SM the compiler must fit (__launch_bounds__): 5 gives 96 registers (20 warps per
+ * SM, no spills with the Nelder-Mead simplex in registers, dce_cuda_nm.cuh); 6 gives 80 registers
+ * (24 warps per SM, 60-76 bytes of spills), selectable as FM_DCE_CUDA_WARP_DENSE to compare
+ * (with the earlier shared-memory Nelder-Mead, 2026-11-23: 1212 vs 1286 ms liver). ptxas -v for
+ * sm_90, CUDA 13.0. */
+#ifndef FM_DCE_WARP_MIN_BLOCKS /* overridable at build time, to compare on a device */
 #define FM_DCE_WARP_MIN_BLOCKS 5
+#endif
+#ifndef FM_DCE_WARP_DENSE_MIN_BLOCKS
 #define FM_DCE_WARP_DENSE_MIN_BLOCKS 6
+#endif
 
 /* Shared-memory layout of the warp kernel, computed once on the host. The run's tables are
  * copied into the block's shared memory (at N <= 512 they take <= 17 KiB), then each warp owns
@@ -19,9 +34,8 @@ typedef struct {
     int table_doubles; /* twiddles, spectrum, Ca, Cp, frame weights, frame indices, then (FFT
                           length 128) the per-lane table R128_LANE_ENTRIES x 32 complex */
     int lane_table;    /* offset of the per-lane table in doubles, 0 without it */
-    int state_doubles; /* fm_nm_state rounded up to 16 bytes */
-    int warp_doubles;  /* state + 2 N (FFT) + n_pad (residual tree beyond 64) + n_times
-                          (+ N: the split outputs, FFT length 128) */
+    int warp_doubles; /* 2 N (FFT) + n_pad (residual tree beyond 64) + n_times (+ N: the split
+                         outputs, FFT length 128); the Nelder-Mead state is in registers */
 } warp_layout;
 
 /* FFT length 128 (the paper's 48 frames; Table 2's 64) has its own path (warp_cost_128): fill in
@@ -38,8 +52,7 @@ static inline warp_layout warp_layout_of(const fm_dce_plan *p)
     l.table_doubles += l.table_doubles & 1;
     l.lane_table = r128 ? l.table_doubles : 0;
     l.table_doubles += r128 ? R128_LANE_ENTRIES * 32 * 2 : 0;
-    l.state_doubles = (int)((sizeof(fm_nm_state) + 15) / 16 * 2);
-    l.warp_doubles = l.state_doubles + 2 * p->n_fft + (p->n_pad > 64 ? p->n_pad : 0) + p->n_times;
+    l.warp_doubles = 2 * p->n_fft + (p->n_pad > 64 ? p->n_pad : 0) + p->n_times;
     l.warp_doubles += r128 ? p->n_fft : 0;
     l.warp_doubles += l.warp_doubles & 1;
     return l;
@@ -70,23 +83,26 @@ __device__ __forceinline__ void warp_fft_pair(double *y, const double *tw, int n
 
 /* Residuals of the inverse-transformed product (yr, yi, stride ys) and the CPU twin's pairwise
  * tree (pairs s apart, s halving), its levels of 32 and above per lane and the rest by shuffles.
- * The full sum ends in lane 0. */
+ * The full sum ends in lane 0. One call site of the frame model, in a loop that is not unrolled,
+ * keeps the kernel small (instruction cache). Up to n_pad 64 a lane sums its frames lane and
+ * lane + 32 from 0.0: 0.0 + r is r exactly (a square is never -0.0), so that is the tree's
+ * first level, the same bits. */
 __device__ __forceinline__ double warp_residuals(const fm_dce_plan *p, const fm_dce_eval *e,
                                                  const double *yr, const double *yi, int ys,
                                                  double *r2, const double *c, int lane)
 {
-    double acc;
-    int st;
-    if (p->n_pad <= 32) {
-        acc = lane < p->n_pad ? fm_dce_residual2(p, e, yr, yi, ys, c, lane) : 0.0;
-        st = p->n_pad / 2;
-    } else if (p->n_pad == 64) {
-        acc = fm_dce_residual2(p, e, yr, yi, ys, c, lane) +
-              fm_dce_residual2(p, e, yr, yi, ys, c, lane + 32);
-        st = 16;
-    } else {
-        for (int i = lane; i < p->n_pad; i += 32)
-            r2[i] = fm_dce_residual2(p, e, yr, yi, ys, c, i);
+    const int wide = p->n_pad > 64;
+    double acc = 0.0;
+#pragma unroll 1
+    for (int i = lane; i < p->n_pad; i += 32) {
+        const double r = fm_dce_residual2(p, e, yr, yi, ys, c, i);
+        if (wide)
+            r2[i] = r;
+        else
+            acc += r;
+    }
+    int st = p->n_pad <= 32 ? p->n_pad / 2 : 16;
+    if (wide) {
         __syncwarp();
         for (st = p->n_pad / 2; st > 32; st >>= 1) {
             for (int i = lane; i < st; i += 32)
@@ -130,10 +146,12 @@ __device__ __forceinline__ double warp_cost(const fm_dce_plan *p, const fm_dce_e
 
 #include "dce_cuda_r128.cuh"
 
+#include "dce_cuda_nm.cuh"
+
 /* Persistent warps: each takes the next voxel of the chunk from *next until none is left, so a
- * warp whose voxel converged early does not idle while its neighbours iterate. Lane 0 keeps the
- * Nelder-Mead state (fm_nm_step, as the CPU twin's fm_nm_feed), lanes 0-4 compute the centroid
- * and reflection point coordinate by coordinate; every lane evaluates. */
+ * warp whose voxel converged early does not idle while its neighbours iterate. The Nelder-Mead
+ * simplex is spread over the lanes (dce_cuda_nm.cuh, the same path as the CPU twin's fm_nm_feed);
+ * every lane evaluates. */
 template <int MIN_BLOCKS, bool R128>
 __global__ void __launch_bounds__(FM_DCE_WARPS_PER_BLOCK * 32, MIN_BLOCKS)
     dce_fit_warp(fm_dce_plan p, const nm_settings nm, const warp_layout lay, const float *tissue,
@@ -166,9 +184,8 @@ __global__ void __launch_bounds__(FM_DCE_WARPS_PER_BLOCK * 32, MIN_BLOCKS)
     p.cp_grid = cpg;
     p.frame_w = fw;
     p.frame_j = fj;
-    double *mine = smem + lay.table_doubles + (size_t)warp * lay.warp_doubles;
-    fm_nm_state *s = (fm_nm_state *)mine;
-    double *y = mine + lay.state_doubles, *yo = y + 2 * n, *c = yo + (R128 ? n : 0), *r2 = c + nt;
+    double *y = smem + lay.table_doubles + (size_t)warp * lay.warp_doubles;
+    double *yo = y + 2 * n, *c = yo + (R128 ? n : 0), *r2 = c + nt;
 
     for (;;) {
         int v = 0;
@@ -181,45 +198,45 @@ __global__ void __launch_bounds__(FM_DCE_WARPS_PER_BLOCK * 32, MIN_BLOCKS)
         for (int i = lane; i < nt; i += 32)
             c[i] = tv[i];
         __syncwarp();
-        int more = 0;
-        if (lane == 0) {
-            more = fm_dce_curve_finite(c, nt);
-            if (more) {
-                const double tol = fm_dce_voxel_tolerance(nm.tolerance_mode, nm.tolerance, c, nt);
-                fm_nm_begin(s, FM_DCE_N_PARAMS, nm.initial, nm.max_iterations, 0, tol, -1.0);
-                s->restarts = nm.restarts;
-            }
+        /* Every lane reads the whole curve: the same decision and tolerance everywhere. */
+        const int valid = fm_dce_curve_finite(c, nt);
+        fm_wnm s;
+        if (valid) {
+            const double tol = fm_dce_voxel_tolerance(nm.tolerance_mode, nm.tolerance, c, nt);
+            wnm_begin(&s, lane, nm.initial, nm.max_iterations, tol, nm.restarts);
+            int more;
+            do {
+                double theta[FM_DCE_N_PARAMS];
+                wnm_point(&s, theta);
+                fm_dce_eval e;
+                fm_dce_eval_setup(&p, theta, &e);
+                __syncwarp(); /* the last evaluation's buffers are read */
+                double cost = R128 ? warp_cost_128(&p, &e, lt, (double2 *)y, yo, r2, c, lane)
+                                   : warp_cost(&p, &e, y, r2, c, lane);
+                cost = __shfl_sync(FM_DCE_FULL_MASK, FM_DMUL(cost, e.penalty), 0);
+                more = wnm_step(&s, cost);
+            } while (more);
         }
-        const int valid = __shfl_sync(FM_DCE_FULL_MASK, more, 0);
-        more = valid;
-        while (more) {
-            __syncwarp(); /* lane 0's new point is visible, and the last residuals are read */
-            fm_dce_eval e;
-            fm_dce_eval_setup(&p, s->x, &e);
-            const double cost = R128 ? warp_cost_128(&p, &e, lt, (double2 *)y, yo, r2, c, lane)
-                                     : warp_cost(&p, &e, y, r2, c, lane);
-            int step = 0; /* bit 0: more points, bit 1: reflection point pending */
-            if (lane == 0) {
-                step = fm_nm_step(s, FM_DMUL(cost, e.penalty)) | s->pending << 1;
-                s->pending = 0;
-            }
-            step = __shfl_sync(FM_DCE_FULL_MASK, step, 0);
-            more = step & 1;
-            if (step & 2) { /* the centroid and reflection, one coordinate per lane */
-                __syncwarp();
-                if (lane < FM_DCE_N_PARAMS)
-                    fm_nm_reflect_coord(s, lane);
-            }
+        /* Lane i < 5 holds coordinate i of the best vertex, lane 0 its cost. */
+        double rec = NAN, lo = p.lower[0], hi = p.upper[0];
+#pragma unroll
+        for (int k = 1; k < FM_DCE_N_PARAMS; k++) { /* constant indices: p stays in registers */
+            lo = lane == k ? p.lower[k] : lo;
+            hi = lane == k ? p.upper[k] : hi;
         }
+        if (valid && lane < FM_DCE_N_PARAMS)
+            rec = fm_dce_record_param(s.v, lo, hi);
+        if (lane < FM_DCE_N_PARAMS)
+            records[(size_t)lane * n_voxels + v] = rec;
         if (lane == 0) {
-            double rec[FM_DCE_OUT_COUNT];
+            double fit[FM_DCE_OUT_COUNT];
             if (valid)
-                fm_dce_record(&p, s, c, rec);
+                fm_dce_record_fit(&p, s.f, s.iterations, s.converged, c, fit);
             else
-                fm_dce_record_invalid(rec);
-            for (int o = 0; o < FM_DCE_OUT_COUNT; o++)
-                records[(size_t)o * n_voxels + v] = rec[o];
+                fm_dce_record_invalid(fit);
+            for (int o = FM_DCE_OUT_RMSE; o < FM_DCE_OUT_COUNT; o++)
+                records[(size_t)o * n_voxels + v] = fit[o];
         }
-        __syncwarp(); /* the curve and the state are free for the next voxel */
+        __syncwarp(); /* the curve is free for the next voxel */
     }
 }

@@ -382,21 +382,32 @@ FM_HD static inline double fm_dce_sstot(const double *tissue, int n)
     return ss;
 }
 
+/* A parameter of the record: the best vertex's coordinate clamped into its bounds [lo, hi]. */
+FM_HD static inline double fm_dce_record_param(double v, double lo, double hi)
+{
+    v = v < lo ? lo : v;
+    return v > hi ? hi : v;
+}
+
+/* RMSE, R^2, iterations and the converged flag of the record from the best cost f_best. */
+FM_HD static inline void fm_dce_record_fit(const fm_dce_plan *p, double f_best, int iterations,
+                                           int converged, const double *tissue, double *rec)
+{
+    const double ss = fm_dce_sstot(tissue, p->n_times);
+    rec[FM_DCE_OUT_RMSE] = sqrt(f_best / p->n_times);
+    rec[FM_DCE_OUT_R2] = ss > 0 ? 1.0 - f_best / ss : NAN;
+    rec[FM_DCE_OUT_ITERATIONS] = iterations;
+    rec[FM_DCE_OUT_CONVERGED] = converged;
+}
+
 /* Writes the voxel's record (FM_DCE_OUT_COUNT values): clamped best vertex, RMSE, R^2,
  * iterations and the converged flag. */
 FM_HD static inline void fm_dce_record(const fm_dce_plan *p, const fm_nm_state *s,
                                        const double *tissue, double *rec)
 {
-    for (int i = 0; i < FM_DCE_N_PARAMS; i++) {
-        double v = s->v[0][i];
-        v = v < p->lower[i] ? p->lower[i] : v;
-        rec[i] = v > p->upper[i] ? p->upper[i] : v;
-    }
-    const double ss = fm_dce_sstot(tissue, p->n_times);
-    rec[FM_DCE_OUT_RMSE] = sqrt(s->fv[0] / p->n_times);
-    rec[FM_DCE_OUT_R2] = ss > 0 ? 1.0 - s->fv[0] / ss : NAN;
-    rec[FM_DCE_OUT_ITERATIONS] = s->iterations;
-    rec[FM_DCE_OUT_CONVERGED] = s->converged;
+    for (int i = 0; i < FM_DCE_N_PARAMS; i++)
+        rec[i] = fm_dce_record_param(s->v[0][i], p->lower[i], p->upper[i]);
+    fm_dce_record_fit(p, s->fv[0], s->iterations, s->converged, tissue, rec);
 }
 
 /* A voxel whose curve holds NaN or inf is not fitted: NaN maps, 0 iterations, not converged. */

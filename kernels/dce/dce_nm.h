@@ -17,9 +17,9 @@
 
 /* The dimension inside the per-iteration steps. A translation unit that only ever minimises in
  * one dimension (the DCE fit: 5) defines FM_NM_FIXED_N before including this file, so that every
- * loop over vertices and coordinates unrolls with constant indices: on the GPU the single
- * bookkeeping lane then issues its shared-memory loads and divisions back to back instead of in
- * a run-time loop. The arithmetic and its order are unchanged. */
+ * loop over vertices and coordinates unrolls with constant indices: in the GPU block kernel the
+ * single bookkeeping thread then issues its shared-memory loads and divisions back to back
+ * instead of in a run-time loop. The arithmetic and its order are unchanged. */
 #ifdef FM_NM_FIXED_N
 #define FM_NM_N(s) FM_NM_FIXED_N
 #else
@@ -37,7 +37,8 @@ enum {
 };
 
 /* A resumable minimiser: the caller evaluates the cost at x and feeds it back, so that on the
- * GPU a whole block evaluates while thread 0 alone keeps this state. */
+ * GPU a whole block evaluates while thread 0 alone keeps this state (the block kernel; the warp
+ * kernels keep the same machine in registers, dce_cuda_nm.cuh). */
 typedef struct {
     int n, phase, index;
     int iterations, evaluations, max_iterations, max_evaluations; /* max_evaluations 0: none */
@@ -133,8 +134,8 @@ FM_HD static inline double fm_nm_eps(double x)
 
 /* MATLAB's sort is stable: insertion sort keeps equal costs in their order. A vertex already in
  * order (fv[a - 1] <= fv[a]) stays where it is, so it is not copied out and back: after a
- * reflection, expansion or contraction only the new worst vertex moves, and the GPU's single
- * bookkeeping lane skips 5 of the 6 vertex copies. Same permutation, same bits. */
+ * reflection, expansion or contraction only the new worst vertex moves, and the GPU block kernel's
+ * single bookkeeping thread skips 5 of the 6 vertex copies. Same permutation, same bits. */
 FM_HD static inline void fm_nm_sort(fm_nm_state *s)
 {
     /* The outer loop stays a loop: unrolled six-fold it only adds registers (dce_cuda.cu). */
@@ -217,8 +218,8 @@ FM_HD static inline int fm_nm_next_iteration(fm_nm_state *s)
 
 /* Coordinate i of the centroid xbar (mean of the n best vertices, summed in vertex order then
  * divided, as fminsearch's sum(v,2)/n), of the reflection point xr = (1 + rho) xbar - rho v_worst
- * (fm_nm_line) and of the next point x = xr. Coordinates are independent, so the GPU warp runs
- * them on separate lanes instead of one lane running all five: the same bits. */
+ * (fm_nm_line) and of the next point x = xr. The GPU warp kernels run this whole machine with the
+ * simplex spread over the lanes (dce_cuda_nm.cuh), the same operations in the same order. */
 FM_HD static inline void fm_nm_reflect_coord(fm_nm_state *s, int i)
 {
     double sum = 0;
