@@ -370,6 +370,39 @@ static void test_dicom_several_series(void)
     remove_tree(dir);
 }
 
+static void count_ticks(double fraction, gpointer user)
+{
+    double *last = user;
+    g_assert_cmpfloat(fraction, >=, last[0]); /* progress only moves forward */
+    g_assert_cmpfloat(fraction, <=, 1.0);
+    last[0] = fraction;
+    last[1] += 1;
+}
+
+/* A folder opens with progress through both passes, and a cancelled load stops with
+ * G_IO_ERROR_CANCELLED instead of a dataset. */
+static void test_dicom_progress_cancel(void)
+{
+    const double times[3] = {0, 2, 4};
+    fm_dicom_test_series spec = default_series(times, 3);
+    g_autofree char *dir = write_series(&spec);
+    if (dir == NULL)
+        return;
+    double ticks[2] = {0, 0};
+    g_autoptr(GError) error = NULL;
+    g_autoptr(fm_dataset) ds = fm_dataset_open(dir, count_ticks, ticks, NULL, &error);
+    g_assert_no_error(error);
+    g_assert_nonnull(ds);
+    g_assert_cmpfloat(ticks[1], >=, 2);  /* the header pass and the pixel pass */
+    g_assert_cmpfloat(ticks[0], >, 0.3); /* the pixel pass reported */
+    g_autoptr(GCancellable) cancel = g_cancellable_new();
+    g_cancellable_cancel(cancel);
+    g_autoptr(fm_dataset) none = fm_dataset_open(dir, NULL, NULL, cancel, &error);
+    g_assert_null(none);
+    g_assert_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+    remove_tree(dir);
+}
+
 static void test_dicom_unequal_frames(void)
 {
     const double times[3] = {0, 2, 4};
@@ -495,6 +528,7 @@ int main(int argc, char **argv)
     g_test_add_func("/io/dce/dicom-enhanced", test_dicom_enhanced);
     g_test_add_func("/io/dce/dicom-truncated", test_dicom_truncated);
     g_test_add_func("/io/dce/dicom-several-series", test_dicom_several_series);
+    g_test_add_func("/io/dce/dicom-progress-cancel", test_dicom_progress_cancel);
     g_test_add_func("/io/dce/dicom-unequal-frames", test_dicom_unequal_frames);
     g_test_add_func("/io/dce/dicom-non-monotonic", test_dicom_non_monotonic);
     g_test_add_func("/io/dce/dicom-mixed-sizes", test_dicom_mixed_sizes);

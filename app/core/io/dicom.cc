@@ -266,9 +266,23 @@ bool scan_file(const std::string &path, std::vector<Frame> &frames, GError **err
     return true;
 }
 
+/* Progress over the two passes (headers: first 30 %, pixels: the rest) and cancel, both
+ * optional: a series of thousands of files takes seconds to read. */
+struct Progress {
+    void (*fn)(double fraction, gpointer user);
+    gpointer user;
+    GCancellable *cancel;
+    bool tick(double fraction, GError **error) const
+    {
+        if (fn != nullptr)
+            fn(fraction, user);
+        return !g_cancellable_set_error_if_cancelled(cancel, error);
+    }
+};
+
 /* Collects the frames of every DICOM file in folder; skipped counts the non-DICOM files. */
 bool scan_folder(const char *folder, std::vector<Frame> &frames, int *skipped, int *n_files,
-                 GError **error)
+                 const Progress &progress, GError **error)
 {
     quiet_dcmtk();
     GError *local = nullptr;
@@ -285,7 +299,10 @@ bool scan_folder(const char *folder, std::vector<Frame> &frames, int *skipped, i
     std::sort(names.begin(), names.end()); /* deterministic messages whatever readdir says */
     *skipped = 0;
     *n_files = 0;
+    size_t done = 0;
     for (const std::string &name : names) {
+        if (done++ % 64 == 0 && !progress.tick(0.3 * (double)done / names.size(), error))
+            return false;
         char *path = g_build_filename(folder, name.c_str(), nullptr);
         std::string p(path);
         g_free(path);
@@ -386,9 +403,18 @@ bool copy_pixels(DcmDataset *ds, const Frame &f, float *dst, GError **error)
 
 extern "C" fm_dataset *fm_dicom_read(const char *folder, const char *series_uid, GError **error)
 {
+    return fm_dicom_read_progress(folder, series_uid, nullptr, nullptr, nullptr, error);
+}
+
+extern "C" fm_dataset *fm_dicom_read_progress(const char *folder, const char *series_uid,
+                                              void (*progress)(double fraction, gpointer user),
+                                              gpointer user, GCancellable *cancellable,
+                                              GError **error)
+{
+    const Progress prog{progress, user, cancellable};
     std::vector<Frame> all;
     int skipped = 0, n_files = 0;
-    if (!scan_folder(folder, all, &skipped, &n_files, error))
+    if (!scan_folder(folder, all, &skipped, &n_files, prog, error))
         return nullptr;
     std::vector<std::string> uids = series_of(all);
     std::string uid;
@@ -514,7 +540,11 @@ extern "C" fm_dataset *fm_dicom_read(const char *folder, const char *series_uid,
         for (int k = 0; k < nt; k++)
             by_file[frames[starts[z] + k].file].push_back({starts[z] + k, k * nz + z});
     gsize plane = (gsize)nx * ny;
+    size_t files_read = 0;
     for (const auto &entry : by_file) {
+        if (files_read++ % 16 == 0 &&
+            !prog.tick(0.3 + 0.7 * (double)files_read / by_file.size(), error))
+            return nullptr;
         DcmFileFormat ff;
         if (!load(ff, entry.first, error))
             return nullptr;
@@ -563,7 +593,10 @@ extern "C" fm_dataset *fm_dicom_read(const char *folder, const char *series_uid,
     return (fm_dataset *)g_steal_pointer(&out);
 }
 
-extern "C" fm_dataset *fm_dicom_read_file_series(const char *file, GError **error)
+extern "C" fm_dataset *fm_dicom_read_file_series(const char *file,
+                                                 void (*progress)(double fraction, gpointer user),
+                                                 gpointer user, GCancellable *cancellable,
+                                                 GError **error)
 {
     quiet_dcmtk();
     DcmFileFormat ff;
@@ -575,14 +608,15 @@ extern "C" fm_dataset *fm_dicom_read_file_series(const char *file, GError **erro
     }
     std::string uid = get_str(ff.getDataset(), DCM_SeriesInstanceUID);
     g_autofree char *folder = g_path_get_dirname(file);
-    return fm_dicom_read(folder, uid.empty() ? nullptr : uid.c_str(), error);
+    return fm_dicom_read_progress(folder, uid.empty() ? nullptr : uid.c_str(), progress, user,
+                                  cancellable, error);
 }
 
 extern "C" char **fm_dicom_list_series(const char *folder, GError **error)
 {
     std::vector<Frame> all;
     int skipped = 0, n_files = 0;
-    if (!scan_folder(folder, all, &skipped, &n_files, error))
+    if (!scan_folder(folder, all, &skipped, &n_files, Progress{nullptr, nullptr, nullptr}, error))
         return nullptr;
     std::vector<std::string> uids = series_of(all);
     char **out = g_new0(char *, uids.size() + 1);

@@ -2,6 +2,7 @@
  */
 #pragma once
 
+#include <gio/gio.h>
 #include <glib.h>
 #include "app/core/dataset.h"
 #include "app/core/io/frame_times.h"
@@ -26,10 +27,17 @@ G_BEGIN_DECLS
  * non-monotonic times, mixed image sizes, compressed transfer syntaxes. Built without DCMTK,
  * it fails with a message saying so. */
 fm_dataset *fm_dicom_read(const char *folder, const char *series_uid, GError **error);
+/* The same with progress (0..1, on the calling thread) and cancel (G_IO_ERROR_CANCELLED); both
+ * may be NULL. */
+fm_dataset *fm_dicom_read_progress(const char *folder, const char *series_uid,
+                                   void (*progress)(double fraction, gpointer user), gpointer user,
+                                   GCancellable *cancellable, GError **error);
 
 /* The series that one file belongs to, read from the file's folder (what a user who picks any
  * file of a DICOM series in a file dialog means). */
-fm_dataset *fm_dicom_read_file_series(const char *file, GError **error);
+fm_dataset *fm_dicom_read_file_series(const char *file,
+                                      void (*progress)(double fraction, gpointer user),
+                                      gpointer user, GCancellable *cancellable, GError **error);
 
 /* The SeriesInstanceUIDs in folder (sorted; g_strfreev), for a "choose a series" list. */
 char **fm_dicom_list_series(const char *folder, GError **error);

@@ -14,7 +14,16 @@ fm_dataset *fm_dicom_read(const char *folder, const char *series_uid, GError **e
     return NULL;
 }
 
-fm_dataset *fm_dicom_read_file_series(const char *file, GError **error)
+fm_dataset *fm_dicom_read_progress(const char *folder, const char *series_uid,
+                                   void (*progress)(double fraction, gpointer user), gpointer user,
+                                   GCancellable *cancellable, GError **error)
+{
+    return fm_dicom_read(folder, series_uid, error);
+}
+
+fm_dataset *fm_dicom_read_file_series(const char *file,
+                                      void (*progress)(double fraction, gpointer user),
+                                      gpointer user, GCancellable *cancellable, GError **error)
 {
     return fm_dicom_read(file, NULL, error);
 }

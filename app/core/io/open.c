@@ -57,7 +57,7 @@ fm_dataset *fm_dataset_open(const char *path, void (*progress)(double fraction, 
     /* A folder is a DICOM series (4-D DCE); one series only, see fm_dicom_read. A file of the
      * series opens its series (below). */
     if (g_file_test(path, G_FILE_TEST_IS_DIR))
-        return fm_dicom_read(path, NULL, error);
+        return fm_dicom_read_progress(path, NULL, progress, progress_user, cancellable, error);
     FILE *f = g_fopen(path, "rb");
     if (!f) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: cannot open: %s"), path,
@@ -69,7 +69,7 @@ fm_dataset *fm_dataset_open(const char *path, void (*progress)(double fraction, 
     fclose(f);
     /* One file of a DICOM series (Part-10 "DICM" after the 128-byte preamble): its series. */
     if (n == sizeof head && memcmp(head + 128, "DICM", 4) == 0)
-        return fm_dicom_read_file_series(path, error);
+        return fm_dicom_read_file_series(path, progress, progress_user, cancellable, error);
     file_format format = format_from_content(head, n);
     /* SD-OCT raw spectra have no magic bytes: only when the content names no other format does
      * the extension pick them; without the JSON sidecar they come back undecoded for
