@@ -82,10 +82,14 @@ static void load_done(GObject *source, GAsyncResult *res, gpointer user)
     if (ds == NULL) {
         g_autofree char *msg = g_strdup_printf(_("Could not open %s: %s"), path, error->message);
         fm_window_show_message(win, GTK_MESSAGE_ERROR, msg);
+        win->message_from_open = TRUE;
         fm_window_set_status(win, _("Open failed"));
         return;
     }
-    gtk_info_bar_set_revealed(GTK_INFO_BAR(win->info_bar), FALSE);
+    /* A good open clears an earlier open's error, not other news (an unusable catalogue, a
+     * job's remark), which would otherwise vanish when a file named on the command line loads. */
+    if (win->message_from_open)
+        fm_window_hide_message(win);
     set_dataset(win, ds, path);
 }
 

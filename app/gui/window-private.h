@@ -49,6 +49,7 @@ struct _FmWindow {
     gboolean loading, disposed, updating;
     int last_job_state, running_jobs;
     char *message;
+    gboolean message_from_open; /* the info bar shows a failed open (a later open clears it) */
     char *last_fallback_reason; /* CPU-fallback reason already shown in the info bar */
 
     /* Stack playback. */
@@ -66,7 +67,6 @@ struct _FmWindow {
 };
 
 /* window.c */
-void fm_window_show_message(FmWindow *win, GtkMessageType type, const char *text);
 void fm_window_set_status(FmWindow *win, const char *text);
 /* Redraws the view from dataset/result, map_name and frame. */
 void fm_window_show_current(FmWindow *win);

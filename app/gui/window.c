@@ -15,6 +15,7 @@ void fm_window_show_message(FmWindow *win, GtkMessageType type, const char *text
 {
     g_free(win->message);
     win->message = g_strdup(text);
+    win->message_from_open = FALSE;
     gtk_label_set_text(GTK_LABEL(win->info_label), text);
     gtk_info_bar_set_message_type(GTK_INFO_BAR(win->info_bar), type);
     gtk_info_bar_set_revealed(GTK_INFO_BAR(win->info_bar), TRUE);

@@ -34,6 +34,8 @@ int fm_window_get_last_job_state(FmWindow *win);
 int fm_window_get_running_jobs(FmWindow *win);
 /* Text of the info bar when it is shown, else NULL; type (may be NULL) says error, warning… */
 const char *fm_window_get_message(FmWindow *win, GtkMessageType *type);
+/* Shows text in the info bar (type: error, warning, info). */
+void fm_window_show_message(FmWindow *win, GtkMessageType type, const char *text);
 /* Closes the info bar, as its close button does. */
 void fm_window_hide_message(FmWindow *win);
 /* Frames shown by stack playback since it last started. */

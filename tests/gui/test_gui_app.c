@@ -194,6 +194,16 @@ static void test_bad_file_message(void)
     const char *msg = error_message();
     g_assert_nonnull(msg);
     g_assert_nonnull(strstr(msg, "not-a-tiff.tif"));
+    /* A good file then clears that error... */
+    g_action_group_activate_action(G_ACTION_GROUP(app), "open", g_variant_new_string(tif_path));
+    g_assert_true(fm_gui_test_wait_until(dataset_loaded, NULL, 30));
+    g_assert_null(fm_window_get_message(win, NULL));
+    /* ...but not other news, such as the catalogue being unusable, shown before it loads. */
+    fm_window_show_message(win, GTK_MESSAGE_WARNING, "catalogue unusable");
+    g_action_group_activate_action(G_ACTION_GROUP(app), "open", g_variant_new_string(tif_path));
+    g_assert_true(fm_gui_test_wait_until(dataset_loaded, NULL, 30));
+    g_assert_cmpstr(fm_window_get_message(win, NULL), ==, "catalogue unusable");
+    fm_window_hide_message(win);
 }
 
 /* A drop opens the first local URI of the list (drag-and-drop hands the window such a list);
