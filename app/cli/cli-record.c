@@ -24,7 +24,9 @@ int fm_cli_record_begin(fm_cli_record *record, const fm_cli_args *args, const fm
     if (!record->catalogue ||
         !(record->run_id = fm_catalogue_begin_run(record->catalogue, dataset, method_id,
                                                   params_json, rois, &error)))
-        return fm_cli_fail(FM_EXIT_INPUT, _("catalogue: %s"), error->message);
+        return fm_cli_fail(FM_EXIT_INPUT,
+                           _("catalogue: %s (--no-catalogue runs without recording the run)"),
+                           error->message);
     return FM_EXIT_OK;
 }
 

@@ -359,6 +359,31 @@ static void test_no_catalogue(void)
     cli_result_clear(&r);
 }
 
+/* A catalogue that is not a database: run says so, with the way out, exits 3 and leaves the file
+ * as it was (nothing already saved is overwritten); --no-catalogue still runs. */
+static void test_corrupt_catalogue(void)
+{
+    g_autofree char *in = cli_test_tmp_path("small.tif");
+    g_autofree char *out = cli_test_tmp_path("out-corrupt");
+    g_autofree char *dir = cli_test_tmp_path("corrupt-data");
+    g_assert_cmpint(g_mkdir_with_parents(dir, 0700), ==, 0);
+    g_autofree char *db = g_build_filename(dir, "catalogue.db", NULL);
+    static const char garbage[] = "not an SQLite file, but someone's data all the same";
+    g_assert_true(g_file_set_contents(db, garbage, -1, NULL));
+    g_auto(GStrv) env = g_environ_setenv(g_get_environ(), "FLUXMAP_DATA_DIR", dir, TRUE);
+    cli_result r = cli_test_run(NULL, env, "run", "lsi.spatial", in, "-o", out, NULL);
+    g_assert_cmpint(r.status, ==, 3);
+    assert_message(&r, "catalogue.db");
+    assert_message(&r, "--no-catalogue");
+    cli_result_clear(&r);
+    g_autofree char *after = NULL;
+    g_assert_true(g_file_get_contents(db, &after, NULL, NULL));
+    g_assert_cmpstr(after, ==, garbage);
+    r = cli_test_run(NULL, env, "run", "lsi.spatial", in, "-o", out, "--no-catalogue", NULL);
+    g_assert_cmpint(r.status, ==, 0);
+    cli_result_clear(&r);
+}
+
 static void test_all_zero(void)
 {
     g_autofree char *in = cli_test_tmp_path("zero.tif");
@@ -482,6 +507,7 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/methods-json", test_methods_json);
     g_test_add_func("/cli/run-and-catalogue", test_run_and_catalogue);
     g_test_add_func("/cli/no-catalogue", test_no_catalogue);
+    g_test_add_func("/cli/corrupt-catalogue", test_corrupt_catalogue);
     g_test_add_func("/cli/all-zero", test_all_zero);
     g_test_add_func("/cli/simulate", test_simulate);
     g_test_add_func("/cli/flim-files", test_flim_files);
