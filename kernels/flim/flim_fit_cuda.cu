@@ -9,17 +9,12 @@
 #include "../device_private.h"
 #include "flim_fit_math.h"
 
-#define BLOCK_BINS 128     /* threads per pixel in the block variant (bins looped beyond) */
-#define THREADS_PIXEL 128  /* threads per block in the thread-per-pixel variant */
 #define CHUNK_PIXELS 32768 /* 32 MB of 256-bin decays per chunk: overlap and progress */
 #define N_SLOTS 2
-#define MAX_WARPS 8
-#define SHARED_LIMIT 49152 /* default dynamic shared memory without opting in */
-#define WARP_BLOCK 128     /* warp kernel: 4 pixels per block */
-#define WARP_MAX_NB 16     /* warp kernel: up to 32 x 16 = 512 bins in registers */
-/* cuda_variant 0: the warp-per-pixel kernel where it applies (no IRF, <= 512 bins; it gives the
- * CPU twin's bits), else thread per pixel, which the H100 ran faster than block per pixel
- * (bench/RESULTS.md, 2026-11-23: LSM mono 15.2 vs 53.3 ms, LSM bi 102.2 vs 178.6 ms). */
+/* cuda_variant 0: the group-per-pixel kernel where it applies (no IRF, counts and weights fit in
+ * shared memory; it gives the CPU twin's bits), else thread per pixel, which the H100 ran faster
+ * than block per pixel (bench/RESULTS.md, 2026-11-23: LSM mono 15.2 vs 53.3 ms, LSM bi 102.2 vs
+ * 178.6 ms). */
 
 #include "flim_fit_kernels.cuh"
 
@@ -28,7 +23,7 @@ typedef struct {
     cudaEvent_t done;
     float *h_in, *d_in; /* h_in holds uint16 counts for u16 jobs */
     uint16_t *d_in16;   /* the uploaded uint16 counts, widened into d_in on the device */
-    unsigned char *h_mask, *d_mask;
+    unsigned char *h_mask, *d_mask; /* d_mask: then the group kernel's pixel counter */
     int *h_off, *d_off;
     fm_fit_result *h_res, *d_res;
     long k0, k1;
@@ -99,7 +94,9 @@ extern "C" fm_status fm_flim_fit_cuda(const fm_flim_job *job, fm_run_info *info,
     int variant = job->params->cuda_variant;
     const int u16 = job->counts_type == FM_PIXEL_U16;
     const size_t in_size = u16 ? sizeof(uint16_t) : sizeof(float);
-    fit_warp_fn warp_fn = NULL;
+    group_launch group = {NULL, 0, 0};
+    int group_grid = 0;
+    const size_t mask_bytes = ((size_t)CHUNK_PIXELS + 15) / 16 * 16; /* counter after it */
     /* Pinned caller counts go up straight from the caller's rows (one 2-D copy per chunk): the
      * host gather into staging cost more than the whole LSM mono fit. GA reorders pixels by
      * segment, so it always gathers. */
@@ -138,8 +135,12 @@ extern "C" fm_status fm_flim_fit_cuda(const fm_flim_job *job, fm_run_info *info,
         shared = (su.has_irf ? 5 : 1) * (size_t)n_fit * sizeof(double);
         if (variant == 1 && shared > SHARED_LIMIT)
             variant = 2; /* too many bins for shared memory: the thread variant needs none */
-        if (variant == 0 && !(warp_fn = warp_kernel(&su)))
-            variant = 2;
+        if (variant == 0) {
+            const char *lanes = getenv("FM_FLIM_LANES");
+            group = group_kernel(&su, lanes ? atoi(lanes) : FM_FIT_SEGS);
+            if (!group.fn)
+                variant = 2;
+        }
     }
     if (ga && shared > SHARED_LIMIT) {
         status = fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
@@ -148,6 +149,23 @@ extern "C" fm_status fm_flim_fit_cuda(const fm_flim_job *job, fm_run_info *info,
         goto cleanup;
     }
     FM_CUDA_TRY(cudaSetDevice(0));
+    if (group.fn) { /* a persistent grid: as many blocks as the device holds at once */
+        int per_sm = 0, sms = 0, optin = 0;
+        FM_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
+        if (group.shared > SHARED_LIMIT && group.shared <= (size_t)optin)
+            FM_CUDA_TRY(cudaFuncSetAttribute((const void *)group.fn,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)group.shared));
+        if (group.shared <= (size_t)optin)
+            FM_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &per_sm, (const void *)group.fn, GROUP_BLOCK, group.shared));
+        FM_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+        group_grid = per_sm * sms;
+        if (group_grid < 1) { /* this device holds no block of it: thread per pixel */
+            group.fn = NULL;
+            variant = 2;
+        }
+    }
     if (irf) {
         FM_CUDA_TRY(cudaMalloc((void **)&d_irf, job->params->n_bins * sizeof(double)));
         FM_CUDA_TRY(
@@ -161,7 +179,8 @@ extern "C" fm_status fm_flim_fit_cuda(const fm_flim_job *job, fm_run_info *info,
                                  max_chunk * n_copy * sizeof(float),
                                  max_chunk * sizeof(fm_fit_result)));
         FM_CUDA_TRY(cudaHostAlloc((void **)&sl->h_mask, max_chunk, cudaHostAllocDefault));
-        FM_CUDA_TRY(cudaMalloc((void **)&sl->d_mask, max_chunk));
+        FM_CUDA_TRY(
+            cudaMalloc((void **)&sl->d_mask, (ga ? (size_t)max_chunk : mask_bytes) + sizeof(int)));
         if (ga) {
             FM_CUDA_TRY(cudaHostAlloc((void **)&sl->h_off, (max_chunk + 1) * sizeof(int),
                                       cudaHostAllocDefault));
@@ -239,10 +258,15 @@ extern "C" fm_status fm_flim_fit_cuda(const fm_flim_job *job, fm_run_info *info,
             ga_kernel(&su)<<<n_seg, ga_threads, shared, sl->stream>>>(su, sl->d_in, nc, sl->d_mask,
                                                                       sl->d_off, d_irf, sl->d_res);
             FM_CUDA_CHECK_LAUNCH("fit_ga_kernel");
-        } else if (warp_fn) {
-            warp_fn<<<(nc + WARP_BLOCK / 32 - 1) / (WARP_BLOCK / 32), WARP_BLOCK, 0, sl->stream>>>(
-                su, sl->d_in, nc, sl->d_mask, sl->d_res);
-            FM_CUDA_CHECK_LAUNCH("fit_warp_kernel");
+        } else if (group.fn) {
+            int *next = (int *)(sl->d_mask + mask_bytes);
+            const int per_block = GROUP_BLOCK / 32 * (32 / group.lanes);
+            const int need = (nc + per_block - 1) / per_block;
+            const int grid = group_grid > need ? need : group_grid;
+            FM_CUDA_TRY(cudaMemsetAsync(next, 0, sizeof(int), sl->stream));
+            group.fn<<<grid, GROUP_BLOCK, group.shared, sl->stream>>>(su, sl->d_in, nc, sl->d_mask,
+                                                                      sl->d_res, next);
+            FM_CUDA_CHECK_LAUNCH("fit_group_kernel");
         } else if (variant == 1) {
             fit_block_kernel<<<nc, BLOCK_BINS, shared, sl->stream>>>(su, sl->d_in, nc, sl->d_mask,
                                                                      d_irf, sl->d_res);

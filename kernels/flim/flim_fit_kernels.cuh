@@ -1,4 +1,4 @@
-/* CUDA kernels of the iterative FLIM fits, included by flim_fit_cuda.cu: the warp-per-pixel
+/* CUDA kernels of the iterative FLIM fits, included by flim_fit_cuda.cu: the group-per-pixel
  * kernel (the default without an IRF), thread per pixel, the paper's block per pixel, GA with
  * one block per segment, and the widening of uint16 counts. */
 #pragma once
@@ -8,6 +8,17 @@
 #include "flim_fit_math.h"
 
 #define FULL_MASK 0xffffffffu
+/* Launch shapes (here, not in flim_fit_cuda.cu, so that the host emulation of the kernels in
+ * tests/kernels builds them with the same values). */
+#define BLOCK_BINS 128     /* threads per pixel in the block variant (bins looped beyond) */
+#define THREADS_PIXEL 128  /* threads per block in the thread-per-pixel variant */
+#define MAX_WARPS 8
+#define SHARED_LIMIT 49152 /* default dynamic shared memory without opting in */
+#define GROUP_BLOCK 64     /* group kernel: 2 warps per block */
+#ifndef GROUP_MIN_BLOCKS
+#define GROUP_MIN_BLOCKS 6 /* <= 168 registers: 12 warps per SM */
+#endif
+#define GROUP_SHARED_MAX (100 << 10) /* group kernel: counts and weights of its pixels */
 
 /* Sums K doubles over the block; the total is valid in thread 0. Warp shuffles, then one slot
  * per warp in shared memory. */
@@ -107,12 +118,13 @@ __device__ void block_eval(const fm_fit_setup *su, const float *y, int nc, int k
             }
         }
         const double v = (double)y[(size_t)(i + su->fit_start) * nc + k];
-        fm_fit_accumulate(su, p, a0, b0, c0, a1, b1, c1, v, fm_fit_weight(wref ? wref[i] : v),
-                          &s);
+        fm_fit_accumulate(su, p, a0, b0, c0, a1, b1, c1, v, fm_fit_weight(wref ? wref[i] : v), &s);
     }
     block_sum<FM_FIT_NSUM>((double *)&s, red);
-    if (threadIdx.x == 0)
+    if (threadIdx.x == 0) {
+        fm_fit_newton_finish(su, p, &s);
         *out = s;
+    }
 }
 
 __global__ void fit_block_kernel(fm_fit_setup su, const float *__restrict__ y, int nc,
@@ -206,176 +218,43 @@ __global__ void fit_block_kernel(fm_fit_setup su, const float *__restrict__ y, i
     }
 }
 
-/* Warp per pixel, the CPU twin's canonical order (FM_FIT_SEGS = 32 segments): lane l owns the
- * bins of segment bitrev(l), loaded once into registers with their LSM weights; the lanes' sums
- * meet through the xor butterfly, which with the bit-reversed segments is exactly the pairwise
- * tree the CPU twin adds. Every lane then holds the same totals and runs the LM decision
- * redundantly: no barriers, no shared memory, and a warp waits only for its own pixel instead
- * of the slowest of 32 (thread per pixel: 92 evaluations per pixel for LSM bi against a mean
- * of 28). NB: bins per lane held in registers, >= ceil(n_fit / 32). */
-/* Entries of Newton's h2 that bi LSM can make non-zero (fm_fit_accumulate): amplitude-fraction,
- * amplitude-lifetime, fraction-lifetime and lifetime-lifetime pairs. The others stay 0 on both
- * backends, so the warp skips their shuffles. */
+/* Entries of h2 that bi LSM adds per bin (fm_fit_accumulate): the second tau derivatives' sums
+ * on the tauF and tauD diagonal; fm_fit_newton_finish fills the others after the reduction, so
+ * the reductions skip their shuffles (0 on every lane until then). */
 __host__ __device__ constexpr bool lsm_h2_entry(int a, int b)
 {
-    return a < 4 && b < 4 && !(a == b && a < 2) && !(a == 2 && b == 3);
+    return a == b && (a == 2 || a == 3);
 }
 
-template <int N, int NEWTON> __device__ __forceinline__ void warp_sum(fm_fit_sums *s)
+/* The sums over groups of L lanes (xor butterfly, offsets L/2 ... 1): with lane l of a group
+ * holding segment bitrev(l), exactly the pairwise tree of the CPU twin (fm_fit_eval). */
+template <int N, int NEWTON, int L = 32> __device__ __forceinline__ void warp_sum(fm_fit_sums *s)
 {
 #pragma unroll
     for (int a = 0; a < N; a++) {
 #pragma unroll
         for (int b = a; b < N; b++) {
 #pragma unroll
-            for (int off = 16; off > 0; off >>= 1)
+            for (int off = L / 2; off > 0; off >>= 1)
                 s->h[fm_fit_hidx(a, b)] += __shfl_xor_sync(FULL_MASK, s->h[fm_fit_hidx(a, b)], off);
             if (NEWTON && lsm_h2_entry(a, b))
 #pragma unroll
-                for (int off = 16; off > 0; off >>= 1)
+                for (int off = L / 2; off > 0; off >>= 1)
                     s->h2[fm_fit_hidx(a, b)] +=
                         __shfl_xor_sync(FULL_MASK, s->h2[fm_fit_hidx(a, b)], off);
         }
 #pragma unroll
-        for (int off = 16; off > 0; off >>= 1)
+        for (int off = L / 2; off > 0; off >>= 1)
             s->g[a] += __shfl_xor_sync(FULL_MASK, s->g[a], off);
     }
 #pragma unroll
-    for (int off = 16; off > 0; off >>= 1) {
+    for (int off = L / 2; off > 0; off >>= 1) {
         s->cost += __shfl_xor_sync(FULL_MASK, s->cost, off);
         s->msum += __shfl_xor_sync(FULL_MASK, s->msum, off);
     }
 }
 
-/* This lane's segment [j0, j1) at parameters p with weights w, then the warp's totals. */
-template <int NB>
-__device__ __forceinline__ void warp_eval(const fm_fit_setup *s, int j0, int j1, const float *yv,
-                                          const double *w, const double *p, fm_fit_sums *out)
-{
-    fm_fit_decay c;
-    fm_fit_decay_init(s, p, &c);
-    fm_fit_sums_zero(out);
-    if (j0 < j1) {
-        double e0 = fm_fit_seg_exp(s, j0, c.inv0);
-        double e1 = s->model == 2 ? fm_fit_seg_exp(s, j0, c.inv1) : 0;
-#pragma unroll
-        for (int q = 0; q < NB; q++)
-            if (j0 + q < j1) {
-                fm_fit_bin(s, p, &c, j0 + q, e0, e1, (double)yv[q], w[q], out);
-                e0 = FM_FIT_MUL(e0, c.q0);
-                e1 = FM_FIT_MUL(e1, c.q1);
-            }
-    }
-}
-
-#ifndef WARP_MIN_BLOCKS
-#define WARP_MIN_BLOCKS 3 /* <= 168 registers: 12 warps per SM for the bi-exponential kernels */
-#endif
-template <int MODEL, int BG, int MLE, int NB>
-__global__ void __launch_bounds__(WARP_BLOCK, WARP_MIN_BLOCKS)
-    fit_warp_kernel(fm_fit_setup su, const float *__restrict__ y, int nc,
-                    const unsigned char *__restrict__ mask, fm_fit_result *res)
-{
-    constexpr int NP = (MODEL == 1 ? 2 : 4) + BG;
-    constexpr int NEWTON = MODEL == 2 && !MLE; /* fm_fit_newton without an IRF */
-    const int lane = threadIdx.x & 31;
-    const int k = blockIdx.x * (WARP_BLOCK / 32) + (threadIdx.x >> 5);
-    if (k >= nc) /* the whole warp */
-        return;
-    fm_fit_setup s = su;
-    s.model = MODEL;
-    s.fit_bg = BG;
-    s.mle = MLE;
-    s.has_irf = 0;
-    s.n_params = NP;
-    int j0, j1;
-    fm_fit_seg_range(&s, (int)(__brev((unsigned)lane) >> 27), &j0, &j1);
-    float yv[NB];
-    double w[NB], photons = 0;
-#pragma unroll
-    for (int q = 0; q < NB; q++) {
-        yv[q] = j0 + q < j1 ? y[(size_t)(j0 + q + s.fit_start) * nc + k] : 0.0f;
-        if (j0 + q < j1)
-            photons = photons + yv[q];
-        w[q] = fm_fit_weight(yv[q]); /* Neyman weights of the first pass */
-    }
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1)
-        photons += __shfl_xor_sync(FULL_MASK, photons, off);
-
-    fm_fit_result r;
-    fm_fit_result_skip(&r, photons, mask[k]);
-    double p[FM_FIT_MAXP], pw[FM_FIT_MAXP];
-    unsigned char role[FM_FIT_MAXP];
-    fm_fit_sums sums;
-    fm_lm_state st;
-    int iter = 0, ok = mask[k] && photons > 0 && photons >= s.min_photons;
-    if (ok) {
-        fm_fit_start(&s, p, role);
-        warp_eval<NB>(&s, j0, j1, yv, w, p, &sums);
-        warp_sum<NP, NEWTON>(&sums);
-        ok = sums.msum > 0;
-        p[0] = photons / sums.msum;
-    }
-    for (int pass = 0; ok && pass < (MLE ? 1 : 2); pass++) {
-        if (pass == 1) { /* weights of the second pass: the first pass's model */
-            fm_fit_decay cw;
-            fm_fit_decay_init(&s, pw, &cw);
-            double f0 = j0 < j1 ? fm_fit_seg_exp(&s, j0, cw.inv0) : 0;
-            double f1 = j0 < j1 && MODEL == 2 ? fm_fit_seg_exp(&s, j0, cw.inv1) : 0;
-#pragma unroll
-            for (int q = 0; q < NB; q++) {
-                w[q] = fm_fit_weight(fm_fit_model_value(&s, pw, f0, f1));
-                f0 = FM_FIT_MUL(f0, cw.q0);
-                f1 = FM_FIT_MUL(f1, cw.q1);
-            }
-        }
-        fm_lm_init(&st, NP, role, p);
-        while (!st.done) {
-            warp_eval<NB>(&s, j0, j1, yv, w, st.trial, &sums);
-            warp_sum<NP, NEWTON>(&sums);
-            fm_lm_update(&st, &sums, NP, fm_fit_pass_tol(&s, pass), s.max_iter);
-        }
-        ok = st.have;
-        iter += st.iter;
-#pragma unroll
-        for (int q = 0; q < FM_FIT_MAXP; q++)
-            p[q] = pw[q] = st.p[q];
-    }
-    if (ok)
-        fm_fit_result_set(&s, &st, iter, &r);
-    if (lane == 0)
-        res[k] = r;
-}
-
-typedef void (*fit_warp_fn)(fm_fit_setup, const float *, int, const unsigned char *,
-                            fm_fit_result *);
-
-template <int MODEL, int BG, int NB> static fit_warp_fn warp_kernel_nb(int mle)
-{
-    return mle ? fit_warp_kernel<MODEL, BG, 1, NB> : fit_warp_kernel<MODEL, BG, 0, NB>;
-}
-
-template <int MODEL, int BG> static fit_warp_fn warp_kernel_for(int mle, int nb)
-{
-    if (nb <= 4)
-        return warp_kernel_nb<MODEL, BG, 4>(mle);
-    if (nb <= 8)
-        return warp_kernel_nb<MODEL, BG, 8>(mle);
-    return warp_kernel_nb<MODEL, BG, WARP_MAX_NB>(mle);
-}
-
-/* The warp kernel for this setup, or NULL when it does not apply (IRF: the recursion runs
- * serially from bin 0; more than 32 x WARP_MAX_NB bins: too many registers). */
-static fit_warp_fn warp_kernel(const fm_fit_setup *su)
-{
-    const int nb = (su->fit_end - su->fit_start + FM_FIT_SEGS - 1) / FM_FIT_SEGS;
-    if (su->has_irf || nb > WARP_MAX_NB)
-        return NULL;
-    if (su->model == 1)
-        return su->fit_bg ? warp_kernel_for<1, 1>(su->mle, nb) : warp_kernel_for<1, 0>(su->mle, nb);
-    return su->fit_bg ? warp_kernel_for<2, 1>(su->mle, nb) : warp_kernel_for<2, 0>(su->mle, nb);
-}
+#include "flim_fit_group.cuh"
 
 /* GA: one block per segment, thread t on pixels t, t + blockDim, ... of it. The basis is filled
  * by all threads (one exp per bin, as fm_fit_basis_fill; with an IRF thread 0 runs the

@@ -5,8 +5,8 @@
 
 /* Solve of a small SPD system (n <= 5, row-major a overwritten) by LDL^T: one reciprocal per
  * pivot and products after it, no square roots or divisions in the loops (each of those costs
- * ~10-20 instructions on the GPU, and this solve runs once per LM step on every lane of the warp
- * kernel). 0 when a pivot is not positive (not SPD). */
+ * ~10-20 instructions on the GPU, and this solve runs once per LM step in the serial part of the
+ * group kernel). 0 when a pivot is not positive (not SPD). */
 FM_FIT_HD static inline int fm_fit_cholesky(int n, double *a, double *x)
 {
     double inv[FM_FIT_MAXP];

@@ -22,10 +22,15 @@
 #define FM_FIT_TAU_MIN 0.01   /* ns: the brief's lower bound, keeps exp(-t/tau) finite */
 #define FM_FIT_TAU_MAX 1000.0 /* ns: far beyond any TCSPC window */
 /* Without an IRF the fit range is cut into FM_FIT_SEGS segments of consecutive bins, summed each
- * on its own and then pairwise ((s0 + s1) + (s2 + s3)) + ...: the order of a warp whose lane l
- * holds segment bitrev(l) and reduces with __shfl_xor_sync, which the CPU twin reproduces, so
- * both give the same bits. Each segment starts its exp recursion with an exp of its own. */
-#define FM_FIT_SEGS 32
+ * on its own and then pairwise ((s0 + s1) + (s2 + s3)) + ...: the order of a group of
+ * FM_FIT_SEGS lanes whose lane l holds segment bitrev(l) and reduces with __shfl_xor_sync, which
+ * the CPU twin reproduces, so both give the same bits. Each segment starts its exp recursion with
+ * an exp of its own. The CUDA group kernel fits 32 / FM_FIT_SEGS pixels per warp
+ * (flim_fit_kernels.cuh); 8 segments (4 pixels per warp) share each reduction and LM step among
+ * 4 pixels, where 32 (the warp per pixel before) paid them per pixel. */
+#define FM_FIT_SEGS 8
+#define FM_FIT_SEG_LEVELS 3 /* log2(FM_FIT_SEGS) */
+typedef char fm_fit_segs_check[(1 << FM_FIT_SEG_LEVELS) == FM_FIT_SEGS ? 1 : -1];
 
 #define M_ FM_FIT_MUL /* every product below that feeds a sum (flim_fit_det.h) */
 
@@ -112,82 +117,7 @@ FM_FIT_HD static inline double fm_fit_basis_dd(const fm_fit_setup *su, int bin, 
     return FM_FIT_MUL(d, t / FM_FIT_MUL(tau, tau) - 2 / tau);
 }
 
-/* IRF convolution for bin-integrated data. The data are a continuous convolution of the IRF with
- * the decay, integrated over each bin; the IRF is known only as bin contents irf_j. Taking each
- * IRF bin as uniform over its width, the counts of bin i from IRF bin j are (per unit amplitude
- * of the decay density, divided by dt so that A keeps the meaning "counts per bin at t = 0"):
- *   j < i: irf_j k q^(i-1-j),  k = (tau (1 - q) / dt)^2        (box * exponential * box)
- *   j = i: irf_i d,            d = (x - (1 - q)) / x^2, x = dt / tau  (the same bin, ~1/2)
- * with q = exp(-dt/tau). Sampling the exponential instead (c_i = sum_j irf_j q^(i-j), weight 1 on
- * the same bin) shifts the model by about half a bin and biases tau by +1 to +3 % on photon
- * data. Recursion: s_i = q s_{i-1} + irf_i, so bin i is d irf_i + k s_{i-1}; tau derivatives
- * follow the same recursion, g_i = q g_{i-1} + q' s_{i-1}, q' = q dt / tau^2. */
-typedef struct {
-    double q, dq, k, dk, d, dd; /* per-tau constants and their tau derivatives */
-    double s, g;                /* running sum_j irf_j q^(i-j) and its tau derivative */
-    double e, de;               /* model of the bin just stepped and its tau derivative */
-} fm_irf_rec;
-
-FM_FIT_HD static inline void fm_irf_rec_init(fm_irf_rec *r, double tau, double dt)
-{
-    const double x = dt / tau;
-    double xu; /* x - (1 - q) = x + expm1(-x), by its series where it cancels */
-    if (x < 0.05)
-        xu = M_(M_(x, x), 0.5 - M_(x, 1.0 / 6 - M_(x, 1.0 / 24 - M_(x, 1.0 / 120 - x / 720))));
-    else
-        xu = x + fm_fit_expm1(-x);
-    const double u = x - xu, q = 1 - u, ratio = u / x;
-    r->q = q;
-    r->dq = M_(q, dt) / M_(tau, tau);
-    r->k = M_(ratio, ratio);
-    /* dk/dtau = 2 ratio dratio/dx dx/dtau, dratio/dx = (q x - u) / x^2, dx/dtau = -x / tau */
-    r->dk = M_(-2 * ratio, xu - M_(x, u)) / M_(x, tau);
-    r->d = xu / M_(x, x);
-    /* dd/dx = (u x - 2 (x - u)) / x^3 */
-    r->dd = -(M_(u, x) - 2 * xu) / M_(M_(x, x), tau);
-    r->s = r->g = r->e = r->de = 0;
-}
-
-FM_FIT_HD static inline void fm_irf_rec_step(fm_irf_rec *r, double irf_i)
-{
-    r->e = M_(r->d, irf_i) + M_(r->k, r->s);
-    r->de = M_(r->dd, irf_i) + M_(r->dk, r->s) + M_(r->k, r->g);
-    r->g = M_(r->q, r->g) + M_(r->dq, r->s);
-    r->s = M_(r->q, r->s) + irf_i;
-}
-
-/* Basis over the fit range (n_fit values each) for the given lifetimes, by the same operations as
- * the serial evaluation: used by GA and by the block-per-pixel kernel with an IRF. */
-FM_FIT_HD static inline void fm_fit_basis_fill(const fm_fit_setup *su, const double *irf,
-                                               double tau0, double tau1, double *e0, double *d0,
-                                               double *e1, double *d1)
-{
-    const int s = su->fit_start;
-    if (su->has_irf) {
-        fm_irf_rec r0, r1;
-        fm_irf_rec_init(&r0, tau0, su->dt);
-        fm_irf_rec_init(&r1, tau1, su->dt);
-        for (int i = 0; i < su->fit_end; i++) {
-            fm_irf_rec_step(&r0, irf[i]);
-            if (su->model == 2)
-                fm_irf_rec_step(&r1, irf[i]);
-            if (i >= s) {
-                e0[i - s] = r0.e;
-                d0[i - s] = r0.de;
-                e1[i - s] = r1.e;
-                d1[i - s] = r1.de;
-            }
-        }
-    } else {
-        for (int i = s; i < su->fit_end; i++) {
-            fm_fit_basis_direct(su, i, tau0, &e0[i - s], &d0[i - s]);
-            if (su->model == 2)
-                fm_fit_basis_direct(su, i, tau1, &e1[i - s], &d1[i - s]);
-            else
-                e1[i - s] = d1[i - s] = 0;
-        }
-    }
-}
+#include "flim_fit_irf.h"
 
 /* Model value of a bin at parameters p from its basis values (weights of the second LSM pass). */
 FM_FIT_HD static inline double fm_fit_model_value(const fm_fit_setup *su, const double *p,
@@ -217,15 +147,15 @@ FM_FIT_HD static inline double fm_fit_weight(double ref)
 }
 
 /* One bin's model, Jacobian row and weighted contributions; e, d, dd are the basis and its first
- * and second tau derivatives, w the LSM weight (fm_fit_weight). MLE: Fisher scoring on the Poisson likelihood
- * (Laurence & Chromy 2010): the score is sum (y - m)/m J and the information sum J J^T / m,
- * i.e. least squares with weights 1/m re-evaluated at each point; the cost is the deviance
- * 2 sum [m - y + y ln(y/m)]. */
+ * and second tau derivatives, w the LSM weight (fm_fit_weight). MLE: Fisher scoring on the
+ * Poisson likelihood (Laurence & Chromy 2010): the score is sum (y - m)/m J and the information
+ * sum J J^T / m, i.e. least squares with weights 1/m re-evaluated at each point; the cost is the
+ * deviance 2 sum [m - y + y ln(y/m)]. */
 FM_FIT_HD static inline void fm_fit_accumulate(const fm_fit_setup *su, const double *p, double e0,
                                                double d0, double dd0, double e1, double d1,
                                                double dd1, double y, double w, fm_fit_sums *s)
 {
-    double J[FM_FIT_MAXP], m;
+    double J[FM_FIT_MAXP], K[FM_FIT_MAXP], m;
     int nb;
     if (su->model == 1) {
         J[0] = e0;
@@ -233,18 +163,22 @@ FM_FIT_HD static inline void fm_fit_accumulate(const fm_fit_setup *su, const dou
         m = M_(p[0], e0);
         nb = 2;
     } else {
-        const double f = p[1], shape = M_(f, e0) + M_(1 - f, e1);
+        const double f = p[1], shape = M_(f, e0) + M_(1 - f, e1), de = e0 - e1;
         J[0] = shape;
-        J[1] = M_(p[0], e0 - e1);
+        J[1] = M_(p[0], de);
         J[2] = M_(M_(p[0], 1 - f), d1);
         J[3] = M_(M_(p[0], f), d0);
         m = M_(p[0], shape);
         nb = 4;
+        K[1] = de; /* Newton: the gradient's factors per bin, fm_fit_newton_finish */
+        K[2] = d1;
+        K[3] = d0;
     }
     if (su->fit_bg) {
         J[nb] = 1;
         m = m + p[nb];
     }
+    const int newton = fm_fit_newton(su);
     s->msum = s->msum + m;
     const double r = y - m;
     if (!su->mle) {
@@ -263,28 +197,46 @@ FM_FIT_HD static inline void fm_fit_accumulate(const fm_fit_setup *su, const dou
     FM_FIT_UNROLL
     for (int a = 0; a < n; a++) {
         const double wa = M_(w, J[a]);
-        s->g[a] = s->g[a] + M_(J[a], wr);
+        s->g[a] = s->g[a] + M_(newton && a >= 1 && a <= 3 ? K[a] : J[a], wr);
         FM_FIT_UNROLL
         for (int b = a; b < n; b++)
             s->h[fm_fit_hidx(a, b)] = s->h[fm_fit_hidx(a, b)] + M_(wa, J[b]);
     }
-    if (!fm_fit_newton(su))
+    if (!newton)
         return;
     /* Newton's Hessian is h + h2, h2 = -w r d2m/dpa dpb. Gauss-Newton alone converges
      * only linearly on bi-exponential decays, whose fD-tauF direction is nearly flat: on
      * 20000-photon pixels it stops at tolerance 1e-6 up to 3e-3 from the minimum (scipy's
      * curve_fit agrees with the Newton answer to 1e-5); fm_lm_solve falls back to Gauss-Newton
-     * where h + h2 is not positive definite. */
-    {
-        const double f = p[1], wra = M_(wr, p[0]);
-        s->h2[fm_fit_hidx(0, 1)] = s->h2[fm_fit_hidx(0, 1)] - M_(wr, e0 - e1);
-        s->h2[fm_fit_hidx(0, 2)] = s->h2[fm_fit_hidx(0, 2)] - M_(M_(wr, 1 - f), d1);
-        s->h2[fm_fit_hidx(0, 3)] = s->h2[fm_fit_hidx(0, 3)] - M_(M_(wr, f), d0);
-        s->h2[fm_fit_hidx(1, 2)] = s->h2[fm_fit_hidx(1, 2)] + M_(wra, d1);
-        s->h2[fm_fit_hidx(1, 3)] = s->h2[fm_fit_hidx(1, 3)] - M_(wra, d0);
-        s->h2[fm_fit_hidx(2, 2)] = s->h2[fm_fit_hidx(2, 2)] - M_(M_(wra, 1 - f), dd1);
-        s->h2[fm_fit_hidx(3, 3)] = s->h2[fm_fit_hidx(3, 3)] - M_(M_(wra, f), dd0);
-    }
+     * where h + h2 is not positive definite. Every entry of h2 is a per-pixel constant times one
+     * of five sums over the bins, sum w r (e0 - e1), w r d1, w r d0 (which also give the
+     * gradient) and w r dd1, w r dd0; so the bins add only those (in g[1..3] and h2's diagonal
+     * for tauF, tauD) and fm_fit_newton_finish builds g and h2 once per evaluation: 16 instead of
+     * 33 operations per bin, and 5 fewer sums for the GPU reductions. */
+    s->h2[fm_fit_hidx(2, 2)] = s->h2[fm_fit_hidx(2, 2)] + M_(wr, dd1);
+    s->h2[fm_fit_hidx(3, 3)] = s->h2[fm_fit_hidx(3, 3)] + M_(wr, dd0);
+}
+
+/* The gradient and h2 from the sums that fm_fit_accumulate adds for Newton (no-op otherwise), at
+ * the parameters p of the evaluation; after the reduction over the bins, on every backend. */
+FM_FIT_HD static inline void fm_fit_newton_finish(const fm_fit_setup *su, const double *p,
+                                                  fm_fit_sums *s)
+{
+    if (!fm_fit_newton(su))
+        return;
+    const double A = p[0], f = p[1], Af = M_(A, f), Ag = M_(A, 1 - f);
+    const double u1 = s->g[1], u2 = s->g[2], u3 = s->g[3];
+    const double v1 = s->h2[fm_fit_hidx(2, 2)], v0 = s->h2[fm_fit_hidx(3, 3)];
+    s->g[1] = M_(A, u1);
+    s->g[2] = M_(Ag, u2);
+    s->g[3] = M_(Af, u3);
+    s->h2[fm_fit_hidx(0, 1)] = -u1;
+    s->h2[fm_fit_hidx(0, 2)] = -M_(1 - f, u2);
+    s->h2[fm_fit_hidx(0, 3)] = -M_(f, u3);
+    s->h2[fm_fit_hidx(1, 2)] = M_(A, u2);
+    s->h2[fm_fit_hidx(1, 3)] = -M_(A, u3);
+    s->h2[fm_fit_hidx(2, 2)] = -M_(Ag, v1);
+    s->h2[fm_fit_hidx(3, 3)] = -M_(Af, v0);
 }
 
 /* The sums of two parts of the bins (the pairwise tree of the canonical order). */
@@ -350,13 +302,19 @@ FM_FIT_HD static inline void fm_fit_decay_init(const fm_fit_setup *su, const dou
     c->it1 = M_(c->inv1, c->inv1);
 }
 
-/* Bins [j0, j1) of the fit range (canonical segment, fm_fit_seg_range) and the basis at j0. */
-FM_FIT_HD static inline void fm_fit_seg_range(const fm_fit_setup *su, int g, int *j0, int *j1)
+/* Bins [j0, j1) of the fit range in segment g of n_seg (the canonical order has FM_FIT_SEGS). */
+FM_FIT_HD static inline void fm_fit_seg_range_n(const fm_fit_setup *su, int g, int n_seg, int *j0,
+                                                int *j1)
 {
     const int n_fit = su->fit_end - su->fit_start;
-    const int len = (n_fit + FM_FIT_SEGS - 1) / FM_FIT_SEGS;
+    const int len = (n_fit + n_seg - 1) / n_seg;
     *j0 = g * len < n_fit ? g * len : n_fit;
     *j1 = *j0 + len < n_fit ? *j0 + len : n_fit;
+}
+
+FM_FIT_HD static inline void fm_fit_seg_range(const fm_fit_setup *su, int g, int *j0, int *j1)
+{
+    fm_fit_seg_range_n(su, g, FM_FIT_SEGS, j0, j1);
 }
 
 FM_FIT_HD static inline double fm_fit_bin_time(const fm_fit_setup *su, int j)
@@ -387,8 +345,8 @@ FM_FIT_HD static inline void fm_fit_bin(const fm_fit_setup *su, const double *p,
     fm_fit_accumulate(su, p, e0, d0, dd0, e1, d1, dd1, v, w, s);
 }
 
-/* Sums of one segment g read from memory (the CPU twin and the thread-per-pixel kernel; the warp
- * kernel runs the same steps from registers). reweight: second-pass LSM weights from the model
+/* Sums of one segment g read from memory (the CPU twin and the thread-per-pixel kernel; the group
+ * kernel runs the same steps from shared memory). reweight: second-pass LSM weights from the model
  * at pw (decay constants cw). */
 FM_FIT_HD static inline void fm_fit_eval_seg(const fm_fit_setup *su, int g, const float *y,
                                              size_t stride, const double *p, const fm_fit_decay *c,
@@ -440,20 +398,21 @@ FM_FIT_HD static inline void fm_fit_eval(const fm_fit_setup *su, const float *y,
         return;
     }
     fm_fit_decay c, cw;
-    fm_fit_sums stack[6], part;
+    fm_fit_sums stack[FM_FIT_SEG_LEVELS + 1], part;
     fm_fit_decay_init(su, p, &c);
     fm_fit_decay_init(su, pw, &cw);
     for (int g = 0; g < FM_FIT_SEGS; g++) {
         fm_fit_eval_seg(su, g, y, stride, p, &c, pw, &cw, reweight, &part);
         fm_fit_tree_push(stack, g, &part);
     }
-    *s = stack[5];
+    *s = stack[FM_FIT_SEG_LEVELS];
+    fm_fit_newton_finish(su, p, s);
 }
 
 /* Photons in the fit range, in the order of fm_fit_eval (exact for integer counts anyway). */
 FM_FIT_HD static inline double fm_fit_photons(const fm_fit_setup *su, const float *y, size_t stride)
 {
-    double stack[6];
+    double stack[FM_FIT_SEG_LEVELS + 1];
     if (su->has_irf) {
         double photons = 0;
         for (int i = su->fit_start; i < su->fit_end; i++)
@@ -470,7 +429,7 @@ FM_FIT_HD static inline double fm_fit_photons(const fm_fit_setup *su, const floa
             part = part + stack[lvl];
         stack[lvl] = part;
     }
-    return stack[5];
+    return stack[FM_FIT_SEG_LEVELS];
 }
 
 #include "flim_fit_lm.h"

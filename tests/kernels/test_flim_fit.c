@@ -9,6 +9,7 @@
 #include "fm_config.h"
 #include "kernels/device.h"
 #include "kernels/flim/flim_fit_det.h"
+#include "kernels/flim/flim_fit_math.h" /* FM_FIT_SEGS */
 #include "kernels/flim/flim_impl.h"
 #include "tap.h"
 
