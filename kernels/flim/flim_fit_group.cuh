@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(GROUP_BLOCK, GROUP_MIN_BLOCKS)
             const int load = phase == GRP_NEED && kk < nc;
             if (phase == GRP_NEED)
                 phase = load ? GRP_INIT : GRP_IDLE;
-            double ph = 0;
+            double ph = 0, s1 = 0; /* photons and sum j y_j (fm_fit_photons) */
             if (load) {
                 k = kk;
 #pragma unroll 4
@@ -91,16 +91,20 @@ __global__ void __launch_bounds__(GROUP_BLOCK, GROUP_MIN_BLOCKS)
                     if (!MLE)
                         wsh[q * L] = fm_fit_weight(v); /* Neyman weights of the first pass */
                     ph = ph + v;
+                    s1 = s1 + FM_FIT_MUL((double)(j0 + q), (double)v);
                 }
             }
 #pragma unroll
-            for (int off = L / 2; off > 0; off >>= 1)
+            for (int off = L / 2; off > 0; off >>= 1) {
                 ph += __shfl_xor_sync(FULL_MASK, ph, off);
+                s1 += __shfl_xor_sync(FULL_MASK, s1, off);
+            }
             if (load) {
                 photons = ph;
                 used = mask[k];
                 if (used && ph > 0 && ph >= s.min_photons) {
                     fm_fit_start(&s, p, role);
+                    fm_fit_start_data(&s, ph, s1, p);
                     if (lead)
                         fm_lm_init(st, NP, role, p); /* INIT evaluates at trial = the start */
                 } else {
@@ -137,7 +141,7 @@ __global__ void __launch_bounds__(GROUP_BLOCK, GROUP_MIN_BLOCKS)
             }
         }
         warp_sum<NP, NEWTON, L>(&sums);
-        fm_fit_newton_finish(&s, t, &sums);
+        fm_fit_finish(&s, t, &sums);
 
         int finish = 0, fitted = 0, restart = 0;
         if (phase == GRP_INIT) {

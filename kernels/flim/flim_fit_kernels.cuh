@@ -122,7 +122,7 @@ __device__ void block_eval(const fm_fit_setup *su, const float *y, int nc, int k
     }
     block_sum<FM_FIT_NSUM>((double *)&s, red);
     if (threadIdx.x == 0) {
-        fm_fit_newton_finish(su, p, &s);
+        fm_fit_finish(su, p, &s);
         *out = s;
     }
 }
@@ -142,14 +142,18 @@ __global__ void fit_block_kernel(fm_fit_setup su, const float *__restrict__ y, i
     fm_fit_result *r = res + k;
     fm_fit_sums s;
 
-    double ph[1] = {0};
-    for (int i = threadIdx.x; i < n_fit; i += blockDim.x)
-        ph[0] += y[(size_t)(i + su.fit_start) * nc + k];
-    block_sum<1>(ph, red);
+    double ph[2] = {0, 0}; /* photons and sum j y_j (fm_fit_photons; exact, any order) */
+    for (int i = threadIdx.x; i < n_fit; i += blockDim.x) {
+        const double v = y[(size_t)(i + su.fit_start) * nc + k];
+        ph[0] += v;
+        ph[1] += FM_FIT_MUL((double)i, v);
+    }
+    block_sum<2>(ph, red);
     if (threadIdx.x == 0) {
         fm_fit_result_skip(r, ph[0], mask[k]);
         stop = !mask[k] || !(ph[0] > 0) || ph[0] < su.min_photons;
         fm_fit_start(&su, p, role);
+        fm_fit_start_data(&su, ph[0], ph[1], p);
         iter = 0;
     }
     __syncthreads();
@@ -219,7 +223,7 @@ __global__ void fit_block_kernel(fm_fit_setup su, const float *__restrict__ y, i
 }
 
 /* Entries of h2 that bi LSM adds per bin (fm_fit_accumulate): the second tau derivatives' sums
- * on the tauF and tauD diagonal; fm_fit_newton_finish fills the others after the reduction, so
+ * on the tauF and tauD diagonal; fm_fit_finish fills the others after the reduction, so
  * the reductions skip their shuffles (0 on every lane until then). */
 __host__ __device__ constexpr bool lsm_h2_entry(int a, int b)
 {

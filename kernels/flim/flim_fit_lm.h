@@ -63,11 +63,13 @@ FM_FIT_HD static inline double fm_fit_clamp(int role, double v)
 FM_FIT_HD static inline void fm_lm_init(fm_lm_state *s, int n, const unsigned char *role,
                                         const double *p0)
 {
+    int frac = 0;
     s->n = n;
     FM_FIT_UNROLL
     for (int k = 0; k < FM_FIT_MAXP; k++) {
         s->p[k] = s->trial[k] = k < n ? p0[k] : 0;
         s->role[k] = k < n ? role[k] : (unsigned char)FM_ROLE_AMP;
+        frac |= s->role[k] == FM_ROLE_FRAC;
         s->g[k] = 0;
     }
     FM_FIT_UNROLL
@@ -75,7 +77,11 @@ FM_FIT_HD static inline void fm_lm_init(fm_lm_state *s, int n, const unsigned ch
         s->h[k] = s->h2[k] = 0;
     s->cost = HUGE_VAL;
     s->newton = 0;
-    s->lambda = 1e-3;
+    /* Marquardt's 1e-3, but 1e-2 for bi-exponential pixels (a fraction among the parameters):
+     * their first steps overshoot along the flat fD-tauF valley and get rejected; on the bench's
+     * 1500-photon decays (CPU twin) LSM bi 23.2 -> 21.2 and MLE bi 9.2 -> 8.6 evaluations per
+     * pixel, while mono LSM gets slower with it (8.9 -> 9.0). */
+    s->lambda = frac ? 1e-2 : 1e-3;
     s->nu = 2;
     s->pred = 0;
     s->iter = s->done = s->converged = s->have = 0;

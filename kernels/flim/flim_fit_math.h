@@ -155,30 +155,30 @@ FM_FIT_HD static inline void fm_fit_accumulate(const fm_fit_setup *su, const dou
                                                double d0, double dd0, double e1, double d1,
                                                double dd1, double y, double w, fm_fit_sums *s)
 {
-    double J[FM_FIT_MAXP], K[FM_FIT_MAXP], m;
+    /* F: the Jacobian row without its per-pixel factors c (fm_fit_finish): J[a] = c[a] F[a],
+     * mono c = (1, A), bi c = (1, A, A (1 - fD), A fD), so that the bins sum w F[a] F[b] and
+     * w r F[a] and fm_fit_finish scales h and g once per evaluation (3 multiplications fewer
+     * per bin for bi, 1 for mono). */
+    double F[FM_FIT_MAXP], m;
     int nb;
     if (su->model == 1) {
-        J[0] = e0;
-        J[1] = M_(p[0], d0);
+        F[0] = e0;
+        F[1] = d0;
         m = M_(p[0], e0);
         nb = 2;
     } else {
-        const double f = p[1], shape = M_(f, e0) + M_(1 - f, e1), de = e0 - e1;
-        J[0] = shape;
-        J[1] = M_(p[0], de);
-        J[2] = M_(M_(p[0], 1 - f), d1);
-        J[3] = M_(M_(p[0], f), d0);
+        const double f = p[1], shape = M_(f, e0) + M_(1 - f, e1);
+        F[0] = shape;
+        F[1] = e0 - e1;
+        F[2] = d1;
+        F[3] = d0;
         m = M_(p[0], shape);
         nb = 4;
-        K[1] = de; /* Newton: the gradient's factors per bin, fm_fit_newton_finish */
-        K[2] = d1;
-        K[3] = d0;
     }
     if (su->fit_bg) {
-        J[nb] = 1;
+        F[nb] = 1;
         m = m + p[nb];
     }
-    const int newton = fm_fit_newton(su);
     s->msum = s->msum + m;
     const double r = y - m;
     if (!su->mle) {
@@ -196,40 +196,49 @@ FM_FIT_HD static inline void fm_fit_accumulate(const fm_fit_setup *su, const dou
     const int n = su->n_params;
     FM_FIT_UNROLL
     for (int a = 0; a < n; a++) {
-        const double wa = M_(w, J[a]);
-        s->g[a] = s->g[a] + M_(newton && a >= 1 && a <= 3 ? K[a] : J[a], wr);
+        const double wa = M_(w, F[a]);
+        s->g[a] = s->g[a] + M_(F[a], wr);
         FM_FIT_UNROLL
         for (int b = a; b < n; b++)
-            s->h[fm_fit_hidx(a, b)] = s->h[fm_fit_hidx(a, b)] + M_(wa, J[b]);
+            s->h[fm_fit_hidx(a, b)] = s->h[fm_fit_hidx(a, b)] + M_(wa, F[b]);
     }
-    if (!newton)
+    if (!fm_fit_newton(su))
         return;
     /* Newton's Hessian is h + h2, h2 = -w r d2m/dpa dpb. Gauss-Newton alone converges
      * only linearly on bi-exponential decays, whose fD-tauF direction is nearly flat: on
      * 20000-photon pixels it stops at tolerance 1e-6 up to 3e-3 from the minimum (scipy's
      * curve_fit agrees with the Newton answer to 1e-5); fm_lm_solve falls back to Gauss-Newton
      * where h + h2 is not positive definite. Every entry of h2 is a per-pixel constant times one
-     * of five sums over the bins, sum w r (e0 - e1), w r d1, w r d0 (which also give the
-     * gradient) and w r dd1, w r dd0; so the bins add only those (in g[1..3] and h2's diagonal
-     * for tauF, tauD) and fm_fit_newton_finish builds g and h2 once per evaluation: 16 instead of
-     * 33 operations per bin, and 5 fewer sums for the GPU reductions. */
+     * of five sums over the bins, sum w r (e0 - e1), w r d1, w r d0 (the unscaled gradient) and
+     * w r dd1, w r dd0; so the bins add only the last two (in h2's diagonal for tauF, tauD) and
+     * fm_fit_finish builds h2 once per evaluation, and 5 fewer sums for the GPU reductions. */
     s->h2[fm_fit_hidx(2, 2)] = s->h2[fm_fit_hidx(2, 2)] + M_(wr, dd1);
     s->h2[fm_fit_hidx(3, 3)] = s->h2[fm_fit_hidx(3, 3)] + M_(wr, dd0);
 }
 
-/* The gradient and h2 from the sums that fm_fit_accumulate adds for Newton (no-op otherwise), at
- * the parameters p of the evaluation; after the reduction over the bins, on every backend. */
-FM_FIT_HD static inline void fm_fit_newton_finish(const fm_fit_setup *su, const double *p,
-                                                  fm_fit_sums *s)
+/* Turns the per-bin sums of fm_fit_accumulate into J^T W J, J^T W r and (Newton) h2 at the
+ * parameters p of the evaluation: after the reduction over the bins, on every backend. */
+FM_FIT_HD static inline void fm_fit_finish(const fm_fit_setup *su, const double *p, fm_fit_sums *s)
 {
+    double c[FM_FIT_MAXP] = {1, 1, 1, 1, 1};
+    const double A = p[0], f = su->model == 2 ? p[1] : 0.0, Af = M_(A, f), Ag = M_(A, 1 - f);
+    c[1] = A;
+    if (su->model == 2) {
+        c[2] = Ag;
+        c[3] = Af;
+    }
+    const double u1 = s->g[1], u2 = s->g[2], u3 = s->g[3];
+    const int n = su->n_params;
+    FM_FIT_UNROLL
+    for (int a = 0; a < n; a++) {
+        s->g[a] = M_(c[a], s->g[a]);
+        FM_FIT_UNROLL
+        for (int b = a; b < n; b++)
+            s->h[fm_fit_hidx(a, b)] = M_(M_(c[a], c[b]), s->h[fm_fit_hidx(a, b)]);
+    }
     if (!fm_fit_newton(su))
         return;
-    const double A = p[0], f = p[1], Af = M_(A, f), Ag = M_(A, 1 - f);
-    const double u1 = s->g[1], u2 = s->g[2], u3 = s->g[3];
     const double v1 = s->h2[fm_fit_hidx(2, 2)], v0 = s->h2[fm_fit_hidx(3, 3)];
-    s->g[1] = M_(A, u1);
-    s->g[2] = M_(Ag, u2);
-    s->g[3] = M_(Af, u3);
     s->h2[fm_fit_hidx(0, 1)] = -u1;
     s->h2[fm_fit_hidx(0, 2)] = -M_(1 - f, u2);
     s->h2[fm_fit_hidx(0, 3)] = -M_(f, u3);
@@ -395,6 +404,7 @@ FM_FIT_HD static inline void fm_fit_eval(const fm_fit_setup *su, const float *y,
 {
     if (su->has_irf) {
         fm_fit_eval_irf(su, y, stride, irf, p, pw, reweight, s);
+        fm_fit_finish(su, p, s);
         return;
     }
     fm_fit_decay c, cw;
@@ -406,57 +416,48 @@ FM_FIT_HD static inline void fm_fit_eval(const fm_fit_setup *su, const float *y,
         fm_fit_tree_push(stack, g, &part);
     }
     *s = stack[FM_FIT_SEG_LEVELS];
-    fm_fit_newton_finish(su, p, s);
+    fm_fit_finish(su, p, s);
 }
 
-/* Photons in the fit range, in the order of fm_fit_eval (exact for integer counts anyway). */
-FM_FIT_HD static inline double fm_fit_photons(const fm_fit_setup *su, const float *y, size_t stride)
+/* Photons in the fit range and s1, the sum of j y_j over its bins j = 0, 1, ... (the first moment
+ * that fm_fit_start_data needs), in the order of fm_fit_eval; exact for integer counts anyway,
+ * which lets the block kernel sum them in its own order. */
+FM_FIT_HD static inline double fm_fit_photons(const fm_fit_setup *su, const float *y, size_t stride,
+                                              double *s1)
 {
-    double stack[FM_FIT_SEG_LEVELS + 1];
+    double stack[FM_FIT_SEG_LEVELS + 1][2];
     if (su->has_irf) {
-        double photons = 0;
-        for (int i = su->fit_start; i < su->fit_end; i++)
+        double photons = 0, m1 = 0;
+        for (int i = su->fit_start; i < su->fit_end; i++) {
             photons = photons + y[(size_t)i * stride];
+            m1 = m1 + M_((double)(i - su->fit_start), (double)y[(size_t)i * stride]);
+        }
+        *s1 = m1;
         return photons;
     }
     for (int g = 0; g < FM_FIT_SEGS; g++) {
         int j0, j1, lvl = 0;
-        double part = 0;
+        double part = 0, m1 = 0;
         fm_fit_seg_range(su, g, &j0, &j1);
-        for (int j = j0; j < j1; j++)
-            part = part + y[(size_t)(j + su->fit_start) * stride];
-        for (int idx = g; idx & 1; idx >>= 1, lvl++)
-            part = part + stack[lvl];
-        stack[lvl] = part;
+        for (int j = j0; j < j1; j++) {
+            const double v = y[(size_t)(j + su->fit_start) * stride];
+            part = part + v;
+            m1 = m1 + M_((double)j, v);
+        }
+        for (int idx = g; idx & 1; idx >>= 1, lvl++) {
+            part = part + stack[lvl][0];
+            m1 = m1 + stack[lvl][1];
+        }
+        stack[lvl][0] = part;
+        stack[lvl][1] = m1;
     }
-    return stack[FM_FIT_SEG_LEVELS];
+    *s1 = stack[FM_FIT_SEG_LEVELS][1];
+    return stack[FM_FIT_SEG_LEVELS][0];
 }
 
 #include "flim_fit_lm.h"
 
-/* Start point with A = 1 (the caller rescales A to the photon count) and its parameter roles. */
-FM_FIT_HD static inline void fm_fit_start(const fm_fit_setup *su, double *p, unsigned char *role)
-{
-    int nb;
-    p[0] = 1;
-    role[0] = FM_ROLE_AMP;
-    if (su->model == 1) {
-        p[1] = su->tau0[0];
-        role[1] = FM_ROLE_TAU;
-        nb = 2;
-    } else {
-        p[1] = su->f0;
-        p[2] = su->tau0[0];
-        p[3] = su->tau0[1];
-        role[1] = FM_ROLE_FRAC;
-        role[2] = role[3] = FM_ROLE_TAU;
-        nb = 4;
-    }
-    if (su->fit_bg) {
-        p[nb] = 0;
-        role[nb] = FM_ROLE_BG;
-    }
-}
+#include "flim_fit_start.h"
 
 FM_FIT_HD static inline void fm_fit_result_skip(fm_fit_result *res, double photons, int used)
 {
@@ -503,11 +504,13 @@ FM_FIT_HD static inline void fm_fit_pixel(const fm_fit_setup *su, const float *y
     fm_fit_sums s;
     fm_lm_state st;
     int iter = 0;
-    const double photons = fm_fit_photons(su, y, stride);
+    double s1;
+    const double photons = fm_fit_photons(su, y, stride, &s1);
     fm_fit_result_skip(res, photons, used);
     if (!used || !(photons > 0) || photons < su->min_photons)
         return;
     fm_fit_start(su, p, role);
+    fm_fit_start_data(su, photons, s1, p);
     for (int k = 0; k < FM_FIT_MAXP; k++)
         pw[k] = p[k];
     fm_fit_eval(su, y, stride, irf, p, pw, 0, &s);
