@@ -25,17 +25,23 @@
 #define FM_FIT_UNROLL
 #endif
 
-/* The Taylor tail shared by exp and expm1: p -> (...((p x + 1/11!) x + 1/10!) ... + 1/2) x + 1,
- * by Horner, each product unfused (FM_FIT_MUL). */
+/* Horner's rule p -> (...((p x + c[0]) x + c[1]) ...) x + c[n - 1], each product unfused
+ * (FM_FIT_MUL): the one polynomial loop of exp, log and expm1. */
+FM_HD static inline double fm_fit_horner(double p, double x, const double *c, int n)
+{
+    FM_FIT_UNROLL
+    for (int i = 0; i < n; i++)
+        p = FM_FIT_MUL(p, x) + c[i];
+    return p;
+}
+
+/* The Taylor tail shared by exp and expm1: p -> (...((p x + 1/11!) x + 1/10!) ... + 1/2) x + 1. */
 FM_HD static inline double fm_fit_exp_horner(double p, double x)
 {
     static const double c[] = {1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0,
                                1.0 / 5040.0,     1.0 / 720.0,     1.0 / 120.0,    1.0 / 24.0,
                                1.0 / 6.0,        0.5,             1.0};
-    FM_FIT_UNROLL
-    for (int i = 0; i < (int)(sizeof c / sizeof c[0]); i++)
-        p = FM_FIT_MUL(p, x) + c[i];
-    return p;
+    return fm_fit_horner(p, x, c, (int)(sizeof c / sizeof c[0]));
 }
 
 /* exp(x): Cody-Waite reduction x = k ln2 + r, |r| <= ln2/2, with a split ln2 whose high part has
@@ -71,17 +77,9 @@ FM_HD static inline double fm_fit_log(double x)
         e--;
     }
     const double s = (m - 1.0) / (m + 1.0), z = FM_FIT_MUL(s, s);
-    double p = 1.0 / 23;
-    p = FM_FIT_MUL(p, z) + 1.0 / 21;
-    p = FM_FIT_MUL(p, z) + 1.0 / 19;
-    p = FM_FIT_MUL(p, z) + 1.0 / 17;
-    p = FM_FIT_MUL(p, z) + 1.0 / 15;
-    p = FM_FIT_MUL(p, z) + 1.0 / 13;
-    p = FM_FIT_MUL(p, z) + 1.0 / 11;
-    p = FM_FIT_MUL(p, z) + 1.0 / 9;
-    p = FM_FIT_MUL(p, z) + 1.0 / 7;
-    p = FM_FIT_MUL(p, z) + 1.0 / 5;
-    p = FM_FIT_MUL(p, z) + 1.0 / 3;
+    static const double c[] = {1.0 / 21, 1.0 / 19, 1.0 / 17, 1.0 / 15, 1.0 / 13,
+                               1.0 / 11, 1.0 / 9,  1.0 / 7,  1.0 / 5,  1.0 / 3};
+    const double p = fm_fit_horner(1.0 / 23, z, c, (int)(sizeof c / sizeof c[0]));
     const double log_m = FM_FIT_MUL(FM_FIT_MUL(2.0, s), FM_FIT_MUL(p, z)) + (s + s);
     return FM_FIT_MUL((double)e, LN2_HI) + (FM_FIT_MUL((double)e, LN2_LO) + log_m);
 }
@@ -91,12 +89,10 @@ FM_HD static inline double fm_fit_log(double x)
 FM_HD static inline double fm_fit_expm1(double x)
 {
     if (fabs(x) < 0.5) {
-        double p = 1.0 / 355687428096000.0;
-        p = FM_FIT_MUL(p, x) + 1.0 / 20922789888000.0;
-        p = FM_FIT_MUL(p, x) + 1.0 / 1307674368000.0;
-        p = FM_FIT_MUL(p, x) + 1.0 / 87178291200.0;
-        p = FM_FIT_MUL(p, x) + 1.0 / 6227020800.0;
-        p = FM_FIT_MUL(p, x) + 1.0 / 479001600.0;
+        static const double c[] = {1.0 / 20922789888000.0, 1.0 / 1307674368000.0,
+                                   1.0 / 87178291200.0, 1.0 / 6227020800.0, 1.0 / 479001600.0};
+        const double p =
+            fm_fit_horner(1.0 / 355687428096000.0, x, c, (int)(sizeof c / sizeof c[0]));
         return FM_FIT_MUL(x, fm_fit_exp_horner(p, x));
     }
     return fm_fit_exp(x) - 1.0;
