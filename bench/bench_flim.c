@@ -431,104 +431,6 @@ done:
         free(pageable_out[j]);
 }
 
-/* FM_BENCH_FLIM_FITS=32,16,8,4 (developer timing): only the fits on the GPU from pinned uint16
- * counts, once per group width in the list (FM_FLIM_LANES, flim_fit_kernels.cuh), with the mean
- * iterations and the CPU~GPU difference on the first ACC_ROWS rows (the CPU twin only there). */
-static void run_fit_lanes(const char *list, int W, int H, int nb, int quick)
-{
-    const int n = W * H, reps = quick ? 5 : 10, na = W * (H < ACC_ROWS ? H : ACC_ROWS);
-    const double dt = 25.6 / nb;
-    const size_t count = (size_t)n * nb;
-    float *f32 = malloc(sizeof(float) * count);
-    uint16_t *y16[2] = {host_alloc(sizeof(uint16_t) * count, 1),
-                        host_alloc(sizeof(uint16_t) * count, 1)};
-    uint16_t *sub16[2] = {malloc(sizeof(uint16_t) * (size_t)na * nb),
-                          malloc(sizeof(uint16_t) * (size_t)na * nb)};
-    float *maps[2][FM_FLIM_OUT_COUNT] = {{0}};
-    int *segment = malloc(sizeof(int) * (size_t)n);
-    if (!f32 || !y16[0] || !y16[1] || !sub16[0] || !sub16[1] || !segment) {
-        printf("fit lanes: no memory for the workload\n");
-        goto done;
-    }
-    for (int g = 0; g < 2; g++) {
-        simulate(f32, W, H, nb, dt, g, 0, 1500, 11 + g);
-        for (size_t i = 0; i < count; i++)
-            y16[g][i] = (uint16_t)f32[i];
-        for (int b = 0; b < nb; b++) /* the first rows, bin-major on their own */
-            memcpy(sub16[g] + (size_t)b * na, y16[g] + (size_t)b * n, sizeof(uint16_t) * na);
-        for (int j = 0; j < FM_FLIM_OUT_COUNT; j++)
-            maps[g][j] = host_alloc(sizeof(float) * (size_t)n, 1);
-    }
-    for (int p = 0; p < n; p++)
-        segment[p] = p / 32;
-    printf("\nFLIM fits on the GPU only, uint16 counts from pinned buffers: %dx%d pixels x %d bins;"
-           " median of %d after warm-up; CPU~GPU on the first %d pixels\n",
-           W, H, nb, reps, na);
-    printf("%-9s %6s %9s %9s %9s %9s\n", "method", "lanes", "GPU ms", "mean it", "fitted",
-           "CPU~GPU");
-    for (int ci = 6; ci < N_CASES; ci++) {
-        const flim_case *c = &cases[ci];
-        workload w = {W, H, nb, dt, NULL, segment, y16[c->model == 2 ? 1 : 0]};
-        workload wa = w;
-        wa.H = H < ACC_ROWS ? H : ACC_ROWS;
-        wa.counts16 = sub16[c->model == 2 ? 1 : 0];
-        int which[FM_FLIM_OUT_COUNT], nm = case_maps(c, which), used = 0;
-        fm_flim_outputs out[2] = {{{0}}, {{0}}};
-        char msg[FM_MSG_LEN] = "";
-        which[nm++] = FM_FLIM_OUT_ITERATIONS;
-        for (int g = 0; g < 2; g++)
-            for (int j = 0; j < nm; j++)
-                out[g].map[which[j]] = maps[g][which[j]];
-        if (time_once(c, &wa, &out[0], FM_BACKEND_CPU, 0, msg) < 0) {
-            printf("%-9s CPU failed: %s\n", c->label, msg);
-            continue;
-        }
-        float *cpu[FM_FLIM_OUT_COUNT] = {0};
-        for (int j = 0; j < nm; j++) {
-            cpu[j] = malloc(sizeof(float) * (size_t)na);
-            memcpy(cpu[j], maps[0][which[j]], sizeof(float) * (size_t)na);
-        }
-        char buf[128];
-        snprintf(buf, sizeof buf, "%s", list);
-        for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-            setenv("FM_FLIM_LANES", tok, 1);
-            double gpu = time_median(c, &w, &out[1], FM_BACKEND_CUDA, 0, reps, &used, msg);
-            double it = 0, e = 0;
-            long fitted = 0, nan_mismatch = 0;
-            for (int p = 0; p < n; p++)
-                if (!isnan(maps[1][FM_FLIM_OUT_TAU][p])) {
-                    fitted++;
-                    it += maps[1][FM_FLIM_OUT_ITERATIONS][p];
-                }
-            if (time_once(c, &wa, &out[1], FM_BACKEND_CUDA, 0, msg) >= 0)
-                for (int j = 0; j < nm; j++)
-                    e = fmax(e, max_rel(cpu[j], maps[1][which[j]], (size_t)na, &nan_mismatch));
-            else
-                e = -1;
-            printf("%-9s %6s %9.3f %9.2f %9ld %9.1e", c->label, tok, gpu,
-                   fitted ? it / fitted : 0.0, fitted, e);
-            if (nan_mismatch)
-                printf(" NaN mismatches %ld", nan_mismatch);
-            printf("%s\n", gpu < 0 ? msg : "");
-            fflush(stdout);
-            if (c->method == FM_FLIM_GA)
-                break; /* one block per segment: no groups */
-        }
-        unsetenv("FM_FLIM_LANES");
-        for (int j = 0; j < nm; j++)
-            free(cpu[j]);
-    }
-done:
-    free(f32);
-    free(segment);
-    for (int g = 0; g < 2; g++) {
-        host_free(y16[g], 1);
-        free(sub16[g]);
-        for (int j = 0; j < FM_FLIM_OUT_COUNT; j++)
-            host_free(maps[g][j], 1);
-    }
-}
-
 int bench_flim(int quick)
 {
     char why[FM_MSG_LEN] = "";
@@ -560,11 +462,6 @@ int bench_flim(int quick)
     if (!have_gpu)
         printf("No CUDA device (%s): CPU column only\n", why);
     const int side = quick ? 256 : 512;
-    const char *lanes = getenv("FM_BENCH_FLIM_FITS");
-    if (lanes && have_gpu) {
-        run_fit_lanes(lanes, side, side, 256, quick);
-        return 0;
-    }
     run_table("FLIM, the paper's workload", side, side, 256, 0, N_CASES - 1, have_gpu, h2d, d2h,
               quick);
     run_u16_table(side, side, 256, have_gpu, h2d, d2h, quick);

@@ -19,6 +19,13 @@ typedef enum {
     FM_DCE_TOL_ABSOLUTE = 1, /* the paper's rule as written, in concentration^2 */
 } fm_dce_tolerance_mode;
 
+/* Where each voxel's Nelder-Mead starts (see dce_start.h). */
+typedef enum {
+    FM_DCE_START_INITIAL = 0, /* every voxel from initial[] (the paper) */
+    FM_DCE_START_GRID = 1,    /* the voxel's best point of a coarse kl x tau_a x tau_p grid, with
+                                 ka, kp by nonnegative least squares there (default) */
+} fm_dce_start_mode;
+
 typedef struct {
     int n_times;              /* frames, >= 8 */
     const double *times_s;    /* n_times frame times, strictly increasing, need not be uniform */
@@ -26,7 +33,7 @@ typedef struct {
     const double *cp;         /* portal venous input Cp(t) at the frame times */
     double model_dt_s;        /* uniform grid step of the model convolution; 0 = the smallest
                                  frame interval */
-    double initial[FM_DCE_N_PARAMS]; /* the paper: 10, 80, 200, 2, 3 */
+    double initial[FM_DCE_N_PARAMS]; /* start INITIAL; the paper: 10, 80, 200, 2, 3 */
     double lower[FM_DCE_N_PARAMS];   /* bounds applied by clamping inside the cost (a point
                                         outside costs its clamped cost times 1 + its relative
                                         distance outside, see dce_math.h); all lower >= 0 */
@@ -37,6 +44,7 @@ typedef struct {
     int restarts;             /* Nelder-Mead restarts from the best vertex after a converged run,
                                  while the cost still drops by more than the tolerance and 1e-6
                                  of itself (dce_nm.h); 0 = the paper's single run (default 4) */
+    fm_dce_start_mode start;  /* default GRID; INITIAL is the paper's fixed start */
     int n_devices;            /* CUDA: GPUs that split the voxels, 0 = all visible */
     int cuda_kernel;          /* CUDA layout, FM_DCE_CUDA_*: the same bits with any of them */
 } fm_dce_params;
@@ -77,6 +85,11 @@ fm_status fm_dce_check(const fm_dce_params *params, char *msg, size_t msg_len);
  * interpolation of the inputs, convolution in the Fourier domain zero-padded against wrap. */
 fm_status fm_dce_model(const fm_dce_params *params, const double theta[FM_DCE_N_PARAMS],
                        double *curve, char *msg, size_t msg_len);
+
+/* The point each voxel's fit starts from (params->start), 5 values per voxel into x0: tests, and
+ * to show where a fit began. A curve that is not finite starts nowhere (NaN). */
+fm_status fm_dce_start_points(const fm_dce_params *params, const float *tissue, long long n_voxels,
+                              double *x0, char *msg, size_t msg_len);
 
 /* tissue: n_voxels curves of n_times values, VOXEL-MAJOR (tissue[v * n_times + i]). */
 fm_status fm_dce_fit(const fm_dce_params *params, const float *tissue, long long n_voxels,

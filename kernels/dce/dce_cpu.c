@@ -44,7 +44,7 @@ double fm_dce_cost(const fm_dce_plan *plan, const double *theta, const double *t
 void fm_dce_fit_voxel(const fm_dce_plan *plan, const fm_dce_params *params, const float *tissue,
                       double *work, double *rec)
 {
-    double *y = work, *r2 = y + 2 * plan->n_fft, *c = r2 + plan->n_pad;
+    double *y = work, *r2 = y + fm_dce_fft_doubles(plan), *c = r2 + plan->n_pad;
     for (int i = 0; i < plan->n_times; i++)
         c[i] = tissue[i];
     if (!fm_dce_curve_finite(c, plan->n_times)) {
@@ -54,7 +54,13 @@ void fm_dce_fit_voxel(const fm_dce_plan *plan, const fm_dce_params *params, cons
     fm_nm_state s;
     const double tol =
         fm_dce_voxel_tolerance(params->tolerance_mode, params->tolerance, c, plan->n_times);
-    fm_nm_begin(&s, FM_DCE_N_PARAMS, params->initial, params->max_iterations, 0, tol, -1.0);
+    double x0[FM_DCE_N_PARAMS];
+    if (plan->start_basis)
+        fm_dce_start(plan, c, y, x0);
+    else
+        for (int i = 0; i < FM_DCE_N_PARAMS; i++)
+            x0[i] = params->initial[i];
+    fm_nm_begin(&s, FM_DCE_N_PARAMS, x0, params->max_iterations, 0, tol, -1.0);
     s.restarts = params->restarts;
     int more;
     do {
@@ -69,7 +75,7 @@ fm_status fm_dce_cpu_run(const fm_dce_job *job, char *msg, size_t msg_len)
 {
     const fm_dce_plan *p = job->plan;
     const int threads = fm_cpu_threads(), nt = p->n_times;
-    const size_t work_len = (size_t)2 * p->n_fft + p->n_pad + nt;
+    const size_t work_len = fm_dce_work_doubles(p);
     double *work = malloc(sizeof(double) * work_len * threads);
     fm_status status = FM_OK;
     long long invalid = 0;

@@ -35,19 +35,36 @@ __global__ void __launch_bounds__(MAX_THREADS, FM_DCE_BLOCK_MIN_BLOCKS)
     extern __shared__ double smem[];
     __shared__ fm_nm_state s;
     __shared__ int more;
+    __shared__ double x0[FM_DCE_N_PARAMS];
     const int n = p.n_fft, tid = threadIdx.x, nthreads = blockDim.x, v = blockIdx.x;
-    double *y = smem, *r2 = y + 2 * n, *c = r2 + p.n_pad;
+    double *y = smem, *r2 = y + fm_dce_fft_doubles(&p), *c = r2 + p.n_pad;
     const float *tv = tissue + (size_t)v * p.n_times;
 
     for (int i = tid; i < p.n_times; i += nthreads)
         c[i] = tv[i];
+    __syncthreads();
+    if (p.start_basis) { /* dot products by the block, the pick by warp 0 (blockDim >= 32) */
+        for (int b = tid; b < FM_DCE_START_BASES; b += nthreads)
+            y[b] = fm_dce_start_dot(&p, c, b);
+        __syncthreads();
+        if (tid < 32) {
+            double x[FM_DCE_N_PARAMS];
+            warp_start_pick(&p, y, tid, x);
+            if (tid == 0)
+                for (int i = 0; i < FM_DCE_N_PARAMS; i++)
+                    x0[i] = x[i];
+        }
+    } else if (tid == 0) {
+        for (int i = 0; i < FM_DCE_N_PARAMS; i++)
+            x0[i] = nm.initial[i];
+    }
     __syncthreads();
     if (tid == 0) {
         more = fm_dce_curve_finite(c, p.n_times);
         if (more) {
             const double tol =
                 fm_dce_voxel_tolerance(nm.tolerance_mode, nm.tolerance, c, p.n_times);
-            fm_nm_begin(&s, FM_DCE_N_PARAMS, nm.initial, nm.max_iterations, 0, tol, -1.0);
+            fm_nm_begin(&s, FM_DCE_N_PARAMS, x0, nm.max_iterations, 0, tol, -1.0);
             s.restarts = nm.restarts;
         }
     }
@@ -146,7 +163,7 @@ static fm_status run_device(gpu_work *w)
     nm_settings nm;
     int threads = p.n_fft / 2;
     threads = threads < 32 ? 32 : (threads > MAX_THREADS ? MAX_THREADS : threads);
-    const size_t smem = sizeof(double) * ((size_t)2 * p.n_fft + p.n_pad + nt);
+    const size_t smem = sizeof(double) * fm_dce_work_doubles(&p);
     /* Both layouts compute the same bits; the warp one wins while its buffers stay small. */
     const int use_warp =
         job->params->cuda_kernel != FM_DCE_CUDA_BLOCK && p.n_fft <= FM_DCE_WARP_MAX_FFT;
@@ -196,6 +213,11 @@ static fm_status run_device(gpu_work *w)
     p.cp_grid = d_doubles + (p.cp_grid - tab->doubles);
     p.frame_w = d_doubles + (p.frame_w - tab->doubles);
     p.frame_j = d_ints + (p.frame_j - tab->ints);
+    if (p.start_basis) { /* read from global memory: once per voxel, too large to share */
+        p.start_basis = d_doubles + (p.start_basis - tab->doubles);
+        p.start_gram = d_doubles + (p.start_gram - tab->doubles);
+        p.start_grid = d_doubles + (p.start_grid - tab->doubles);
+    }
 
     for (int k = 0; k < N_SLOTS && chunk > 0; k++) {
         FM_CUDA_TRY(cudaStreamCreateWithFlags(&stream[k], cudaStreamNonBlocking));

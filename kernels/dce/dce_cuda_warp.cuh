@@ -34,7 +34,8 @@ typedef struct {
     int table_doubles; /* twiddles, spectrum, Ca, Cp, frame weights, frame indices, then (FFT
                           length 128) the per-lane table R128_LANE_ENTRIES x 32 complex */
     int lane_table;    /* offset of the per-lane table in doubles, 0 without it */
-    int warp_doubles; /* 2 N (FFT) + n_pad (residual tree beyond 64) + n_times (+ N: the split
+    int fft_doubles;  /* the FFT buffer, 2 N, which first holds the start's dot products */
+    int warp_doubles; /* fft_doubles + n_pad (residual tree beyond 64) + n_times (+ N: the split
                          outputs, FFT length 128); the Nelder-Mead state is in registers */
 } warp_layout;
 
@@ -52,7 +53,8 @@ static inline warp_layout warp_layout_of(const fm_dce_plan *p)
     l.table_doubles += l.table_doubles & 1;
     l.lane_table = r128 ? l.table_doubles : 0;
     l.table_doubles += r128 ? R128_LANE_ENTRIES * 32 * 2 : 0;
-    l.warp_doubles = 2 * p->n_fft + (p->n_pad > 64 ? p->n_pad : 0) + p->n_times;
+    l.fft_doubles = fm_dce_fft_doubles(p);
+    l.warp_doubles = l.fft_doubles + (p->n_pad > 64 ? p->n_pad : 0) + p->n_times;
     l.warp_doubles += r128 ? p->n_fft : 0;
     l.warp_doubles += l.warp_doubles & 1;
     return l;
@@ -146,6 +148,43 @@ __device__ __forceinline__ double warp_cost(const fm_dce_plan *p, const fm_dce_e
 
 #include "dce_cuda_r128.cuh"
 
+/* The start (dce_start.h) over a warp: the dot products of the voxel's curve c with the basis,
+ * one per lane, into dots (shared). */
+__device__ __forceinline__ void warp_start_dots(const fm_dce_plan *p, const double *c,
+                                                double *dots, int lane)
+{
+    for (int b = lane; b < FM_DCE_START_BASES; b += 32)
+        dots[b] = fm_dce_start_dot(p, c, b);
+}
+
+/* Then each lane's grid points and a reduction that keeps the largest gain and, among equal
+ * gains, the first point: the CPU twin's loop picks the same one (fm_dce_start). Every lane
+ * returns the same x0. */
+__device__ __forceinline__ void warp_start_pick(const fm_dce_plan *p, const double *dots, int lane,
+                                                double *x0)
+{
+    int best = FM_DCE_START_POINTS;
+    double best_gain = -HUGE_VAL;
+    for (int g = lane; g < FM_DCE_START_POINTS; g += 32) {
+        double ka, kp;
+        const double gain = fm_dce_start_gain(p, dots, g, &ka, &kp);
+        if (gain > best_gain) {
+            best_gain = gain;
+            best = g;
+        }
+    }
+    for (int d = 16; d > 0; d >>= 1) {
+        const double other_gain = __shfl_down_sync(FM_DCE_FULL_MASK, best_gain, d);
+        const int other = __shfl_down_sync(FM_DCE_FULL_MASK, best, d);
+        if (other_gain > best_gain || (other_gain == best_gain && other < best)) {
+            best_gain = other_gain;
+            best = other;
+        }
+    }
+    best = __shfl_sync(FM_DCE_FULL_MASK, best, 0);
+    fm_dce_start_point(p, dots, best < FM_DCE_START_POINTS ? best : 0, x0); /* NaN gains: 0 */
+}
+
 #include "dce_cuda_nm.cuh"
 
 /* Persistent warps: each takes the next voxel of the chunk from *next until none is left, so a
@@ -185,7 +224,7 @@ __global__ void __launch_bounds__(FM_DCE_WARPS_PER_BLOCK * 32, MIN_BLOCKS)
     p.frame_w = fw;
     p.frame_j = fj;
     double *y = smem + lay.table_doubles + (size_t)warp * lay.warp_doubles;
-    double *yo = y + 2 * n, *c = yo + (R128 ? n : 0), *r2 = c + nt;
+    double *yo = y + lay.fft_doubles, *c = yo + (R128 ? n : 0), *r2 = c + nt;
 
     for (;;) {
         int v = 0;
@@ -203,7 +242,17 @@ __global__ void __launch_bounds__(FM_DCE_WARPS_PER_BLOCK * 32, MIN_BLOCKS)
         fm_wnm s;
         if (valid) {
             const double tol = fm_dce_voxel_tolerance(nm.tolerance_mode, nm.tolerance, c, nt);
-            wnm_begin(&s, lane, nm.initial, nm.max_iterations, tol, nm.restarts);
+            double x0[FM_DCE_N_PARAMS];
+            if (p.start_basis) {
+                warp_start_dots(&p, c, y, lane);
+                __syncwarp();
+                warp_start_pick(&p, y, lane, x0);
+            } else {
+#pragma unroll
+                for (int i = 0; i < FM_DCE_N_PARAMS; i++)
+                    x0[i] = nm.initial[i];
+            }
+            wnm_begin(&s, lane, x0, nm.max_iterations, tol, nm.restarts);
             int more;
             do {
                 double theta[FM_DCE_N_PARAMS];

@@ -35,8 +35,20 @@ typedef struct {
     long long *invalid; /* out: voxels whose curve was not finite (their maps are NaN) */
 } fm_dce_job;
 
+/* Scratch of one CPU fit: the FFT buffer, which also holds the start's dot products first, then
+ * the residual tree and the curve. */
+FM_HD static inline int fm_dce_fft_doubles(const fm_dce_plan *plan)
+{
+    return 2 * plan->n_fft > FM_DCE_START_BASES ? 2 * plan->n_fft : FM_DCE_START_BASES;
+}
+
+static inline size_t fm_dce_work_doubles(const fm_dce_plan *plan)
+{
+    return (size_t)fm_dce_fft_doubles(plan) + plan->n_pad + plan->n_times;
+}
+
 /* One voxel on the CPU: the same sequence of operations as one CUDA block. work holds
- * 2 n_fft + n_pad + n_times doubles. rec receives FM_DCE_OUT_COUNT values. */
+ * fm_dce_work_doubles(plan) doubles. rec receives FM_DCE_OUT_COUNT values. */
 void fm_dce_fit_voxel(const fm_dce_plan *plan, const fm_dce_params *params, const float *tissue,
                       double *work, double *rec);
 

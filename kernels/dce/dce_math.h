@@ -37,6 +37,12 @@ typedef struct {
     const double *frame_w;  /* n_times: frame i lies at grid position frame_j[i] + frame_w[i] */
     const int *frame_j;
     double lower[FM_DCE_N_PARAMS], upper[FM_DCE_N_PARAMS];
+    /* Start grid (dce_start.h), NULL with the fixed start: basis curves frame-major, then
+     * their Gram terms, then the grid's kl and tau values. */
+    const double *start_basis; /* n_times x FM_DCE_START_BASES */
+    const double *start_gram;  /* FM_DCE_START_BASES squared norms, FM_DCE_START_POINTS a.p */
+    const double *start_grid;  /* FM_DCE_START_NKL kl, FM_DCE_START_NTAU tau_a, as many tau_p,
+                                  each inside its bounds */
 } fm_dce_plan;
 
 /* ---- deterministic exp (the same bits under gcc and nvcc) ---- */
@@ -426,3 +432,7 @@ FM_HD static inline void fm_dce_record_invalid(double *rec)
     rec[FM_DCE_OUT_ITERATIONS] = 0;
     rec[FM_DCE_OUT_CONVERGED] = 0;
 }
+
+/* The data-driven start (fm_dce_start_*): its own file; it needs the plan, FM_DMUL and
+ * fm_dce_record_param. */
+#include "dce_start.h"

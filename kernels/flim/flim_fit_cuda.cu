@@ -136,8 +136,7 @@ extern "C" fm_status fm_flim_fit_cuda(const fm_flim_job *job, fm_run_info *info,
         if (variant == 1 && shared > SHARED_LIMIT)
             variant = 2; /* too many bins for shared memory: the thread variant needs none */
         if (variant == 0) {
-            const char *lanes = getenv("FM_FLIM_LANES");
-            group = group_kernel(&su, lanes ? atoi(lanes) : FM_FIT_SEGS);
+            group = group_kernel(&su);
             if (!group.fn)
                 variant = 2;
         }

@@ -216,34 +216,21 @@ template <int MODEL, int BG, int L> static group_launch group_kernel_l(int mle, 
     return g;
 }
 
-/* FM_FLIM_LANES (developer override, 4 ... 32) times the other group widths without a rebuild;
- * only FM_FIT_SEGS lanes give the CPU twin's bits. Background fits come in the default only. */
-template <int MODEL, int BG> static group_launch group_kernel_for(int mle, int n_fit, int lanes)
-{
-    if constexpr (!BG) {
-        if (lanes == 32)
-            return group_kernel_l<MODEL, BG, 32>(mle, n_fit);
-        if (lanes == 16)
-            return group_kernel_l<MODEL, BG, 16>(mle, n_fit);
-        if (lanes == 4)
-            return group_kernel_l<MODEL, BG, 4>(mle, n_fit);
-    }
-    (void)lanes;
-    return group_kernel_l<MODEL, BG, FM_FIT_SEGS>(mle, n_fit);
-}
-
 /* The group kernel for this setup; fn NULL when it does not apply (IRF: the recursion runs
  * serially from bin 0; a fit range whose counts and weights overflow shared memory). */
-static group_launch group_kernel(const fm_fit_setup *su, int lanes)
+/* FM_FIT_SEGS lanes per pixel: the CPU twin's canonical segments, so the same bits. Widths 4, 16
+ * and 32 were timed on an H100 and were slower for lsm bi and not bit-identical (bench/RESULTS.md,
+ * fourth session of 2026-11-23); the kernel stays generic in L for the emulated test. */
+static group_launch group_kernel(const fm_fit_setup *su)
 {
     const int n_fit = su->fit_end - su->fit_start;
     group_launch g;
     if (su->model == 1)
-        g = su->fit_bg ? group_kernel_for<1, 1>(su->mle, n_fit, lanes)
-                       : group_kernel_for<1, 0>(su->mle, n_fit, lanes);
+        g = su->fit_bg ? group_kernel_l<1, 1, FM_FIT_SEGS>(su->mle, n_fit)
+                       : group_kernel_l<1, 0, FM_FIT_SEGS>(su->mle, n_fit);
     else
-        g = su->fit_bg ? group_kernel_for<2, 1>(su->mle, n_fit, lanes)
-                       : group_kernel_for<2, 0>(su->mle, n_fit, lanes);
+        g = su->fit_bg ? group_kernel_l<2, 1, FM_FIT_SEGS>(su->mle, n_fit)
+                       : group_kernel_l<2, 0, FM_FIT_SEGS>(su->mle, n_fit);
     if (su->has_irf || g.shared > GROUP_SHARED_MAX)
         g.fn = NULL;
     return g;

@@ -6,8 +6,8 @@ bounds, stopping rule, and per voxel the tissue curve with Fluxmap's fitted para
 recomputes the model with an independent NumPy implementation (time-domain recursion instead of
 the kernels' Fourier-domain convolution), and prints TAP:
   1. the NumPy cost at Fluxmap's parameters equals Fluxmap's cost (the two models agree);
-  2. per voxel, Fluxmap's cost <= scipy's cost (same start, same stopping rule) within 1e-6
-     relative.
+  2. per voxel, Fluxmap's cost <= scipy's cost (same start: the voxel's "start" when given,
+     else "initial"; same stopping rule) within 1e-6 relative.
 Skips when scipy or numpy is missing.
 """
 import json
@@ -119,7 +119,9 @@ def main():
         print("%s %d - voxel %d: NumPy cost %.12g vs Fluxmap %.12g at its optimum"
               % ("ok" if ok else "not ok", n, v, np_cost, fm_cost))
         failures += not ok
-        res = minimize(model.cost, np.asarray(d["initial"], float), args=(tissue,),
+        # The same start as Fluxmap's fit: the voxel's grid start, or the fixed initial point.
+        start = vox.get("start", d["initial"])
+        res = minimize(model.cost, np.asarray(start, float), args=(tissue,),
                        method="Nelder-Mead",
                        options={"maxiter": d["max_iterations"], "maxfev": 10**9,
                                 "fatol": d["tolerance"], "xatol": math.inf,

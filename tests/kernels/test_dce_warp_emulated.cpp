@@ -67,6 +67,13 @@ static double __shfl_down_sync(unsigned, double x, int d)
     emu_yield(3);
     return l + d < 32 ? dbuf[g & 1][l + d] : x;
 }
+static int __shfl_down_sync(unsigned, int x, int d)
+{
+    const int l = cur, g = gen[l]++;
+    ibuf[g & 1][l] = x;
+    emu_yield(7);
+    return l + d < 32 ? (int)ibuf[g & 1][l + d] : x;
+}
 static unsigned __ballot_sync(unsigned, int pred)
 {
     const int l = cur, g = gen[l]++;
@@ -202,6 +209,7 @@ static int check_mode(int index, const mode *md, int nv)
         prm.tolerance_mode = FM_DCE_TOL_ABSOLUTE;
         prm.max_iterations = 600;
         prm.restarts = 0;
+        prm.start = FM_DCE_START_INITIAL;
     }
     fm_dce_tables tab;
     char msg[256];

@@ -31,16 +31,12 @@ static void compare_variant(const char *what, fm_flim_method method, const fm_fl
         off += e > 1e-4;
     }
     /* The default without an IRF (the group kernel, FM_FIT_SEGS lanes per pixel) adds in the
-     * CPU twin's order and rounds alike: the same bits. Other group widths (FM_FLIM_LANES) and
-     * the other variants add in other orders. */
-    const char *lanes = getenv("FM_FLIM_LANES");
-    const int exact =
-        variant == 0 && !p->irf && method != FM_FLIM_GA && (!lanes || atoi(lanes) == FM_FIT_SEGS);
+     * CPU twin's order and rounds alike: the same bits. The other variants add in other orders. */
+    const int exact = variant == 0 && !p->irf && method != FM_FLIM_GA;
     tap_ok(st_c == FM_OK && st_g == FM_OK && (exact ? worst == 0.0 : off <= n / 200),
-           "CUDA %s%s%s %s = CPU: max relative difference %.2e, %d of %d pixels beyond 1e-4 "
-           "(%s)",
+           "CUDA %s %s = CPU: max relative difference %.2e, %d of %d pixels beyond 1e-4 (%s)",
            variant == 1 ? "block-per-pixel" : (variant == 2 ? "thread-per-pixel" : "default"),
-           lanes ? ", lanes " : "", lanes ? lanes : "", what, worst, off, n,
+           what, worst, off, n,
            exact ? "bit-identical"
                  : "<= 0.5 %: flat bi-exponential valleys may stop one step apart");
     if (st_g != FM_OK)
@@ -145,15 +141,6 @@ static void test_cuda_variants(void)
         compare_variant("mle bi 3000 photons", FM_FLIM_MLE, &bi, noisy, NPIX, NULL, 0, v);
         compare_variant("mle bi IRF+bg", FM_FLIM_MLE, &bi_irf, noisy, NPIX, NULL, 0, v);
     }
-    /* The group kernel's other widths (developer timings, FM_FLIM_LANES): same answers. */
-    for (int lanes = 4; lanes <= 32; lanes *= 2) {
-        char l[8];
-        snprintf(l, sizeof l, "%d", lanes);
-        setenv("FM_FLIM_LANES", l, 1);
-        compare_variant("lsm bi 3000 photons", FM_FLIM_LSM, &bi, noisy, NPIX, NULL, 0, 0);
-        compare_variant("mle bi 3000 photons", FM_FLIM_MLE, &bi, noisy, NPIX, NULL, 0, 0);
-    }
-    unsetenv("FM_FLIM_LANES");
     compare_variant("ga-32 bi (block/segment)", FM_FLIM_GA, &bi, noisy, NPIX, seg, NPIX / 32, 0);
     compare_variant("ga-32 bi IRF+bg (block/segment)", FM_FLIM_GA, &bi_irf, noisy, NPIX, seg,
                     NPIX / 32, 0);

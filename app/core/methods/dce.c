@@ -15,17 +15,18 @@
 
 static const char *const conversion_choices[] = {"enhancement", "spgr", "ct", "none", NULL};
 static const char *const tolerance_mode_choices[] = {"relative", "absolute", NULL};
+static const char *const start_choices[] = {"grid", "initial", NULL};
 
 #define RATE_SPEC(k, t, v)                                                                         \
     {                                                                                              \
         .key = k, .type = FM_PARAM_DOUBLE, .title = t, .default_value = v, .min = 0, .max = 1000,  \
         .unit = "ml/100g/min",                                                                     \
-        .help = N_("Starting value of the Nelder-Mead search (the paper: ka 10, kp 80, kl 200).")  \
+        .help = N_("Start \"initial\": the starting value (the paper: ka 10, kp 80, kl 200).")     \
     }
 #define DELAY_SPEC(k, t, v)                                                                        \
     {                                                                                              \
         .key = k, .type = FM_PARAM_DOUBLE, .title = t, .default_value = v, .min = 0, .max = 10,    \
-        .unit = "s", .help = N_("Starting delay of the search (the paper: tau_a 2 s, tau_p 3 s).") \
+        .unit = "s", .help = N_("Start \"initial\": the starting delay (the paper: 2 s, 3 s).")    \
     }
 
 static const fm_param_spec dce_params[] = {
@@ -129,6 +130,14 @@ static const fm_param_spec dce_params[] = {
      .unit = "s",
      .help = N_("TIFF stacks: time between volumes; 0 = from the file's description "
                 "(frame_interval_s=S), else 1 s. NIfTI and DICOM carry their own times.")},
+    {.key = "start",
+     .type = FM_PARAM_ENUM,
+     .title = N_("Start"),
+     .default_choice = "grid",
+     .choices = start_choices,
+     .help = N_("grid: each voxel starts at the best point of a coarse kl x tau_a x tau_p grid, "
+                "with ka and kp fitted there by least squares (a third fewer iterations, less "
+                "bias); initial: every voxel starts at the initial values below (the paper).")},
     RATE_SPEC("initial_ka", N_("Initial ka"), 10),
     RATE_SPEC("initial_kp", N_("Initial kp"), 80),
     RATE_SPEC("initial_kl", N_("Initial kl"), 200),
@@ -374,6 +383,9 @@ static fm_result *dce_run(const fm_method *method, fm_dataset *source, const fm_
                             ? FM_DCE_TOL_ABSOLUTE
                             : FM_DCE_TOL_RELATIVE;
     kp.restarts = fm_params_get_int(params, "restarts");
+    kp.start = g_strcmp0(fm_params_get_choice(params, "start"), "initial") == 0
+                   ? FM_DCE_START_INITIAL
+                   : FM_DCE_START_GRID;
 
     fm_dce_outputs out;
     g_autofree double *values = g_new(double, (gsize)FM_DCE_OUT_COUNT *n_fit);
