@@ -185,9 +185,8 @@ static int start_tables_build(const fm_dce_plan *pl, const fm_dce_params *p, dou
         }
     }
     for (int g = 0; g < FM_DCE_START_POINTS; g++) {
-        const int ia = g / FM_DCE_START_NTAU;
-        const int ip =
-            FM_DCE_START_HALF + ia / FM_DCE_START_NTAU * FM_DCE_START_NTAU + g % FM_DCE_START_NTAU;
+        int ia, ip;
+        fm_dce_start_bases(g, &ia, &ip);
         double s = 0;
         for (int i = 0; i < nt; i++)
             s += basis[(size_t)i * nb + ia] * basis[(size_t)i * nb + ip];
@@ -363,9 +362,10 @@ fm_status fm_dce_start_points(const fm_dce_params *params, const float *tissue, 
         double *x = x0 + v * FM_DCE_N_PARAMS;
         for (int i = 0; i < nt; i++)
             c[i] = tissue[v * nt + i];
+        const int finite = fm_dce_curve_finite(c, nt);
         for (int i = 0; i < FM_DCE_N_PARAMS; i++)
-            x[i] = fm_dce_curve_finite(c, nt) ? params->initial[i] : NAN;
-        if (t.plan.start_basis && fm_dce_curve_finite(c, nt))
+            x[i] = finite ? params->initial[i] : NAN;
+        if (t.plan.start_basis && finite)
             fm_dce_start(&t.plan, c, dots, x);
     }
     free(c);

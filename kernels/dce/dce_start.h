@@ -30,14 +30,22 @@ FM_HD static inline double fm_dce_start_dot(const fm_dce_plan *p, const double *
     return s;
 }
 
-/* Grid point g = (kl index x NTAU + tau_a index) x NTAU + tau_p index: ka, kp >= 0 minimising
+/* Grid point g = (kl index x NTAU + tau_a index) x NTAU + tau_p index uses basis curves ia (its
+ * A: kl, tau_a) and ip (its P: kl, tau_p). */
+FM_HD static inline void fm_dce_start_bases(int g, int *ia, int *ip)
+{
+    *ia = g / FM_DCE_START_NTAU;
+    *ip = FM_DCE_START_HALF + *ia / FM_DCE_START_NTAU * FM_DCE_START_NTAU + g % FM_DCE_START_NTAU;
+}
+
+/* Grid point g: ka, kp >= 0 minimising
  * |c - ka A - kp P|^2 given the voxel's dot products, and the cost drop they give,
  * ka A.c + kp P.c (the larger, the better the point). */
 FM_HD static inline double fm_dce_start_gain(const fm_dce_plan *p, const double *dots, int g,
                                              double *ka, double *kp)
 {
-    const int ia = g / FM_DCE_START_NTAU, kl = ia / FM_DCE_START_NTAU;
-    const int ip = FM_DCE_START_HALF + kl * FM_DCE_START_NTAU + g % FM_DCE_START_NTAU;
+    int ia, ip;
+    fm_dce_start_bases(g, &ia, &ip);
     const double aa = p->start_gram[ia], pp = p->start_gram[ip];
     const double ap = p->start_gram[FM_DCE_START_BASES + g], ac = dots[ia], pc = dots[ip];
     const double det = FM_DMUL(aa, pp) - FM_DMUL(ap, ap);
