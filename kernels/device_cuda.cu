@@ -43,3 +43,13 @@ extern "C" fm_status fm_cuda_device_info(int index, fm_gpu_info *out, char *msg,
 cleanup:
     return status;
 }
+
+extern "C" fm_status fm_cuda_start_context(char *msg, size_t msg_len)
+{
+    fm_status status = FM_OK;
+    FM_CUDA_TRY(cudaSetDevice(0));
+    /* cudaFree(NULL) is the documented way to force the lazy context creation now. */
+    FM_CUDA_TRY(cudaFree(0));
+cleanup:
+    return status;
+}

@@ -50,6 +50,11 @@ typedef struct {
     char fallback_reason[FM_MSG_LEN];    /* why, when fell_back */
     double elapsed_ms;                   /* wall time host to host, transfers included */
     long long invalid_values;            /* output values set to NaN (zero mean, K = 0, …) */
+    /* Parts of elapsed_ms the host waited on transfers alone: input not yet on the device before
+     * the first kernel, maps still coming back after the last one (overlapped transfers count as
+     * compute). 0 on the CPU and where a CUDA path does not separate them. */
+    double upload_ms, download_ms;
+    int resident;                        /* 1 when the input was already on the device */
 } fm_run_info;
 
 size_t fm_pixel_size(fm_pixel_type type);

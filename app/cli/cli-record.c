@@ -43,13 +43,21 @@ void fm_cli_record_abort(fm_cli_record *record, const GError *error)
 int fm_cli_record_end(fm_cli_record *record, int code, const fm_result *result,
                       const char *failure_message)
 {
+    return fm_cli_record_end_with(record, code, result, NULL, NULL, failure_message);
+}
+
+int fm_cli_record_end_with(fm_cli_record *record, int code, const fm_result *result,
+                           const char *const *files, const fm_map_stats *stats,
+                           const char *failure_message)
+{
     if (!record->catalogue)
         return code;
     g_autoptr(GError) error = NULL;
     if (code != FM_EXIT_OK)
         fm_catalogue_abort_run(record->catalogue, record->run_id, FM_RUN_FAILED, failure_message,
                                NULL);
-    else if (!fm_catalogue_finish_run(record->catalogue, record->run_id, result, &error))
+    else if (!fm_catalogue_finish_run_with(record->catalogue, record->run_id, result, files, stats,
+                                           &error))
         code = fm_cli_fail(FM_EXIT_INPUT, _("catalogue: %s"), error->message);
     return code;
 }

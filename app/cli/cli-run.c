@@ -7,6 +7,7 @@
 
 #include "app/cli/cli.h"
 #include "app/core/catalogue.h"
+#include "app/core/device_warmup.h"
 #include "app/core/error.h"
 #include "app/core/export.h"
 #include "app/core/io/mci.h"
@@ -17,19 +18,23 @@
 
 static const fm_cli_option options[] = {
     {"output", TRUE},        {"backend", TRUE}, {"json", FALSE},
-    {"no_catalogue", FALSE}, {"roi", TRUE},     {"help", FALSE},
+    {"no_catalogue", FALSE}, {"roi", TRUE},     {"help", FALSE}, {"profile", FALSE},
 };
 
 static void print_help(void)
 {
     printf("%s", _("Usage: fluxmap-cli run METHOD [--PARAM=VALUE...] INPUT -o OUTDIR\n"
                    "          [--backend=auto|cpu|cuda] [--json] [--no-catalogue] [--roi FILE]\n"
+                   "          [--profile]\n"
                    "Runs METHOD on INPUT (TIFF, Becker & Hickl .sdt, PicoQuant .ptu, NIfTI\n"
                    ".nii/.nii.gz or a DICOM series folder) and writes OUTDIR/<output>.tif for\n"
                    "each output map (one page per frame or slice). The run is recorded in the\n"
                    "catalogue unless --no-catalogue. --roi FILE: a JSON array of ROIs with\n"
                    "roles (e.g. aorta, portal_vein, liver for dce.dual_input; \"slice\": z\n"
                    "puts one on a single slice of a volume).\n"
+                   "--profile adds the time of each stage (read, device start, prepare,\n"
+                   "upload, compute, download, statistics, write, catalogue) and the peak\n"
+                   "memory to the output.\n"
                    "'fluxmap-cli methods' lists METHOD ids and their parameters; both\n"
                    "--PARAM=VALUE and --PARAM VALUE are accepted.\n"));
 }
@@ -54,7 +59,8 @@ static void report_read_progress(double fraction, gpointer user)
 
 /* The run's result as one JSON object on stdout. */
 static void print_json(const fm_method *method, const fm_params *params, const fm_result *result,
-                       gint64 run_id, GPtrArray *files)
+                       gint64 run_id, GPtrArray *files, const fm_map_stats *stats,
+                       const fm_cli_profile *profile)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
     json_builder_begin_object(b);
@@ -71,21 +77,23 @@ static void print_json(const fm_method *method, const fm_params *params, const f
     json_builder_begin_array(b);
     for (guint i = 0; i < result->maps->len; i++) {
         const fm_map *map = result->maps->pdata[i];
-        fm_map_stats stats = fm_map_statistics(map);
         json_builder_begin_object(b);
         fm_cli_json_member_string(b, "name", map->name);
         fm_cli_json_member_string(b, "unit", map->unit);
-        fm_cli_json_add_stats(b, &stats);
+        fm_cli_json_add_stats(b, &stats[i]);
         fm_cli_json_member_int(b, "frames", map->n_frames);
         fm_cli_json_member_string(b, "file", files->pdata[i]);
         json_builder_end_object(b);
     }
     json_builder_end_array(b);
+    if (profile)
+        fm_cli_json_member_profile(b, profile);
     json_builder_end_object(b);
     fm_cli_json_print(b);
 }
 
-static void print_text(const fm_result *result, gint64 run_id, GPtrArray *files)
+static void print_text(const fm_result *result, gint64 run_id, GPtrArray *files,
+                       const fm_map_stats *stats, const fm_cli_profile *profile)
 {
     printf(_("%s on %s (%s): %.1f ms\n"), result->method_id,
            result->backend ? result->backend : "cpu", result->device ? result->device : "",
@@ -94,14 +102,16 @@ static void print_text(const fm_result *result, gint64 run_id, GPtrArray *files)
         printf(_("note: %s\n"), result->note);
     for (guint i = 0; i < result->maps->len; i++) {
         const fm_map *map = result->maps->pdata[i];
-        fm_map_stats s = fm_map_statistics(map);
+        const fm_map_stats *s = &stats[i];
         printf("  %-10s [%s] mean %.4g median %.4g min %.4g max %.4g valid %" G_GSIZE_FORMAT
                "  %s\n",
-               map->name, map->unit, s.mean, s.median, s.min, s.max, s.valid_pixels,
+               map->name, map->unit, s->mean, s->median, s->min, s->max, s->valid_pixels,
                (const char *)files->pdata[i]);
     }
     if (run_id > 0)
         printf(_("catalogue run %lld\n"), (long long)run_id);
+    if (profile)
+        fm_cli_print_profile(profile);
 }
 
 /* Everything that can be checked without reading the input: exit 2 comes before exit 3. */
@@ -155,9 +165,45 @@ static int parse_command(int argc, char **argv, fm_cli_args *args, const fm_meth
     return FM_EXIT_OK;
 }
 
+/* Summaries of every map, each computed in parallel inside fm_map_statistics. */
+static fm_map_stats *summarise(const fm_result *result)
+{
+    fm_map_stats *stats = g_new0(fm_map_stats, MAX(result->maps->len, 1));
+    for (guint i = 0; i < result->maps->len; i++)
+        stats[i] = fm_map_statistics(result->maps->pdata[i]);
+    return stats;
+}
+
+/* One TIFF per map in outdir; files gets their absolute paths. */
+static int write_maps(const fm_method *method, const fm_result *result, const char *outdir,
+                      GPtrArray *files)
+{
+    g_autoptr(GError) error = NULL;
+    if (g_mkdir_with_parents(outdir, 0755) != 0)
+        return fm_cli_fail(FM_EXIT_INPUT, _("%s: cannot create directory: %s"), outdir,
+                           g_strerror(errno));
+    for (guint i = 0; i < result->maps->len; i++) {
+        const fm_map *map = result->maps->pdata[i];
+        g_autofree char *name = g_strconcat(map->name, ".tif", NULL);
+        g_autofree char *path = g_build_filename(outdir, name, NULL);
+        char *absolute = g_canonicalize_filename(path, NULL);
+        g_ptr_array_add(files, absolute);
+        if (!fm_export_tiff(absolute, map, method->id, NULL, &error))
+            return fm_cli_fail_error(error);
+    }
+    return FM_EXIT_OK;
+}
+
 static int execute(const fm_method *method, const fm_params *params, fm_backend backend,
                    const fm_cli_args *args)
 {
+    fm_cli_profile profile = {0};
+    fm_stage_times *stages = &profile.stages;
+    double t_start = fm_stage_now_ms(), t = t_start;
+    /* The CUDA start (~0.3 s) runs beside the read instead of inside the first kernel call. */
+    g_autoptr(fm_device_warmup) warmup = backend != FM_BACKEND_CPU && fm_device_cuda_built()
+                                             ? fm_device_warmup_start(NULL, NULL)
+                                             : NULL;
     const char *input = args->positional->len ? args->positional->pdata[0] : NULL;
     const char *outdir = fm_cli_get(args, "output");
     g_autoptr(GError) error = NULL;
@@ -177,13 +223,19 @@ static int execute(const fm_method *method, const fm_params *params, fm_backend 
         fprintf(stderr, "\n");
     if (input && !dataset)
         return fm_cli_fail_error(error);
+    stages->ms[FM_STAGE_READ] = fm_stage_now_ms() - t;
+    if (warmup)
+        stages->ms[FM_STAGE_DEVICE_START] = fm_device_warmup_wait(
+            warmup, NULL, NULL, &profile.device_start_total_ms, NULL);
 
+    t = fm_stage_now_ms();
     g_auto(fm_cli_record) record = {0};
     int code = fm_cli_record_begin(&record, args, dataset, method->id, params, rois);
     if (code != FM_EXIT_OK)
         return code;
+    stages->ms[FM_STAGE_CATALOGUE] = fm_stage_now_ms() - t;
 
-    fm_job_context context = {.backend = backend};
+    fm_job_context context = {.backend = backend, .stages = stages};
     if (isatty(STDERR_FILENO)) {
         context.progress = report_progress;
         context.progress_user = (gpointer)method->id;
@@ -196,28 +248,30 @@ static int execute(const fm_method *method, const fm_params *params, fm_backend 
         return fm_cli_fail_error(error);
     }
 
+    t = fm_stage_now_ms();
+    g_autofree fm_map_stats *stats = summarise(result);
+    stages->ms[FM_STAGE_STATISTICS] = fm_stage_now_ms() - t;
+    t = fm_stage_now_ms();
     g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
-    if (g_mkdir_with_parents(outdir, 0755) != 0) {
-        code = fm_cli_fail(FM_EXIT_INPUT, _("%s: cannot create directory: %s"), outdir,
-                           g_strerror(errno));
-    } else {
-        for (guint i = 0; i < result->maps->len && code == FM_EXIT_OK; i++) {
-            const fm_map *map = result->maps->pdata[i];
-            g_autofree char *name = g_strconcat(map->name, ".tif", NULL);
-            g_autofree char *path = g_build_filename(outdir, name, NULL);
-            char *absolute = g_canonicalize_filename(path, NULL);
-            g_ptr_array_add(files, absolute);
-            if (!fm_export_tiff(absolute, map, method->id, NULL, &error))
-                code = fm_cli_fail_error(error);
-        }
-    }
-    code = fm_cli_record_end(&record, code, result, _("writing the output maps failed"));
+    code = write_maps(method, result, outdir, files);
+    stages->ms[FM_STAGE_WRITE] = fm_stage_now_ms() - t;
+    t = fm_stage_now_ms();
+    g_ptr_array_add(files, NULL); /* NULL-terminated for the catalogue, not counted below */
+    code = fm_cli_record_end_with(&record, code, result,
+                                  code == FM_EXIT_OK ? (const char *const *)files->pdata : NULL,
+                                  stats, _("writing the output maps failed"));
+    g_ptr_array_set_size(files, files->len - 1);
+    stages->ms[FM_STAGE_CATALOGUE] += fm_stage_now_ms() - t;
     if (code != FM_EXIT_OK)
         return code;
+    gboolean want_profile = fm_cli_has(args, "profile");
+    profile.wall_ms = fm_stage_now_ms() - t_start;
+    fm_cli_profile_measure(&profile, dataset, result);
     if (fm_cli_has(args, "json"))
-        print_json(method, params, result, record.run_id, files);
+        print_json(method, params, result, record.run_id, files, stats,
+                   want_profile ? &profile : NULL);
     else
-        print_text(result, record.run_id, files);
+        print_text(result, record.run_id, files, stats, want_profile ? &profile : NULL);
     return FM_EXIT_OK;
 }
 

@@ -3,6 +3,7 @@
 
 #include <glib.h>
 #include <json-glib/json-glib.h>
+#include "app/core/stages.h"
 
 #include "app/core/catalogue.h"
 #include "app/core/params.h"
@@ -106,6 +107,28 @@ void fm_cli_record_abort(fm_cli_record *record, const GError *error);
  * the record fails. */
 int fm_cli_record_end(fm_cli_record *record, int code, const fm_result *result,
                       const char *failure_message);
+/* The same when the maps are written (files[i]) and summarised (stats[i]) already: the catalogue
+ * copies the files instead of encoding the maps again. */
+int fm_cli_record_end_with(fm_cli_record *record, int code, const fm_result *result,
+                           const char *const *files, const fm_map_stats *stats,
+                           const char *failure_message);
+
+/* --profile (app/cli/cli-profile.c): where a run's wall time went, and its peak memory. */
+typedef struct {
+    fm_stage_times stages;
+    double wall_ms;               /* from the start of the command to its output */
+    double device_start_total_ms; /* the CUDA start's own duration, mostly hidden by the read */
+    double input_mb, outputs_mb;  /* the dataset in memory, the maps in memory */
+    double peak_rss_mb;           /* the process's peak resident memory (getrusage) */
+} fm_cli_profile;
+
+/* Fills input_mb, outputs_mb and peak_rss_mb; dataset and result may be NULL. */
+void fm_cli_profile_measure(fm_cli_profile *profile, const fm_dataset *dataset,
+                            const fm_result *result);
+/* A "profile" member: wall_ms, stages {read: ms, ...}, other_ms, memory figures. */
+void fm_cli_json_member_profile(JsonBuilder *builder, const fm_cli_profile *profile);
+/* The same as text lines on stdout. */
+void fm_cli_print_profile(const fm_cli_profile *profile);
 
 int fm_cli_methods(int argc, char **argv);
 int fm_cli_run(int argc, char **argv);

@@ -38,6 +38,12 @@ gint64 fm_catalogue_begin_run(fm_catalogue *cat, const fm_dataset *dataset,
  * outputs rows in one transaction; on any failure removes the files and marks the run failed. */
 gboolean fm_catalogue_finish_run(fm_catalogue *cat, gint64 run_id, const fm_result *result,
                                  GError **error);
+/* The same for a caller that has written each map already (files[i], as fm_export_tiff writes
+ * it) and computed its statistics (stats[i]): the files are copied, not encoded again. Either
+ * array may be NULL, and then that part is done here as fm_catalogue_finish_run does it. */
+gboolean fm_catalogue_finish_run_with(fm_catalogue *cat, gint64 run_id, const fm_result *result,
+                                      const char *const *files, const fm_map_stats *stats,
+                                      GError **error);
 /* Marks a run failed or cancelled with a message; removes any files it had. */
 gboolean fm_catalogue_abort_run(fm_catalogue *cat, gint64 run_id, fm_run_status status,
                                 const char *message, GError **error);

@@ -1,6 +1,8 @@
 /* fm_dataset: allocation, reference counting, element access, metadata and file hashing. */
 #include "dataset.h"
 
+#include "kernels/resident.h"
+
 #include <glib/gi18n.h>
 #include <errno.h>
 #include <math.h>
@@ -46,6 +48,7 @@ void fm_dataset_unref(fm_dataset *ds)
         g_free(ds->dims[i].name);
         g_free(ds->dims[i].unit);
     }
+    fm_resident_forget(ds->data); /* its device copy, if a run left one */
     g_free(ds->data);
     g_free(ds->source_path);
     g_free(ds->sha256);
@@ -144,4 +147,9 @@ gboolean fm_dataset_hash_file(fm_dataset *ds, GError **error)
     g_free(ds->sha256);
     ds->sha256 = g_strdup(g_checksum_get_string(sum));
     return TRUE;
+}
+
+void fm_dataset_changed(fm_dataset *ds)
+{
+    fm_resident_forget(ds->data);
 }

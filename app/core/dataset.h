@@ -46,6 +46,8 @@ const void *fm_dataset_frame(const fm_dataset *ds, int f);
 double fm_dataset_value(const fm_dataset *ds, gsize index);
 void fm_dataset_set_meta(fm_dataset *ds, const char *key, const char *value);
 const char *fm_dataset_get_meta(const fm_dataset *ds, const char *key);
+/* Call after writing into ds->data in place: a device copy kept from an earlier run is dropped. */
+void fm_dataset_changed(fm_dataset *ds);
 /* Computes ds->sha256 from the file at ds->source_path. */
 gboolean fm_dataset_hash_file(fm_dataset *ds, GError **error);
 

@@ -28,6 +28,11 @@ struct fm_job {
     fm_result *result;
     GError *error;
     gint64 run_id;
+    gint stage;                /* fm_stage the worker is in */
+    fm_stage_times stages;     /* complete once the job is done */
+    fm_job_done_fn ready_fn;   /* main thread only: the maps exist, the catalogue is still busy */
+    const fm_result *ready;    /* the result as soon as the method returned it */
+    fm_result *discarded;      /* maps that were shown but could not be recorded */
 };
 
 fm_job *fm_job_ref(fm_job *job)
@@ -47,6 +52,7 @@ void fm_job_unref(fm_job *job)
     g_main_context_unref(job->main_context);
     g_object_unref(job->cancellable);
     fm_result_free(job->result);
+    fm_result_free(job->discarded);
     g_clear_error(&job->error);
     g_mutex_clear(&job->lock);
     g_free(job);
@@ -92,6 +98,39 @@ static void worker_progress(double fraction, gpointer user)
     }
 }
 
+/* Worker thread: the stage changed; the progress path carries it to the main loop. */
+static void worker_stage(fm_stage stage, gpointer user)
+{
+    fm_job *job = user;
+    g_mutex_lock(&job->lock);
+    job->stage = stage;
+    double fraction = job->pending_fraction;
+    g_mutex_unlock(&job->lock);
+    worker_progress(fraction, job);
+}
+
+/* Main context: the maps can be shown while the worker still writes the catalogue's copies. */
+static gboolean deliver_ready(gpointer data)
+{
+    fm_job *job = data;
+    if (job->ready_fn && fm_job_get_state(job) == FM_JOB_RUNNING)
+        job->ready_fn(job, job->user);
+    return G_SOURCE_REMOVE;
+}
+
+static void post_ready(fm_job *job, const fm_result *result)
+{
+    g_mutex_lock(&job->lock);
+    job->ready = result;
+    g_mutex_unlock(&job->lock);
+    GSource *source = g_idle_source_new();
+    g_source_set_priority(source, G_PRIORITY_DEFAULT);
+    g_source_set_callback(source, deliver_ready, fm_job_ref(job), (GDestroyNotify)fm_job_unref);
+    g_source_set_static_name(source, "fluxmap job result ready");
+    g_source_attach(source, job->main_context);
+    g_source_unref(source);
+}
+
 static void run_in_thread(GTask *task, gpointer source, gpointer task_data, GCancellable *unused)
 {
     fm_job *job = task_data;
@@ -104,18 +143,35 @@ static void run_in_thread(GTask *task, gpointer source, gpointer task_data, GCan
 
     /* A run that cannot be recorded is not started: the user asked for a catalogued run, and
      * results that silently miss the catalogue would be lost on the next start. */
+    fm_job_context ctx = {job->cancellable, worker_progress, job, job->backend, &job->stages,
+                          worker_stage};
+    double t0 = fm_stage_now_ms();
     if (job->catalogue) {
+        fm_job_context_stage(&ctx, FM_STAGE_CATALOGUE);
         g_autofree char *params_json = fm_params_to_json(job->params);
         run_id = fm_catalogue_begin_run(job->catalogue, job->dataset, job->method->id, params_json,
                                         job->rois, &error);
     }
     fm_result *result = NULL;
-    if (error == NULL) {
-        fm_job_context ctx = {job->cancellable, worker_progress, job, job->backend};
+    job->stages.ms[FM_STAGE_CATALOGUE] += fm_stage_now_ms() - t0;
+    if (error == NULL)
         result = fm_method_run(job->method, job->dataset, job->params, job->rois, &ctx, &error);
+    if (result)
+        post_ready(job, result);
+    if (result && run_id > 0) {
+        fm_job_context_stage(&ctx, FM_STAGE_CATALOGUE);
+        t0 = fm_stage_now_ms();
+        if (!fm_catalogue_finish_run(job->catalogue, run_id, result, &error)) {
+            /* finish_run has marked the run failed; the main thread may be showing the maps,
+             * so they live on until the job goes. */
+            g_mutex_lock(&job->lock);
+            job->ready = NULL;
+            job->discarded = result;
+            g_mutex_unlock(&job->lock);
+            result = NULL;
+        }
+        job->stages.ms[FM_STAGE_CATALOGUE] += fm_stage_now_ms() - t0;
     }
-    if (result && run_id > 0 && !fm_catalogue_finish_run(job->catalogue, run_id, result, &error))
-        g_clear_pointer(&result, fm_result_free); /* finish_run has marked the run failed */
     if (result == NULL && error && run_id > 0) {
         gboolean cancelled = g_error_matches(error, FM_ERROR, FM_ERROR_CANCELLED);
         /* finish_run already recorded its own failure; aborting again is harmless. */
@@ -173,6 +229,7 @@ fm_job *fm_job_start(const fm_method *method, fm_dataset *dataset, const fm_para
     job->main_context = g_main_context_ref_thread_default();
     job->cancellable = g_cancellable_new();
     job->state = FM_JOB_QUEUED;
+    job->stage = FM_STAGE_PREPARE; /* the dataset is in memory already */
     g_mutex_init(&job->lock);
 
     /* The task's own cancellable stays NULL: cancellation is the method's business, and the
@@ -229,6 +286,38 @@ const GError *fm_job_get_error(const fm_job *job)
     const GError *e = j->error;
     g_mutex_unlock(&j->lock);
     return e;
+}
+
+void fm_job_set_ready_callback(fm_job *job, fm_job_done_fn ready)
+{
+    job->ready_fn = ready;
+}
+
+const fm_result *fm_job_get_ready_result(const fm_job *job)
+{
+    fm_job *j = (fm_job *)job;
+    g_mutex_lock(&j->lock);
+    const fm_result *r = j->ready;
+    g_mutex_unlock(&j->lock);
+    return r;
+}
+
+fm_stage fm_job_get_stage(const fm_job *job)
+{
+    fm_job *j = (fm_job *)job;
+    g_mutex_lock(&j->lock);
+    fm_stage s = (fm_stage)j->stage;
+    g_mutex_unlock(&j->lock);
+    return s;
+}
+
+fm_stage_times fm_job_get_stage_times(const fm_job *job)
+{
+    fm_job *j = (fm_job *)job;
+    g_mutex_lock(&j->lock);
+    fm_stage_times t = j->stages;
+    g_mutex_unlock(&j->lock);
+    return t;
 }
 
 gint64 fm_job_get_run_id(const fm_job *job)

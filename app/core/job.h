@@ -39,6 +39,14 @@ const fm_method *fm_job_get_method(const fm_job *job);
 const fm_result *fm_job_get_result(const fm_job *job);
 const GError *fm_job_get_error(const fm_job *job);
 gint64 fm_job_get_run_id(const fm_job *job); /* catalogue id, or 0 */
+/* Call right after fm_job_start, on the same thread: ready runs on the main context as soon as
+ * the method has returned its maps, before the catalogue has recorded them (done comes after). */
+void fm_job_set_ready_callback(fm_job *job, fm_job_done_fn ready);
+/* The maps from the moment ready was called until the job ends (then fm_job_get_result). */
+const fm_result *fm_job_get_ready_result(const fm_job *job);
+/* The stage the worker is in, and the time per stage (complete once the job has ended). */
+fm_stage fm_job_get_stage(const fm_job *job);
+fm_stage_times fm_job_get_stage_times(const fm_job *job);
 char *fm_job_describe(const fm_job *job);    /* "lsi.spatial on speckle.tif" */
 
 G_END_DECLS

@@ -4,6 +4,7 @@
 #include <glib/gi18n.h>
 
 #include "error.h"
+#include "kernels/resident.h"
 #include "methods/methods.h"
 #include "roi.h"
 
@@ -80,7 +81,7 @@ fm_result *fm_method_run(const fm_method *method, fm_dataset *dataset, const fm_
     }
     g_autoptr(fm_params) defaults = params ? NULL : fm_method_default_params(method);
     const fm_params *use = params ? params : defaults;
-    fm_job_context fallback = {NULL, NULL, NULL, FM_BACKEND_AUTO};
+    fm_job_context fallback = {NULL, NULL, NULL, FM_BACKEND_AUTO, NULL, NULL};
     if (context == NULL)
         context = &fallback;
     if (context->cancellable && g_cancellable_is_cancelled(context->cancellable)) {
@@ -88,9 +89,21 @@ fm_result *fm_method_run(const fm_method *method, fm_dataset *dataset, const fm_
         return NULL;
     }
 
+    /* The dataset may stay on the GPU for the next run on it (fm_dataset_unref forgets it). */
+    if (dataset && dataset->data && context->backend != FM_BACKEND_CPU)
+        fm_resident_offer(dataset->data, fm_dataset_n_bytes(dataset));
+    fm_stage_times kernels_before = context->stages ? *context->stages : (fm_stage_times){0};
+    fm_job_context_stage(context, FM_STAGE_PREPARE);
     gint64 t0 = g_get_monotonic_time();
     fm_result *result = method->run(method, dataset, use, rois, context, error);
     gint64 t1 = g_get_monotonic_time();
+    if (context->stages) {
+        /* What run() spent outside the kernels is the method's own preparation. */
+        double in_kernels = 0.0;
+        for (int s = FM_STAGE_UPLOAD; s <= FM_STAGE_DOWNLOAD; s++)
+            in_kernels += context->stages->ms[s] - kernels_before.ms[s];
+        context->stages->ms[FM_STAGE_PREPARE] += MAX(0.0, (t1 - t0) / 1000.0 - in_kernels);
+    }
     if (result == NULL) {
         if (error && *error == NULL)
             g_set_error(error, FM_ERROR, FM_ERROR_COMPUTE, _("%s: failed without a reason"),
@@ -127,6 +140,18 @@ void fm_method_set_kernel_error(GError **error, int status, const char *message)
         g_set_error_literal(error, FM_ERROR, code, message);
     else
         g_set_error(error, FM_ERROR, code, "%s", fm_status_name((fm_status)status));
+}
+
+void fm_method_kernel_done(fm_job_context *context, const fm_run_info *info)
+{
+    if (context && context->stages && info)
+        fm_stage_times_add_kernel(context->stages, info);
+}
+
+void fm_job_context_stage(fm_job_context *context, fm_stage stage)
+{
+    if (context && context->stage_started)
+        context->stage_started(stage, context->progress_user);
 }
 
 int fm_method_tick(void *context, double fraction)

@@ -5,6 +5,7 @@
 #include "dataset.h"
 #include "params.h"
 #include "result.h"
+#include "stages.h"
 #include "kernels/fm_kernel.h"
 
 G_BEGIN_DECLS
@@ -16,6 +17,9 @@ typedef struct {
     void (*progress)(double fraction, gpointer user); /* called from the worker thread; may be NULL */
     gpointer progress_user;
     fm_backend backend;                              /* requested backend */
+    fm_stage_times *stages;                          /* where the run's stages add up; may be NULL */
+    /* Called from the worker thread when a stage starts (may be NULL); user is progress_user. */
+    void (*stage_started)(fm_stage stage, gpointer user);
 } fm_job_context;
 
 typedef struct {
@@ -54,5 +58,9 @@ fm_result *fm_method_run(const fm_method *method, fm_dataset *dataset, const fm_
 /* Helpers for methods: map kernel status to GError, and a tick adapter over a context. */
 void fm_method_set_kernel_error(GError **error, int status, const char *message);
 int fm_method_tick(void *context, double fraction); /* context is fm_job_context* */
+/* Methods call this after each kernel call: adds its upload, compute and download times. */
+void fm_method_kernel_done(fm_job_context *context, const fm_run_info *info);
+/* Tells the context's listener that a stage starts (no-op without one). */
+void fm_job_context_stage(fm_job_context *context, fm_stage stage);
 
 G_END_DECLS

@@ -120,7 +120,9 @@ void fm_job_list_update(FmJobList *list, fm_job *job)
         text = g_strdup(_("Queued"));
         break;
     case FM_JOB_RUNNING:
-        text = g_strdup_printf(_("Running… %.0f %%"), 100.0 * fraction);
+        /* TRANSLATORS: "Computing… 40 %": the stage the job is in, then its progress */
+        text = g_strdup_printf(_("%s… %.0f %%"), fm_stage_title(fm_job_get_stage(job)),
+                               100.0 * fraction);
         break;
     case FM_JOB_DONE: {
         const fm_result *res = fm_job_get_result(job);

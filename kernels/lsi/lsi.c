@@ -61,6 +61,7 @@ fm_status fm_lsi_run_job(fm_lsi_job *job, fm_backend backend, fm_run_info *info,
     if (!info)
         info = &local;
     memset(info, 0, sizeof *info);
+    job->info = info;
 
     fm_status status = fm_lsi_check(&job->params, job->width, job->height, job->n_frames,
                                     (int)job->mode, msg, msg_len);
@@ -89,6 +90,8 @@ fm_status fm_lsi_run_job(fm_lsi_job *job, fm_backend backend, fm_run_info *info,
         /* The GPU failed at run time under AUTO: the CPU run below overwrites any partial GPU
          * output entirely. */
         invalid = 0;
+        info->upload_ms = info->download_ms = 0.0;
+        info->resident = 0;
     }
 #endif
     status = fm_lsi_cpu_run(job, &invalid, msg, msg_len);

@@ -7,6 +7,7 @@
 #include "../cuda_check.h"
 #include "../cuda_staging.h"
 #include "../device_private.h"
+#include "../resident.h"
 #include "lsi_impl.h"
 #include "lsi_math.h"
 
@@ -224,7 +225,8 @@ static cudaError_t launch_spatial(fm_pixel_type type, const void *d_in, int W, i
 }
 
 /* Spatial contrast of a stack: frame i+1 uploads while frame i computes and frame i-1
- * downloads, each frame on its own stream slot; the host waits only to reuse a slot. */
+ * downloads, each frame on its own stream slot; the host waits only to reuse a slot. A stack
+ * that core keeps resident on the device (fm_resident_offer) is read there, with no upload. */
 static fm_status spatial_stack(const fm_lsi_job *job, long long *invalid, char *msg,
                                size_t msg_len)
 {
@@ -239,13 +241,18 @@ static fm_status spatial_stack(const fm_lsi_job *job, long long *invalid, char *
     float *d_k[N_SLOTS] = {0}, *d_s[N_SLOTS] = {0}, *h_k[N_SLOTS] = {0}, *h_s[N_SLOTS] = {0};
     unsigned long long *d_invalid = NULL, host_invalid = 0;
     int registered_in = 0, registered_k = 0, registered_s = 0, next_done = 0;
+    double upload_ms = 0.0, tail_start = 0.0;
+    const char *d_frames =
+        (const char *)fm_resident_acquire(job->frames, in_bytes * (size_t)nf, &upload_ms);
 
     const int pinned = fm_cuda_is_pinned(job->frames) && fm_cuda_is_pinned(job->contrast) && fm_cuda_is_pinned(job->sfi);
     int stage = !pinned && job->host_mode != FM_LSI_HOST_REGISTER;
 
     if (!pinned && !stage) {
-        FM_CUDA_TRY(cudaHostRegister((void *)job->frames, in_bytes * nf, cudaHostRegisterDefault));
-        registered_in = 1;
+        if (!d_frames) {
+            FM_CUDA_TRY(cudaHostRegister((void *)job->frames, in_bytes * nf, cudaHostRegisterDefault));
+            registered_in = 1;
+        }
         if (job->contrast) {
             FM_CUDA_TRY(cudaHostRegister(job->contrast, out_bytes * nf, cudaHostRegisterDefault));
             registered_k = 1;
@@ -260,13 +267,15 @@ static fm_status spatial_stack(const fm_lsi_job *job, long long *invalid, char *
     for (int s = 0; s < slots; s++) {
         FM_CUDA_TRY(cudaStreamCreateWithFlags(&stream[s], cudaStreamNonBlocking));
         FM_CUDA_TRY(cudaEventCreateWithFlags(&done[s], cudaEventDisableTiming));
-        FM_CUDA_TRY(cudaMalloc(&d_in[s], in_bytes));
+        if (!d_frames)
+            FM_CUDA_TRY(cudaMalloc(&d_in[s], in_bytes));
         if (job->contrast)
             FM_CUDA_TRY(cudaMalloc((void **)&d_k[s], out_bytes));
         if (job->sfi)
             FM_CUDA_TRY(cudaMalloc((void **)&d_s[s], out_bytes));
         if (stage) {
-            FM_CUDA_TRY(cudaHostAlloc(&h_in[s], in_bytes, cudaHostAllocDefault));
+            if (!d_frames)
+                FM_CUDA_TRY(cudaHostAlloc(&h_in[s], in_bytes, cudaHostAllocDefault));
             if (job->contrast)
                 FM_CUDA_TRY(cudaHostAlloc((void **)&h_k[s], out_bytes, cudaHostAllocDefault));
             if (job->sfi)
@@ -275,6 +284,8 @@ static fm_status spatial_stack(const fm_lsi_job *job, long long *invalid, char *
     }
 
     for (int f = 0; f <= nf; f++) {
+        if (f == nf)
+            tail_start = fm_now_ms();
         /* Retire the oldest frame in flight when its slot is needed, and all at the end. */
         while (next_done < f && (f == nf || f - next_done >= slots)) {
             int s = next_done % slots;
@@ -295,12 +306,16 @@ static fm_status spatial_stack(const fm_lsi_job *job, long long *invalid, char *
         const char *src = (const char *)job->frames + (size_t)f * in_bytes;
         float *k_dst = job->contrast ? (stage ? h_k[s] : job->contrast + (size_t)f * plane) : NULL;
         float *s_dst = job->sfi ? (stage ? h_s[s] : job->sfi + (size_t)f * plane) : NULL;
-        if (stage) {
-            fm_parallel_memcpy(h_in[s], src, in_bytes);
-            src = (const char *)h_in[s];
+        const void *d_src = d_frames ? (const void *)(d_frames + (size_t)f * in_bytes) : d_in[s];
+        if (!d_frames) {
+            if (stage) {
+                fm_parallel_memcpy(h_in[s], src, in_bytes);
+                src = (const char *)h_in[s];
+            }
+            FM_CUDA_TRY(
+                cudaMemcpyAsync(d_in[s], src, in_bytes, cudaMemcpyHostToDevice, stream[s]));
         }
-        FM_CUDA_TRY(cudaMemcpyAsync(d_in[s], src, in_bytes, cudaMemcpyHostToDevice, stream[s]));
-        FM_CUDA_TRY(launch_spatial(job->type, d_in[s], W, H, &job->params, 1.0, d_k[s], d_s[s],
+        FM_CUDA_TRY(launch_spatial(job->type, d_src, W, H, &job->params, 1.0, d_k[s], d_s[s],
                                    d_invalid, stream[s]));
         if (k_dst)
             FM_CUDA_TRY(cudaMemcpyAsync(k_dst, d_k[s], out_bytes, cudaMemcpyDeviceToHost,
@@ -312,6 +327,12 @@ static fm_status spatial_stack(const fm_lsi_job *job, long long *invalid, char *
     }
     FM_CUDA_TRY(cudaMemcpy(&host_invalid, d_invalid, sizeof host_invalid, cudaMemcpyDeviceToHost));
     *invalid += (long long)host_invalid;
+    if (job->info) {
+        /* The tail holds the last frames' downloads (and at most `slots` frames of compute). */
+        job->info->upload_ms = upload_ms;
+        job->info->download_ms = fm_now_ms() - tail_start;
+        job->info->resident = d_frames != NULL && upload_ms == 0.0;
+    }
 
 cleanup:
     /* Nothing may still write into buffers we free or unregister. */
@@ -331,6 +352,8 @@ cleanup:
         cudaFreeHost(h_s[s]);
     }
     cudaFree(d_invalid);
+    if (d_frames)
+        fm_resident_release(job->frames);
     if (registered_in)
         cudaHostUnregister((void *)job->frames);
     if (registered_k)
@@ -431,62 +454,119 @@ static cudaError_t launch_temporal_step(const fm_lsi_job *job, const void *d_sta
     return cudaGetLastError();
 }
 
-/* Temporal and spatio-temporal: the whole stack on the device (a stack larger than GPU memory
- * fails with FM_ERR_DEVICE, and AUTO then runs it on the CPU), one output frame per step. */
+/* Temporal and spatio-temporal: the whole stack on the device (kept there between runs when core
+ * offered it; a stack larger than GPU memory fails with FM_ERR_DEVICE, and AUTO then runs it on
+ * the CPU), one output frame per step. Step t's maps go back on a copy stream through pinned
+ * slots while step t+1 computes, and the host drains the slots into the caller's maps. */
 static fm_status temporal_stack(const fm_lsi_job *job, long long *invalid, char *msg,
                                 size_t msg_len)
 {
     fm_status status = FM_OK;
-    const size_t plane = (size_t)job->width * job->height;
+    const size_t plane = (size_t)job->width * job->height, out_bytes = plane * sizeof(float);
     const size_t stack_bytes = plane * fm_pixel_size(job->type) * job->n_frames;
-    void *d_stack = NULL, *d_s1 = NULL, *d_s2 = NULL;
-    float *d_k = NULL, *d_s = NULL;
+    const int slots = job->n_out < N_SLOTS ? job->n_out : N_SLOTS;
+    void *d_own = NULL, *d_s1 = NULL, *d_s2 = NULL;
+    float *d_k[N_SLOTS] = {0}, *d_s[N_SLOTS] = {0}, *h_k[N_SLOTS] = {0}, *h_s[N_SLOTS] = {0};
+    cudaEvent_t computed[N_SLOTS] = {0}, done[N_SLOTS] = {0};
+    cudaStream_t copy = NULL;
     unsigned long long *d_invalid = NULL, host_invalid = 0;
+    double upload_ms = 0.0, tail_start = 0.0;
+    int next_done = 0;
+    const void *d_stack = fm_resident_acquire(job->frames, stack_bytes, &upload_ms);
+    const int resident = d_stack != NULL;
 
-    FM_CUDA_TRY(cudaMalloc(&d_stack, stack_bytes));
+    if (!resident) {
+        double t0 = fm_now_ms();
+        FM_CUDA_TRY(cudaMalloc(&d_own, stack_bytes));
+        FM_CUDA_TRY(cudaMemcpy(d_own, job->frames, stack_bytes, cudaMemcpyHostToDevice));
+        d_stack = d_own;
+        upload_ms = fm_now_ms() - t0;
+    }
     FM_CUDA_TRY(cudaMalloc(&d_s1, plane * 8));
     FM_CUDA_TRY(cudaMalloc(&d_s2, plane * 8));
-    FM_CUDA_TRY(cudaMalloc((void **)&d_k, plane * sizeof(float)));
-    FM_CUDA_TRY(cudaMalloc((void **)&d_s, plane * sizeof(float)));
     FM_CUDA_TRY(cudaMalloc((void **)&d_invalid, sizeof *d_invalid));
     FM_CUDA_TRY(cudaMemset(d_invalid, 0, sizeof *d_invalid));
-    FM_CUDA_TRY(cudaMemcpy(d_stack, job->frames, stack_bytes, cudaMemcpyHostToDevice));
-    for (int t = 0; t < job->n_out; t++) {
-        float *k = job->contrast ? d_k : NULL, *s = job->sfi ? d_s : NULL;
+    FM_CUDA_TRY(cudaStreamCreateWithFlags(&copy, cudaStreamNonBlocking));
+    for (int k = 0; k < slots; k++) {
+        FM_CUDA_TRY(cudaEventCreateWithFlags(&computed[k], cudaEventDisableTiming));
+        FM_CUDA_TRY(cudaEventCreateWithFlags(&done[k], cudaEventDisableTiming));
+        if (job->contrast) {
+            FM_CUDA_TRY(cudaMalloc((void **)&d_k[k], out_bytes));
+            FM_CUDA_TRY(cudaHostAlloc((void **)&h_k[k], out_bytes, cudaHostAllocDefault));
+        }
+        if (job->sfi) {
+            FM_CUDA_TRY(cudaMalloc((void **)&d_s[k], out_bytes));
+            FM_CUDA_TRY(cudaHostAlloc((void **)&h_s[k], out_bytes, cudaHostAllocDefault));
+        }
+    }
+    for (int t = 0; t <= job->n_out; t++) {
+        if (t == job->n_out)
+            tail_start = fm_now_ms();
+        while (next_done < t && (t == job->n_out || t - next_done >= slots)) {
+            int k = next_done % slots;
+            FM_CUDA_TRY(cudaEventSynchronize(done[k]));
+            if (job->contrast)
+                fm_parallel_memcpy(job->contrast + (size_t)next_done * plane, h_k[k], out_bytes);
+            if (job->sfi)
+                fm_parallel_memcpy(job->sfi + (size_t)next_done * plane, h_s[k], out_bytes);
+            next_done++;
+            if (job->tick && job->tick(job->tick_user, (double)next_done / job->n_out)) {
+                status = fm_fail(FM_ERR_CANCELLED, msg, msg_len, "cancelled");
+                goto cleanup;
+            }
+        }
+        if (t == job->n_out)
+            break;
+        int k = t % slots;
         switch (job->type) {
         case FM_PIXEL_U8:
-            FM_CUDA_TRY(launch_temporal_step<uint8_t>(job, d_stack, t, d_s1, d_s2, k, s,
+            FM_CUDA_TRY(launch_temporal_step<uint8_t>(job, d_stack, t, d_s1, d_s2, d_k[k], d_s[k],
                                                       d_invalid));
             break;
         case FM_PIXEL_U16:
-            FM_CUDA_TRY(launch_temporal_step<uint16_t>(job, d_stack, t, d_s1, d_s2, k, s,
-                                                       d_invalid));
+            FM_CUDA_TRY(launch_temporal_step<uint16_t>(job, d_stack, t, d_s1, d_s2, d_k[k],
+                                                       d_s[k], d_invalid));
             break;
         case FM_PIXEL_F32:
-            FM_CUDA_TRY(launch_temporal_step<float>(job, d_stack, t, d_s1, d_s2, k, s,
+            FM_CUDA_TRY(launch_temporal_step<float>(job, d_stack, t, d_s1, d_s2, d_k[k], d_s[k],
                                                     d_invalid));
             break;
         }
-        if (k)
-            FM_CUDA_TRY(cudaMemcpy(job->contrast + (size_t)t * plane, d_k, plane * sizeof(float),
-                                   cudaMemcpyDeviceToHost));
-        if (s)
-            FM_CUDA_TRY(cudaMemcpy(job->sfi + (size_t)t * plane, d_s, plane * sizeof(float),
-                                   cudaMemcpyDeviceToHost));
-        if (job->tick && job->tick(job->tick_user, (t + 1.0) / job->n_out)) {
-            status = fm_fail(FM_ERR_CANCELLED, msg, msg_len, "cancelled");
-            goto cleanup;
-        }
+        FM_CUDA_TRY(cudaEventRecord(computed[k], 0));
+        FM_CUDA_TRY(cudaStreamWaitEvent(copy, computed[k], 0));
+        if (job->contrast)
+            FM_CUDA_TRY(cudaMemcpyAsync(h_k[k], d_k[k], out_bytes, cudaMemcpyDeviceToHost, copy));
+        if (job->sfi)
+            FM_CUDA_TRY(cudaMemcpyAsync(h_s[k], d_s[k], out_bytes, cudaMemcpyDeviceToHost, copy));
+        FM_CUDA_TRY(cudaEventRecord(done[k], copy));
     }
     FM_CUDA_TRY(cudaMemcpy(&host_invalid, d_invalid, sizeof host_invalid, cudaMemcpyDeviceToHost));
     *invalid += (long long)host_invalid;
+    if (job->info) {
+        job->info->upload_ms = upload_ms;
+        job->info->download_ms = fm_now_ms() - tail_start;
+        job->info->resident = resident && upload_ms == 0.0;
+    }
 
 cleanup:
-    cudaFree(d_stack);
+    cudaDeviceSynchronize(); /* nothing may still write into what is freed below */
+    for (int k = 0; k < slots; k++) {
+        if (computed[k])
+            cudaEventDestroy(computed[k]);
+        if (done[k])
+            cudaEventDestroy(done[k]);
+        cudaFree(d_k[k]);
+        cudaFree(d_s[k]);
+        cudaFreeHost(h_k[k]);
+        cudaFreeHost(h_s[k]);
+    }
+    if (copy)
+        cudaStreamDestroy(copy);
+    if (resident)
+        fm_resident_release(job->frames);
+    cudaFree(d_own);
     cudaFree(d_s1);
     cudaFree(d_s2);
-    cudaFree(d_k);
-    cudaFree(d_s);
     cudaFree(d_invalid);
     return status;
 }

@@ -31,6 +31,7 @@ typedef struct {
     fm_tick_fn tick;
     void *tick_user;
     fm_lsi_host_mode host_mode;
+    fm_run_info *info; /* the CUDA path adds its upload/download waits and residency here */
 } fm_lsi_job;
 
 /* Both return FM_OK, FM_ERR_NO_MEMORY, FM_ERR_CANCELLED (or FM_ERR_DEVICE) and add the number of

@@ -498,6 +498,7 @@ static fm_result *flim_run(const fm_method *method, fm_dataset *dataset, const f
         fm_flim_run_typed(km, &kp, counts.data, counts.type, n_pixels, fit_mask, segment,
                           n_segments, &out, backend, context ? fm_method_tick : NULL, context,
                           &info, msg, sizeof msg);
+    fm_method_kernel_done(context, &info);
     if (st != FM_OK) {
         fm_result_free(result);
         fm_method_set_kernel_error(error, st, msg);

@@ -135,6 +135,7 @@ static fm_result *lsi_run(const fm_method *method, fm_dataset *dataset, const fm
                                        msg, sizeof msg);
         break;
     }
+    fm_method_kernel_done(context, &info);
     if (status != FM_OK) {
         fm_map_free(contrast);
         fm_map_free(sfi);

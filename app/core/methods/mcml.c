@@ -186,6 +186,7 @@ static fm_result *mcml_run(const fm_method *method, fm_dataset *dataset, const f
     fm_backend backend = context ? context->backend : FM_BACKEND_AUTO;
     fm_status status = fm_mcml_run(p, &r, backend, context ? fm_method_tick : NULL, context, &info,
                                    msg, sizeof msg);
+    fm_method_kernel_done(context, &info);
     gboolean partial = status == FM_ERR_CANCELLED && r.photons_done > 0;
     fm_result *result = NULL;
     if (status != FM_OK && !partial) {
