@@ -151,6 +151,8 @@ fm_status fm_backend_resolve(fm_backend requested, fm_run_info *info, char *msg,
 void fm_backend_fall_back(fm_run_info *info, const char *why)
 {
     fm_backend_resolve(FM_BACKEND_CPU, info, NULL, 0);
+    info->upload_ms = info->download_ms = 0.0; /* the CPU run that follows moves nothing */
+    info->resident = 0;
     info->fell_back = 1;
     snprintf(info->fallback_reason, sizeof info->fallback_reason, "%s", why);
 }

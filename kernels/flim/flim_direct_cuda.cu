@@ -9,6 +9,8 @@
 #include "../cuda_check.h"
 #include "../cuda_staging.h"
 #include "../device_private.h"
+#include "../resident.h"
+#include "../cuda_tail.h"
 #include "flim_impl.h"
 #include "flim_math.h"
 
@@ -83,7 +85,7 @@ static void keep_pool_memory(int device)
 extern "C" fm_status fm_flim_direct_cuda(const fm_flim_job *job, fm_run_info *info, char *msg,
                                          size_t msg_len)
 {
-    (void)info; /* flim.c fills the report */
+
     fm_status status = FM_OK;
     static const double simpson[9] = FM_FLIM_SIMPSON_INIT;
     static const int v_to_out[FM_FLIM_V_COUNT] = FM_FLIM_V_TO_OUT_INIT;
@@ -116,6 +118,10 @@ extern "C" fm_status fm_flim_direct_cuda(const fm_flim_job *job, fm_run_info *in
     fm_flim_trig *d_trig = NULL;
     const char *src = (const char *)job->counts_data + (size_t)p->fit_start * n_pixels * es;
     int in_pinned = fm_cuda_is_pinned(job->counts_data), out_pinned = 1, next_done = 0;
+    /* The fit window's rows, read on the device when core keeps the dataset resident there. */
+    double upload_ms = 0.0;
+    fm_cuda_tail tail = {NULL, NULL};
+    const char *d_src = (const char *)fm_resident_acquire(src, (size_t)k.n * n_pixels * es, &upload_ms);
     for (int j = 0; j < n_maps; j++)
         out_pinned &= fm_cuda_is_pinned(dst_map[j]);
     if (!trig) {
@@ -146,7 +152,7 @@ extern "C" fm_status fm_flim_direct_cuda(const fm_flim_job *job, fm_run_info *in
         FM_CUDA_TRY(cudaMallocAsync((void **)&d_out[s], out_bytes, stream[s]));
         if (is_u16)
             FM_CUDA_TRY(cudaMallocAsync((void **)&d_raw[s], raw_bytes, stream[s]));
-        if (!in_pinned)
+        if (!in_pinned && !d_src)
             FM_CUDA_TRY(cudaHostAlloc((void **)&h_in[s], raw_bytes, cudaHostAllocDefault));
         if (!out_pinned)
             FM_CUDA_TRY(cudaHostAlloc((void **)&h_out[s], out_bytes, cudaHostAllocDefault));
@@ -173,7 +179,10 @@ extern "C" fm_status fm_flim_direct_cuda(const fm_flim_job *job, fm_run_info *in
         const int s = c % slots_used, c0 = c * chunk;
         const int np = c0 + chunk < n_pixels ? chunk : n_pixels - c0;
         void *land = is_u16 ? (void *)d_raw[s] : (void *)d_in[s];
-        if (in_pinned) {
+        if (d_src) {
+            FM_CUDA_TRY(cudaMemcpy2DAsync(land, es * chunk, d_src + c0 * es, es * n_pixels,
+                                          es * np, k.n, cudaMemcpyDeviceToDevice, stream[s]));
+        } else if (in_pinned) {
             FM_CUDA_TRY(cudaMemcpy2DAsync(land, es * chunk, src + c0 * es, es * n_pixels, es * np,
                                           k.n, cudaMemcpyHostToDevice, stream[s]));
         } else {
@@ -197,15 +206,23 @@ extern "C" fm_status fm_flim_direct_cuda(const fm_flim_job *job, fm_run_info *in
             flim_direct_kernel<true><<<blocks, THREADS, 0, stream[s]>>>(
                 k, d_in[s], (size_t)chunk, np, d_mask ? d_mask + c0 : NULL, NULL, slots, d_out[s]);
         FM_CUDA_CHECK_LAUNCH("flim_direct_kernel");
+        fm_cuda_tail_mark(&tail, 0, stream[s]);
         for (int j = 0; j < n_maps; j++) {
             float *dst = out_pinned ? dst_map[j] + c0 : h_out[s] + (size_t)j * chunk;
             FM_CUDA_TRY(cudaMemcpyAsync(dst, d_out[s] + (size_t)j * chunk, sizeof(float) * np,
                                         cudaMemcpyDeviceToHost, stream[s]));
         }
+        fm_cuda_tail_mark(&tail, 1, stream[s]);
         FM_CUDA_TRY(cudaEventRecord(done[s], stream[s]));
+    }
+    if (info) {
+        info->upload_ms = upload_ms;
+        info->download_ms = fm_cuda_tail_ms(&tail);
+        info->resident = d_src && upload_ms == 0.0;
     }
 
 cleanup:
+    fm_cuda_tail_ms(&tail);
     /* Nothing may still write into buffers we free. */
     for (int s = 0; s < slots_used; s++)
         if (stream[s])
@@ -227,6 +244,8 @@ cleanup:
         cudaFreeHost(h_in[s]);
         cudaFreeHost(h_out[s]);
     }
+    if (d_src)
+        fm_resident_release(src);
     cudaFree(d_mask);
     cudaFree(d_trig);
     free(trig);

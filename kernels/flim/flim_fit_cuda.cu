@@ -7,6 +7,8 @@
 #include "../cuda_check.h"
 #include "../cuda_staging.h"
 #include "../device_private.h"
+#include "../resident.h"
+#include "../cuda_tail.h"
 #include "flim_fit_math.h"
 
 #define CHUNK_PIXELS 32768 /* 32 MB of 256-bin decays per chunk: overlap and progress */
@@ -100,12 +102,18 @@ extern "C" fm_status fm_flim_fit_cuda(const fm_flim_job *job, fm_run_info *info,
     /* Pinned caller counts go up straight from the caller's rows (one 2-D copy per chunk): the
      * host gather into staging cost more than the whole LSM mono fit. GA reorders pixels by
      * segment, so it always gathers. */
-    const int direct_up = !ga && fm_cuda_is_pinned(job->counts_data);
+    double upload_ms = 0.0;
+    fm_cuda_tail tail = {NULL, NULL};
+    /* Counts core keeps resident on the device go the same way, device to device. */
+    const char *d_counts =
+        ga ? NULL
+           : (const char *)fm_resident_acquire(
+                 job->counts_data, (size_t)n_copy * job->n_pixels * in_size, &upload_ms);
+    const int direct_up = !ga && (d_counts || fm_cuda_is_pinned(job->counts_data));
     long total = job->n_pixels, max_chunk = CHUNK_PIXELS, done_pixels = 0;
     int ga_threads = 32, s_next = 0, next_slot = 0;
     size_t shared = 0;
     const int cached = __atomic_exchange_n(&fit_cache_busy, 1, __ATOMIC_ACQUIRE) == 0;
-    (void)info;
     memset(slot, 0, sizeof slot);
 
     if (job->method != FM_FLIM_LSM && job->method != FM_FLIM_MLE && !ga) {
@@ -230,10 +238,11 @@ extern "C" fm_status fm_flim_fit_cuda(const fm_flim_job *job, fm_run_info *info,
         fm_fit_gather(job, ga ? seg_pix : NULL, k0, k1, direct_up ? 0 : n_copy, sl->h_in,
                       sl->h_mask);
         if (direct_up) {
-            FM_CUDA_TRY(cudaMemcpy2DAsync(u16 ? (void *)sl->d_in16 : (void *)sl->d_in, in_size * nc,
-                                          (const char *)job->counts_data + in_size * k0,
-                                          in_size * job->n_pixels, in_size * nc, n_copy,
-                                          cudaMemcpyHostToDevice, sl->stream));
+            FM_CUDA_TRY(cudaMemcpy2DAsync(
+                u16 ? (void *)sl->d_in16 : (void *)sl->d_in, in_size * nc,
+                (d_counts ? d_counts : (const char *)job->counts_data) + in_size * k0,
+                in_size * job->n_pixels, in_size * nc, n_copy,
+                d_counts ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice, sl->stream));
             if (u16) {
                 widen_u16_kernel<<<528, 256, 0, sl->stream>>>(sl->d_in16, sl->d_in,
                                                               (size_t)nc * n_copy);
@@ -275,8 +284,10 @@ extern "C" fm_status fm_flim_fit_cuda(const fm_flim_job *job, fm_run_info *info,
                                  sl->stream>>>(su, sl->d_in, nc, sl->d_mask, d_irf, sl->d_res);
             FM_CUDA_CHECK_LAUNCH("fit_thread_kernel");
         }
+        fm_cuda_tail_mark(&tail, 0, sl->stream);
         FM_CUDA_TRY(cudaMemcpyAsync(sl->h_res, sl->d_res, (size_t)nc * sizeof(fm_fit_result),
                                     cudaMemcpyDeviceToHost, sl->stream));
+        fm_cuda_tail_mark(&tail, 1, sl->stream);
         FM_CUDA_TRY(cudaEventRecord(sl->done, sl->stream));
         sl->busy = 1;
     }
@@ -293,8 +304,14 @@ extern "C" fm_status fm_flim_fit_cuda(const fm_flim_job *job, fm_run_info *info,
             goto cleanup;
         }
     }
+    if (info) {
+        info->upload_ms = upload_ms;
+        info->download_ms = fm_cuda_tail_ms(&tail);
+        info->resident = d_counts && upload_ms == 0.0;
+    }
 
 cleanup:
+    fm_cuda_tail_ms(&tail);
     for (int i = 0; i < N_SLOTS; i++) /* nothing may still write into what we free */
         if (slot[i].stream)
             cudaStreamSynchronize(slot[i].stream);
@@ -318,6 +335,8 @@ cleanup:
     }
     if (cached)
         __atomic_store_n(&fit_cache_busy, 0, __ATOMIC_RELEASE);
+    if (d_counts)
+        fm_resident_release(job->counts_data);
     cudaFree(d_irf);
     free(irf);
     free(seg_off);

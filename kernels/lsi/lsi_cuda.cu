@@ -8,6 +8,7 @@
 #include "../cuda_staging.h"
 #include "../device_private.h"
 #include "../resident.h"
+#include "../cuda_tail.h"
 #include "lsi_impl.h"
 #include "lsi_math.h"
 
@@ -241,7 +242,8 @@ static fm_status spatial_stack(const fm_lsi_job *job, long long *invalid, char *
     float *d_k[N_SLOTS] = {0}, *d_s[N_SLOTS] = {0}, *h_k[N_SLOTS] = {0}, *h_s[N_SLOTS] = {0};
     unsigned long long *d_invalid = NULL, host_invalid = 0;
     int registered_in = 0, registered_k = 0, registered_s = 0, next_done = 0;
-    double upload_ms = 0.0, tail_start = 0.0;
+    double upload_ms = 0.0;
+    fm_cuda_tail tail = {NULL, NULL};
     const char *d_frames =
         (const char *)fm_resident_acquire(job->frames, in_bytes * (size_t)nf, &upload_ms);
 
@@ -284,8 +286,6 @@ static fm_status spatial_stack(const fm_lsi_job *job, long long *invalid, char *
     }
 
     for (int f = 0; f <= nf; f++) {
-        if (f == nf)
-            tail_start = fm_now_ms();
         /* Retire the oldest frame in flight when its slot is needed, and all at the end. */
         while (next_done < f && (f == nf || f - next_done >= slots)) {
             int s = next_done % slots;
@@ -317,24 +317,26 @@ static fm_status spatial_stack(const fm_lsi_job *job, long long *invalid, char *
         }
         FM_CUDA_TRY(launch_spatial(job->type, d_src, W, H, &job->params, 1.0, d_k[s], d_s[s],
                                    d_invalid, stream[s]));
+        fm_cuda_tail_mark(&tail, 0, stream[s]);
         if (k_dst)
             FM_CUDA_TRY(cudaMemcpyAsync(k_dst, d_k[s], out_bytes, cudaMemcpyDeviceToHost,
                                         stream[s]));
         if (s_dst)
             FM_CUDA_TRY(cudaMemcpyAsync(s_dst, d_s[s], out_bytes, cudaMemcpyDeviceToHost,
                                         stream[s]));
+        fm_cuda_tail_mark(&tail, 1, stream[s]);
         FM_CUDA_TRY(cudaEventRecord(done[s], stream[s]));
     }
     FM_CUDA_TRY(cudaMemcpy(&host_invalid, d_invalid, sizeof host_invalid, cudaMemcpyDeviceToHost));
     *invalid += (long long)host_invalid;
     if (job->info) {
-        /* The tail holds the last frames' downloads (and at most `slots` frames of compute). */
         job->info->upload_ms = upload_ms;
-        job->info->download_ms = fm_now_ms() - tail_start;
+        job->info->download_ms = fm_cuda_tail_ms(&tail);
         job->info->resident = d_frames != NULL && upload_ms == 0.0;
     }
 
 cleanup:
+    fm_cuda_tail_ms(&tail); /* frees the marks on every path */
     /* Nothing may still write into buffers we free or unregister. */
     for (int s = 0; s < slots; s++)
         if (stream[s])
@@ -470,7 +472,8 @@ static fm_status temporal_stack(const fm_lsi_job *job, long long *invalid, char 
     cudaEvent_t computed[N_SLOTS] = {0}, done[N_SLOTS] = {0};
     cudaStream_t copy = NULL;
     unsigned long long *d_invalid = NULL, host_invalid = 0;
-    double upload_ms = 0.0, tail_start = 0.0;
+    double upload_ms = 0.0;
+    fm_cuda_tail tail = {NULL, NULL};
     int next_done = 0;
     const void *d_stack = fm_resident_acquire(job->frames, stack_bytes, &upload_ms);
     const int resident = d_stack != NULL;
@@ -500,8 +503,6 @@ static fm_status temporal_stack(const fm_lsi_job *job, long long *invalid, char 
         }
     }
     for (int t = 0; t <= job->n_out; t++) {
-        if (t == job->n_out)
-            tail_start = fm_now_ms();
         while (next_done < t && (t == job->n_out || t - next_done >= slots)) {
             int k = next_done % slots;
             FM_CUDA_TRY(cudaEventSynchronize(done[k]));
@@ -534,21 +535,24 @@ static fm_status temporal_stack(const fm_lsi_job *job, long long *invalid, char 
         }
         FM_CUDA_TRY(cudaEventRecord(computed[k], 0));
         FM_CUDA_TRY(cudaStreamWaitEvent(copy, computed[k], 0));
+        fm_cuda_tail_mark(&tail, 0, copy); /* after the wait: the kernel has ended there */
         if (job->contrast)
             FM_CUDA_TRY(cudaMemcpyAsync(h_k[k], d_k[k], out_bytes, cudaMemcpyDeviceToHost, copy));
         if (job->sfi)
             FM_CUDA_TRY(cudaMemcpyAsync(h_s[k], d_s[k], out_bytes, cudaMemcpyDeviceToHost, copy));
+        fm_cuda_tail_mark(&tail, 1, copy);
         FM_CUDA_TRY(cudaEventRecord(done[k], copy));
     }
     FM_CUDA_TRY(cudaMemcpy(&host_invalid, d_invalid, sizeof host_invalid, cudaMemcpyDeviceToHost));
     *invalid += (long long)host_invalid;
     if (job->info) {
         job->info->upload_ms = upload_ms;
-        job->info->download_ms = fm_now_ms() - tail_start;
+        job->info->download_ms = fm_cuda_tail_ms(&tail);
         job->info->resident = resident && upload_ms == 0.0;
     }
 
 cleanup:
+    fm_cuda_tail_ms(&tail);
     cudaDeviceSynchronize(); /* nothing may still write into what is freed below */
     for (int k = 0; k < slots; k++) {
         if (computed[k])

@@ -224,7 +224,7 @@ fm_status fm_oct_run_job(const fm_oct_job *job, fm_backend backend, fm_run_info 
 #if FM_HAVE_CUDA
     if (info->backend_used == FM_BACKEND_CUDA) {
         char why[FM_MSG_LEN] = "";
-        status = fm_oct_cuda_run(job, &tables, why, sizeof why);
+        status = fm_oct_cuda_run(job, &tables, info, why, sizeof why);
         /* On a GPU failure under AUTO, redo everything on the CPU below. */
         if (fm_backend_cuda_settled(status, backend, info, why, msg, msg_len))
             goto done;

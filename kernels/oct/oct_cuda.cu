@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "../cuda_check.h"
+#include "../cuda_tail.h"
 #include "../device_private.h"
+#include "../resident.h"
 #include "oct_impl.h"
 #include "oct_math.h"
 
@@ -486,8 +488,8 @@ static int is_pinned(const void *ptr)
 /* The pipeline: chunk c uploads on its slot's stream while earlier chunks compute and download
  * on theirs; the host waits only to reuse a slot, then reports each B-scan it retires. */
 static fm_status stream_process(fm_oct_cuda_stream *st, const void *spectra, int n_bscans,
-                                float *bscan_db, fm_tick_fn tick, void *tick_user, char *msg,
-                                size_t msg_len)
+                                float *bscan_db, fm_tick_fn tick, void *tick_user,
+                                fm_run_info *info, char *msg, size_t msg_len)
 {
     fm_status status = FM_OK;
     const int n = st->n, chunk = st->chunk_bscans;
@@ -496,10 +498,15 @@ static fm_status stream_process(fm_oct_cuda_stream *st, const void *spectra, int
     const int n_chunks = (n_bscans + chunk - 1) / chunk;
     const int stage = !(is_pinned(spectra) && is_pinned(bscan_db));
     int retired = 0;
+    double upload_ms = 0.0;
+    fm_cuda_tail tail = {NULL, NULL};
+    /* Spectra core keeps resident on the device are copied there, device to device. */
+    const char *d_spectra =
+        (const char *)fm_resident_acquire(spectra, in_per_bscan * n_bscans, &upload_ms);
 
     for (int i = 0; stage && i < st->slots; i++) {
         slot_t *sl = &st->slot[i];
-        if (!sl->h_raw)
+        if (!sl->h_raw && !d_spectra)
             FM_CUDA_TRY(cudaHostAlloc(&sl->h_raw, in_per_bscan * chunk, cudaHostAllocDefault));
         if (!sl->h_out)
             FM_CUDA_TRY(
@@ -526,25 +533,39 @@ static fm_status stream_process(fm_oct_cuda_stream *st, const void *spectra, int
         slot_t *sl = &st->slot[c % st->slots];
         sl->first_bscan = c * chunk;
         sl->n_bscans = n_bscans - sl->first_bscan < chunk ? n_bscans - sl->first_bscan : chunk;
-        const char *src = (const char *)spectra + (size_t)sl->first_bscan * in_per_bscan;
+        const size_t in_offset = (size_t)sl->first_bscan * in_per_bscan;
+        const char *src = d_spectra ? d_spectra + in_offset : (const char *)spectra + in_offset;
         char *dst = (char *)bscan_db + (size_t)sl->first_bscan * out_per_bscan;
         if (stage) {
-            fm_parallel_memcpy(sl->h_raw, src, in_per_bscan * sl->n_bscans);
-            src = (const char *)sl->h_raw;
+            if (!d_spectra) {
+                fm_parallel_memcpy(sl->h_raw, src, in_per_bscan * sl->n_bscans);
+                src = (const char *)sl->h_raw;
+            }
             dst = (char *)sl->h_out;
         }
         /* A short last chunk computes the whole batch (stale rows included) and downloads only
          * its own B-scans: the cuFFT plans keep one batch size. */
         FM_CUDA_TRY(cudaMemcpyAsync(sl->d_raw, src, in_per_bscan * sl->n_bscans,
-                                    cudaMemcpyHostToDevice, sl->stream));
+                                    d_spectra ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice,
+                                    sl->stream));
         status = chunk_compute(st, sl, NULL, msg, msg_len);
         if (status != FM_OK)
             goto cleanup;
+        fm_cuda_tail_mark(&tail, 0, sl->stream);
         FM_CUDA_TRY(cudaMemcpyAsync(dst, sl->d_out, out_per_bscan * sl->n_bscans,
                                     cudaMemcpyDeviceToHost, sl->stream));
+        fm_cuda_tail_mark(&tail, 1, sl->stream);
         FM_CUDA_TRY(cudaEventRecord(sl->done, sl->stream));
     }
+    if (info) {
+        info->upload_ms = upload_ms;
+        info->download_ms = fm_cuda_tail_ms(&tail);
+        info->resident = d_spectra && upload_ms == 0.0;
+    }
 cleanup:
+    fm_cuda_tail_ms(&tail);
+    if (d_spectra)
+        fm_resident_release(spectra);
     for (int i = 0; i < st->slots; i++)
         cudaStreamSynchronize(st->slot[i].stream);
     return status;
@@ -553,11 +574,11 @@ cleanup:
 fm_status fm_oct_cuda_stream_run(fm_oct_cuda_stream *st, const void *spectra, int n_bscans,
                                  float *bscan_db, char *msg, size_t msg_len)
 {
-    return stream_process(st, spectra, n_bscans, bscan_db, NULL, NULL, msg, msg_len);
+    return stream_process(st, spectra, n_bscans, bscan_db, NULL, NULL, NULL, msg, msg_len);
 }
 
-fm_status fm_oct_cuda_run(const fm_oct_job *job, const fm_oct_tables *tables, char *msg,
-                          size_t msg_len)
+fm_status fm_oct_cuda_run(const fm_oct_job *job, const fm_oct_tables *tables, fm_run_info *info,
+                          char *msg, size_t msg_len)
 {
     fm_oct_cuda_stream *st = NULL;
     fm_status status = stream_open(&job->params, tables, job->type, job->n_alines, job->n_bscans,
@@ -565,7 +586,7 @@ fm_status fm_oct_cuda_run(const fm_oct_job *job, const fm_oct_tables *tables, ch
     if (status != FM_OK)
         return status;
     status = stream_process(st, job->spectra, job->n_bscans, job->bscan_db, job->tick,
-                            job->tick_user, msg, msg_len);
+                            job->tick_user, info, msg, msg_len);
     fm_oct_cuda_stream_close(st);
     return status;
 }

@@ -60,8 +60,9 @@ void fm_oct_fft_radix2(float *z, int n, int sign, const float *twiddle);
 
 fm_status fm_oct_cpu_run(const fm_oct_job *job, const fm_oct_tables *tables, char *msg,
                          size_t msg_len);
-fm_status fm_oct_cuda_run(const fm_oct_job *job, const fm_oct_tables *tables, char *msg,
-                          size_t msg_len);
+/* info (may be NULL) gets the upload and download waits and whether the spectra were resident. */
+fm_status fm_oct_cuda_run(const fm_oct_job *job, const fm_oct_tables *tables, fm_run_info *info,
+                          char *msg, size_t msg_len);
 
 /* Validates, resolves the backend, builds the tables, runs, falls back (AUTO) and reports. */
 fm_status fm_oct_run_job(const fm_oct_job *job, fm_backend backend, fm_run_info *info, char *msg,

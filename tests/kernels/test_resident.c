@@ -1,0 +1,212 @@
+/* The resident-buffer cache against its contract, with host memory standing in for the device
+ * (CI has no GPU); with a device, the LSI, FLIM and OCT CUDA paths read a resident input and
+ * give the same maps as from the host. TAP. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/device.h"
+#include "kernels/flim/flim.h"
+#include "kernels/lsi/lsi.h"
+#include "kernels/resident.h"
+#include "lsi_ref.h"
+#include "tap.h"
+
+/* Stand-in device: host blocks, counted so that leaks and frees show. */
+static int live_blocks, fail_alloc;
+
+static void *host_alloc(size_t bytes, void *user)
+{
+    (void)user;
+    if (fail_alloc)
+        return NULL;
+    live_blocks++;
+    return malloc(bytes);
+}
+
+static void host_release(void *device, void *user)
+{
+    (void)user;
+    live_blocks--;
+    free(device);
+}
+
+static int host_upload(void *device, const void *host, size_t bytes, void *user)
+{
+    (void)user;
+    memcpy(device, host, bytes);
+    return 0;
+}
+
+static size_t host_budget(void *user)
+{
+    (void)user;
+    return 1 << 20;
+}
+
+static const fm_resident_ops host_ops = {host_alloc, host_release, host_upload, host_budget, NULL};
+
+static void fill(char *p, size_t n, int seed)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (char)(seed + 7 * i);
+}
+
+/* One run's use of a buffer: acquire, then release by the host address. */
+static int touch(const void *host, size_t bytes)
+{
+    const void *d = fm_resident_acquire(host, bytes, NULL);
+    if (d)
+        fm_resident_release(host);
+    return d != NULL;
+}
+
+static void test_contract(void)
+{
+    enum { N = 1000 };
+    static char a[N], b[N], c[N];
+    fill(a, N, 1);
+    fill(b, N, 2);
+    fill(c, N, 3);
+    fm_resident_set_ops(&host_ops);
+    double up = -1;
+
+    tap_ok(fm_resident_acquire(a, N, &up) == NULL && up == 0.0,
+           "a buffer never offered is not resident (the caller streams)");
+    fm_resident_offer(a, N);
+    fm_resident_offer(a, N);
+    const char *d = fm_resident_acquire(a + 100, 200, &up);
+    fm_resident_stats s = fm_resident_get_stats();
+    tap_ok(d && memcmp(d, a + 100, 200) == 0 && s.offered == 1 && s.uploads == 1,
+           "a range inside an offered buffer uploads the whole buffer once and maps the offset");
+    fm_resident_release(a + 100);
+    d = fm_resident_acquire(a, N, &up);
+    s = fm_resident_get_stats();
+    tap_ok(d && up == 0.0 && s.hits == 1 && s.uploads == 1,
+           "the next acquire (a re-run, a changed parameter) is a hit with no upload");
+    fm_resident_release(a);
+    tap_ok(fm_resident_acquire(a + 900, 200, NULL) == NULL,
+           "a range running past the offered buffer is not served");
+
+    /* LRU within the budget: room for two of the three. */
+    fm_resident_set_budget(2 * N + N / 2);
+    fm_resident_offer(b, N);
+    fm_resident_offer(c, N);
+    touch(b, N); /* a, b resident; a older */
+    touch(a, N); /* touch a: b is the oldest now */
+    touch(c, N); /* evicts b */
+    s = fm_resident_get_stats();
+    tap_ok(s.resident == 2 && s.evictions == 1 && s.resident_bytes == 2 * N,
+           "a third buffer evicts one: %d resident, %lld eviction(s), %zu bytes", s.resident,
+           s.evictions, s.resident_bytes);
+    long long uploads = s.uploads;
+    touch(a, N);
+    s = fm_resident_get_stats();
+    tap_ok(s.uploads == uploads, "the least recently used (b), not the re-used (a), was evicted");
+    touch(b, N);
+    s = fm_resident_get_stats();
+    tap_ok(s.uploads == uploads + 1 && s.evictions == 2, "b comes back with an upload");
+
+    /* A copy in use is never evicted: the next buffer streams instead. */
+    const void *held = fm_resident_acquire(a, N, NULL);
+    const void *held2 = fm_resident_acquire(b, N, NULL);
+    s = fm_resident_get_stats();
+    long long streamed = s.streamed;
+    tap_ok(held && held2 && fm_resident_acquire(c, N, NULL) == NULL &&
+               fm_resident_get_stats().streamed == streamed + 1,
+           "with every copy in use, a new buffer streams rather than evicting one");
+    fm_resident_release(a);
+    fm_resident_release(b);
+
+    /* Larger than the budget: streaming fallback. */
+    static char big[4 * N];
+    fm_resident_offer(big, sizeof big);
+    tap_ok(fm_resident_acquire(big, sizeof big, NULL) == NULL,
+           "a buffer larger than the budget streams");
+
+    /* Closed while in use: freed at the last release. */
+    held = fm_resident_acquire(a, N, NULL);
+    fm_resident_forget(a);
+    s = fm_resident_get_stats();
+    tap_ok(held && memcmp(held, a, N) == 0 && s.resident >= 1,
+           "a buffer forgotten while a run uses it stays valid for that run");
+    int blocks = live_blocks;
+    fm_resident_release(a);
+    tap_ok(live_blocks == blocks - 1 && fm_resident_acquire(a, N, NULL) == NULL,
+           "and goes at its release; it is no longer offered");
+
+    /* Changed contents: forget and offer again, the next acquire uploads the new data. */
+    fill(a, N, 9);
+    fm_resident_offer(a, N);
+    d = fm_resident_acquire(a, N, &up);
+    tap_ok(d && memcmp(d, a, N) == 0, "after a change the next run sees the new contents");
+    fm_resident_release(a);
+
+    /* The device runs out of memory: stream. */
+    fm_resident_forget(a);
+    fm_resident_offer(a, N);
+    fail_alloc = 1;
+    tap_ok(fm_resident_acquire(a, N, NULL) == NULL, "an allocation failure streams");
+    fail_alloc = 0;
+
+    /* Shrinking the budget evicts unused copies at once. */
+    touch(a, N);
+    fm_resident_set_budget(N / 2);
+    s = fm_resident_get_stats();
+    tap_ok(s.resident == 0 && s.resident_bytes == 0, "shrinking the budget evicts unused copies");
+
+    fm_resident_forget(a);
+    fm_resident_forget(b);
+    fm_resident_forget(c);
+    fm_resident_forget(big);
+    tap_ok(live_blocks == 0 && fm_resident_get_stats().offered == 0,
+           "closing every buffer leaves no device memory behind (%d blocks)", live_blocks);
+    fm_resident_set_ops(NULL);
+}
+
+/* On a GPU: spatial LSI from a resident stack equals the streamed run, and says it was resident. */
+static void test_cuda_lsi(void)
+{
+    const int W = 257, H = 131, nf = 7;
+    const size_t plane = (size_t)W * H;
+    fm_lsi_params p = {.window = 5, .frames = 3, .exposure_ms = 5.0};
+    void *frames = ref_random_frames(FM_PIXEL_U16, plane * nf);
+    float *k0 = malloc(plane * nf * 4), *s0 = malloc(plane * nf * 4);
+    float *k1 = malloc(plane * nf * 4), *s1 = malloc(plane * nf * 4);
+    char msg[FM_MSG_LEN] = "";
+    fm_run_info i0, i1, i2;
+    fm_status a = fm_lsi_spatial(&p, frames, FM_PIXEL_U16, W, H, nf, k0, s0, FM_BACKEND_CUDA,
+                                 NULL, NULL, &i0, msg, sizeof msg);
+    fm_resident_offer(frames, plane * nf * 2);
+    fm_status b = fm_lsi_spatial(&p, frames, FM_PIXEL_U16, W, H, nf, k1, s1, FM_BACKEND_CUDA,
+                                 NULL, NULL, &i1, msg, sizeof msg);
+    fm_status c = fm_lsi_spatial(&p, frames, FM_PIXEL_U16, W, H, nf, k1, s1, FM_BACKEND_CUDA,
+                                 NULL, NULL, &i2, msg, sizeof msg);
+    tap_ok(a == FM_OK && b == FM_OK && c == FM_OK && !i0.resident && !i1.resident &&
+               i1.upload_ms > 0 && i2.resident && i2.upload_ms == 0.0,
+           "LSI: first run uploads (%.3f ms), the re-run reads the resident stack (%s)",
+           i1.upload_ms, msg);
+    tap_ok(memcmp(k0, k1, plane * nf * 4) == 0 && memcmp(s0, s1, plane * nf * 4) == 0,
+           "LSI: maps from the resident stack are bit-identical to the streamed run's");
+    fm_status t = fm_lsi_temporal(&p, frames, FM_PIXEL_U16, W, H, nf, k1, s1, FM_BACKEND_CUDA,
+                                  NULL, NULL, &i2, msg, sizeof msg);
+    tap_ok(t == FM_OK && i2.resident, "LSI temporal reads the resident stack too");
+    fm_resident_forget(frames);
+    tap_ok(fm_resident_get_stats().resident == 0, "forgetting the stack frees its device copy");
+    free(frames);
+    free(k0);
+    free(s0);
+    free(k1);
+    free(s1);
+}
+
+int main(void)
+{
+    test_contract();
+    char why[FM_MSG_LEN] = "";
+    if (fm_device_count(why, sizeof why) > 0)
+        test_cuda_lsi();
+    else
+        printf("# SKIP: no CUDA device (%s): the CUDA paths' resident reads are not run\n", why);
+    return tap_done();
+}
