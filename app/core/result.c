@@ -1,9 +1,5 @@
-/* fm_result and fm_map: method outputs and their summary statistics. */
+/* fm_result and fm_map: method outputs (their statistics are in map_stats.c). */
 #include "result.h"
-
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
 
 fm_map *fm_map_new(const char *name, const char *unit, int width, int height, int n_frames)
 {
@@ -35,38 +31,6 @@ gsize fm_map_n_values(const fm_map *map)
 float *fm_map_frame(fm_map *map, int frame)
 {
     return map->data + (gsize)frame * (gsize)map->width * (gsize)map->height;
-}
-
-static int compare_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
-fm_map_stats fm_map_statistics(const fm_map *map)
-{
-    fm_map_stats s = {NAN, NAN, NAN, NAN, 0};
-    gsize n = fm_map_n_values(map);
-    float *finite = g_new(float, MAX(n, 1));
-    gsize k = 0;
-    double sum = 0.0;
-    for (gsize i = 0; i < n; i++) {
-        float v = map->data[i];
-        if (!isfinite(v))
-            continue;
-        finite[k++] = v;
-        sum += v;
-    }
-    if (k > 0) {
-        qsort(finite, k, sizeof(float), compare_float);
-        s.min = finite[0];
-        s.max = finite[k - 1];
-        s.mean = sum / (double)k;
-        s.median = (k % 2) ? finite[k / 2] : 0.5 * ((double)finite[k / 2 - 1] + finite[k / 2]);
-        s.valid_pixels = k;
-    }
-    g_free(finite);
-    return s;
 }
 
 fm_result *fm_result_new(const char *method_id)
