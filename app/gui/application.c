@@ -9,7 +9,9 @@
 
 struct _FmApplication {
     GtkApplication parent_instance;
-    GSettings *settings; /* NULL when the schema is not installed */
+    GSettings *settings;      /* NULL when the schema is not installed */
+    fm_device_warmup *warmup; /* the CUDA start, from startup until shutdown */
+    gboolean device_known;    /* the warmup has finished */
 };
 
 G_DEFINE_TYPE(FmApplication, fm_application, GTK_TYPE_APPLICATION)
@@ -85,10 +87,24 @@ static GSettings *settings_if_installed(void)
     return g_settings_new_full(schema, NULL, NULL);
 }
 
+/* Main loop, once the device start has finished: every window names the device of its next job. */
+static gboolean device_ready(gpointer data)
+{
+    FmApplication *self = data;
+    self->device_known = TRUE;
+    for (GList *l = gtk_application_get_windows(GTK_APPLICATION(self)); l != NULL; l = l->next)
+        if (FM_IS_WINDOW(l->data))
+            fm_window_device_changed(FM_WINDOW(l->data));
+    return G_SOURCE_REMOVE;
+}
+
 static void fm_application_startup(GApplication *app)
 {
     FmApplication *self = FM_APPLICATION(app);
     G_APPLICATION_CLASS(fm_application_parent_class)->startup(app);
+    /* The first CUDA call costs ~0.3 s: pay it while the window is built and the user picks a
+     * file, so the first run starts on a warm device. */
+    self->warmup = fm_device_warmup_start(device_ready, self);
 
     g_action_map_add_action_entries(G_ACTION_MAP(app), app_entries, G_N_ELEMENTS(app_entries), app);
     static const struct {
@@ -133,9 +149,17 @@ static void fm_application_open(GApplication *app, GFile **files, gint n_files, 
     }
 }
 
+static void fm_application_shutdown(GApplication *app)
+{
+    /* Waits for a start still under way (it cannot be interrupted) and drops its idle. */
+    g_clear_pointer(&FM_APPLICATION(app)->warmup, fm_device_warmup_free);
+    G_APPLICATION_CLASS(fm_application_parent_class)->shutdown(app);
+}
+
 static void fm_application_dispose(GObject *object)
 {
     FmApplication *self = FM_APPLICATION(object);
+    g_clear_pointer(&self->warmup, fm_device_warmup_free); /* registered but never run (tests) */
     g_clear_object(&self->settings);
     G_OBJECT_CLASS(fm_application_parent_class)->dispose(object);
 }
@@ -144,6 +168,7 @@ static void fm_application_class_init(FmApplicationClass *klass)
 {
     G_OBJECT_CLASS(klass)->dispose = fm_application_dispose;
     G_APPLICATION_CLASS(klass)->startup = fm_application_startup;
+    G_APPLICATION_CLASS(klass)->shutdown = fm_application_shutdown;
     G_APPLICATION_CLASS(klass)->activate = fm_application_activate;
     G_APPLICATION_CLASS(klass)->open = fm_application_open;
 }
@@ -185,4 +210,13 @@ void fm_application_set_setting(FmApplication *app, const char *key, const char 
     /* An enum key refuses values outside its choices; keep the old value then. */
     if (!g_settings_set_string(app->settings, key, value))
         g_debug("setting %s=%s refused", key, value);
+}
+
+gboolean fm_application_get_device(FmApplication *app, int *n_devices, fm_gpu_info *gpu,
+                                   const char **why)
+{
+    if (app == NULL || app->warmup == NULL || !app->device_known)
+        return FALSE;
+    fm_device_warmup_wait(app->warmup, n_devices, gpu, NULL, why); /* finished: no wait */
+    return TRUE;
 }

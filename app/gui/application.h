@@ -2,6 +2,7 @@
 #pragma once
 
 #include <gtk/gtk.h>
+#include "app/core/device_warmup.h"
 
 G_BEGIN_DECLS
 
@@ -17,5 +18,11 @@ GSettings *fm_application_get_settings(FmApplication *app);
 /* A string key of the settings, or fallback when there are no settings or no such key. */
 char *fm_application_get_setting(FmApplication *app, const char *key, const char *fallback);
 void fm_application_set_setting(FmApplication *app, const char *key, const char *value);
+/* The device that start-up found (the CUDA start runs on a worker thread from startup on): FALSE
+ * while it is still starting, else TRUE with the device count, device 0 (valid when
+ * *n_devices > 0) and why there is none; each out argument may be NULL. Windows hear of the
+ * outcome through fm_window_device_changed. */
+gboolean fm_application_get_device(FmApplication *app, int *n_devices, fm_gpu_info *gpu,
+                                   const char **why);
 
 G_END_DECLS

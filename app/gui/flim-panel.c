@@ -182,6 +182,11 @@ fm_params *fm_flim_panel_get_params(FmFlimPanel *panel, const fm_method *method,
     return fm_param_form_get_params(FM_PARAM_FORM(panel->form), method, error);
 }
 
+gboolean fm_flim_panel_set_param(FmFlimPanel *panel, const char *key, const char *text)
+{
+    return fm_param_form_set_value(FM_PARAM_FORM(panel->form), key, text);
+}
+
 fm_backend fm_flim_panel_get_backend(FmFlimPanel *panel)
 {
     return fm_backend_combo_get(panel->backend_combo);

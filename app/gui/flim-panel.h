@@ -15,6 +15,8 @@ const fm_method *fm_flim_panel_get_method(FmFlimPanel *panel);
 gboolean fm_flim_panel_set_method(FmFlimPanel *panel, const char *method_id);
 /* Parameters of method (NULL: the selected one) from the form where keys match. */
 fm_params *fm_flim_panel_get_params(FmFlimPanel *panel, const fm_method *method, GError **error);
+/* Sets the form's editor of key from text as the CLI takes it; FALSE when the form lacks key. */
+gboolean fm_flim_panel_set_param(FmFlimPanel *panel, const char *key, const char *text);
 fm_backend fm_flim_panel_get_backend(FmFlimPanel *panel);
 void fm_flim_panel_set_backend(FmFlimPanel *panel, const char *backend);
 /* TRUE when the user chose to run on the drawn ROIs only. */

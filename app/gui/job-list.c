@@ -170,3 +170,9 @@ int fm_job_list_count_active(FmJobList *list)
         n += job_active(key);
     return n;
 }
+
+const char *fm_job_list_get_state_text(FmJobList *list, fm_job *job)
+{
+    JobRow *row = g_hash_table_lookup(list->rows, job);
+    return row != NULL ? gtk_label_get_text(GTK_LABEL(row->state)) : NULL;
+}

@@ -16,5 +16,7 @@ void fm_job_list_update(FmJobList *list, fm_job *job);
 /* Cancels every job still queued or running; returns how many. */
 int fm_job_list_cancel_all(FmJobList *list);
 int fm_job_list_count_active(FmJobList *list);
+/* The state line of job's row ("Computing… 40 %", "Done in 12 ms on …"), or NULL. */
+const char *fm_job_list_get_state_text(FmJobList *list, fm_job *job);
 
 G_END_DECLS

@@ -124,6 +124,11 @@ fm_params *fm_lsi_panel_get_params(FmLsiPanel *panel, const fm_method *method, G
     return fm_param_form_get_params(FM_PARAM_FORM(panel->param_grid), method, error);
 }
 
+gboolean fm_lsi_panel_set_param(FmLsiPanel *panel, const char *key, const char *text)
+{
+    return fm_param_form_set_value(FM_PARAM_FORM(panel->param_grid), key, text);
+}
+
 fm_backend fm_lsi_panel_get_backend(FmLsiPanel *panel)
 {
     return fm_backend_combo_get(panel->backend_combo);

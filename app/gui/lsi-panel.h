@@ -16,6 +16,8 @@ gboolean fm_lsi_panel_set_method(FmLsiPanel *panel, const char *method_id);
 /* Parameters of `method` (NULL: the selected one) from the form, where keys match; keys the
  * form lacks keep their defaults. NULL with error when a value is out of range. */
 fm_params *fm_lsi_panel_get_params(FmLsiPanel *panel, const fm_method *method, GError **error);
+/* Sets the form's editor of key from text as the CLI takes it; FALSE when the form lacks key. */
+gboolean fm_lsi_panel_set_param(FmLsiPanel *panel, const char *key, const char *text);
 fm_backend fm_lsi_panel_get_backend(FmLsiPanel *panel);
 /* "auto", "cpu" or "cuda". */
 void fm_lsi_panel_set_backend(FmLsiPanel *panel, const char *backend);

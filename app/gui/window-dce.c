@@ -263,8 +263,35 @@ static void job_progress(fm_job *job, double fraction, gpointer user)
     if (win->disposed)
         return;
     fm_job_list_update(win->job_list, job);
+    if (fm_job_get_ready_result(job)) /* the maps are out: the panel says "Done in" already */
+        return;
     g_autofree char *text = g_strdup_printf(_("Fitting voxels… %.0f %%"), 100.0 * fraction);
     fm_dce_panel_set_progress(state_of(win)->panel, fraction, text);
+}
+
+/* The maps into the DCE views (a copy: the job's own go with the job) and the outcome. */
+static void show_result(FmWindow *win, fm_job *job, const fm_result *res)
+{
+    DceState *st = state_of(win);
+    g_autofree char *what = fm_job_describe(job);
+    fm_dce_views_set_result(st->views, fm_window_copy_result(res));
+    set_page(win, "dce");
+    g_autofree char *done = g_strdup_printf(_("Done in %.2f s: %s"), res->elapsed_ms / 1000.0,
+                                            res->note ? res->note : "");
+    fm_dce_panel_set_progress(st->panel, 1.0, done);
+    fm_window_show_done(win, res, what);
+}
+
+/* The fit returned its maps: show them while the worker still writes the catalogue. */
+static void job_ready(fm_job *job, gpointer user)
+{
+    FmWindow *win = user;
+    const fm_result *res = fm_job_get_ready_result(job);
+    if (win->disposed || !state_of(win) || !res)
+        return;
+    fm_job_list_update(win->job_list, job);
+    show_result(win, job, res);
+    fm_window_mark_ready_shown(win, job);
 }
 
 static void job_done(fm_job *job, gpointer user)
@@ -272,6 +299,7 @@ static void job_done(fm_job *job, gpointer user)
     FmWindow *win = user;
     win->running_jobs--;
     win->last_job_state = fm_job_get_state(job);
+    gboolean shown = fm_window_take_ready_shown(win, job);
     DceState *st = state_of(win);
     if (win->disposed || !st) {
         g_object_unref(win);
@@ -283,12 +311,10 @@ static void job_done(fm_job *job, gpointer user)
     g_autofree char *what = fm_job_describe(job);
     const fm_result *res = fm_job_get_result(job);
     if (win->last_job_state == FM_JOB_DONE && res) {
-        fm_dce_views_set_result(st->views, fm_window_copy_result(res));
-        set_page(win, "dce");
-        g_autofree char *done = g_strdup_printf(_("Done in %.2f s: %s"), res->elapsed_ms / 1000.0,
-                                                res->note ? res->note : "");
-        fm_dce_panel_set_progress(st->panel, 1.0, done);
-        fm_window_show_done(win, res, what);
+        if (!shown) {
+            show_result(win, job, res);
+            fm_window_result_shown(win, job);
+        }
     } else if (win->last_job_state == FM_JOB_FAILED) {
         g_autofree char *msg = fm_window_show_failure(win, job, what);
         fm_dce_panel_set_progress(st->panel, 0, msg);
@@ -331,6 +357,7 @@ static void run_activated(GSimpleAction *action, GVariant *parameter, gpointer u
     st->job = fm_job_start(fm_dce_panel_get_method(st->panel), win->dataset, params,
                            rois->len ? rois : NULL, fm_dce_panel_get_backend(st->panel),
                            win->catalogue, job_progress, job_done, g_object_ref(win));
+    fm_job_set_ready_callback(st->job, job_ready);
     fm_job_list_add(win->job_list, st->job);
     g_autofree char *what = fm_job_describe(st->job);
     g_autofree char *status = g_strdup_printf(_("Running %s…"), what);

@@ -40,6 +40,17 @@ void fm_window_refresh_after_job(FmWindow *win)
     fm_window_update_action_state(win);
 }
 
+void fm_window_mark_ready_shown(FmWindow *win, fm_job *job)
+{
+    g_hash_table_add(win->ready_shown, job);
+    fm_window_result_shown(win, job);
+}
+
+gboolean fm_window_take_ready_shown(FmWindow *win, fm_job *job)
+{
+    return g_hash_table_remove(win->ready_shown, job);
+}
+
 /* ---- jobs ------------------------------------------------------------------------------- */
 
 static void job_progress(fm_job *job, double fraction, gpointer user)
@@ -86,11 +97,35 @@ static void show_note(FmWindow *win, const char *note)
         fm_window_show_message(win, GTK_MESSAGE_WARNING, rest->str);
 }
 
+/* The maps on display (a copy: the job's own go with the job), the status and the note. */
+static void show_result(FmWindow *win, fm_job *job, const fm_result *res)
+{
+    g_autofree char *what = fm_job_describe(job);
+    fm_window_set_result(win, fm_window_copy_result(res), FALSE);
+    if (!fm_window_flim_show_result(win, res))
+        fm_window_select_map(win, fm_result_get_map(res, "sfi") != NULL ? "sfi" : "contrast");
+    fm_window_show_done(win, res, what);
+    show_note(win, res->note);
+}
+
+/* The method returned its maps: show them now, while the worker still writes the catalogue. */
+static void job_ready(fm_job *job, gpointer user)
+{
+    FmWindow *win = user;
+    const fm_result *res = fm_job_get_ready_result(job);
+    if (win->disposed || res == NULL)
+        return;
+    fm_job_list_update(win->job_list, job); /* "Recording… 100 %" rather than a stale stage */
+    show_result(win, job, res);
+    fm_window_mark_ready_shown(win, job);
+}
+
 static void job_done(fm_job *job, gpointer user)
 {
     FmWindow *win = user;
     win->running_jobs--;
     win->last_job_state = fm_job_get_state(job);
+    gboolean shown = fm_window_take_ready_shown(win, job);
     if (win->disposed) {
         g_object_unref(win); /* the reference taken when the job started */
         return;
@@ -99,12 +134,13 @@ static void job_done(fm_job *job, gpointer user)
     g_autofree char *what = fm_job_describe(job);
     const fm_result *res = fm_job_get_result(job);
     if (win->last_job_state == FM_JOB_DONE && res != NULL) {
-        fm_window_set_result(win, fm_window_copy_result(res), FALSE);
-        if (!fm_window_flim_show_result(win, res))
-            fm_window_select_map(win, fm_result_get_map(res, "sfi") != NULL ? "sfi" : "contrast");
-        fm_window_show_done(win, res, what);
-        show_note(win, res->note);
+        if (!shown) { /* the ready callback did not show them */
+            show_result(win, job, res);
+            fm_window_result_shown(win, job);
+        }
     } else if (win->last_job_state == FM_JOB_FAILED) {
+        /* A catalogue write that failed after ready leaves its maps on show, unrecorded; the
+         * message names the failure. */
         g_free(fm_window_show_failure(win, job, what));
     } else {
         fm_window_show_cancelled(win, what);
@@ -149,6 +185,7 @@ static void run_activated(GSimpleAction *action, GVariant *parameter, gpointer u
         method, win->dataset, params, rois != NULL && rois->len ? rois : NULL,
         flim ? fm_flim_panel_get_backend(win->flim_panel) : fm_lsi_panel_get_backend(win->panel),
         win->catalogue, job_progress, job_done, g_object_ref(win));
+    fm_job_set_ready_callback(job, job_ready);
     fm_job_list_add(win->job_list, job);
     fm_job_unref(job); /* the list keeps it */
     g_autofree char *what = fm_job_describe(job);

@@ -76,22 +76,46 @@ static void job_progress(fm_job *job, double fraction, gpointer user)
         fm_job_list_update(win->job_list, job);
 }
 
+/* The B-scan into the OCT views (a copy: the job's own goes with the job) and the outcome. */
+static void show_result(RunData *rd, fm_job *job, const fm_result *res)
+{
+    FmWindow *win = rd->win;
+    OctState *st = state_of(win);
+    g_autofree char *what = fm_job_describe(job);
+    fm_oct_views_set_spectra(st->views, rd->spectra, rd->params);
+    fm_oct_views_set_result(st->views, fm_window_copy_result(res), rd->um_per_bin);
+    gtk_stack_set_visible_child_name(GTK_STACK(win->centre_stack), "oct");
+    fm_window_show_done(win, res, what);
+}
+
+/* The B-scan is computed: show it while the worker still writes the catalogue. */
+static void job_ready(fm_job *job, gpointer user)
+{
+    RunData *rd = user;
+    const fm_result *res = fm_job_get_ready_result(job);
+    if (rd->win->disposed || !res)
+        return;
+    fm_job_list_update(rd->win->job_list, job);
+    show_result(rd, job, res);
+    fm_window_mark_ready_shown(rd->win, job);
+}
+
 static void job_done(fm_job *job, gpointer user)
 {
     RunData *rd = user;
     FmWindow *win = rd->win;
     win->running_jobs--;
     win->last_job_state = fm_job_get_state(job);
+    gboolean shown = fm_window_take_ready_shown(win, job);
     if (!win->disposed) {
         fm_job_list_update(win->job_list, job);
         g_autofree char *what = fm_job_describe(job);
         const fm_result *res = fm_job_get_result(job);
-        OctState *st = state_of(win);
         if (win->last_job_state == FM_JOB_DONE && res) {
-            fm_oct_views_set_spectra(st->views, rd->spectra, rd->params);
-            fm_oct_views_set_result(st->views, fm_window_copy_result(res), rd->um_per_bin);
-            gtk_stack_set_visible_child_name(GTK_STACK(win->centre_stack), "oct");
-            fm_window_show_done(win, res, what);
+            if (!shown) {
+                show_result(rd, job, res);
+                fm_window_result_shown(win, job);
+            }
         } else if (win->last_job_state == FM_JOB_FAILED) {
             g_free(fm_window_show_failure(win, job, what));
         }
@@ -134,6 +158,7 @@ static void run_activated(GSimpleAction *action, GVariant *parameter, gpointer u
     fm_job *job = fm_job_start(fm_method_find("oct.bscan"), spectra, params, NULL,
                                fm_oct_panel_get_backend(st->panel), win->catalogue, job_progress,
                                job_done, rd);
+    fm_job_set_ready_callback(job, job_ready);
     fm_job_list_add(win->job_list, job);
     g_autofree char *what = fm_job_describe(job);
     fm_job_unref(job);

@@ -51,6 +51,8 @@ struct _FmWindow {
     char *message;
     gboolean message_from_open; /* the info bar shows a failed open (a later open clears it) */
     char *last_fallback_reason; /* CPU-fallback reason already shown in the info bar */
+    fm_backend backend_choice;  /* the user's backend setting, for the device label */
+    GHashTable *ready_shown;    /* jobs whose maps their ready handler showed (until done) */
 
     /* Stack playback. */
     guint play_timer;
@@ -77,6 +79,9 @@ void fm_window_set_result(FmWindow *win, fm_result *result, gboolean live); /* t
 fm_result *fm_window_copy_result(const fm_result *src);
 /* The map on display as an fm_map (a new one-frame "raw" map for raw data); free when owned. */
 fm_map *fm_window_current_map(FmWindow *win, gboolean *owned);
+/* Emits "result-shown": job's maps went on show (fm_window_mark_ready_shown calls it; a done
+ * handler that shows them itself, its ready handler not having run, calls it directly). */
+void fm_window_result_shown(FmWindow *win, fm_job *job);
 
 /* window-jobs.c */
 /* Adds the "run" and "cancel-all" window actions. */
@@ -88,6 +93,10 @@ char *fm_window_show_failure(FmWindow *win, const fm_job *job, const char *what)
 void fm_window_show_cancelled(FmWindow *win, const char *what);
 /* After any job: refresh the run catalogue (warning on failure) and the actions' state. */
 void fm_window_refresh_after_job(FmWindow *win);
+/* A ready handler put job's maps on show (emits "result-shown"); the done handler then asks
+ * fm_window_take_ready_shown (TRUE once) instead of showing them a second time. */
+void fm_window_mark_ready_shown(FmWindow *win, fm_job *job);
+gboolean fm_window_take_ready_shown(FmWindow *win, fm_job *job);
 
 /* window-actions.c */
 void fm_window_actions_init(FmWindow *win);

@@ -11,6 +11,9 @@
 
 G_DEFINE_TYPE(FmWindow, fm_window, GTK_TYPE_APPLICATION_WINDOW)
 
+enum { SIGNAL_RESULT_SHOWN, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
 void fm_window_show_message(FmWindow *win, GtkMessageType type, const char *text)
 {
     g_free(win->message);
@@ -266,14 +269,49 @@ static void cursor_moved(FmMapView *view, int x, int y, double value, FmWindow *
     gtk_label_set_text(GTK_LABEL(win->cursor_label), text);
 }
 
+/* The status bar names the device the next job will run on: the GPU that start-up found, or the
+ * CPU twin when the user chose it or there is no GPU for "auto". */
+static void show_next_device(FmWindow *win)
+{
+    GtkApplication *app = gtk_window_get_application(GTK_WINDOW(win));
+    int n_devices = 0;
+    fm_gpu_info gpu = {0};
+    const char *why = NULL;
+    gboolean known =
+        app != NULL && fm_application_get_device(FM_APPLICATION(app), &n_devices, &gpu, &why);
+    int threads = fm_cpu_threads();
+    g_autofree char *device = NULL;
+    if (win->backend_choice == FM_BACKEND_CPU ||
+        (known && n_devices == 0 && win->backend_choice == FM_BACKEND_AUTO))
+        /* TRANSLATORS: the device of the next run, as job rows and the catalogue name it */
+        device = g_strdup_printf(ngettext("CPU, %d thread", "CPU, %d threads", threads), threads);
+    else if (!known)
+        device = g_strdup(_("starting the GPU…"));
+    else if (n_devices > 0)
+        device = g_strdup(gpu.name);
+    else /* "cuda" chosen, none found: the next run will fail and say why */
+        device = g_strdup(_("CUDA, no device"));
+    g_autofree char *text = g_strdup_printf(_("Backend: %s"), device);
+    gtk_label_set_text(GTK_LABEL(win->backend_label), text);
+    gtk_widget_set_tooltip_text(
+        win->backend_label, known && n_devices == 0 && why != NULL && why[0] != '\0' ? why : NULL);
+}
+
+void fm_window_device_changed(FmWindow *win)
+{
+    if (!win->disposed)
+        show_next_device(win);
+}
+
 static void backend_changed(FmLsiPanel *panel, const char *name, FmWindow *win)
 {
     fm_application_set_setting(FM_APPLICATION(gtk_window_get_application(GTK_WINDOW(win))),
                                "backend", name);
-    if (win->result == NULL) {
-        g_autofree char *text = g_strdup_printf(_("Backend: %s"), name);
-        gtk_label_set_text(GTK_LABEL(win->backend_label), text);
-    }
+    fm_backend choice = FM_BACKEND_AUTO;
+    if (fm_backend_parse(name, &choice) != FM_OK)
+        choice = FM_BACKEND_AUTO;
+    win->backend_choice = choice;
+    show_next_device(win);
 }
 
 /* ---- life cycle ------------------------------------------------------------------------- */
@@ -318,6 +356,7 @@ static void fm_window_finalize(GObject *object)
     g_free(win->shown_unit);
     g_free(win->message);
     g_free(win->last_fallback_reason);
+    g_hash_table_unref(win->ready_shown);
     G_OBJECT_CLASS(fm_window_parent_class)->finalize(object);
 }
 
@@ -327,6 +366,9 @@ static void fm_window_class_init(FmWindowClass *klass)
     GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
     object_class->dispose = fm_window_dispose;
     object_class->finalize = fm_window_finalize;
+    signals[SIGNAL_RESULT_SHOWN] =
+        g_signal_new("result-shown", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                     NULL, G_TYPE_NONE, 1, G_TYPE_POINTER);
     gtk_widget_class_set_template_from_resource(widget_class,
                                                 "/io/github/fluxmap/Fluxmap/window.ui");
 #define BIND(name) gtk_widget_class_bind_template_child(widget_class, FmWindow, name)
@@ -397,6 +439,7 @@ static void fm_window_init(FmWindow *win)
     win->last_job_state = -1;
     win->play_pending = -1;
     win->map_name = g_strdup("raw");
+    win->ready_shown = g_hash_table_new(g_direct_hash, g_direct_equal);
     build_children(win);
     fm_window_flim_init(win);
     fm_window_oct_init(win); /* window-oct.c: the OCT pages */
@@ -454,8 +497,8 @@ FmWindow *fm_window_new(FmApplication *app)
     g_autofree char *backend = fm_application_get_setting(app, "backend", "auto");
     fm_lsi_panel_set_backend(win->panel, backend);
     fm_flim_panel_set_backend(win->flim_panel, backend);
-    g_autofree char *text = g_strdup_printf(_("Backend: %s"), backend);
-    gtk_label_set_text(GTK_LABEL(win->backend_label), text);
+    win->backend_choice = fm_lsi_panel_get_backend(win->panel);
+    show_next_device(win); /* until the device start ends: "starting the GPU…" */
     g_autofree char *cmap = fm_application_get_setting(app, "colormap", "viridis");
     g_action_group_change_action_state(G_ACTION_GROUP(win), "colormap", g_variant_new_string(cmap));
     return win;
@@ -486,6 +529,26 @@ int fm_window_get_running_jobs(FmWindow *win)
 int fm_window_get_playback_count(FmWindow *win)
 {
     return win->play_count;
+}
+const char *fm_window_get_device_text(FmWindow *win)
+{
+    return gtk_label_get_text(GTK_LABEL(win->backend_label));
+}
+GtkWidget *fm_window_get_job_list(FmWindow *win)
+{
+    return GTK_WIDGET(win->job_list);
+}
+
+gboolean fm_window_set_param(FmWindow *win, const char *key, const char *text)
+{
+    if (fm_window_flim_active(win))
+        return fm_flim_panel_set_param(win->flim_panel, key, text);
+    return fm_lsi_panel_set_param(win->panel, key, text);
+}
+
+void fm_window_result_shown(FmWindow *win, fm_job *job)
+{
+    g_signal_emit(win, signals[SIGNAL_RESULT_SHOWN], 0, job);
 }
 
 gboolean fm_window_select_method(FmWindow *win, const char *method_id)

@@ -13,6 +13,8 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE(FmWindow, fm_window, FM, WINDOW, GtkApplicationWindow)
 
 FmWindow *fm_window_new(FmApplication *app);
+/* The application's device start finished: the status bar names the device of the next job. */
+void fm_window_device_changed(FmWindow *win);
 
 /* Reads the file on a worker thread; errors go to the info bar. */
 void fm_window_open_file(FmWindow *win, const char *path);
@@ -40,6 +42,15 @@ void fm_window_show_message(FmWindow *win, GtkMessageType type, const char *text
 void fm_window_hide_message(FmWindow *win);
 /* Frames shown by stack playback since it last started. */
 int fm_window_get_playback_count(FmWindow *win);
+/* The status bar's device label ("Backend: …"). */
+const char *fm_window_get_device_text(FmWindow *win);
+/* Sets a parameter of the LSI or FLIM panel on show from text, as the CLI takes it; FALSE when
+ * its form has no such key. */
+gboolean fm_window_set_param(FmWindow *win, const char *key, const char *text);
+GtkWidget *fm_window_get_job_list(FmWindow *win);
+
+/* Signals: "result-shown" (gpointer fm_job): a job's maps went on show, as soon as the method
+ * returned them (before the catalogue has recorded them) or, failing that, when it ended. */
 
 /* FLIM: the family panel on show ("lsi" or "flim"), the FLIM views, and the window of the last
  * "compare methods" (NULL when none is open). */
