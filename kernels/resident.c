@@ -222,8 +222,11 @@ fm_resident_stats fm_resident_get_stats(void)
     fm_resident_stats s = cache.stats;
     s.offered = cache.n;
     s.resident = 0;
-    for (int i = 0; i < cache.n; i++)
+    s.in_use = 0;
+    for (int i = 0; i < cache.n; i++) {
         s.resident += cache.entries[i].device != NULL;
+        s.in_use += cache.entries[i].users > 0;
+    }
     s.resident_bytes = cache.used;
     s.budget_bytes = cache.budget;
     pthread_mutex_unlock(&cache.lock);

@@ -20,6 +20,7 @@ typedef struct {
 typedef struct {
     int offered;  /* host buffers offered for residency */
     int resident; /* of those, how many have a device copy now */
+    int in_use;   /* of those, how many a run holds (acquired, not yet released) */
     size_t resident_bytes;
     size_t budget_bytes;
     long long hits, uploads, evictions, streamed; /* since start (or the last set_ops) */

@@ -9,6 +9,7 @@
 #include "app/core/catalogue.h"
 #include "app/core/error.h"
 #include "app/core/job.h"
+#include "kernels/resident.h"
 
 /* A stand-in method whose timing the test controls: ticks until cancelled or done. */
 static const fm_param_spec fake_specs[] = {
@@ -295,11 +296,79 @@ static void test_jobs_in_catalogue(void)
     g_test_message("failure recorded: %s", frun->error_message);
 }
 
+/* Host memory standing in for the device, so that the dataset's offer and release show in CI. */
+static void *standin_alloc(size_t bytes, void *user)
+{
+    return g_malloc(bytes);
+}
+
+static void standin_release(void *device, void *user)
+{
+    g_free(device);
+}
+
+static int standin_upload(void *device, const void *host, size_t bytes, void *user)
+{
+    memcpy(device, host, bytes);
+    return 0;
+}
+
+static size_t standin_budget(void *user)
+{
+    return 64 << 20;
+}
+
+/* A run that may use the GPU offers its dataset for residency; a cancelled run holds no copy
+ * afterwards, closing the dataset forgets it, and the job's stage times are recorded. */
+static void test_resident_lifecycle(void)
+{
+    static const fm_resident_ops standin = {standin_alloc, standin_release, standin_upload,
+                                            standin_budget, NULL};
+    fm_resident_set_ops(&standin);
+    fm_dataset *ds = random_stack(32, 24, 4);
+    Watch w;
+    watch_init(&w);
+    fm_job *ok = fm_job_start(fm_method_find("lsi.spatial"), ds, NULL, NULL, FM_BACKEND_AUTO,
+                              NULL, NULL, on_done, &w);
+    wait_for(&w);
+    g_assert_cmpint(fm_job_get_state(ok), ==, FM_JOB_DONE);
+    fm_resident_stats s = fm_resident_get_stats();
+    g_assert_cmpint(s.offered, ==, 1);
+    g_assert_cmpint(s.in_use, ==, 0);
+    fm_stage_times t = fm_job_get_stage_times(ok);
+    g_assert_cmpfloat(t.ms[FM_STAGE_COMPUTE], >, 0.0);
+    g_assert_cmpfloat(fm_stage_times_total(&t), >=, t.ms[FM_STAGE_COMPUTE]);
+
+    /* With a device copy present, a cancelled run leaves nothing held. */
+    g_assert_nonnull(fm_resident_acquire(ds->data, fm_dataset_n_bytes(ds), NULL));
+    fm_resident_release(ds->data);
+    watch_init(&w);
+    w.cancel_on_progress = TRUE;
+    fm_job *cancelled =
+        fm_job_start(&fake_method, ds, NULL, NULL, FM_BACKEND_AUTO, NULL, on_progress, on_done, &w);
+    wait_for(&w);
+    g_assert_cmpint(fm_job_get_state(cancelled), ==, FM_JOB_CANCELLED);
+    s = fm_resident_get_stats();
+    g_assert_cmpint(s.in_use, ==, 0);
+    g_assert_cmpint(s.resident, ==, 1);
+
+    /* Closing the dataset (the jobs hold references until they go) drops its copy. */
+    fm_job_unref(ok);
+    fm_job_unref(cancelled);
+    fm_dataset_unref(ds);
+    s = fm_resident_get_stats();
+    g_assert_cmpint(s.offered, ==, 0);
+    g_assert_cmpint(s.resident, ==, 0);
+    g_assert_cmpuint(s.resident_bytes, ==, 0);
+    fm_resident_set_ops(NULL);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/core/job/lsi-spatial", test_lsi_job);
     g_test_add_func("/core/job/cancel-from-progress", test_cancel_from_progress);
+    g_test_add_func("/core/job/resident-lifecycle", test_resident_lifecycle);
     g_test_add_func("/core/job/progress-coalesced", test_progress_coalesced);
     g_test_add_func("/core/job/cancel-lsi", test_cancel_lsi_before_start);
     g_test_add_func("/core/job/catalogue", test_jobs_in_catalogue);

@@ -112,6 +112,7 @@ static void test_contract(void)
     const void *held2 = fm_resident_acquire(b, N, NULL);
     s = fm_resident_get_stats();
     long long streamed = s.streamed;
+    tap_ok(fm_resident_get_stats().in_use == 2, "two copies are in use");
     tap_ok(held && held2 && fm_resident_acquire(c, N, NULL) == NULL &&
                fm_resident_get_stats().streamed == streamed + 1,
            "with every copy in use, a new buffer streams rather than evicting one");
