@@ -18,6 +18,9 @@ int bench_mcml(int quick); /* bench_mcml.c */
 int bench_flim(int quick); /* bench_flim.c */
 int bench_oct(int quick);  /* bench_oct.c */
 int bench_dce(int quick);  /* bench_dce.c */
+#ifdef FM_BENCH_HAVE_CORE
+int bench_e2e(int argc, char **argv); /* bench_e2e.c, built where the core library is */
+#endif
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
@@ -367,15 +370,39 @@ static int bench_lsi(int quick)
     return 0;
 }
 
+/* `e2e` goes through core (readers, methods, catalogue), which the kernels-only build on the GPU
+ * machine does not have: there it says how to run it instead. */
+static int e2e(int argc, char **argv)
+{
+#ifdef FM_BENCH_HAVE_CORE
+    return bench_e2e(argc, argv);
+#else
+    (void)argc;
+    (void)argv;
+    fprintf(stderr,
+            "fluxmap-bench e2e: this build has no core library (GLib, readers, methods, "
+            "catalogue), so it cannot time the path through core.\n"
+            "Build fluxmap-bench where the core is built (beside fluxmap-cli), pack it with\n"
+            "  ../shared/tools/device-bundle.sh BUILD_DIR OUT.tar.xz\n"
+            "and run the bundle's fluxmap-bench e2e on the GPU machine.\n");
+    return 2;
+#endif
+}
+
 int main(int argc, char **argv)
 {
     const char *family = NULL;
     int quick = 0;
+    if (argc > 1 && strcmp(argv[1], "e2e") == 0)
+        return e2e(argc - 1, argv + 1); /* options of its own: fluxmap-bench e2e --help */
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0)
             quick = 1;
         else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: fluxmap-bench lsi [--quick]\n");
+            printf("usage: fluxmap-bench [lsi|mcml|flim|oct|dce] [--quick]\n"
+                   "       fluxmap-bench e2e [--backend=cpu|cuda|both] [--family=lsi|flim|oct|"
+                   "dce|all]\n"
+                   "                         [--dir=DIR] [--reps=N] [--small]\n");
             return 0;
         } else if (!family)
             family = argv[i];
@@ -394,6 +421,7 @@ int main(int argc, char **argv)
         return bench_oct(quick); /* bench_oct.c */
     if (strcmp(family, "dce") == 0)
         return bench_dce(quick); /* bench_dce.c */
-    fprintf(stderr, "fluxmap-bench: unknown family '%s' (known: lsi)\n", family);
+    fprintf(stderr, "fluxmap-bench: unknown family '%s' (known: lsi, mcml, flim, oct, dce, e2e)\n",
+            family);
     return 2;
 }
