@@ -30,9 +30,10 @@ typedef enum { CUDA_UNKNOWN, CUDA_PRESENT, CUDA_ABSENT } cuda_state;
 
 typedef struct {
     int reps;
-    char *work;          /* temporary: map files and the catalogue */
-    char *catalogue_dir; /* work/catalogue, created before the first timed run */
-    cuda_state cuda;     /* known after the first CUDA start (which must stay inside a run) */
+    char *work;           /* temporary: map files and the catalogue */
+    char *catalogue_dir;  /* work/catalogue, created before the first timed run */
+    cuda_state cuda;      /* known after the first CUDA start (which must stay inside a run) */
+    double cuda_start_ms; /* that start's own duration, mostly hidden behind the read */
     char cuda_why[FM_MSG_LEN];
     gboolean failed;
 } session;
@@ -60,9 +61,12 @@ static gboolean run_once(session *s, const fm_method *method, const fm_params *p
         stages->ms[FM_STAGE_READ] = fm_stage_now_ms() - t;
         if (warmup) {
             int n_devices = 0;
+            double start_ms = 0.0;
             const char *why = NULL;
             stages->ms[FM_STAGE_DEVICE_START] =
-                fm_device_warmup_wait(warmup, &n_devices, NULL, NULL, &why);
+                fm_device_warmup_wait(warmup, &n_devices, NULL, &start_ms, &why);
+            if (s->cuda == CUDA_UNKNOWN)
+                s->cuda_start_ms = start_ms;
             s->cuda = n_devices > 0 ? CUDA_PRESENT : CUDA_ABSENT;
             if (n_devices == 0) {
                 g_strlcpy(s->cuda_why, why ? why : "unknown", sizeof s->cuda_why);
@@ -355,12 +359,14 @@ int bench_e2e(int argc, char **argv)
         fm_gpu_info gpu;
         char why[FM_MSG_LEN];
         if (fm_device_info(0, &gpu, why, sizeof why) == FM_OK)
-            printf("\nGPU: %s, %.1f GiB\n", gpu.name, gpu.total_memory_bytes / 1073741824.0);
+            printf("\nGPU: %s, %.1f GiB; the CUDA start took %.1f ms, beside the first CUDA "
+                   "run's read\n",
+                   gpu.name, gpu.total_memory_bytes / 1073741824.0, s.cuda_start_ms);
     }
-    printf("\ndevice_start: the CUDA start paid by the first CUDA run of this process (a GUI "
-           "session pays it once, each fluxmap-cli run once); other = total - stages; kernel: "
-           "`fluxmap-bench <family>` (upload + compute + download are this run's kernel "
-           "calls)\n");
+    printf("\ndevice_start: what is left of the CUDA start to wait for after the read (only the "
+           "first CUDA run of this process starts CUDA, as a GUI session or one fluxmap-cli run "
+           "does); other = total - stages; kernel: `fluxmap-bench <family>` (upload + compute + "
+           "download are this run's kernel calls)\n");
     remove_tree(s.work);
     g_free(s.work);
     g_free(s.catalogue_dir);
