@@ -1,6 +1,8 @@
 /* fm_result and fm_map: method outputs (their statistics are in map_stats.c). */
 #include "result.h"
 
+#include "kernels/host_memory.h"
+
 fm_map *fm_map_new(const char *name, const char *unit, int width, int height, int n_frames)
 {
     fm_map *map = g_new0(fm_map, 1);
@@ -9,7 +11,10 @@ fm_map *fm_map_new(const char *name, const char *unit, int width, int height, in
     map->width = width;
     map->height = height;
     map->n_frames = n_frames;
-    map->data = g_new0(float, MAX(fm_map_n_values(map), 1));
+    /* page-locked once a GPU is started: the kernels download into the map itself */
+    map->data = fm_host_alloc(MAX(fm_map_n_values(map), 1) * sizeof(float));
+    if (!map->data)
+        g_error("out of memory for a %d x %d x %d map", width, height, n_frames);
     return map;
 }
 
@@ -19,7 +24,7 @@ void fm_map_free(fm_map *map)
         return;
     g_free(map->name);
     g_free(map->unit);
-    g_free(map->data);
+    fm_host_free(map->data, MAX(fm_map_n_values(map), 1) * sizeof(float));
     g_free(map);
 }
 

@@ -247,19 +247,23 @@ static fm_status spatial_stack(const fm_lsi_job *job, long long *invalid, char *
     const char *d_frames =
         (const char *)fm_resident_acquire(job->frames, in_bytes * (size_t)nf, &upload_ms);
 
-    const int pinned = fm_cuda_is_pinned(job->frames) && fm_cuda_is_pinned(job->contrast) && fm_cuda_is_pinned(job->sfi);
-    int stage = !pinned && job->host_mode != FM_LSI_HOST_REGISTER;
+    /* Input read on the device or from pinned memory, maps written into pinned memory (core's
+     * maps are, once the GPU is started): nothing to stage on that side. */
+    const int in_direct = d_frames || fm_cuda_is_pinned(job->frames);
+    const int out_pinned = fm_cuda_is_pinned(job->contrast) && fm_cuda_is_pinned(job->sfi);
+    const int register_call = !(in_direct && out_pinned) && job->host_mode == FM_LSI_HOST_REGISTER;
+    const int stage_in = !in_direct && !register_call, stage_out = !out_pinned && !register_call;
 
-    if (!pinned && !stage) {
-        if (!d_frames) {
+    if (register_call) {
+        if (!in_direct) {
             FM_CUDA_TRY(cudaHostRegister((void *)job->frames, in_bytes * nf, cudaHostRegisterDefault));
             registered_in = 1;
         }
-        if (job->contrast) {
+        if (job->contrast && !out_pinned) {
             FM_CUDA_TRY(cudaHostRegister(job->contrast, out_bytes * nf, cudaHostRegisterDefault));
             registered_k = 1;
         }
-        if (job->sfi) {
+        if (job->sfi && !out_pinned) {
             FM_CUDA_TRY(cudaHostRegister(job->sfi, out_bytes * nf, cudaHostRegisterDefault));
             registered_s = 1;
         }
@@ -275,14 +279,12 @@ static fm_status spatial_stack(const fm_lsi_job *job, long long *invalid, char *
             FM_CUDA_TRY(cudaMalloc((void **)&d_k[s], out_bytes));
         if (job->sfi)
             FM_CUDA_TRY(cudaMalloc((void **)&d_s[s], out_bytes));
-        if (stage) {
-            if (!d_frames)
-                FM_CUDA_TRY(cudaHostAlloc(&h_in[s], in_bytes, cudaHostAllocDefault));
-            if (job->contrast)
-                FM_CUDA_TRY(cudaHostAlloc((void **)&h_k[s], out_bytes, cudaHostAllocDefault));
-            if (job->sfi)
-                FM_CUDA_TRY(cudaHostAlloc((void **)&h_s[s], out_bytes, cudaHostAllocDefault));
-        }
+        if (stage_in)
+            FM_CUDA_TRY(cudaHostAlloc(&h_in[s], in_bytes, cudaHostAllocDefault));
+        if (stage_out && job->contrast)
+            FM_CUDA_TRY(cudaHostAlloc((void **)&h_k[s], out_bytes, cudaHostAllocDefault));
+        if (stage_out && job->sfi)
+            FM_CUDA_TRY(cudaHostAlloc((void **)&h_s[s], out_bytes, cudaHostAllocDefault));
     }
 
     for (int f = 0; f <= nf; f++) {
@@ -290,9 +292,9 @@ static fm_status spatial_stack(const fm_lsi_job *job, long long *invalid, char *
         while (next_done < f && (f == nf || f - next_done >= slots)) {
             int s = next_done % slots;
             FM_CUDA_TRY(cudaEventSynchronize(done[s]));
-            if (stage && job->contrast)
+            if (stage_out && job->contrast)
                 fm_parallel_memcpy(job->contrast + (size_t)next_done * plane, h_k[s], out_bytes);
-            if (stage && job->sfi)
+            if (stage_out && job->sfi)
                 fm_parallel_memcpy(job->sfi + (size_t)next_done * plane, h_s[s], out_bytes);
             next_done++;
             if (job->tick && job->tick(job->tick_user, (double)next_done / nf)) {
@@ -304,11 +306,11 @@ static fm_status spatial_stack(const fm_lsi_job *job, long long *invalid, char *
             break;
         int s = f % slots;
         const char *src = (const char *)job->frames + (size_t)f * in_bytes;
-        float *k_dst = job->contrast ? (stage ? h_k[s] : job->contrast + (size_t)f * plane) : NULL;
-        float *s_dst = job->sfi ? (stage ? h_s[s] : job->sfi + (size_t)f * plane) : NULL;
+        float *k_dst = job->contrast ? (stage_out ? h_k[s] : job->contrast + (size_t)f * plane) : NULL;
+        float *s_dst = job->sfi ? (stage_out ? h_s[s] : job->sfi + (size_t)f * plane) : NULL;
         const void *d_src = d_frames ? (const void *)(d_frames + (size_t)f * in_bytes) : d_in[s];
         if (!d_frames) {
-            if (stage) {
+            if (stage_in) {
                 fm_parallel_memcpy(h_in[s], src, in_bytes);
                 src = (const char *)h_in[s];
             }
@@ -477,6 +479,8 @@ static fm_status temporal_stack(const fm_lsi_job *job, long long *invalid, char 
     int next_done = 0;
     const void *d_stack = fm_resident_acquire(job->frames, stack_bytes, &upload_ms);
     const int resident = d_stack != NULL;
+    /* core's maps are pinned once the GPU is started: the copies land in them directly */
+    const int out_pinned = fm_cuda_is_pinned(job->contrast) && fm_cuda_is_pinned(job->sfi);
 
     if (!resident) {
         double t0 = fm_now_ms();
@@ -495,20 +499,22 @@ static fm_status temporal_stack(const fm_lsi_job *job, long long *invalid, char 
         FM_CUDA_TRY(cudaEventCreateWithFlags(&done[k], cudaEventDisableTiming));
         if (job->contrast) {
             FM_CUDA_TRY(cudaMalloc((void **)&d_k[k], out_bytes));
-            FM_CUDA_TRY(cudaHostAlloc((void **)&h_k[k], out_bytes, cudaHostAllocDefault));
+            if (!out_pinned)
+                FM_CUDA_TRY(cudaHostAlloc((void **)&h_k[k], out_bytes, cudaHostAllocDefault));
         }
         if (job->sfi) {
             FM_CUDA_TRY(cudaMalloc((void **)&d_s[k], out_bytes));
-            FM_CUDA_TRY(cudaHostAlloc((void **)&h_s[k], out_bytes, cudaHostAllocDefault));
+            if (!out_pinned)
+                FM_CUDA_TRY(cudaHostAlloc((void **)&h_s[k], out_bytes, cudaHostAllocDefault));
         }
     }
     for (int t = 0; t <= job->n_out; t++) {
         while (next_done < t && (t == job->n_out || t - next_done >= slots)) {
             int k = next_done % slots;
             FM_CUDA_TRY(cudaEventSynchronize(done[k]));
-            if (job->contrast)
+            if (job->contrast && !out_pinned)
                 fm_parallel_memcpy(job->contrast + (size_t)next_done * plane, h_k[k], out_bytes);
-            if (job->sfi)
+            if (job->sfi && !out_pinned)
                 fm_parallel_memcpy(job->sfi + (size_t)next_done * plane, h_s[k], out_bytes);
             next_done++;
             if (job->tick && job->tick(job->tick_user, (double)next_done / job->n_out)) {
@@ -536,10 +542,12 @@ static fm_status temporal_stack(const fm_lsi_job *job, long long *invalid, char 
         FM_CUDA_TRY(cudaEventRecord(computed[k], 0));
         FM_CUDA_TRY(cudaStreamWaitEvent(copy, computed[k], 0));
         fm_cuda_tail_mark(&tail, 0, copy); /* after the wait: the kernel has ended there */
+        float *k_dst = out_pinned ? job->contrast + (size_t)t * plane : h_k[k];
+        float *s_dst = out_pinned ? job->sfi + (size_t)t * plane : h_s[k];
         if (job->contrast)
-            FM_CUDA_TRY(cudaMemcpyAsync(h_k[k], d_k[k], out_bytes, cudaMemcpyDeviceToHost, copy));
+            FM_CUDA_TRY(cudaMemcpyAsync(k_dst, d_k[k], out_bytes, cudaMemcpyDeviceToHost, copy));
         if (job->sfi)
-            FM_CUDA_TRY(cudaMemcpyAsync(h_s[k], d_s[k], out_bytes, cudaMemcpyDeviceToHost, copy));
+            FM_CUDA_TRY(cudaMemcpyAsync(s_dst, d_s[k], out_bytes, cudaMemcpyDeviceToHost, copy));
         fm_cuda_tail_mark(&tail, 1, copy);
         FM_CUDA_TRY(cudaEventRecord(done[k], copy));
     }

@@ -496,19 +496,20 @@ static fm_status stream_process(fm_oct_cuda_stream *st, const void *spectra, int
     const size_t in_per_bscan = (size_t)st->n_alines * n * fm_pixel_size(st->type);
     const size_t out_per_bscan = (size_t)st->n_alines * (n / 2) * sizeof(float);
     const int n_chunks = (n_bscans + chunk - 1) / chunk;
-    const int stage = !(is_pinned(spectra) && is_pinned(bscan_db));
     int retired = 0;
     double upload_ms = 0.0;
     fm_cuda_tail tail = {NULL, NULL};
     /* Spectra core keeps resident on the device are copied there, device to device. */
     const char *d_spectra =
         (const char *)fm_resident_acquire(spectra, in_per_bscan * n_bscans, &upload_ms);
+    /* Pinned maps (core's scratch is, once the GPU is started) take the download directly. */
+    const int stage_in = !d_spectra && !is_pinned(spectra), stage_out = !is_pinned(bscan_db);
 
-    for (int i = 0; stage && i < st->slots; i++) {
+    for (int i = 0; (stage_in || stage_out) && i < st->slots; i++) {
         slot_t *sl = &st->slot[i];
-        if (!sl->h_raw && !d_spectra)
+        if (!sl->h_raw && stage_in)
             FM_CUDA_TRY(cudaHostAlloc(&sl->h_raw, in_per_bscan * chunk, cudaHostAllocDefault));
-        if (!sl->h_out)
+        if (!sl->h_out && stage_out)
             FM_CUDA_TRY(
                 cudaHostAlloc((void **)&sl->h_out, out_per_bscan * chunk, cudaHostAllocDefault));
     }
@@ -516,7 +517,7 @@ static fm_status stream_process(fm_oct_cuda_stream *st, const void *spectra, int
         while (retired < c && (c == n_chunks || c - retired >= st->slots)) {
             slot_t *sl = &st->slot[retired % st->slots];
             FM_CUDA_TRY(cudaEventSynchronize(sl->done));
-            if (stage)
+            if (stage_out)
                 fm_parallel_memcpy((char *)bscan_db + (size_t)sl->first_bscan * out_per_bscan,
                                    sl->h_out, out_per_bscan * sl->n_bscans);
             retired++;
@@ -536,13 +537,12 @@ static fm_status stream_process(fm_oct_cuda_stream *st, const void *spectra, int
         const size_t in_offset = (size_t)sl->first_bscan * in_per_bscan;
         const char *src = d_spectra ? d_spectra + in_offset : (const char *)spectra + in_offset;
         char *dst = (char *)bscan_db + (size_t)sl->first_bscan * out_per_bscan;
-        if (stage) {
-            if (!d_spectra) {
-                fm_parallel_memcpy(sl->h_raw, src, in_per_bscan * sl->n_bscans);
-                src = (const char *)sl->h_raw;
-            }
-            dst = (char *)sl->h_out;
+        if (stage_in) {
+            fm_parallel_memcpy(sl->h_raw, src, in_per_bscan * sl->n_bscans);
+            src = (const char *)sl->h_raw;
         }
+        if (stage_out)
+            dst = (char *)sl->h_out;
         /* A short last chunk computes the whole batch (stale rows included) and downloads only
          * its own B-scans: the cuFFT plans keep one batch size. */
         FM_CUDA_TRY(cudaMemcpyAsync(sl->d_raw, src, in_per_bscan * sl->n_bscans,

@@ -1,12 +1,12 @@
 /* The resident-buffer cache against its contract, with host memory standing in for the device
- * (CI has no GPU); with a device, the LSI, FLIM and OCT CUDA paths read a resident input and
- * give the same maps as from the host. TAP. */
+ * (CI has no GPU), and the map-memory pool; with a device, the LSI CUDA paths read a resident
+ * stack and give the same maps as from the host. TAP. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernels/device.h"
-#include "kernels/flim/flim.h"
+#include "kernels/host_memory.h"
 #include "kernels/lsi/lsi.h"
 #include "kernels/resident.h"
 #include "lsi_ref.h"
@@ -189,9 +189,26 @@ static void test_cuda_lsi(void)
            i1.upload_ms, msg);
     tap_ok(memcmp(k0, k1, plane * nf * 4) == 0 && memcmp(s0, s1, plane * nf * 4) == 0,
            "LSI: maps from the resident stack are bit-identical to the streamed run's");
-    fm_status t = fm_lsi_temporal(&p, frames, FM_PIXEL_U16, W, H, nf, k1, s1, FM_BACKEND_CUDA,
+    /* Maps in pinned memory (as core makes them once the GPU is started): downloads land there */
+    float *kp = fm_host_alloc(plane * nf * 4), *sp = fm_host_alloc(plane * nf * 4);
+    fm_status d = fm_lsi_spatial(&p, frames, FM_PIXEL_U16, W, H, nf, kp, sp, FM_BACKEND_CUDA,
+                                 NULL, NULL, &i2, msg, sizeof msg);
+    tap_ok(d == FM_OK && memcmp(k0, kp, plane * nf * 4) == 0 &&
+               memcmp(s0, sp, plane * nf * 4) == 0,
+           "LSI spatial into pinned maps = streamed, bit for bit");
+    float *kt = malloc(plane * nf * 4), *st = malloc(plane * nf * 4);
+    fm_status t = fm_lsi_temporal(&p, frames, FM_PIXEL_U16, W, H, nf, kt, st, FM_BACKEND_CUDA,
                                   NULL, NULL, &i2, msg, sizeof msg);
     tap_ok(t == FM_OK && i2.resident, "LSI temporal reads the resident stack too");
+    size_t n_t = plane * (nf - p.frames + 1) * 4;
+    t = fm_lsi_temporal(&p, frames, FM_PIXEL_U16, W, H, nf, kp, sp, FM_BACKEND_CUDA, NULL, NULL,
+                        &i2, msg, sizeof msg);
+    tap_ok(t == FM_OK && memcmp(kt, kp, n_t) == 0 && memcmp(st, sp, n_t) == 0,
+           "LSI temporal into pinned maps = into pageable maps, bit for bit");
+    fm_host_free(kp, plane * nf * 4);
+    fm_host_free(sp, plane * nf * 4);
+    free(kt);
+    free(st);
     fm_resident_forget(frames);
     tap_ok(fm_resident_get_stats().resident == 0, "forgetting the stack frees its device copy");
     free(frames);
@@ -201,11 +218,40 @@ static void test_cuda_lsi(void)
     free(s1);
 }
 
+/* Map memory: zeroed every time; with a started device a freed block serves the next map of
+ * the same size (a re-run pays no pinning), without one it is plain memory and never kept. */
+static void test_host_pool(int device)
+{
+    const size_t bytes = (size_t)3 << 20;
+    long long reuses = fm_host_pool_reuses();
+    unsigned char *a = fm_host_alloc(bytes);
+    int zero = a != NULL;
+    for (size_t i = 0; zero && i < bytes; i++)
+        zero = a[i] == 0;
+    tap_ok(zero, "a new map's memory is zeroed");
+    memset(a, 0xab, bytes);
+    fm_host_free(a, bytes);
+    tap_ok(fm_host_pool_kept_bytes() == (device ? bytes : 0),
+           "a freed map is kept for reuse only when pinned (%zu bytes kept)",
+           fm_host_pool_kept_bytes());
+    unsigned char *b = fm_host_alloc(bytes);
+    zero = b != NULL;
+    for (size_t i = 0; zero && i < bytes; i++)
+        zero = b[i] == 0;
+    tap_ok(zero && fm_host_pool_reuses() == reuses + (device ? 1 : 0),
+           "the next map of that size %s, zeroed", device ? "reuses the block" : "is fresh");
+    fm_host_free(b, bytes);
+    fm_host_pool_set_budget(0);
+    tap_ok(fm_host_pool_kept_bytes() == 0, "a zero budget frees every kept block");
+}
+
 int main(void)
 {
     test_contract();
     char why[FM_MSG_LEN] = "";
-    if (fm_device_count(why, sizeof why) > 0)
+    int device = fm_device_warm_up(NULL, why, sizeof why) > 0;
+    test_host_pool(device);
+    if (device)
         test_cuda_lsi();
     else
         printf("# SKIP: no CUDA device (%s): the CUDA paths' resident reads are not run\n", why);

@@ -6,6 +6,7 @@
 #include "app/core/error.h"
 #include "app/core/methods/methods.h"
 #include "app/core/oct_stages.h"
+#include "kernels/host_memory.h"
 
 static const char *const resample_choices[] = {"tdi", "linear", "cubic", "zeropad", NULL};
 static const char *const window_choices[] = {"none", "hann", "gaussian", NULL};
@@ -202,7 +203,17 @@ static fm_result *oct_run(const fm_method *method, fm_dataset *dataset, const fm
     /* Chunks of B-scans bound the depth-fastest scratch buffer and give progress; each chunk is
      * still many A-lines, enough for the kernels' batched FFTs and streams. */
     int chunk = MAX(1, MIN(n_bscans, (int)(256 * 1024 * 1024 / ((gsize)n_alines * n_depth * 4))));
-    g_autofree float *scratch = g_new(float, (gsize)chunk *n_alines *n_depth);
+    /* pinned once the GPU is started (the B-scans download straight into it), and kept for the
+     * next run */
+    const gsize scratch_bytes = (gsize)chunk * n_alines * n_depth * sizeof(float);
+    float *scratch = fm_host_alloc(scratch_bytes);
+    if (!scratch) {
+        fm_map_free(bscan);
+        fm_map_free(enface);
+        g_set_error(error, FM_ERROR, FM_ERROR_COMPUTE, _("%s: no memory for %d B-scans"),
+                    method->id, chunk);
+        return NULL;
+    }
     gsize frame_bytes = (gsize)n_alines * n_pixels * fm_pixel_size(spectra->type);
     double elapsed_ms = 0.0;
     for (int b0 = 0; b0 < n_bscans; b0 += chunk) {
@@ -216,6 +227,7 @@ static fm_result *oct_run(const fm_method *method, fm_dataset *dataset, const fm
             fm_map_free(bscan);
             fm_map_free(enface);
             fm_method_set_kernel_error(error, status, msg);
+            fm_host_free(scratch, scratch_bytes);
             return NULL;
         }
         elapsed_ms += info.elapsed_ms;
@@ -240,6 +252,8 @@ static fm_result *oct_run(const fm_method *method, fm_dataset *dataset, const fm
             }
         }
     }
+
+    fm_host_free(scratch, scratch_bytes);
 
     fm_result *result = fm_result_new(method->id);
     result->backend = g_strdup(info.backend_used == FM_BACKEND_CUDA ? "cuda" : "cpu");

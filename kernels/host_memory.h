@@ -1,0 +1,33 @@
+/* Host memory for the maps a GPU writes: page-locked once a CUDA device is started, so that
+ * downloads land in the maps directly, and kept for the next run's maps instead of freed. */
+#pragma once
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Zeroed memory for n bytes, or NULL. Page-locked (from the pool when a kept block fits) after
+ * fm_device_warm_up found a device, plain malloc before that and without CUDA. */
+void *fm_host_alloc(size_t bytes);
+/* Frees memory from fm_host_alloc (bytes as asked); page-locked blocks go back to the pool,
+ * which keeps at most its budget and frees the oldest beyond it. */
+void fm_host_free(void *ptr, size_t bytes);
+
+/* Pool size limit in bytes (default 2 GiB); 0 frees every kept block and keeps none. */
+void fm_host_pool_set_budget(size_t bytes);
+/* Bytes kept for reuse now, and how many allocations were served from the pool. */
+size_t fm_host_pool_kept_bytes(void);
+long long fm_host_pool_reuses(void);
+
+/* Called by fm_device_warm_up once device 0's context exists: from then on maps are pinned. */
+void fm_host_memory_enable_pinned(void);
+
+/* Implemented in host_memory_cuda.cu in CUDA builds. */
+void *fm_host_pinned_alloc(size_t bytes);
+void fm_host_pinned_free(void *ptr);
+
+#ifdef __cplusplus
+}
+#endif
