@@ -152,8 +152,11 @@ static fm_result *lsi_run(const fm_method *method, fm_dataset *dataset, const fm
     /* The valid border is NaN by design; count only the NaNs it does not explain, so the
      * note speaks of real zero-mean windows whatever the kernel counts as invalid. */
     long long nan_values = 0, border_values = 0;
-    for (gsize i = 0; i < fm_map_n_values(contrast); i++)
-        nan_values += isnan(contrast->data[i]) ? 1 : 0;
+    const long long n_values = (long long)fm_map_n_values(contrast);
+    const float *k_values = contrast->data;
+#pragma omp parallel for reduction(+ : nan_values) schedule(static)
+    for (long long i = 0; i < n_values; i++)
+        nan_values += isnan(k_values[i]) ? 1 : 0;
     if (kind != LSI_TEMPORAL && lp.border == FM_LSI_BORDER_VALID) {
         long long r = lp.window / 2;
         long long inner = MAX(0, width - 2 * r) * MAX(0, height - 2 * r);
