@@ -1,5 +1,6 @@
 /* SD-OCT files: raw u16 / 12-bit packed / u8 round trips with sidecars, the 12-bit bit order,
- * size errors with numbers, calibration CSV and polynomial errors, backgrounds, the simulator. */
+ * the threaded decoder against a bit-by-bit reference, size errors with numbers, calibration CSV
+ * and polynomial errors, backgrounds, the simulator. */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
@@ -113,6 +114,90 @@ static void test_size_errors(void)
     layout = (fm_oct_raw_layout){5, 1, 0, FM_OCT_RAW_U12_PACKED};
     g_assert_null(fm_oct_raw_decode(bytes, 15, "x.raw", &layout, &error));
     g_assert_error(error, FM_ERROR, FM_ERROR_BAD_INPUT);
+}
+
+/* Sample i of a raw file as the documented layouts define it, bit by bit: 12-bit packed
+ * samples are bits [12 i, 12 i + 12) of the little-endian bit stream. */
+static guint16 reference_sample(const guint8 *bytes, fm_oct_raw_format format, gsize i)
+{
+    if (format == FM_OCT_RAW_U16)
+        return (guint16)(bytes[2 * i] + 256 * bytes[2 * i + 1]);
+    if (format == FM_OCT_RAW_U8)
+        return bytes[i];
+    guint v = 0;
+    for (gsize b = 0; b < 12; b++) {
+        gsize bit = 12 * i + b;
+        v |= ((bytes[bit / 8] >> (bit % 8)) & 1u) << b;
+    }
+    return (guint16)v;
+}
+
+/* The decoders split A-lines between threads: random bytes in every format, with A-line counts
+ * that no thread count divides evenly, decoded by 1..16 threads and by as many as the machine
+ * has, from memory and from a file, equal the reference sample for sample. */
+static void test_parallel_decode(void)
+{
+    static const fm_oct_raw_format formats[] = {FM_OCT_RAW_U12_PACKED, FM_OCT_RAW_U16,
+                                                FM_OCT_RAW_U8};
+    static const char *const threads[] = {"1", "2", "3", "4", "7", "16", NULL};
+    static const int alines[][2] = {{1001, 3}, {5, 1}, {1, 1}}; /* per B-scan, B-scans */
+    g_autoptr(GRand) rand = g_rand_new_with_seed(77);
+    g_autofree char *path = tmp_path("parallel.raw");
+    for (gsize f = 0; f < G_N_ELEMENTS(formats); f++)
+        for (gsize a = 0; a < G_N_ELEMENTS(alines); a++) {
+            fm_oct_raw_layout layout = {70, alines[a][0], alines[a][1], formats[f]};
+            gsize n_samples = 70 * (gsize)alines[a][0] * (gsize)alines[a][1];
+            gsize n_bytes = fm_oct_raw_aline_bytes(&layout) * (n_samples / 70);
+            g_autofree guint8 *bytes = g_malloc(n_bytes);
+            for (gsize i = 0; i < n_bytes; i++)
+                bytes[i] = (guint8)g_rand_int_range(rand, 0, 256);
+            write_file(path, bytes, n_bytes);
+            for (gsize t = 0; t < G_N_ELEMENTS(threads); t++) {
+                /* libc's, not g_setenv, which warns once threads have existed: the decoder reads
+                 * the variable before it starts any and joins them all before it returns */
+                if (threads[t])
+                    setenv("FLUXMAP_IO_THREADS", threads[t], 1);
+                else
+                    unsetenv("FLUXMAP_IO_THREADS");
+                g_autoptr(GError) error = NULL;
+                g_autoptr(fm_dataset) mem = fm_oct_raw_decode(bytes, n_bytes, "x", &layout, &error);
+                g_assert_no_error(error);
+                g_autoptr(fm_dataset) file = fm_oct_raw_read(path, &layout, &error);
+                g_assert_no_error(error);
+                g_assert_cmpuint(fm_dataset_n_elements(mem), ==, n_samples);
+                const guint16 *m = mem->data, *v = file->data;
+                for (gsize i = 0; i < n_samples; i++) {
+                    guint16 want = reference_sample(bytes, formats[f], i);
+                    if (m[i] != want || v[i] != want)
+                        g_error("%s, %s threads: sample %" G_GSIZE_FORMAT " is %u/%u, not %u",
+                                fm_oct_raw_format_name(formats[f]), threads[t] ? threads[t] : "all",
+                                i, m[i], v[i], want);
+                }
+            }
+        }
+    unsetenv("FLUXMAP_IO_THREADS");
+}
+
+/* A file cut short of its sidecar's layout: an error naming the file and the numbers. */
+static void test_truncated_file(void)
+{
+    g_autoptr(fm_dataset) ds = spectra(64, 30, 2, 4095);
+    g_autofree char *path = tmp_path("cut12.raw");
+    g_autoptr(GError) error = NULL;
+    g_assert_true(fm_oct_raw_write(path, ds, FM_OCT_RAW_U12_PACKED, NULL, &error));
+    g_autofree char *bytes = NULL;
+    gsize len = 0;
+    g_assert_true(g_file_get_contents(path, &bytes, &len, NULL));
+    write_file(path, bytes, len - 96); /* one A-line short */
+    g_autoptr(fm_dataset) cut = fm_oct_raw_read(path, NULL, &error);
+    g_assert_null(cut);
+    g_assert_error(error, FM_ERROR, FM_ERROR_BAD_INPUT);
+    g_assert_nonnull(strstr(error->message, "cut12.raw"));
+    g_assert_nonnull(strstr(error->message, "59 A-lines is not a multiple of 30"));
+    g_clear_error(&error);
+    write_file(path, bytes, len - 1);
+    g_assert_null(fm_oct_raw_read(path, NULL, &error));
+    g_assert_nonnull(strstr(error->message, "cut12.raw: 5759 bytes is not a multiple"));
 }
 
 static void test_unparsed(void)
@@ -275,6 +360,8 @@ int main(int argc, char **argv)
     g_test_add_func("/oct-io/u12-bit-order", test_u12_bit_order);
     g_test_add_func("/oct-io/round-trips", test_round_trips);
     g_test_add_func("/oct-io/size-errors", test_size_errors);
+    g_test_add_func("/oct-io/parallel-decode", test_parallel_decode);
+    g_test_add_func("/oct-io/truncated-file", test_truncated_file);
     g_test_add_func("/oct-io/unparsed", test_unparsed);
     g_test_add_func("/oct-io/bad-sidecar", test_bad_sidecar);
     g_test_add_func("/oct-io/calibration", test_calibration);

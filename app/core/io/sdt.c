@@ -8,6 +8,7 @@
 
 #include "app/core/error.h"
 #include "app/core/io/flim_bytes.h"
+#include "app/core/io/io_threads.h"
 #include "app/core/io/sdt_layout.h"
 
 gboolean fm_sdt_sniff(const guint8 *head, gsize n)
@@ -178,26 +179,70 @@ static gboolean image_size(const sdt_file *f, int block, const meas_desc *md, gu
 
 /* Block data are y, x, t with t fastest (one decay after another along each line); the dataset
  * is x fastest, then y, then t, so every sample moves. */
-static fm_dataset *to_dataset(const guint8 *data, int bytes_per_count, gint64 w, gint64 h, int bins,
-                              guint64 *saturated)
+typedef struct {
+    const guint8 *data;
+    guint16 *out;
+    int bytes_per_count, bins;
+    gsize plane;                          /* pixels */
+    guint64 saturated[FM_IO_MAX_THREADS]; /* per part: 32-bit counts clipped to 65535 */
+} transpose_job;
+
+/* Pixels per tile of the transpose: the tile's decays (64 x bins counts) are read in order and
+ * each time bin's plane gets 64 neighbouring values, where one pixel at a time would write to
+ * `bins` distant pages per pixel. */
+#define TRANSPOSE_TILE 64
+/* Below this many pixels per thread a thread costs more than it saves. */
+#define TRANSPOSE_MIN_PIXELS 4096
+
+static void transpose_pixels(int part, gsize first, gsize end, gpointer user)
 {
-    gsize sizes[3] = {(gsize)w, (gsize)h, (gsize)bins};
-    fm_dataset *ds = fm_dataset_new(FM_PIXEL_U16, 3, sizes, NULL);
-    guint16 *out = ds->data;
-    gsize plane = (gsize)w * (gsize)h;
-    *saturated = 0;
-    for (gsize pix = 0; pix < plane; pix++) {
-        const guint8 *decay = data + pix * (gsize)bins * bytes_per_count;
+    transpose_job *job = user;
+    int bins = job->bins, bpc = job->bytes_per_count;
+    guint64 saturated = 0;
+    for (gsize tile = first; tile < end; tile += TRANSPOSE_TILE) {
+        gsize n = MIN((gsize)TRANSPOSE_TILE, end - tile);
+        const guint8 *decays = job->data + tile * (gsize)bins * bpc;
+        gsize decay_bytes = (gsize)bins * bpc;
         for (int t = 0; t < bins; t++) {
-            guint32 v = bytes_per_count == 2 ? fm_le16(decay + 2 * t) : fm_le32(decay + 4 * t);
-            if (v > G_MAXUINT16) {
-                v = G_MAXUINT16;
-                (*saturated)++;
+            guint16 *out = job->out + (gsize)t * job->plane + tile;
+            const guint8 *in = decays + (gsize)t * bpc;
+            if (bpc == 2) {
+                for (gsize p = 0; p < n; p++)
+                    out[p] = fm_le16(in + p * decay_bytes);
+                continue;
             }
-            out[(gsize)t * plane + pix] = (guint16)v;
+            for (gsize p = 0; p < n; p++) {
+                guint32 v = fm_le32(in + p * decay_bytes);
+                if (v > G_MAXUINT16) {
+                    v = G_MAXUINT16;
+                    saturated++;
+                }
+                out[p] = (guint16)v;
+            }
         }
     }
-    return ds;
+    job->saturated[part] = saturated;
+}
+
+/* The dataset of the file's counts, with source_path and the file's hash, which is taken while
+ * the counts are transposed. */
+static fm_dataset *to_dataset(const sdt_file *f, const guint8 *data, int bytes_per_count, gint64 w,
+                              gint64 h, int bins, guint64 *saturated, GError **error)
+{
+    gsize sizes[3] = {(gsize)w, (gsize)h, (gsize)bins};
+    g_autoptr(fm_dataset) ds = fm_dataset_new(FM_PIXEL_U16, 3, sizes, NULL);
+    ds->source_path = g_canonicalize_filename(f->path, NULL);
+    fm_io_hash *hash = fm_io_hash_begin(ds);
+    transpose_job job = {data, ds->data, bytes_per_count, bins, (gsize)w * (gsize)h, {0}};
+    /* Parts own disjoint pixel ranges, so they write disjoint samples. */
+    fm_io_parallel_ranges(job.plane, fm_io_threads_for(job.plane, TRANSPOSE_MIN_PIXELS),
+                          transpose_pixels, &job);
+    *saturated = 0;
+    for (int p = 0; p < FM_IO_MAX_THREADS; p++)
+        *saturated += job.saturated[p];
+    if (!fm_io_hash_end(hash, error))
+        return NULL;
+    return g_steal_pointer(&ds);
 }
 
 /* Rounds a value derived from float32 fields to 6 significant digits: a float carries ~7, so
@@ -327,7 +372,9 @@ static fm_dataset *read_block(const sdt_file *f, int block, GError **error)
     if (!image_size(f, block, &md, n_bytes / decay_bytes, n_bytes, &w, &h, error))
         return NULL;
     guint64 saturated = 0;
-    fm_dataset *ds = to_dataset(data, bytes_per_count, w, h, md.bins, &saturated);
+    fm_dataset *ds = to_dataset(f, data, bytes_per_count, w, h, md.bins, &saturated, error);
+    if (!ds)
+        return NULL;
     ds->dims[0].unit = g_strdup("px");
     ds->dims[1].unit = g_strdup("px");
     fm_dataset_set_meta(ds, "format", "sdt");
@@ -364,13 +411,5 @@ fm_dataset *fm_sdt_read(const char *path, int block, GError **error)
     }
     sdt_file f = {path, (const guint8 *)g_mapped_file_get_contents(map),
                   g_mapped_file_get_length(map)};
-    fm_dataset *ds = read_block(&f, block, error);
-    if (!ds)
-        return NULL;
-    ds->source_path = g_canonicalize_filename(path, NULL);
-    if (!fm_dataset_hash_file(ds, error)) {
-        fm_dataset_unref(ds);
-        return NULL;
-    }
-    return ds;
+    return read_block(&f, block, error);
 }

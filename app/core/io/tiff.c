@@ -9,6 +9,7 @@
 #include <tiffio.h>
 
 #include "app/core/error.h"
+#include "app/core/io/io_threads.h"
 
 /* libtiff reports problems through process-wide handlers that print to stderr by default.
  * We route errors into a per-thread buffer (readers run on worker threads) so the message can
@@ -119,6 +120,16 @@ static void unpack_row(const guint8 *src, const page_info *pi, guint32 n, void *
         return;
     }
     guint16 *out = dst;
+    if (pi->bps == 12) { /* the common camera depth: two samples in three bytes */
+        guint32 i = 0;
+        for (; i + 1 < n; i += 2, src += 3) {
+            out[i] = (guint16)(src[0] << 4 | src[1] >> 4);
+            out[i + 1] = (guint16)((src[1] & 0x0f) << 8 | src[2]);
+        }
+        if (i < n)
+            out[i] = (guint16)(src[0] << 4 | src[1] >> 4);
+        return;
+    }
     guint64 bit = 0;
     for (guint32 i = 0; i < n; i++) {
         guint32 v = 0;
@@ -128,17 +139,36 @@ static void unpack_row(const guint8 *src, const page_info *pi, guint32 n, void *
     }
 }
 
+static gboolean strip_failed(const char *path, int page, guint32 strip, GError **error)
+{
+    g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                _("%s: truncated: page %d strip %u could not be read (%s)"), path, page, strip + 1,
+                last_message());
+    return FALSE;
+}
+
+/* Whole-byte samples go from the file straight into their rows of dst, a strip at a time:
+ * uncompressed strips with one read each (TIFFReadRawStrip, then the byte swap libtiff would
+ * have done), others decoded by libtiff in place. Packed samples (10, 12, 14 bits) pass
+ * through one strip buffer to be widened. */
 static gboolean read_strips(TIFF *tif, const char *path, int page, const page_info *pi, guint8 *dst,
                             GError **error)
 {
-    gsize px = fm_pixel_size(pi->type);
+    gsize dst_row = (gsize)pi->width * fm_pixel_size(pi->type);
     tmsize_t row_bytes = TIFFScanlineSize(tif);
     tmsize_t strip_size = TIFFStripSize(tif);
     guint32 rows_per_strip = pi->height;
     TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rows_per_strip);
     rows_per_strip = MIN(MAX(rows_per_strip, 1u), pi->height);
-    g_autofree guint8 *buf = strip_size > 0 ? g_try_malloc((gsize)strip_size) : NULL;
-    if (buf == NULL || row_bytes <= 0) {
+    gboolean whole_bytes = pi->bps == 8 || pi->bps == 16 || pi->bps == 32;
+    guint16 compression = COMPRESSION_NONE, fill_order = FILLORDER_MSB2LSB;
+    TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &compression);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_FILLORDER, &fill_order);
+    gboolean raw =
+        whole_bytes && compression == COMPRESSION_NONE && fill_order == FILLORDER_MSB2LSB;
+    g_autofree guint8 *buf =
+        !whole_bytes && strip_size > 0 ? g_try_malloc((gsize)strip_size) : NULL;
+    if (row_bytes <= 0 || (whole_bytes ? (gsize)row_bytes != dst_row : buf == NULL)) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
                     _("%s: page %d has an unusable strip layout"), path, page);
         return FALSE;
@@ -149,16 +179,24 @@ static gboolean read_strips(TIFF *tif, const char *path, int page, const page_in
         if (row0 >= pi->height)
             break;
         guint32 rows = MIN(rows_per_strip, pi->height - row0);
-        tmsize_t got = TIFFReadEncodedStrip(tif, s, buf, strip_size);
-        if (got < (tmsize_t)rows * row_bytes) {
-            g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                        _("%s: truncated: page %d strip %u could not be read (%s)"), path, page,
-                        s + 1, last_message());
-            return FALSE;
+        tmsize_t want = (tmsize_t)rows * row_bytes;
+        if (whole_bytes) {
+            guint8 *out = dst + (gsize)row0 * dst_row;
+            tmsize_t got =
+                raw ? TIFFReadRawStrip(tif, s, out, want) : TIFFReadEncodedStrip(tif, s, out, want);
+            if (got < want)
+                return strip_failed(path, page, s, error);
+            if (raw && TIFFIsByteSwapped(tif) && pi->bps == 16)
+                TIFFSwabArrayOfShort((guint16 *)out, (tmsize_t)rows * pi->width);
+            else if (raw && TIFFIsByteSwapped(tif) && pi->bps == 32)
+                TIFFSwabArrayOfLong((guint32 *)out, (tmsize_t)rows * pi->width);
+            continue;
         }
+        if (TIFFReadEncodedStrip(tif, s, buf, strip_size) < want)
+            return strip_failed(path, page, s, error);
         for (guint32 r = 0; r < rows; r++)
             unpack_row(buf + (gsize)r * row_bytes, pi, pi->width,
-                       dst + ((gsize)(row0 + r) * pi->width) * px);
+                       dst + (gsize)(row0 + r) * dst_row);
     }
     return TRUE;
 }
@@ -179,6 +217,7 @@ static gboolean read_tiles(TIFF *tif, const char *path, int page, const page_inf
                     _("%s: page %d has an unusable tile layout"), path, page);
         return FALSE;
     }
+    gboolean whole_bytes = pi->bps == 8 || pi->bps == 16 || pi->bps == 32;
     for (guint32 y0 = 0; y0 < pi->height; y0 += th) {
         for (guint32 x0 = 0; x0 < pi->width; x0 += tw) {
             guint32 tile = TIFFComputeTile(tif, x0, y0, 0, 0);
@@ -190,8 +229,12 @@ static gboolean read_tiles(TIFF *tif, const char *path, int page, const page_inf
             }
             guint32 w = MIN(tw, pi->width - x0), h = MIN(th, pi->height - y0);
             for (guint32 r = 0; r < h; r++) {
-                unpack_row(buf + (gsize)r * row_bytes, pi, tw, row);
-                memcpy(dst + ((gsize)(y0 + r) * pi->width + x0) * px, row, (gsize)w * px);
+                const guint8 *src = buf + (gsize)r * row_bytes;
+                if (!whole_bytes) {
+                    unpack_row(src, pi, tw, row);
+                    src = row;
+                }
+                memcpy(dst + ((gsize)(y0 + r) * pi->width + x0) * px, src, (gsize)w * px);
             }
         }
     }
@@ -224,26 +267,43 @@ static gboolean read_field(FILE *f, guint64 offset, int bytes, gboolean swap, gu
     return TRUE;
 }
 
-/* libtiff treats a link to a next page that lies beyond the end of the file as "no more
- * pages", which would make a cut multi-page file look complete. So we follow the current
- * page's link ourselves: TRUE when it names a page whose directory the file does not hold. */
-static gboolean next_page_missing(const char *path, TIFF *tif)
+/* Counts the pages by following the chain of page directories in the file itself, which costs
+ * two small reads a page. Knowing the count first lets every page be decoded straight into its
+ * place in the dataset. And libtiff treats a link to a page beyond the end of the file as "no
+ * more pages", which would make a cut multi-page file look complete; here it is an error. A
+ * link back to an earlier page ends the chain, as it does for libtiff. */
+static gboolean count_pages(const char *path, TIFF *tif, int *n_pages, GError **error)
 {
     gboolean big = TIFFIsBigTIFF(tif), swap = TIFFIsByteSwapped(tif);
     int count_bytes = big ? 8 : 2, entry_bytes = big ? 20 : 12, link_bytes = big ? 8 : 4;
     FILE *f = g_fopen(path, "rb");
-    if (f == NULL)
+    if (f == NULL) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: cannot open: %s"), path,
+                    g_strerror(errno));
         return FALSE;
+    }
     fseeko(f, 0, SEEK_END);
-    guint64 size = (guint64)ftello(f);
-    guint64 diroff = TIFFCurrentDirOffset(tif), count = 0, link = 0, next_count = 0;
-    gboolean missing =
-        !read_field(f, diroff, count_bytes, swap, &count) ||
-        !read_field(f, diroff + count_bytes + count * entry_bytes, link_bytes, swap, &link) ||
-        (link != 0 && (!read_field(f, link, count_bytes, swap, &next_count) ||
-                       link + count_bytes + next_count * entry_bytes + link_bytes > size));
+    guint64 size = (guint64)ftello(f), offset = 0, count = 0;
+    g_autoptr(GHashTable) seen = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    int page = 0;
+    gboolean ok = read_field(f, big ? 8 : 4, link_bytes, swap, &offset);
+    while (ok && offset != 0 && !g_hash_table_contains(seen, &offset)) {
+        page++;
+        g_hash_table_add(seen, g_memdup2(&offset, sizeof offset));
+        ok = read_field(f, offset, count_bytes, swap, &count) &&
+             count <= (size - MIN(offset, size)) / (guint64)entry_bytes &&
+             offset + count_bytes + count * entry_bytes + link_bytes <= size &&
+             read_field(f, offset + count_bytes + count * entry_bytes, link_bytes, swap, &offset);
+    }
     fclose(f);
-    return missing;
+    if (!ok || page == 0) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                    _("%s: truncated: page %d could not be read (%s)"), path, MAX(page, 1),
+                    _("it lies beyond the end of the file"));
+        return FALSE;
+    }
+    *n_pages = page;
+    return TRUE;
 }
 
 /* Opens path for reading after the header check, with libtiff's messages captured. */
@@ -259,83 +319,79 @@ static TIFF *open_for_reading(const char *path, GError **error)
     return tif;
 }
 
+/* Reads pages 1..n_pages (page 1 is the current directory, described by first) into pixels. */
+static gboolean read_pages(TIFF *tif, const char *path, int n_pages, const page_info *first,
+                           guint8 *pixels, GError **error)
+{
+    gsize page_bytes = (gsize)first->width * first->height * fm_pixel_size(first->type);
+    for (int page = 1; page <= n_pages; page++) {
+        page_info pi = *first;
+        if (page > 1) {
+            tiff_message[0] = '\0';
+            if (!TIFFReadDirectory(tif)) {
+                g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                            _("%s: truncated: page %d could not be read (%s)"), path, page,
+                            last_message());
+                return FALSE;
+            }
+            if (!read_page_info(tif, path, page, &pi, error))
+                return FALSE;
+            if (pi.width != first->width || pi.height != first->height) {
+                g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                            _("%s: page %d is %ux%u, page 1 is %ux%u"), path, page, pi.width,
+                            pi.height, first->width, first->height);
+                return FALSE;
+            }
+            if (pi.type != first->type || pi.bps != first->bps) {
+                g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                            _("%s: page %d has %u-bit samples, page 1 has %u-bit"), path, page,
+                            pi.bps, first->bps);
+                return FALSE;
+            }
+        }
+        /* PLANARCONFIG_SEPARATE with one sample per pixel is byte-identical to contiguous. */
+        guint8 *dst = pixels + page_bytes * (gsize)(page - 1);
+        if (!(TIFFIsTiled(tif) ? read_tiles(tif, path, page, &pi, dst, error)
+                               : read_strips(tif, path, page, &pi, dst, error)))
+            return FALSE;
+    }
+    return TRUE;
+}
+
 fm_dataset *fm_tiff_read(const char *path, GError **error)
 {
     TIFF *tif = open_for_reading(path, error);
     if (tif == NULL)
         return NULL;
-    page_info first = {0};
-    GByteArray *pixels = g_byte_array_new();
-    g_autofree char *description = NULL;
-    int page = 0;
-    gboolean ok = TRUE, more = FALSE;
-    do {
-        page++;
-        page_info pi;
-        if (!read_page_info(tif, path, page, &pi, error)) {
-            ok = FALSE;
-            break;
-        }
-        if (page == 1) {
-            first = pi;
-            char *desc = NULL;
-            if (TIFFGetField(tif, TIFFTAG_IMAGEDESCRIPTION, &desc) && desc)
-                description = g_strdup(desc);
-        } else if (pi.width != first.width || pi.height != first.height) {
-            g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                        _("%s: page %d is %ux%u, page 1 is %ux%u"), path, page, pi.width, pi.height,
-                        first.width, first.height);
-            ok = FALSE;
-            break;
-        } else if (pi.type != first.type || pi.bps != first.bps) {
-            g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                        _("%s: page %d has %u-bit samples, page 1 has %u-bit"), path, page, pi.bps,
-                        first.bps);
-            ok = FALSE;
-            break;
-        }
-        /* PLANARCONFIG_SEPARATE with one sample per pixel is byte-identical to contiguous. */
-        gsize page_bytes = (gsize)pi.width * pi.height * fm_pixel_size(pi.type);
-        gsize old = pixels->len;
-        g_byte_array_set_size(pixels, (guint)(old + page_bytes));
-        guint8 *dst = pixels->data + old;
-        ok = TIFFIsTiled(tif) ? read_tiles(tif, path, page, &pi, dst, error)
-                              : read_strips(tif, path, page, &pi, dst, error);
-        if (!ok)
-            break;
-        tiff_message[0] = '\0';
-        more = next_page_missing(path, tif);
-    } while (TIFFReadDirectory(tif));
-    if (ok && more) {
-        /* TIFFReadDirectory returns 0 both at the last page and when the link to the next page
-         * points past the end of a cut file; the link, read by us, tells them apart. */
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                    _("%s: truncated: page %d could not be read (%s)"), path, page + 1,
-                    tiff_message[0] ? tiff_message : _("it lies beyond the end of the file"));
-        ok = FALSE;
-    }
-    TIFFClose(tif);
-    if (!ok) {
-        g_byte_array_unref(pixels);
+    page_info first;
+    int n_pages = 0;
+    if (!read_page_info(tif, path, 1, &first, error) || !count_pages(path, tif, &n_pages, error)) {
+        TIFFClose(tif);
         return NULL;
     }
-    gsize sizes[3] = {first.width, first.height, (gsize)page};
-    fm_dataset *ds = fm_dataset_new(first.type, 3, sizes, NULL);
-    memcpy(ds->data, pixels->data, pixels->len);
-    g_byte_array_unref(pixels);
+    char *desc = NULL;
+    g_autofree char *description =
+        TIFFGetField(tif, TIFFTAG_IMAGEDESCRIPTION, &desc) && desc ? g_strdup(desc) : NULL;
+    gsize sizes[3] = {first.width, first.height, (gsize)n_pages};
+    g_autoptr(fm_dataset) ds = fm_dataset_new(first.type, 3, sizes, NULL);
+    ds->source_path = g_canonicalize_filename(path, NULL);
+    fm_io_hash *hash = fm_io_hash_begin(ds);
+    gboolean ok = read_pages(tif, path, n_pages, &first, ds->data, error);
+    TIFFClose(tif);
+    ok = fm_io_hash_end(hash, ok ? error : NULL) && ok;
+    if (!ok)
+        return NULL;
     ds->bits_per_sample = first.bps;
     ds->dims[0].unit = g_strdup("px");
     ds->dims[1].unit = g_strdup("px");
     ds->dims[2].unit = g_strdup("frame");
-    ds->source_path = g_canonicalize_filename(path, NULL);
     if (description)
         fm_dataset_set_meta(ds, "description", description);
-    if (!fm_dataset_hash_file(ds, error)) {
-        fm_dataset_unref(ds);
-        return NULL;
-    }
-    return ds;
+    return g_steal_pointer(&ds);
 }
+
+/* The largest strip the writer makes; float32 maps of up to about 2000 x 2000 are one strip. */
+#define FM_TIFF_STRIP_BYTES ((gsize)16 << 20)
 
 static gboolean write_pages(const char *path, const void *data, fm_pixel_type type, int width,
                             int height, int n_frames, const char *description, GError **error)
@@ -347,7 +403,10 @@ static gboolean write_pages(const char *path, const void *data, fm_pixel_type ty
     }
     install_handlers();
     gsize px = fm_pixel_size(type);
-    gsize frame_bytes = (gsize)width * height * px;
+    gsize frame_bytes = (gsize)width * height * px, row_bytes = (gsize)width * px;
+    /* Strips of whole pages up to FM_TIFF_STRIP_BYTES: one write per strip here and one read
+     * per strip for any reader, where libtiff's default 8 KiB strips cost a system call each. */
+    guint32 rows_per_strip = (guint32)CLAMP(FM_TIFF_STRIP_BYTES / row_bytes, 1, (gsize)height);
     /* BigTIFF only when the classic 4 GiB offsets would overflow. */
     const char *mode = (frame_bytes * (gsize)n_frames > ((gsize)1 << 31) * 3 / 2) ? "w8" : "w";
     TIFF *tif = TIFFOpen(path, mode);
@@ -366,17 +425,20 @@ static gboolean write_pages(const char *path, const void *data, fm_pixel_type ty
         TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
         TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
         TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_NONE);
-        TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif, 0));
+        TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, rows_per_strip);
         if (n_frames > 1) {
             TIFFSetField(tif, TIFFTAG_SUBFILETYPE, FILETYPE_PAGE);
             TIFFSetField(tif, TIFFTAG_PAGENUMBER, (guint16)f, (guint16)n_frames);
         }
         if (description)
             TIFFSetField(tif, TIFFTAG_IMAGEDESCRIPTION, description);
+        /* Uncompressed, libtiff writes each strip from our buffer with one write call. */
         const guint8 *frame = (const guint8 *)data + frame_bytes * (gsize)f;
-        for (int r = 0; r < height && ok; r++)
-            ok =
-                TIFFWriteScanline(tif, (void *)(frame + (gsize)r * width * px), (guint32)r, 0) == 1;
+        for (guint32 s = 0, row = 0; row < (guint32)height && ok; s++, row += rows_per_strip) {
+            tmsize_t bytes = (tmsize_t)MIN(rows_per_strip, (guint32)height - row) * row_bytes;
+            ok = TIFFWriteEncodedStrip(tif, s, (void *)(frame + (gsize)row * row_bytes), bytes) ==
+                 bytes;
+        }
         ok = ok && TIFFWriteDirectory(tif);
     }
     TIFFClose(tif);
