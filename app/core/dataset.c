@@ -10,6 +10,10 @@
 #include <string.h>
 
 #include "error.h"
+#include "fm_config.h"
+#if FM_HAVE_LIBCRYPTO
+#include <openssl/evp.h>
+#endif
 
 static const char *const default_names[FM_DATASET_MAX_DIMS] = {"x", "y", "t", "z"};
 
@@ -132,20 +136,40 @@ gboolean fm_dataset_hash_file(fm_dataset *ds, GError **error)
                     g_strerror(errno));
         return FALSE;
     }
-    g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
-    guchar buf[65536];
+    /* The hash runs beside every read: OpenSSL's SHA-256 (SHA-NI where the CPU has it) is about
+     * three times GLib's, so it no longer sets the pace of reading a file. */
+    const size_t buf_size = (size_t)1 << 20;
+    g_autofree guchar *buf = g_malloc(buf_size);
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+#if FM_HAVE_LIBCRYPTO
+    EVP_MD_CTX *sum = EVP_MD_CTX_new();
+    gboolean failed = sum == NULL || EVP_DigestInit_ex(sum, EVP_sha256(), NULL) != 1;
+    while (!failed && (n = fread(buf, 1, buf_size, f)) > 0)
+        failed = EVP_DigestUpdate(sum, buf, n) != 1;
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int digest_len = 0;
+    failed = failed || ferror(f) != 0 || EVP_DigestFinal_ex(sum, digest, &digest_len) != 1;
+    EVP_MD_CTX_free(sum);
+    fclose(f);
+    char hex[2 * EVP_MAX_MD_SIZE + 1];
+    for (unsigned int i = 0; i < digest_len; i++)
+        g_snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+    hex[2 * digest_len] = '\0';
+#else
+    g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+    while ((n = fread(buf, 1, buf_size, f)) > 0)
         g_checksum_update(sum, buf, (gssize)n);
     gboolean failed = ferror(f) != 0;
     fclose(f);
+    const char *hex = g_checksum_get_string(sum);
+#endif
     if (failed) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: read error while hashing"),
                     ds->source_path);
         return FALSE;
     }
     g_free(ds->sha256);
-    ds->sha256 = g_strdup(g_checksum_get_string(sum));
+    ds->sha256 = g_strdup(hex);
     return TRUE;
 }
 
