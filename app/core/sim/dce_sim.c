@@ -10,6 +10,12 @@
 #include "app/core/io/frame_times.h"
 #include "app/core/roi.h"
 
+#ifdef _OPENMP
+#define FM_SIM_OMP(directive) _Pragma(directive)
+#else
+#define FM_SIM_OMP(directive)
+#endif
+
 void fm_dce_sim_defaults(fm_dce_sim_params *p)
 {
     static const double liver[FM_DCE_N_PARAMS] = {20, 100, 400, 1, 2};
@@ -127,7 +133,9 @@ static double parker_aif(double t_min)
     double c = 0.0;
     for (int n = 0; n < 2; n++) {
         double d = (t_min - T[n]) / S[n];
-        c += A[n] / (S[n] * sqrt(2.0 * G_PI)) * exp(-0.5 * d * d);
+        /* past e^-746 exp() is 0, but reached through libm's slow underflow path */
+        if (0.5 * d * d < 746.0)
+            c += A[n] / (S[n] * sqrt(2.0 * G_PI)) * exp(-0.5 * d * d);
     }
     return c + alpha * exp(-beta * t_min) / (1.0 + exp(-s * (t_min - tau)));
 }
@@ -140,41 +148,47 @@ static double arterial(const fm_dce_sim_params *p, double t_s)
     return t <= 0.0 ? 0.0 : parker_aif(t / 60.0);
 }
 
-static double portal(const fm_dce_sim_params *p, double t_s)
+/* Ca(t - delay) convolved with exp(-s / d) / d: trapezoid on a 0.02 s grid over 12 d, which
+ * holds all but e^-12 of the kernel's area. decay[k] = exp(-k h / d), the same for every t. */
+static double portal(const fm_dce_sim_params *p, double t_s, const double *decay, int n)
 {
-    /* Ca(t - delay) convolved with exp(-s / d) / d: trapezoid on a 0.02 s grid over 12 d, which
-     * holds all but e^-12 of the kernel's area. */
     const double d = p->portal_dispersion_s, h = 0.02;
     if (d <= 0.0)
         return arterial(p, t_s - p->portal_delay_s);
-    int n = (int)ceil(12.0 * d / h);
     double sum = 0.0;
     for (int k = 0; k <= n; k++) {
         double s = k * h, w = (k == 0 || k == n) ? 0.5 : 1.0;
-        sum += w * arterial(p, t_s - p->portal_delay_s - s) * exp(-s / d) / d;
+        sum += w * arterial(p, t_s - p->portal_delay_s - s) * decay[k] / d;
     }
     return sum * h;
 }
 
 void fm_dce_sim_inputs(const fm_dce_sim_params *p, double *times_s, double *ca, double *cp)
 {
+    const double d = p->portal_dispersion_s, h = 0.02;
+    const int n = d > 0.0 ? (int)ceil(12.0 * d / h) : 0;
+    g_autofree double *decay = g_new(double, n + 1);
+    for (int k = 0; d > 0.0 && k <= n; k++)
+        decay[k] = exp(-(k * h) / d);
+    /* the portal convolution is thousands of AIF values per frame: frames in parallel */
+    FM_SIM_OMP("omp parallel for schedule(static)")
     for (int i = 0; i < p->n_times; i++) {
         times_s[i] = i * p->frame_interval_s;
         ca[i] = arterial(p, times_s[i]);
-        cp[i] = portal(p, times_s[i]);
+        cp[i] = portal(p, times_s[i], decay, n);
     }
 }
 
-gboolean fm_dce_sim_tissue(const fm_dce_sim_params *p, const double theta[FM_DCE_N_PARAMS],
-                           double *curve, GError **error)
+/* fm_dce_sim_tissue for inputs already computed (the phantom needs them for four curves). */
+static gboolean tissue_from_inputs(const fm_dce_sim_params *p, const double *times_s,
+                                   const double *ca, const double *cp,
+                                   const double theta[FM_DCE_N_PARAMS], double *curve,
+                                   GError **error)
 {
-    g_autofree double *t = g_new(double, p->n_times), *ca = g_new(double, p->n_times);
-    g_autofree double *cp = g_new(double, p->n_times);
-    fm_dce_sim_inputs(p, t, ca, cp);
     fm_dce_params kp;
     fm_dce_params_defaults(&kp);
     kp.n_times = p->n_times;
-    kp.times_s = t;
+    kp.times_s = times_s;
     kp.ca = ca;
     kp.cp = cp;
     char msg[FM_MSG_LEN] = "";
@@ -185,6 +199,26 @@ gboolean fm_dce_sim_tissue(const fm_dce_sim_params *p, const double theta[FM_DCE
     return TRUE;
 }
 
+gboolean fm_dce_sim_tissue(const fm_dce_sim_params *p, const double theta[FM_DCE_N_PARAMS],
+                           double *curve, GError **error)
+{
+    g_autofree double *t = g_new(double, p->n_times), *ca = g_new(double, p->n_times);
+    g_autofree double *cp = g_new(double, p->n_times);
+    fm_dce_sim_inputs(p, t, ca, cp);
+    return tissue_from_inputs(p, t, ca, cp, theta, curve, error);
+}
+
+/* Noise sd from the liver's noise-free curve. */
+static double noise_sd_of(const fm_dce_sim_params *p, const double *liver_curve)
+{
+    if (!(p->cnr > 0.0))
+        return 0.0;
+    double peak = 0.0;
+    for (int i = 0; i < p->n_times; i++)
+        peak = MAX(peak, liver_curve[i]);
+    return p->baseline_signal * peak / p->cnr;
+}
+
 double fm_dce_sim_noise_sd(const fm_dce_sim_params *p)
 {
     if (!(p->cnr > 0.0))
@@ -192,10 +226,7 @@ double fm_dce_sim_noise_sd(const fm_dce_sim_params *p)
     g_autofree double *c = g_new(double, p->n_times);
     if (!fm_dce_sim_tissue(p, p->liver, c, NULL))
         return 0.0;
-    double peak = 0.0;
-    for (int i = 0; i < p->n_times; i++)
-        peak = MAX(peak, c[i]);
-    return p->baseline_signal * peak / p->cnr;
+    return noise_sd_of(p, c);
 }
 
 static gboolean check(const fm_dce_sim_params *p, GError **error)
@@ -224,11 +255,24 @@ static gboolean check(const fm_dce_sim_params *p, GError **error)
     return TRUE;
 }
 
-/* Standard normal deviate by Box-Muller from a seeded GRand (reproducible across runs). */
-static double gaussian(GRand *rng)
+/* Standard normal deviates 2 pair and 2 pair + 1 of the phantom: both halves of Box-Muller
+ * on a counter-based 64-bit draw (splitmix64's finaliser over seed and pair), so every voxel and
+ * frame has its own stream and the phantom is the same for a seed whatever the thread count. */
+static inline guint64 mix64(guint64 z)
 {
-    double u1 = g_rand_double(rng), u2 = g_rand_double(rng);
-    return sqrt(-2.0 * log(1.0 - u1)) * cos(2.0 * G_PI * u2);
+    z = (z ^ (z >> 30)) * G_GUINT64_CONSTANT(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * G_GUINT64_CONSTANT(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+static void gaussian_pair(guint64 seed, guint64 pair, double normal[2])
+{
+    guint64 r = mix64(seed ^ mix64(pair * G_GUINT64_CONSTANT(0x9e3779b97f4a7c15) + 0x444345));
+    double u1 = ((double)(r >> 32) + 0.5) * (1.0 / 4294967296.0); /* never 0: log is finite */
+    double u2 = ((double)(guint32)r + 0.5) * (1.0 / 4294967296.0);
+    double radius = sqrt(-2.0 * log(u1));
+    normal[0] = radius * cos(2.0 * G_PI * u2);
+    normal[1] = radius * sin(2.0 * G_PI * u2);
 }
 
 fm_dataset *fm_dce_simulate(const fm_dce_sim_params *p, GError **error)
@@ -251,10 +295,10 @@ fm_dataset *fm_dce_simulate(const fm_dce_sim_params *p, GError **error)
     for (gsize k = 0; k < G_N_ELEMENTS(tissues); k++) {
         double theta[FM_DCE_N_PARAMS];
         fm_dce_sim_truth(p, tissues[k], theta);
-        if (!fm_dce_sim_tissue(p, theta, curves[tissues[k]], error))
+        if (!tissue_from_inputs(p, times, ca, cp, theta, curves[tissues[k]], error))
             return NULL;
     }
-    const double sd = fm_dce_sim_noise_sd(p);
+    const double sd = noise_sd_of(p, curves[FM_DCE_SIM_LIVER]);
 
     const gsize sizes[4] = {(gsize)p->nx, (gsize)p->ny, (gsize)p->nz, (gsize)nt};
     static const char *const names[4] = {"x", "y", "z", "t"};
@@ -262,21 +306,30 @@ fm_dataset *fm_dce_simulate(const fm_dce_sim_params *p, GError **error)
     float *data = ds->data;
     const gsize volume = (gsize)p->nx * p->ny * p->nz;
     g_autofree guint8 *labels = g_new(guint8, volume);
+    /* Voxels are independent: labels per slice row, signal per frame and slice, in parallel. */
+    FM_SIM_OMP("omp parallel for collapse(2) schedule(static)")
     for (int z = 0; z < p->nz; z++)
         for (int y = 0; y < p->ny; y++)
             for (int x = 0; x < p->nx; x++)
                 labels[((gsize)z * p->ny + y) * p->nx + x] = fm_dce_sim_label_at(p, x, y, z);
-    GRand *rng = g_rand_new_with_seed_array(
-        (const guint32[]){(guint32)p->seed, (guint32)(p->seed >> 32)}, 2);
+    const gsize slice = (gsize)p->nx * p->ny;
+    FM_SIM_OMP("omp parallel for collapse(2) schedule(static)")
     for (int t = 0; t < nt; t++)
-        for (gsize v = 0; v < volume; v++) {
-            int l = labels[v];
-            double s = l == FM_DCE_SIM_AIR ? 0.0 : p->baseline_signal * (1.0 + curves[l][t]);
-            if (sd > 0.0)
-                s += sd * gaussian(rng);
-            data[(gsize)t * volume + v] = (float)s;
+        for (int z = 0; z < p->nz; z++) {
+            double normal[2];
+            guint64 pair = G_MAXUINT64; /* the pair in normal[] */
+            for (gsize v = z * slice; v < (z + 1) * slice; v++) {
+                const gsize i = (gsize)t * volume + v;
+                int l = labels[v];
+                double s = l == FM_DCE_SIM_AIR ? 0.0 : p->baseline_signal * (1.0 + curves[l][t]);
+                if (sd > 0.0) {
+                    if (i / 2 != pair)
+                        gaussian_pair(p->seed, pair = i / 2, normal);
+                    s += sd * normal[i % 2];
+                }
+                data[i] = (float)s;
+            }
         }
-    g_rand_free(rng);
     g_free(ds->dims[3].unit);
     ds->dims[3].unit = g_strdup("s");
     fm_dataset_set_frame_times(ds, times, nt);

@@ -55,7 +55,8 @@ gboolean fm_dce_sim_tissue(const fm_dce_sim_params *p, const double theta[FM_DCE
 double fm_dce_sim_noise_sd(const fm_dce_sim_params *p);
 
 /* The phantom: float32 x, y, z, t signal S = S0 (1 + C) + Gaussian noise, with frame times
- * metadata. FM_ERROR_BAD_PARAM names an out-of-range field. */
+ * metadata. FM_ERROR_BAD_PARAM names an out-of-range field. Same seed, same phantom, whatever
+ * the thread count. */
 fm_dataset *fm_dce_simulate(const fm_dce_sim_params *p, GError **error);
 
 /* ROIs matching the phantom exactly: aorta, portal_vein (every slice) and liver (the liver

@@ -8,8 +8,15 @@
 
 #include "app/core/error.h"
 
+/* A-lines are simulated in parallel. */
+#ifdef _OPENMP
+#define FM_SIM_OMP(directive) _Pragma(directive)
+#else
+#define FM_SIM_OMP(directive)
+#endif
+
 /* Counter-based random numbers (splitmix64 finaliser), as in lsi_sim.c: each value depends only
- * on its coordinates, so a seed gives the same spectra whatever the loop order. */
+ * on its coordinates, so a seed gives the same spectra whatever the loop order or thread. */
 static inline guint64 mix64(guint64 z)
 {
     z = (z ^ (z >> 30)) * G_GUINT64_CONSTANT(0xbf58476d1ce4e5b9);
@@ -140,27 +147,57 @@ static double pattern(const fm_oct_sim_params *p, int n)
     return 100.0 + 20.0 * sin(2.0 * G_PI * n / 37.0) + 5.0 * normal_at(p->seed, STREAM_PATTERN, n);
 }
 
+/* What every A-line shares, per spectrometer pixel: wavenumber, source power and the fixed
+ * pattern, computed once instead of in every A-line (the pattern's sin, log and cos were a
+ * third of the libm calls per pixel). */
+typedef struct {
+    double *k_per_um, *source, *pattern;
+} spectrometer;
+
+static void spectrometer_init(spectrometer *sp, const fm_oct_sim_params *p)
+{
+    int n = p->pixels_per_aline;
+    sp->k_per_um = g_new(double, n);
+    sp->source = g_new(double, n);
+    sp->pattern = g_new(double, n);
+    fm_oct_sim_wavelengths(p, sp->k_per_um);
+    for (int x = 0; x < n; x++) {
+        sp->source[x] = source(p, sp->k_per_um[x]);
+        sp->k_per_um[x] = 2.0 * G_PI / (sp->k_per_um[x] * 1e-3); /* rad/um */
+        sp->pattern[x] = pattern(p, x);
+    }
+}
+
+static void spectrometer_clear(spectrometer *sp)
+{
+    g_free(sp->k_per_um);
+    g_free(sp->source);
+    g_free(sp->pattern);
+}
+
 /* One A-line: I(k) = P S(k) [1 + sum R_i + 2 sum sqrt(R_i) cos(2 k z_i + phi_i)] with the
  * reference arm as unit reflector (sample-sample cross terms left out: they sit near DC), then
  * Gaussian-approximated Poisson noise on the photo-electrons (means of 10^2..10^3 counts). */
-static void aline(const fm_oct_sim_params *p, const double *lambda, const double *s,
-                  const double *depth, const double *refl, const double *phase, int n_refl,
-                  guint64 index, guint64 stream, guint16 *out)
+static void aline(const fm_oct_sim_params *p, const spectrometer *sp, const double *depth,
+                  const double *refl, const double *phase, int n_refl, guint64 index,
+                  guint64 stream, guint16 *out)
 {
     int n = p->pixels_per_aline;
-    double dc = 1.0;
-    for (int i = 0; i < n_refl; i++)
+    double dc = 1.0, amplitude[FM_OCT_SIM_N_LAYERS];
+    for (int i = 0; i < n_refl; i++) {
         dc += refl[i];
+        amplitude[i] = 2.0 * sqrt(refl[i]);
+    }
     double max_value = ldexp(1.0, p->bits) - 1.0;
     for (int x = 0; x < n; x++) {
-        double k = 2.0 * G_PI / (lambda[x] * 1e-3); /* rad/um */
+        double k = sp->k_per_um[x];
         double fringe = dc;
         for (int i = 0; i < n_refl; i++)
-            fringe += 2.0 * sqrt(refl[i]) * cos(2.0 * k * depth[i] + phase[i]);
-        double signal = p->peak_counts * s[x] * fringe;
+            fringe += amplitude[i] * cos(2.0 * k * depth[i] + phase[i]);
+        double signal = p->peak_counts * sp->source[x] * fringe;
         if (p->shot_noise)
             signal += sqrt(MAX(signal, 0.0)) * normal_at(p->seed, stream, index * n + x);
-        double v = round(signal + pattern(p, x));
+        double v = round(signal + sp->pattern[x]);
         out[x] = (guint16)CLAMP(v, 0.0, max_value);
     }
 }
@@ -182,41 +219,43 @@ fm_dataset *fm_oct_simulate(const fm_oct_sim_params *p, GError **error)
     if (!check(p, error))
         return NULL;
     int n = p->pixels_per_aline;
-    g_autofree double *lambda = g_new(double, n);
-    g_autofree double *s = g_new(double, n);
-    fm_oct_sim_wavelengths(p, lambda);
-    for (int x = 0; x < n; x++)
-        s[x] = source(p, lambda[x]);
+    spectrometer sp;
+    spectrometer_init(&sp, p);
     fm_dataset *ds = new_spectra(n, p->alines_per_bscan, p->n_bscans, p->bits);
     guint16 *out = ds->data;
-    for (int b = 0; b < p->n_bscans; b++)
-        for (int a = 0; a < p->alines_per_bscan; a++) {
-            guint64 index = (guint64)b * p->alines_per_bscan + a;
-            double depth[FM_OCT_SIM_N_LAYERS], refl[FM_OCT_SIM_N_LAYERS];
-            double phase[FM_OCT_SIM_N_LAYERS];
-            int n_refl;
-            if (p->sample == FM_OCT_SIM_MIRROR) {
-                n_refl = 1;
-                depth[0] = p->mirror_depth_um;
-                refl[0] = p->mirror_reflectivity;
-            } else {
-                n_refl = FM_OCT_SIM_N_LAYERS;
-                fm_oct_sim_layers_at(p, b, a, depth, refl);
-                /* tissue layers scatter: a speckle-like amplitude per A-line and layer */
-                for (int i = 0; i < n_refl; i++) {
-                    double u =
-                        unit_open((guint32)rand_at(p->seed, STREAM_AMPLITUDE, index * n_refl + i));
-                    refl[i] *= -log(u); /* exponential intensity, mean 1 */
-                }
+    const gint64 n_alines = (gint64)p->n_bscans * p->alines_per_bscan;
+    /* A-lines are independent and their random numbers counter-based, so any split between
+     * threads gives the same spectra. */
+    FM_SIM_OMP("omp parallel for schedule(dynamic, 16)")
+    for (gint64 index = 0; index < n_alines; index++) {
+        const int b = (int)(index / p->alines_per_bscan), a = (int)(index % p->alines_per_bscan);
+        double depth[FM_OCT_SIM_N_LAYERS], refl[FM_OCT_SIM_N_LAYERS];
+        double phase[FM_OCT_SIM_N_LAYERS];
+        int n_refl;
+        if (p->sample == FM_OCT_SIM_MIRROR) {
+            n_refl = 1;
+            depth[0] = p->mirror_depth_um;
+            refl[0] = p->mirror_reflectivity;
+        } else {
+            n_refl = FM_OCT_SIM_N_LAYERS;
+            fm_oct_sim_layers_at(p, b, a, depth, refl);
+            /* tissue layers scatter: a speckle-like amplitude per A-line and layer */
+            for (int i = 0; i < n_refl; i++) {
+                double u = unit_open(
+                    (guint32)rand_at(p->seed, STREAM_AMPLITUDE, (guint64)index * n_refl + i));
+                refl[i] *= -log(u); /* exponential intensity, mean 1 */
             }
-            /* Random phase per A-line: mirror vibration or tissue motion of a fraction of a
-             * wavelength. It also makes the B-scan mean a fair background estimate. */
-            for (int i = 0; i < n_refl; i++)
-                phase[i] = 2.0 * G_PI *
-                           unit_open((guint32)rand_at(p->seed, STREAM_PHASE, index * n_refl + i));
-            aline(p, lambda, s, depth, refl, phase, n_refl, index, STREAM_NOISE,
-                  out + index * (gsize)n);
         }
+        /* Random phase per A-line: mirror vibration or tissue motion of a fraction of a
+         * wavelength. It also makes the B-scan mean a fair background estimate. */
+        for (int i = 0; i < n_refl; i++)
+            phase[i] =
+                2.0 * G_PI *
+                unit_open((guint32)rand_at(p->seed, STREAM_PHASE, (guint64)index * n_refl + i));
+        aline(p, &sp, depth, refl, phase, n_refl, (guint64)index, STREAM_NOISE,
+              out + (gsize)index * n);
+    }
+    spectrometer_clear(&sp);
     return ds;
 }
 
@@ -225,14 +264,13 @@ fm_dataset *fm_oct_simulate_reference(const fm_oct_sim_params *p, int n_alines, 
     if (!check(p, error))
         return NULL;
     int n = p->pixels_per_aline;
-    g_autofree double *lambda = g_new(double, n);
-    g_autofree double *s = g_new(double, n);
-    fm_oct_sim_wavelengths(p, lambda);
-    for (int x = 0; x < n; x++)
-        s[x] = source(p, lambda[x]);
+    spectrometer sp;
+    spectrometer_init(&sp, p);
     fm_dataset *ds = new_spectra(n, MAX(n_alines, 1), 1, p->bits);
+    FM_SIM_OMP("omp parallel for schedule(dynamic, 16)")
     for (int a = 0; a < MAX(n_alines, 1); a++)
-        aline(p, lambda, s, NULL, NULL, NULL, 0, (guint64)a, STREAM_REFERENCE,
+        aline(p, &sp, NULL, NULL, NULL, 0, (guint64)a, STREAM_REFERENCE,
               (guint16 *)ds->data + (gsize)a * n);
+    spectrometer_clear(&sp);
     return ds;
 }

@@ -45,7 +45,8 @@ void fm_oct_sim_layers_at(const fm_oct_sim_params *p, int bscan, int aline,
  * l_c = (2 ln 2 / pi) lambda0^2 / dlambda. */
 double fm_oct_sim_coherence_length_um(const fm_oct_sim_params *p);
 
-/* Spectra, uint16 with dims pixel, aline, bscan. */
+/* Spectra, uint16 with dims pixel, aline, bscan. Same seed, same spectra, whatever the thread
+ * count. */
 fm_dataset *fm_oct_simulate(const fm_oct_sim_params *p, GError **error);
 /* Reference-arm-only spectra (n_alines A-lines, one B-scan) with the same fixed pattern and
  * noise model: the separate background file of a real system. */
