@@ -1,5 +1,6 @@
 /* `fluxmap-cli run`: one method on one input file, maps to OUTDIR, recorded in the catalogue. */
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,8 +18,8 @@
 #include "kernels/device.h"
 
 static const fm_cli_option options[] = {
-    {"output", TRUE},        {"backend", TRUE}, {"json", FALSE},
-    {"no_catalogue", FALSE}, {"roi", TRUE},     {"help", FALSE}, {"profile", FALSE},
+    {"output", TRUE}, {"backend", TRUE}, {"json", FALSE},    {"no_catalogue", FALSE},
+    {"roi", TRUE},    {"help", FALSE},   {"profile", FALSE},
 };
 
 static void print_help(void)
@@ -174,7 +175,9 @@ static fm_map_stats *summarise(const fm_result *result)
     return stats;
 }
 
-/* One TIFF per map in outdir; files gets their absolute paths. */
+/* One TIFF per map in outdir; files gets their absolute paths. Each is written under a temporary
+ * name and renamed into place: a new file, never a rewrite of an earlier run's, which the
+ * catalogue may hold as a hard link. */
 static int write_maps(const fm_method *method, const fm_result *result, const char *outdir,
                       GPtrArray *files)
 {
@@ -188,8 +191,17 @@ static int write_maps(const fm_method *method, const fm_result *result, const ch
         g_autofree char *path = g_build_filename(outdir, name, NULL);
         char *absolute = g_canonicalize_filename(path, NULL);
         g_ptr_array_add(files, absolute);
-        if (!fm_export_tiff(absolute, map, method->id, NULL, &error))
+        g_autofree char *part = g_strconcat(absolute, ".part", NULL);
+        if (!fm_export_tiff(part, map, method->id, NULL, &error)) {
+            g_unlink(part);
             return fm_cli_fail_error(error);
+        }
+        if (g_rename(part, absolute) != 0) {
+            int saved = errno;
+            g_unlink(part);
+            return fm_cli_fail(FM_EXIT_INPUT, _("%s: cannot rename into place: %s"), absolute,
+                               g_strerror(saved));
+        }
     }
     return FM_EXIT_OK;
 }
@@ -225,8 +237,8 @@ static int execute(const fm_method *method, const fm_params *params, fm_backend 
         return fm_cli_fail_error(error);
     stages->ms[FM_STAGE_READ] = fm_stage_now_ms() - t;
     if (warmup)
-        stages->ms[FM_STAGE_DEVICE_START] = fm_device_warmup_wait(
-            warmup, NULL, NULL, &profile.device_start_total_ms, NULL);
+        stages->ms[FM_STAGE_DEVICE_START] =
+            fm_device_warmup_wait(warmup, NULL, NULL, &profile.device_start_total_ms, NULL);
 
     t = fm_stage_now_ms();
     g_auto(fm_cli_record) record = {0};

@@ -1,4 +1,4 @@
-/* Accuracy of the FLIM methods against the photon-by-photon simulator's known lifetimes, an
+/* Accuracy of the FLIM methods against the simulator's known lifetimes, an
  * independent least-squares fit, and the behaviour on bad input (JBO 21, 017001, 2016). */
 #include <glib.h>
 #include <glib/gstdio.h>

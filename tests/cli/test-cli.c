@@ -340,6 +340,32 @@ static void test_run_and_catalogue(void)
     g_assert_cmpint(s.status, ==, 0);
     g_assert_true(strstr(s.out, "lsi.spatial") != NULL);
     cli_result_clear(&s);
+
+    /* The catalogue's map is the exported map's bytes, and stays so when the export is
+     * replaced: a second run into the same OUTDIR with another window leaves run 1's record. */
+    JsonArray *outputs = json_object_get_array_member(run, "outputs");
+    const char *recorded = NULL;
+    for (guint i = 0; i < json_array_get_length(outputs); i++) {
+        JsonObject *output = json_array_get_object_element(outputs, i);
+        if (g_strcmp0(json_object_get_string_member(output, "name"), "contrast") == 0)
+            recorded = json_object_get_string_member(output, "file");
+    }
+    g_assert_nonnull(recorded);
+    g_autofree char *exported_bytes = NULL, *recorded_bytes = NULL, *after_bytes = NULL;
+    gsize exported_len = 0, recorded_len = 0, after_len = 0;
+    g_assert_true(g_file_get_contents(contrast_file, &exported_bytes, &exported_len, NULL));
+    g_assert_true(g_file_get_contents(recorded, &recorded_bytes, &recorded_len, NULL));
+    g_assert_cmpmem(exported_bytes, exported_len, recorded_bytes, recorded_len);
+    g_autoptr(JsonParser) p2 = NULL;
+    cli_result r2;
+    run_json("lsi.spatial", in, out, "--window", "5", &p2, &r2);
+    g_autofree char *new_bytes = NULL;
+    gsize new_len = 0;
+    g_assert_true(g_file_get_contents(contrast_file, &new_bytes, &new_len, NULL));
+    g_assert_true(new_len != exported_len || memcmp(new_bytes, exported_bytes, new_len) != 0);
+    g_assert_true(g_file_get_contents(recorded, &after_bytes, &after_len, NULL));
+    g_assert_cmpmem(after_bytes, after_len, recorded_bytes, recorded_len);
+    cli_result_clear(&r2);
     cli_result_clear(&r);
 }
 
