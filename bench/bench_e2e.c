@@ -53,7 +53,7 @@ static gboolean run_once(session *s, const fm_method *method, const fm_params *p
     double t_start = fm_stage_now_ms(), t = t_start;
     if (first_run) {
         g_autoptr(fm_device_warmup) warmup =
-            backend == FM_BACKEND_CUDA ? fm_device_warmup_start(NULL, NULL) : NULL;
+            backend == FM_BACKEND_CUDA ? fm_device_warmup_start(NULL, NULL, TRUE) : NULL;
         if (input->rois && !(*rois = fm_roi_list_from_file(input->rois, error)))
             return FALSE;
         if (!(*dataset = fm_dataset_open(input->input, NULL, NULL, NULL, error)))
@@ -366,7 +366,8 @@ int bench_e2e(int argc, char **argv)
     printf("\ndevice_start: what is left of the CUDA start to wait for after the read (only the "
            "first CUDA run of this process starts CUDA, as a GUI session or one fluxmap-cli run "
            "does); other = total - stages; kernel: `fluxmap-bench <family>` (upload + compute + "
-           "download are this run's kernel calls)\n");
+           "download are this run's kernel calls); with CUDA, maps are page-locked and kept for the "
+           "next run as in the GUI, so the first CUDA run pays the pinning that warm runs save\n");
     remove_tree(s.work);
     g_free(s.work);
     g_free(s.catalogue_dir);

@@ -8,7 +8,6 @@
 #include <time.h>
 
 #include "device_private.h"
-#include "host_memory.h"
 #include "fm_config.h"
 
 #ifdef _OPENMP
@@ -59,8 +58,6 @@ int fm_device_warm_up(fm_gpu_info *gpu, char *msg, size_t msg_len)
 #if FM_HAVE_CUDA
     if (n > 0 && fm_cuda_start_context(msg, msg_len) != FM_OK)
         return 0;
-    if (n > 0)
-        fm_host_memory_enable_pinned(); /* maps the GPU writes go straight into pinned memory */
 #endif
     if (n > 0 && gpu && fm_device_info(0, gpu, msg, msg_len) != FM_OK)
         return 0;

@@ -8,8 +8,8 @@
 extern "C" {
 #endif
 
-/* Zeroed memory for n bytes, or NULL. Page-locked (from the pool when a kept block fits) after
- * fm_device_warm_up found a device, plain malloc before that and without CUDA. */
+/* Zeroed memory for n bytes, or NULL. Page-locked (from the pool when a kept block fits) once
+ * fm_host_memory_enable_pinned was called, plain calloc before that and without CUDA. */
 void *fm_host_alloc(size_t bytes);
 /* Frees memory from fm_host_alloc (bytes as asked); page-locked blocks go back to the pool,
  * which keeps at most its budget and frees the oldest beyond it. */
@@ -21,7 +21,9 @@ void fm_host_pool_set_budget(size_t bytes);
 size_t fm_host_pool_kept_bytes(void);
 long long fm_host_pool_reuses(void);
 
-/* Called by fm_device_warm_up once device 0's context exists: from then on maps are pinned. */
+/* From now on new blocks are page-locked. Pinning costs about as much as one download into
+ * pageable memory saves, so only a process that re-runs methods (the GUI) asks for it, once a
+ * device is started; a one-shot fluxmap-cli run keeps plain memory. */
 void fm_host_memory_enable_pinned(void);
 
 /* Implemented in host_memory_cuda.cu in CUDA builds. */

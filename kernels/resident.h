@@ -30,6 +30,11 @@ typedef struct {
  * whole buffer once. Offering a buffer already offered does nothing. */
 void fm_resident_offer(const void *host, size_t bytes);
 
+/* Offers the buffer and starts its upload on a thread of its own, so that the host work before a
+ * run's first kernel (masks, sums, the catalogue) overlaps it; an acquire meanwhile waits for it
+ * and counts the wait as its upload. Needs the device started (fm_device_warm_up). */
+void fm_resident_prefetch(const void *host, size_t bytes);
+
 /* The buffer is closed or its contents changed: its device copy goes (at once, or when the last
  * user releases it) and a later acquire uploads again only if it is offered again. */
 void fm_resident_forget(const void *host);

@@ -2,9 +2,11 @@
 #include "device_warmup.h"
 
 #include "stages.h"
+#include "kernels/host_memory.h"
 
 struct fm_device_warmup {
     GThread *thread;
+    gboolean pin_maps;
     GSource *done; /* idle source to attach when finished, or NULL */
     GMainContext *context;
     int n_devices;
@@ -18,15 +20,18 @@ static gpointer warm(gpointer data)
     fm_device_warmup *w = data;
     double t0 = fm_stage_now_ms();
     w->n_devices = fm_device_warm_up(&w->gpu, w->why, sizeof w->why);
+    if (w->n_devices > 0 && w->pin_maps)
+        fm_host_memory_enable_pinned();
     w->total_ms = fm_stage_now_ms() - t0;
     if (w->done)
         g_source_attach(w->done, w->context);
     return NULL;
 }
 
-fm_device_warmup *fm_device_warmup_start(GSourceFunc done, gpointer done_data)
+fm_device_warmup *fm_device_warmup_start(GSourceFunc done, gpointer done_data, gboolean pin_maps)
 {
     fm_device_warmup *w = g_new0(fm_device_warmup, 1);
+    w->pin_maps = pin_maps;
     if (done) {
         w->context = g_main_context_ref_thread_default();
         w->done = g_idle_source_new();

@@ -10,8 +10,10 @@ G_BEGIN_DECLS
 typedef struct fm_device_warmup fm_device_warmup;
 
 /* Starts at once. done (may be NULL) runs on the calling thread's main context when the device
- * is ready or known to be absent; read the outcome there with fm_device_warmup_wait (no wait). */
-fm_device_warmup *fm_device_warmup_start(GSourceFunc done, gpointer done_data);
+ * is ready or known to be absent; read the outcome there with fm_device_warmup_wait (no wait).
+ * pin_maps: a process that re-runs methods on open datasets (the GUI) keeps its maps in
+ * page-locked memory once a device is up (fm_host_memory_enable_pinned). */
+fm_device_warmup *fm_device_warmup_start(GSourceFunc done, gpointer done_data, gboolean pin_maps);
 
 /* Blocks until the start has finished; returns the milliseconds this call waited. n_devices,
  * gpu (valid when *n_devices > 0), total_ms (the start's own duration) and why (no device)

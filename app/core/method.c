@@ -89,9 +89,14 @@ fm_result *fm_method_run(const fm_method *method, fm_dataset *dataset, const fm_
         return NULL;
     }
 
-    /* The dataset may stay on the GPU for the next run on it (fm_dataset_unref forgets it). */
-    if (dataset && dataset->data && context->backend != FM_BACKEND_CPU)
-        fm_resident_offer(dataset->data, fm_dataset_n_bytes(dataset));
+    /* The dataset may stay on the GPU for the next run on it (fm_dataset_unref forgets it); when
+     * the kernels read it as it is, its upload starts now, beside run()'s own preparation. */
+    if (dataset && dataset->data && context->backend != FM_BACKEND_CPU) {
+        if (method->device_reads_dataset)
+            fm_resident_prefetch(dataset->data, fm_dataset_n_bytes(dataset));
+        else
+            fm_resident_offer(dataset->data, fm_dataset_n_bytes(dataset));
+    }
     fm_stage_times kernels_before = context->stages ? *context->stages : (fm_stage_times){0};
     fm_job_context_stage(context, FM_STAGE_PREPARE);
     gint64 t0 = g_get_monotonic_time();

@@ -39,6 +39,8 @@ struct fm_method {
     const char *const *roi_roles; /* roles the method needs, NULL-terminated, or NULL */
     const fm_output_spec *outputs;
     int n_outputs;
+    /* The CUDA path reads the dataset's own samples: its upload may start before run() */
+    gboolean device_reads_dataset;
     /* rois: GPtrArray of fm_roi* or NULL. Returns NULL and sets error
      * (FM_ERROR_BAD_PARAM / BAD_INPUT / COMPUTE / DEVICE / CANCELLED) on failure. */
     fm_result *(*run)(const fm_method *method, fm_dataset *dataset, const fm_params *params,

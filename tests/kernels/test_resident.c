@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kernels/device.h"
 #include "kernels/host_memory.h"
@@ -31,9 +32,13 @@ static void host_release(void *device, void *user)
     free(device);
 }
 
+static int slow_upload_us; /* a stand-in for a long PCIe copy */
+
 static int host_upload(void *device, const void *host, size_t bytes, void *user)
 {
     (void)user;
+    if (slow_upload_us)
+        usleep((useconds_t)slow_upload_us);
     memcpy(device, host, bytes);
     return 0;
 }
@@ -165,6 +170,44 @@ static void test_contract(void)
     fm_resident_set_ops(NULL);
 }
 
+/* A prefetch uploads once beside the caller's own work; an acquire during it waits and counts the
+ * wait as its upload; closing the buffer mid-upload waits until nothing reads it any more. */
+static void test_prefetch(void)
+{
+    enum { N = 1 << 16 };
+    fm_resident_set_ops(&host_ops);
+    char *a = malloc(N);
+    fill(a, N, 5);
+    slow_upload_us = 100000;
+    fm_resident_prefetch(a, N);
+    double up = 0;
+    const char *d = fm_resident_acquire(a + 10, 100, &up);
+    fm_resident_stats s = fm_resident_get_stats();
+    tap_ok(d && memcmp(d, a + 10, 100) == 0 && s.uploads == 1,
+           "an acquire during the prefetch waits for it and reads its copy (one upload)");
+    tap_ok(up > 1.0, "the wait is reported as the run's upload (%.1f ms)", up);
+    fm_resident_release(a + 10);
+    d = fm_resident_acquire(a, N, &up);
+    tap_ok(d && up == 0.0 && fm_resident_get_stats().uploads == 1, "then it is a plain hit");
+    fm_resident_release(a);
+
+    char *b = malloc(N);
+    fill(b, N, 6);
+    fm_resident_prefetch(b, N);
+    usleep(20000); /* the upload is under way */
+    fm_resident_forget(b);
+    free(b); /* safe only if forget waited for the upload that reads it */
+    s = fm_resident_get_stats();
+    tap_ok(s.offered == 1 && s.resident == 1 && s.in_use == 0,
+           "closing a buffer mid-upload waits for it, then drops it (%d offered, %d resident)",
+           s.offered, s.resident);
+    slow_upload_us = 0;
+    fm_resident_forget(a);
+    free(a);
+    tap_ok(live_blocks == 0, "no device memory left behind (%d blocks)", live_blocks);
+    fm_resident_set_ops(NULL);
+}
+
 /* On a GPU: spatial LSI from a resident stack equals the streamed run, and says it was resident. */
 static void test_cuda_lsi(void)
 {
@@ -176,13 +219,13 @@ static void test_cuda_lsi(void)
     float *k1 = malloc(plane * nf * 4), *s1 = malloc(plane * nf * 4);
     char msg[FM_MSG_LEN] = "";
     fm_run_info i0, i1, i2;
-    fm_status a = fm_lsi_spatial(&p, frames, FM_PIXEL_U16, W, H, nf, k0, s0, FM_BACKEND_CUDA,
-                                 NULL, NULL, &i0, msg, sizeof msg);
+    fm_status a = fm_lsi_spatial(&p, frames, FM_PIXEL_U16, W, H, nf, k0, s0, FM_BACKEND_CUDA, NULL,
+                                 NULL, &i0, msg, sizeof msg);
     fm_resident_offer(frames, plane * nf * 2);
-    fm_status b = fm_lsi_spatial(&p, frames, FM_PIXEL_U16, W, H, nf, k1, s1, FM_BACKEND_CUDA,
-                                 NULL, NULL, &i1, msg, sizeof msg);
-    fm_status c = fm_lsi_spatial(&p, frames, FM_PIXEL_U16, W, H, nf, k1, s1, FM_BACKEND_CUDA,
-                                 NULL, NULL, &i2, msg, sizeof msg);
+    fm_status b = fm_lsi_spatial(&p, frames, FM_PIXEL_U16, W, H, nf, k1, s1, FM_BACKEND_CUDA, NULL,
+                                 NULL, &i1, msg, sizeof msg);
+    fm_status c = fm_lsi_spatial(&p, frames, FM_PIXEL_U16, W, H, nf, k1, s1, FM_BACKEND_CUDA, NULL,
+                                 NULL, &i2, msg, sizeof msg);
     tap_ok(a == FM_OK && b == FM_OK && c == FM_OK && !i0.resident && !i1.resident &&
                i1.upload_ms > 0 && i2.resident && i2.upload_ms == 0.0,
            "LSI: first run uploads (%.3f ms), the re-run reads the resident stack (%s)",
@@ -191,14 +234,13 @@ static void test_cuda_lsi(void)
            "LSI: maps from the resident stack are bit-identical to the streamed run's");
     /* Maps in pinned memory (as core makes them once the GPU is started): downloads land there */
     float *kp = fm_host_alloc(plane * nf * 4), *sp = fm_host_alloc(plane * nf * 4);
-    fm_status d = fm_lsi_spatial(&p, frames, FM_PIXEL_U16, W, H, nf, kp, sp, FM_BACKEND_CUDA,
-                                 NULL, NULL, &i2, msg, sizeof msg);
-    tap_ok(d == FM_OK && memcmp(k0, kp, plane * nf * 4) == 0 &&
-               memcmp(s0, sp, plane * nf * 4) == 0,
+    fm_status d = fm_lsi_spatial(&p, frames, FM_PIXEL_U16, W, H, nf, kp, sp, FM_BACKEND_CUDA, NULL,
+                                 NULL, &i2, msg, sizeof msg);
+    tap_ok(d == FM_OK && memcmp(k0, kp, plane * nf * 4) == 0 && memcmp(s0, sp, plane * nf * 4) == 0,
            "LSI spatial into pinned maps = streamed, bit for bit");
     float *kt = malloc(plane * nf * 4), *st = malloc(plane * nf * 4);
-    fm_status t = fm_lsi_temporal(&p, frames, FM_PIXEL_U16, W, H, nf, kt, st, FM_BACKEND_CUDA,
-                                  NULL, NULL, &i2, msg, sizeof msg);
+    fm_status t = fm_lsi_temporal(&p, frames, FM_PIXEL_U16, W, H, nf, kt, st, FM_BACKEND_CUDA, NULL,
+                                  NULL, &i2, msg, sizeof msg);
     tap_ok(t == FM_OK && i2.resident, "LSI temporal reads the resident stack too");
     size_t n_t = plane * (nf - p.frames + 1) * 4;
     t = fm_lsi_temporal(&p, frames, FM_PIXEL_U16, W, H, nf, kp, sp, FM_BACKEND_CUDA, NULL, NULL,
@@ -248,6 +290,7 @@ static void test_host_pool(int device)
 int main(void)
 {
     test_contract();
+    test_prefetch();
     char why[FM_MSG_LEN] = "";
     int device = fm_device_warm_up(NULL, why, sizeof why) > 0;
     test_host_pool(device);

@@ -549,6 +549,7 @@ static fm_result *flim_run(const fm_method *method, fm_dataset *dataset, const f
         .n_params = G_N_ELEMENTS(params_),                                                         \
         .outputs = outputs_,                                                                       \
         .n_outputs = G_N_ELEMENTS(outputs_),                                                       \
+        .device_reads_dataset = TRUE,                                                              \
         .run = flim_run,                                                                           \
     }
 

@@ -205,6 +205,7 @@ const fm_method fm_method_lsi_spatial = {
     .n_params = G_N_ELEMENTS(spatial_params),
     .outputs = lsi_outputs,
     .n_outputs = G_N_ELEMENTS(lsi_outputs),
+    .device_reads_dataset = TRUE,
     .run = run_spatial,
 };
 
@@ -219,6 +220,7 @@ const fm_method fm_method_lsi_temporal = {
     .n_params = G_N_ELEMENTS(temporal_params),
     .outputs = lsi_outputs,
     .n_outputs = G_N_ELEMENTS(lsi_outputs),
+    .device_reads_dataset = TRUE,
     .run = run_temporal,
 };
 
@@ -233,5 +235,6 @@ const fm_method fm_method_lsi_spatiotemporal = {
     .n_params = G_N_ELEMENTS(spatiotemporal_params),
     .outputs = lsi_outputs,
     .n_outputs = G_N_ELEMENTS(lsi_outputs),
+    .device_reads_dataset = TRUE,
     .run = run_spatiotemporal,
 };

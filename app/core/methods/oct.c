@@ -287,5 +287,6 @@ const fm_method fm_method_oct_bscan = {
     .n_params = G_N_ELEMENTS(oct_params),
     .outputs = oct_outputs,
     .n_outputs = G_N_ELEMENTS(oct_outputs),
+    .device_reads_dataset = TRUE,
     .run = oct_run,
 };
