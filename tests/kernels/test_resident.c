@@ -293,6 +293,8 @@ int main(void)
     test_prefetch();
     char why[FM_MSG_LEN] = "";
     int device = fm_device_warm_up(NULL, why, sizeof why) > 0;
+    if (device)
+        fm_host_memory_enable_pinned(); /* as the GUI does once its device is up */
     test_host_pool(device);
     if (device)
         test_cuda_lsi();
