@@ -5,6 +5,7 @@
 #include <glib/gi18n.h>
 #include <math.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "app/core/error.h"
 #include "app/core/io/flim_bytes.h"
@@ -185,7 +186,22 @@ typedef struct {
     int bytes_per_count, bins;
     gsize plane;                          /* pixels */
     guint64 saturated[FM_IO_MAX_THREADS]; /* per part: 32-bit counts clipped to 65535 */
+    gboolean from_mapping; /* data lie in the file's read-only mapping (not an inflated copy) */
 } transpose_job;
+
+/* Tiles between two releases of the mapped decays already moved into the dataset. */
+#define RELEASE_TILES 64
+
+/* Drops the mapped file pages of [from, to) from this process (they stay in the page cache): the
+ * whole mapping plus the dataset would hold the counts twice at the peak. Read-only file pages
+ * only: on private memory MADV_DONTNEED would lose data. */
+static void release_mapped(const guint8 *from, const guint8 *to)
+{
+    const guintptr page = 4096;
+    guintptr a = ((guintptr)from + page - 1) & ~(page - 1), b = (guintptr)to & ~(page - 1);
+    if (b > a)
+        madvise((void *)a, b - a, MADV_DONTNEED);
+}
 
 /* Pixels per tile of the transpose: the tile's decays (64 x bins counts) are read in order and
  * each time bin's plane gets 64 neighbouring values, where one pixel at a time would write to
@@ -199,10 +215,15 @@ static void transpose_pixels(int part, gsize first, gsize end, gpointer user)
     transpose_job *job = user;
     int bins = job->bins, bpc = job->bytes_per_count;
     guint64 saturated = 0;
+    gsize released = first;
     for (gsize tile = first; tile < end; tile += TRANSPOSE_TILE) {
         gsize n = MIN((gsize)TRANSPOSE_TILE, end - tile);
         const guint8 *decays = job->data + tile * (gsize)bins * bpc;
         gsize decay_bytes = (gsize)bins * bpc;
+        if (job->from_mapping && tile - released >= RELEASE_TILES * TRANSPOSE_TILE) {
+            release_mapped(job->data + released * decay_bytes, decays);
+            released = tile;
+        }
         for (int t = 0; t < bins; t++) {
             guint16 *out = job->out + (gsize)t * job->plane + tile;
             const guint8 *in = decays + (gsize)t * bpc;
@@ -221,6 +242,9 @@ static void transpose_pixels(int part, gsize first, gsize end, gpointer user)
             }
         }
     }
+    if (job->from_mapping)
+        release_mapped(job->data + released * (gsize)bins * bpc,
+                       job->data + end * (gsize)bins * bpc);
     job->saturated[part] = saturated;
 }
 
@@ -233,7 +257,8 @@ static fm_dataset *to_dataset(const sdt_file *f, const guint8 *data, int bytes_p
     g_autoptr(fm_dataset) ds = fm_dataset_new(FM_PIXEL_U16, 3, sizes, NULL);
     ds->source_path = g_canonicalize_filename(f->path, NULL);
     fm_io_hash *hash = fm_io_hash_begin(ds);
-    transpose_job job = {data, ds->data, bytes_per_count, bins, (gsize)w * (gsize)h, {0}};
+    transpose_job job = {data, ds->data, bytes_per_count, bins, (gsize)w * (gsize)h, {0},
+                         data >= f->bytes && data < f->bytes + f->len};
     /* Parts own disjoint pixel ranges, so they write disjoint samples. */
     fm_io_parallel_ranges(job.plane, fm_io_threads_for(job.plane, TRANSPOSE_MIN_PIXELS),
                           transpose_pixels, &job);
