@@ -205,7 +205,9 @@ static fm_result *oct_run(const fm_method *method, fm_dataset *dataset, const fm
     char msg[FM_MSG_LEN] = "";
     /* Chunks of B-scans bound the depth-fastest scratch buffer and give progress; each chunk is
      * still many A-lines, enough for the kernels' batched FFTs and streams. */
-    int chunk = MAX(1, MIN(n_bscans, (int)(256 * 1024 * 1024 / ((gsize)n_alines * n_depth * 4))));
+    /* 32 MiB of scratch (8 B-scans of 1000 x 1024): a larger one is a stray copy of the maps in
+     * the run's peak memory, and the kernels already pipeline within a chunk. */
+    int chunk = MAX(1, MIN(n_bscans, (int)(32 * 1024 * 1024 / ((gsize)n_alines * n_depth * 4))));
     /* pinned once the GPU is started (the B-scans download straight into it), and kept for the
      * next run */
     const gsize scratch_bytes = (gsize)chunk * n_alines * n_depth * sizeof(float);
