@@ -175,9 +175,10 @@ static fm_map_stats *summarise(const fm_result *result)
     return stats;
 }
 
-/* One TIFF per map in outdir; files gets their absolute paths. Each is written under a temporary
- * name and renamed into place: a new file, never a rewrite of an earlier run's, which the
- * catalogue may hold as a hard link. */
+/* One TIFF per map in outdir; files gets their absolute paths. An earlier run's file of the same
+ * name is unlinked first and a new file written: never a rewrite in place, since the catalogue
+ * may hold the old one as a hard link. (Not a temporary name renamed over it: ext4 flushes a file
+ * renamed over another, which made writing 3 to 6 times slower on this machine.) */
 static int write_maps(const fm_method *method, const fm_result *result, const char *outdir,
                       GPtrArray *files)
 {
@@ -191,17 +192,11 @@ static int write_maps(const fm_method *method, const fm_result *result, const ch
         g_autofree char *path = g_build_filename(outdir, name, NULL);
         char *absolute = g_canonicalize_filename(path, NULL);
         g_ptr_array_add(files, absolute);
-        g_autofree char *part = g_strconcat(absolute, ".part", NULL);
-        if (!fm_export_tiff(part, map, method->id, NULL, &error)) {
-            g_unlink(part);
-            return fm_cli_fail_error(error);
-        }
-        if (g_rename(part, absolute) != 0) {
-            int saved = errno;
-            g_unlink(part);
-            return fm_cli_fail(FM_EXIT_INPUT, _("%s: cannot rename into place: %s"), absolute,
-                               g_strerror(saved));
-        }
+        if (g_unlink(absolute) != 0 && errno != ENOENT)
+            return fm_cli_fail(FM_EXIT_INPUT, _("%s: cannot replace: %s"), absolute,
+                               g_strerror(errno));
+        if (!fm_export_tiff(absolute, map, method->id, NULL, &error))
+            return fm_cli_fail_error(error); /* fm_export_tiff removes what it began */
     }
     return FM_EXIT_OK;
 }
