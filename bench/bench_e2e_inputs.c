@@ -131,17 +131,6 @@ static gboolean prepare_oct(const char *dir, gboolean small, fm_bench_e2e_input 
            complete(input, error);
 }
 
-static gboolean write_rois(const char *path, GPtrArray *rois, GError **error)
-{
-    g_autoptr(GString) text = g_string_new("[\n");
-    for (guint i = 0; i < rois->len; i++) {
-        g_autofree char *json = fm_roi_to_json(rois->pdata[i]);
-        g_string_append_printf(text, "  %s%s\n", json, i + 1 < rois->len ? "," : "");
-    }
-    g_string_append(text, "]\n");
-    return g_file_set_contents(path, text->str, (gssize)text->len, error);
-}
-
 static gboolean prepare_dce(const char *dir, gboolean small, fm_bench_e2e_input *input,
                             gboolean *generated, GError **error)
 {
@@ -162,7 +151,7 @@ static gboolean prepare_dce(const char *dir, gboolean small, fm_bench_e2e_input 
     g_autoptr(fm_dataset) ds = fm_dce_simulate(&p, error);
     g_autoptr(GPtrArray) rois = fm_dce_sim_rois(&p);
     return ds && fm_nifti_write_dataset(input->input, ds, 1, error) &&
-           write_rois(input->rois, rois, error) && complete(input, error);
+           fm_roi_list_to_file(input->rois, rois, error) && complete(input, error);
 }
 
 static const fm_bench_e2e_workload workloads[] = {

@@ -114,13 +114,7 @@ static gboolean write_truth(const char *path, const fm_dce_sim_params *p, const 
 static gboolean write_rois(const char *path, const fm_dce_sim_params *p, GError **error)
 {
     g_autoptr(GPtrArray) rois = fm_dce_sim_rois(p);
-    g_autoptr(GString) s = g_string_new("[\n");
-    for (guint i = 0; i < rois->len; i++) {
-        g_autofree char *json = fm_roi_to_json(rois->pdata[i]);
-        g_string_append_printf(s, "  %s%s\n", json, i + 1 < rois->len ? "," : "");
-    }
-    g_string_append(s, "]\n");
-    return g_file_set_contents(path, s->str, (gssize)s->len, error);
+    return fm_roi_list_to_file(path, rois, error);
 }
 
 static gboolean write_inputs(const char *path, const fm_dce_sim_params *p, GError **error)

@@ -28,11 +28,11 @@ struct fm_job {
     fm_result *result;
     GError *error;
     gint64 run_id;
-    gint stage;                /* fm_stage the worker is in */
-    fm_stage_times stages;     /* complete once the job is done */
-    fm_job_done_fn ready_fn;   /* main thread only: the maps exist, the catalogue is still busy */
-    const fm_result *ready;    /* the result as soon as the method returned it */
-    fm_result *discarded;      /* maps that were shown but could not be recorded */
+    gint stage;              /* fm_stage the worker is in */
+    fm_stage_times stages;   /* complete once the job is done */
+    fm_job_done_fn ready_fn; /* main thread only: the maps exist, the catalogue is still busy */
+    const fm_result *ready;  /* the result as soon as the method returned it */
+    fm_result *discarded;    /* maps that were shown but could not be recorded */
 };
 
 fm_job *fm_job_ref(fm_job *job)
@@ -143,8 +143,8 @@ static void run_in_thread(GTask *task, gpointer source, gpointer task_data, GCan
 
     /* A run that cannot be recorded is not started: the user asked for a catalogued run, and
      * results that silently miss the catalogue would be lost on the next start. */
-    fm_job_context ctx = {job->cancellable, worker_progress, job, job->backend, &job->stages,
-                          worker_stage};
+    fm_job_context ctx = {job->cancellable, worker_progress, job,
+                          job->backend,     &job->stages,    worker_stage};
     double t0 = fm_stage_now_ms();
     if (job->catalogue) {
         fm_job_context_stage(&ctx, FM_STAGE_CATALOGUE);
@@ -302,20 +302,13 @@ const fm_result *fm_job_get_ready_result(const fm_job *job)
     return r;
 }
 
-fm_stage fm_job_get_stage(const fm_job *job)
-{
-    fm_job *j = (fm_job *)job;
-    g_mutex_lock(&j->lock);
-    fm_stage s = (fm_stage)j->stage;
-    g_mutex_unlock(&j->lock);
-    return s;
-}
-
-fm_stage_times fm_job_get_stage_times(const fm_job *job)
+fm_stage_times fm_job_get_stage_times(const fm_job *job, fm_stage *current)
 {
     fm_job *j = (fm_job *)job;
     g_mutex_lock(&j->lock);
     fm_stage_times t = j->stages;
+    if (current)
+        *current = (fm_stage)j->stage;
     g_mutex_unlock(&j->lock);
     return t;
 }

@@ -44,9 +44,9 @@ gint64 fm_job_get_run_id(const fm_job *job); /* catalogue id, or 0 */
 void fm_job_set_ready_callback(fm_job *job, fm_job_done_fn ready);
 /* The maps from the moment ready was called until the job ends (then fm_job_get_result). */
 const fm_result *fm_job_get_ready_result(const fm_job *job);
-/* The stage the worker is in, and the time per stage (complete once the job has ended). */
-fm_stage fm_job_get_stage(const fm_job *job);
-fm_stage_times fm_job_get_stage_times(const fm_job *job);
+/* The time per stage (complete once the job has ended) and, in current (may be NULL), the stage
+ * the worker is in. */
+fm_stage_times fm_job_get_stage_times(const fm_job *job, fm_stage *current);
 char *fm_job_describe(const fm_job *job);    /* "lsi.spatial on speckle.tif" */
 
 G_END_DECLS

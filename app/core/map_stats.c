@@ -1,6 +1,8 @@
 /* Map statistics in two parallel passes with an exact radix-histogram median: no sort, no copy. */
 #include "app/core/map_stats.h"
 
+#include "app/core/float_bits.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -50,17 +52,7 @@ static inline guint32 float_key(guint32 bits)
 
 static inline float key_float(guint32 key)
 {
-    guint32 bits = (key & 0x80000000u) ? key & 0x7fffffffu : ~key;
-    float value;
-    memcpy(&value, &bits, sizeof value);
-    return value;
-}
-
-static inline guint32 float_bits(float value)
-{
-    guint32 bits;
-    memcpy(&bits, &value, sizeof bits);
-    return bits;
+    return fm_bits_float((key & 0x80000000u) ? key & 0x7fffffffu : ~key);
 }
 
 /* An all-ones exponent is ±Inf or NaN. */
@@ -80,7 +72,7 @@ static void pass_summary(const float *values, gsize start, gsize count, const st
         gsize end = MIN(block + STATS_BLOCK_VALUES, count);
         double sum = 0.0;
         for (gsize i = block; i < end; i++) {
-            guint32 bits = float_bits(values[i]);
+            guint32 bits = fm_float_bits(values[i]);
             if (!bits_finite(bits))
                 continue;
             guint32 key = float_key(bits);
@@ -106,7 +98,7 @@ static void pass_refine(const float *values, gsize start, gsize count, const sta
     guint32 lower = job->bucket[0], upper = job->bucket[1];
     guint64 *hist_lower = part->hist, *hist_upper = part->hist + STATS_BUCKETS;
     for (gsize i = 0; i < count; i++) {
-        guint32 key = float_key(float_bits(values[i]));
+        guint32 key = float_key(fm_float_bits(values[i]));
         if (key >> 16 == lower)
             hist_lower[key & 0xffffu]++;
         else if (key >> 16 == upper)

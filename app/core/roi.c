@@ -379,3 +379,14 @@ GPtrArray *fm_roi_list_from_file(const char *path, GError **error)
     }
     return g_steal_pointer(&list);
 }
+
+gboolean fm_roi_list_to_file(const char *path, GPtrArray *rois, GError **error)
+{
+    g_autoptr(GString) text = g_string_new("[\n");
+    for (guint i = 0; i < rois->len; i++) {
+        g_autofree char *json = fm_roi_to_json(rois->pdata[i]);
+        g_string_append_printf(text, "  %s%s\n", json, i + 1 < rois->len ? "," : "");
+    }
+    g_string_append(text, "]\n");
+    return g_file_set_contents(path, text->str, (gssize)text->len, error);
+}

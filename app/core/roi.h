@@ -55,5 +55,7 @@ fm_roi_stats fm_roi_statistics(const fm_roi *roi, const float *map, int width, i
 char *fm_roi_to_json(const fm_roi *roi);
 fm_roi *fm_roi_from_json(const char *json, GError **error);
 GPtrArray *fm_roi_list_from_file(const char *path, GError **error); /* of fm_roi*, owns them */
+/* The same JSON array, one ROI per line, as fm_roi_list_from_file reads it. */
+gboolean fm_roi_list_to_file(const char *path, GPtrArray *rois, GError **error);
 
 G_END_DECLS

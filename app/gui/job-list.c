@@ -119,11 +119,13 @@ void fm_job_list_update(FmJobList *list, fm_job *job)
     case FM_JOB_QUEUED:
         text = g_strdup(_("Queued"));
         break;
-    case FM_JOB_RUNNING:
+    case FM_JOB_RUNNING: {
+        fm_stage stage;
+        fm_job_get_stage_times(job, &stage);
         /* TRANSLATORS: "Computing… 40 %": the stage the job is in, then its progress */
-        text = g_strdup_printf(_("%s… %.0f %%"), fm_stage_title(fm_job_get_stage(job)),
-                               100.0 * fraction);
+        text = g_strdup_printf(_("%s… %.0f %%"), fm_stage_title(stage), 100.0 * fraction);
         break;
+    }
     case FM_JOB_DONE: {
         const fm_result *res = fm_job_get_result(job);
         text = res != NULL ? g_strdup_printf(_("Done in %.0f ms on %s"), res->elapsed_ms,

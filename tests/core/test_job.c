@@ -335,7 +335,7 @@ static void test_resident_lifecycle(void)
     fm_resident_stats s = fm_resident_get_stats();
     g_assert_cmpint(s.offered, ==, 1);
     g_assert_cmpint(s.in_use, ==, 0);
-    fm_stage_times t = fm_job_get_stage_times(ok);
+    fm_stage_times t = fm_job_get_stage_times(ok, NULL);
     g_assert_cmpfloat(t.ms[FM_STAGE_COMPUTE], >, 0.0);
     g_assert_cmpfloat(fm_stage_times_total(&t), >=, t.ms[FM_STAGE_COMPUTE]);
 

@@ -205,7 +205,7 @@ static void test_rerun_shows_before_catalogue(void)
      * loosely (a loaded 2-core machine must not fail it). */
     const fm_result *res = fm_job_get_result(shown.job);
     g_assert_nonnull(res);
-    fm_stage_times times = fm_job_get_stage_times(shown.job);
+    fm_stage_times times = fm_job_get_stage_times(shown.job, NULL);
     double to_shown_ms = (shown.shown_us - started_us) / 1000.0;
     double after_compute_ms = to_shown_ms - res->elapsed_ms;
     g_test_message("re-run: method %.1f ms, map on show %.1f ms after Run (<= %.1f ms after "

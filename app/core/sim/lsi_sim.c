@@ -7,6 +7,7 @@
 #endif
 
 #include "app/core/error.h"
+#include "app/core/float_bits.h"
 #include "app/core/sim/lsi_sim.h"
 
 /* Bands of rows are simulated in parallel, each from the first frame to the last on its own
@@ -51,27 +52,13 @@ static inline guint64 step_key(guint64 seed, guint64 step)
     return mix64(seed ^ mix64(step * GOLDEN + G_GUINT64_CONSTANT(0x4c53495f4f55)));
 }
 
-static inline guint32 float_bits(float value)
-{
-    guint32 bits;
-    memcpy(&bits, &value, sizeof bits);
-    return bits;
-}
-
-static inline float bits_float(guint32 bits)
-{
-    float value;
-    memcpy(&value, &bits, sizeof value);
-    return value;
-}
-
 /* sqrt(v) for normal v > 0 by Newton's iteration, because sqrtf may set errno and so is a
  * call behind a branch, which keeps GCC from vectorising the loop around it: the bit-trick
  * guess of 1/sqrt(v) (3.5 % off) after two steps is 5e-6 off, and one step on sqrt itself
  * leaves at most 1.5 ulp (checked against sqrt over every v that neg_log_unit returns). */
 static inline float sqrt_positive(float v)
 {
-    float y = bits_float(0x5f375a86u - (float_bits(v) >> 1)), half = 0.5f * v;
+    float y = fm_bits_float(0x5f375a86u - (fm_float_bits(v) >> 1)), half = 0.5f * v;
     y = y * (1.5f - half * y * y);
     y = y * (1.5f - half * y * y);
     float r = v * y;
@@ -85,9 +72,9 @@ static inline float sqrt_positive(float v)
  * Cephes' logf polynomial (relative error ~1e-7, as libm's). */
 static inline float neg_log_unit(gint32 bits)
 {
-    guint32 word = float_bits((float)(2 * bits + 1) * 0x1p-24f) + (0x3f800000u - 0x3f3504f3u);
+    guint32 word = fm_float_bits((float)(2 * bits + 1) * 0x1p-24f) + (0x3f800000u - 0x3f3504f3u);
     float e = (float)((gint32)(word >> 23) - 0x7f);
-    float x = bits_float((word & 0x007fffffu) + 0x3f3504f3u) - 1.0f;
+    float x = fm_bits_float((word & 0x007fffffu) + 0x3f3504f3u) - 1.0f;
     float z = x * x;
     float y = 7.0376836292e-2f;
     y = y * x - 1.1514610310e-1f;
@@ -117,9 +104,9 @@ static inline void turn_cos_sin(gint32 bits, float *cos_out, float *sin_out)
         0.5f * z + 1.0f;
     /* a quarter turn maps (c, s) to (-s, c), half a turn negates both */
     const guint32 swap = 0u - (guint32)(quarter & 1), sign = (guint32)(quarter & 2) << 30;
-    const guint32 cb = float_bits(c), sb = float_bits(s);
-    *cos_out = bits_float(((cb & ~swap) | ((sb ^ 0x80000000u) & swap)) ^ sign);
-    *sin_out = bits_float(((sb & ~swap) | (cb & swap)) ^ sign);
+    const guint32 cb = fm_float_bits(c), sb = fm_float_bits(s);
+    *cos_out = fm_bits_float(((cb & ~swap) | ((sb ^ 0x80000000u) & swap)) ^ sign);
+    *sin_out = fm_bits_float(((sb & ~swap) | (cb & swap)) ^ sign);
 }
 
 void fm_lsi_sim_defaults(fm_lsi_sim_params *p)
