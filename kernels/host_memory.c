@@ -18,12 +18,12 @@ typedef struct {
 /* Part of the device table: one pool per process, guarded by its lock. */
 static struct {
     pthread_mutex_t lock;
-    int pinned;        /* a device was started: new blocks are page-locked */
+    int pinned; /* a device was started: new blocks are page-locked */
     block kept[MAX_KEPT];
     int n_kept;
     size_t kept_bytes, budget;
     long long reuses;
-    block live[4096];  /* pinned blocks handed out, to know how to free them */
+    block live[4096]; /* pinned blocks handed out, to know how to free them */
     int n_live;
 } pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .budget = (size_t)2 << 30};
 
@@ -62,7 +62,7 @@ static void trim_locked(size_t limit)
     }
 }
 
-void *fm_host_alloc(size_t bytes)
+static void *host_alloc(size_t bytes, int zero)
 {
     if (bytes == 0)
         bytes = 1;
@@ -75,7 +75,8 @@ void *fm_host_alloc(size_t bytes)
             ptr = pool.kept[i].ptr;
             pinned = pool.kept[i].pinned;
             pool.kept_bytes -= bytes;
-            memmove(pool.kept + i, pool.kept + i + 1, (size_t)(pool.n_kept - i - 1) * sizeof(block));
+            memmove(pool.kept + i, pool.kept + i + 1,
+                    (size_t)(pool.n_kept - i - 1) * sizeof(block));
             pool.n_kept--;
             pool.reuses++;
         }
@@ -92,13 +93,24 @@ void *fm_host_alloc(size_t bytes)
 #endif
     if (!ptr)
         return calloc(1, bytes); /* fresh pages are zero already */
-    parallel_zero(ptr, bytes);
+    if (zero)
+        parallel_zero(ptr, bytes);
     if (pinned) {
         pthread_mutex_lock(&pool.lock);
         pool.live[pool.n_live++] = (block){ptr, bytes, 1};
         pthread_mutex_unlock(&pool.lock);
     }
     return ptr;
+}
+
+void *fm_host_alloc(size_t bytes)
+{
+    return host_alloc(bytes, 1);
+}
+
+void *fm_host_alloc_uninit(size_t bytes)
+{
+    return host_alloc(bytes, 0);
 }
 
 void fm_host_free(void *ptr, size_t bytes)

@@ -11,6 +11,9 @@ extern "C" {
 /* Zeroed memory for n bytes, or NULL. Page-locked (from the pool when a kept block fits) once
  * fm_host_memory_enable_pinned was called, plain calloc before that and without CUDA. */
 void *fm_host_alloc(size_t bytes);
+/* The same for a buffer the caller overwrites entirely: a reused pooled block keeps old values
+ * (zeroing hundreds of MB would cost more than the kernel that fills them). */
+void *fm_host_alloc_uninit(size_t bytes);
 /* Frees memory from fm_host_alloc (bytes as asked); page-locked blocks go back to the pool,
  * which keeps at most its budget and frees the oldest beyond it. */
 void fm_host_free(void *ptr, size_t bytes);

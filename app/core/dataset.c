@@ -34,6 +34,9 @@ fm_dataset *fm_dataset_new(fm_pixel_type type, int n_dims, const gsize *sizes,
     ds->bits_per_sample = (int)(fm_pixel_size(type) * 8);
     ds->data = g_malloc0(MAX(fm_dataset_n_bytes(ds), 1));
     ds->metadata = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    g_mutex_init(&ds->derived_lock);
+    ds->derived =
+        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_bytes_unref);
     return ds;
 }
 
@@ -57,6 +60,8 @@ void fm_dataset_unref(fm_dataset *ds)
     g_free(ds->source_path);
     g_free(ds->sha256);
     g_hash_table_unref(ds->metadata);
+    g_hash_table_unref(ds->derived);
+    g_mutex_clear(&ds->derived_lock);
     g_free(ds);
 }
 
@@ -176,4 +181,24 @@ gboolean fm_dataset_hash_file(fm_dataset *ds, GError **error)
 void fm_dataset_changed(fm_dataset *ds)
 {
     fm_resident_forget(ds->data);
+    g_mutex_lock(&ds->derived_lock);
+    g_hash_table_remove_all(ds->derived);
+    g_mutex_unlock(&ds->derived_lock);
+}
+
+GBytes *fm_dataset_derived_lookup(fm_dataset *ds, const char *key)
+{
+    g_mutex_lock(&ds->derived_lock);
+    GBytes *bytes = g_hash_table_lookup(ds->derived, key);
+    if (bytes)
+        g_bytes_ref(bytes);
+    g_mutex_unlock(&ds->derived_lock);
+    return bytes;
+}
+
+void fm_dataset_derived_store(fm_dataset *ds, const char *key, GBytes *bytes)
+{
+    g_mutex_lock(&ds->derived_lock);
+    g_hash_table_replace(ds->derived, g_strdup(key), g_bytes_ref(bytes));
+    g_mutex_unlock(&ds->derived_lock);
 }

@@ -3,7 +3,8 @@
 
 #include "kernels/host_memory.h"
 
-fm_map *fm_map_new(const char *name, const char *unit, int width, int height, int n_frames)
+static fm_map *map_new(const char *name, const char *unit, int width, int height, int n_frames,
+                       void *(*alloc)(size_t))
 {
     fm_map *map = g_new0(fm_map, 1);
     map->name = g_strdup(name);
@@ -12,10 +13,20 @@ fm_map *fm_map_new(const char *name, const char *unit, int width, int height, in
     map->height = height;
     map->n_frames = n_frames;
     /* page-locked once a GPU is started: the kernels download into the map itself */
-    map->data = fm_host_alloc(MAX(fm_map_n_values(map), 1) * sizeof(float));
+    map->data = alloc(MAX(fm_map_n_values(map), 1) * sizeof(float));
     if (!map->data)
         g_error("out of memory for a %d x %d x %d map", width, height, n_frames);
     return map;
+}
+
+fm_map *fm_map_new(const char *name, const char *unit, int width, int height, int n_frames)
+{
+    return map_new(name, unit, width, height, n_frames, fm_host_alloc);
+}
+
+fm_map *fm_map_new_uninit(const char *name, const char *unit, int width, int height, int n_frames)
+{
+    return map_new(name, unit, width, height, n_frames, fm_host_alloc_uninit);
 }
 
 void fm_map_free(fm_map *map)

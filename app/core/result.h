@@ -29,6 +29,8 @@ typedef struct {
 } fm_result;
 
 fm_map *fm_map_new(const char *name, const char *unit, int width, int height, int n_frames);
+/* For maps a kernel overwrites entirely: no zeroing of a reused page-locked block. */
+fm_map *fm_map_new_uninit(const char *name, const char *unit, int width, int height, int n_frames);
 void fm_map_free(fm_map *map);
 gsize fm_map_n_values(const fm_map *map);
 float *fm_map_frame(fm_map *map, int frame);

@@ -7,6 +7,7 @@
 
 #include "app/core/error.h"
 #include "app/core/flim_prep.h"
+#include "app/core/method.h"
 #include "app/core/io/tiff.h"
 #include "app/core/params.h"
 #include "app/core/roi.h"
@@ -318,6 +319,46 @@ static void test_simulator(void)
     g_assert_cmpint(peak, ==, 10);
 }
 
+/* The photon sums a FLIM run derives are kept on the open dataset for the next run, and dropped
+ * when the samples change: a re-run with another threshold uses them, a changed dataset does not.
+ */
+static void test_derived_photons(void)
+{
+    g_autoptr(fm_dataset) ds = cube(16, 8, 32, 7);
+    fm_dataset_set_meta(ds, "bin_width_ps", "100");
+    for (int b = 0; b < 32; b++) /* a 2.5 ns decay of 1000 counts at its peak in every pixel */
+        for (int p = 0; p < 16 * 8; p++)
+            ((guint16 *)ds->data)[b * 16 * 8 + p] = (guint16)lround(1000.0 * exp(-b * 0.1 / 2.5));
+    const fm_method *iem = fm_method_find("flim.iem");
+    g_autoptr(fm_params) params = fm_method_default_params(iem);
+    g_assert_true(fm_params_set_from_string(params, "min_photons", "1", NULL));
+    fm_job_context context = {.backend = FM_BACKEND_CPU};
+    GError *error = NULL;
+    g_autoptr(fm_result) first = fm_method_run(iem, ds, params, NULL, &context, &error);
+    g_assert_no_error(error);
+    g_autoptr(GBytes) kept = fm_dataset_derived_lookup(ds, "flim.photons/1/0/32");
+    g_assert_nonnull(kept);
+    const double *sums = g_bytes_get_data(kept, NULL);
+    double by_hand = 0.0;
+    for (int b = 0; b < 32; b++)
+        by_hand += ((guint16 *)ds->data)[(gsize)b * 16 * 8 + 5];
+    g_assert_cmpfloat(sums[5], ==, by_hand);
+
+    /* pixel 5 now has no photons: a stale sum would still fit it */
+    for (int b = 0; b < 32; b++)
+        ((guint16 *)ds->data)[(gsize)b * 16 * 8 + 5] = 0;
+    fm_dataset_changed(ds);
+    g_assert_null(fm_dataset_derived_lookup(ds, "flim.photons/1/0/32"));
+    g_autoptr(fm_result) second = fm_method_run(iem, ds, params, NULL, &context, &error);
+    g_assert_no_error(error);
+    /* the intensity map is the photon sum where the pixel was selected, NaN where left out */
+    const fm_map *before = fm_result_get_map(first, "intensity");
+    const fm_map *after = fm_result_get_map(second, "intensity");
+    g_assert_cmpfloat(before->data[5], ==, by_hand);
+    g_assert_true(isnan(after->data[5]));
+    g_assert_cmpfloat(after->data[6], ==, before->data[6]);
+}
+
 static const fm_param_spec string_specs[] = {
     {.key = "irf_file", .type = FM_PARAM_STRING, .default_choice = ""},
     {.key = "label", .type = FM_PARAM_STRING, .default_choice = "decay"},
@@ -360,5 +401,6 @@ int main(int argc, char **argv)
     g_test_add_func("/flim-prep/decay-files", test_decay_files);
     g_test_add_func("/flim-prep/simulator", test_simulator);
     g_test_add_func("/flim-prep/string-param", test_string_param);
+    g_test_add_func("/flim-prep/derived-photons", test_derived_photons);
     return g_test_run();
 }

@@ -335,8 +335,7 @@ static gboolean phasor_calibration(fm_flim_params *kp, const float *reference, d
 }
 
 /* Sum of the decays of the pixels in mask: the reference measurement drawn as an ROI. */
-static float *roi_decay(const fm_flim_counts *counts, int n_pixels, int n_bins,
-                        const guint8 *mask)
+static float *roi_decay(const fm_flim_counts *counts, int n_pixels, int n_bins, const guint8 *mask)
 {
     float *decay = g_new0(float, n_bins);
     for (int b = 0; b < n_bins; b++) {
@@ -350,8 +349,7 @@ static float *roi_decay(const fm_flim_counts *counts, int n_pixels, int n_bins,
 }
 
 static gboolean setup_phasor(fm_flim_params *kp, const fm_params *params, GPtrArray *rois,
-                             const fm_flim_counts *counts, int width, int height,
-                             const char *label,
+                             const fm_flim_counts *counts, int width, int height, const char *label,
                              GString *note, GError **error)
 {
     kp->harmonic = fm_params_get_int(params, "harmonic");
@@ -405,6 +403,21 @@ static void append_note(GString *note, const char *text)
     g_string_append(note, text);
 }
 
+/* Photons per pixel in the fit window: a pass over every count, so kept on the open dataset for
+ * the next run with the same window and binning (a changed parameter, another method). */
+static GBytes *photons_of(fm_dataset *dataset, const fm_flim_counts *counts, int binning,
+                          int n_pixels, int start, int end)
+{
+    g_autofree char *key = g_strdup_printf("flim.photons/%d/%d/%d", binning, start, end);
+    GBytes *sums = fm_dataset_derived_lookup(dataset, key);
+    if (sums)
+        return sums;
+    double *fresh = fm_flim_prep_photons_typed(counts, n_pixels, start, end);
+    sums = g_bytes_new_take(fresh, (gsize)MAX(n_pixels, 1) * sizeof(double));
+    fm_dataset_derived_store(dataset, key, sums);
+    return sums;
+}
+
 static fm_result *flim_run(const fm_method *method, fm_dataset *dataset, const fm_params *params,
                            GPtrArray *rois, fm_job_context *context, GError **error)
 {
@@ -450,7 +463,8 @@ static fm_result *flim_run(const fm_method *method, fm_dataset *dataset, const f
     /* Pixels to fit: the ROIs', with at least one photon (zero-photon pixels stay NaN whatever
      * min_photons says) and at least min_photons. */
     g_autofree guint8 *roi_mask = fm_flim_prep_mask(rois, width, height);
-    g_autofree double *photons = fm_flim_prep_photons_typed(&counts, n_pixels, start, end);
+    g_autoptr(GBytes) photon_sums = photons_of(dataset, &counts, binning, n_pixels, start, end);
+    const double *photons = g_bytes_get_data(photon_sums, NULL);
     g_autofree guint8 *fit_mask = g_new0(guint8, n_pixels);
     long long selected = 0, below = 0;
     for (int p = 0; p < n_pixels; p++) {
@@ -494,10 +508,9 @@ static fm_result *flim_run(const fm_method *method, fm_dataset *dataset, const f
     fm_backend backend = context ? context->backend : FM_BACKEND_AUTO;
     fm_run_info info;
     memset(&info, 0, sizeof info);
-    fm_status st =
-        fm_flim_run_typed(km, &kp, counts.data, counts.type, n_pixels, fit_mask, segment,
-                          n_segments, &out, backend, context ? fm_method_tick : NULL, context,
-                          &info, msg, sizeof msg);
+    fm_status st = fm_flim_run_typed(km, &kp, counts.data, counts.type, n_pixels, fit_mask, segment,
+                                     n_segments, &out, backend, context ? fm_method_tick : NULL,
+                                     context, &info, msg, sizeof msg);
     fm_method_kernel_done(context, &info);
     if (st != FM_OK) {
         fm_result_free(result);

@@ -110,8 +110,9 @@ static fm_result *lsi_run(const fm_method *method, fm_dataset *dataset, const fm
     }
 
     int out_frames = temporal ? n_frames - lp.frames + 1 : n_frames;
-    fm_map *contrast = fm_map_new("contrast", "1", width, height, out_frames);
-    fm_map *sfi = fm_map_new("sfi", "1/s", width, height, out_frames);
+    /* the kernels write every value, NaN borders included */
+    fm_map *contrast = fm_map_new_uninit("contrast", "1", width, height, out_frames);
+    fm_map *sfi = fm_map_new_uninit("sfi", "1/s", width, height, out_frames);
     fm_backend backend = context ? context->backend : FM_BACKEND_AUTO;
     fm_tick_fn tick = context ? fm_method_tick : NULL;
     fm_run_info info;

@@ -197,8 +197,9 @@ static fm_result *oct_run(const fm_method *method, fm_dataset *dataset, const fm
     if (!enface_range(params, setup->um_per_bin, n_depth, &first, &last, error))
         return NULL;
 
-    fm_map *bscan = fm_map_new("bscan_db", "dB", n_alines, n_depth, n_bscans);
-    fm_map *enface = fm_map_new("enface", "dB", n_alines, n_bscans, 1);
+    /* every value is written below, B-scan by B-scan */
+    fm_map *bscan = fm_map_new_uninit("bscan_db", "dB", n_alines, n_depth, n_bscans);
+    fm_map *enface = fm_map_new_uninit("enface", "dB", n_alines, n_bscans, 1);
     fm_backend backend = context ? context->backend : FM_BACKEND_AUTO;
     fm_run_info info;
     memset(&info, 0, sizeof info);
@@ -211,7 +212,7 @@ static fm_result *oct_run(const fm_method *method, fm_dataset *dataset, const fm
     /* pinned once the GPU is started (the B-scans download straight into it), and kept for the
      * next run */
     const gsize scratch_bytes = (gsize)chunk * n_alines * n_depth * sizeof(float);
-    float *scratch = fm_host_alloc(scratch_bytes);
+    float *scratch = fm_host_alloc_uninit(scratch_bytes);
     if (!scratch) {
         fm_map_free(bscan);
         fm_map_free(enface);
