@@ -62,26 +62,47 @@ static void trim_locked(size_t limit)
     }
 }
 
-static void *host_alloc(size_t bytes, int zero)
+/* A kept (pinned) block of exactly this size, taken out of the pool, or NULL. */
+static void *take_kept_locked(size_t bytes)
 {
-    if (bytes == 0)
-        bytes = 1;
-    void *ptr = NULL;
-    int pinned = 0;
-    pthread_mutex_lock(&pool.lock);
-    /* A kept block of the same size (a re-run makes the same maps) */
-    for (int i = pool.n_kept - 1; i >= 0 && !ptr; i--) {
+    for (int i = pool.n_kept - 1; i >= 0; i--) {
         if (pool.kept[i].bytes == bytes) {
-            ptr = pool.kept[i].ptr;
-            pinned = pool.kept[i].pinned;
+            void *ptr = pool.kept[i].ptr;
             pool.kept_bytes -= bytes;
             memmove(pool.kept + i, pool.kept + i + 1,
                     (size_t)(pool.n_kept - i - 1) * sizeof(block));
             pool.n_kept--;
             pool.reuses++;
+            return ptr;
         }
     }
-    int want_pinned = pool.pinned && pool.n_live < (int)(sizeof pool.live / sizeof pool.live[0]);
+    return NULL;
+}
+
+/* Remembers a pinned block handed out, so that fm_host_free knows to keep or unpin it; when the
+ * table is full the block is unpinned and 0 returned (the caller takes plain memory). */
+static int track_live(void *ptr, size_t bytes)
+{
+    pthread_mutex_lock(&pool.lock);
+    int room = pool.n_live < (int)(sizeof pool.live / sizeof pool.live[0]);
+    if (room)
+        pool.live[pool.n_live++] = (block){ptr, bytes, 1};
+    pthread_mutex_unlock(&pool.lock);
+    if (!room) {
+        block b = {ptr, bytes, 1};
+        free_block(&b);
+    }
+    return room;
+}
+
+static void *host_alloc(size_t bytes, int zero)
+{
+    if (bytes == 0)
+        bytes = 1;
+    pthread_mutex_lock(&pool.lock);
+    void *ptr = take_kept_locked(bytes); /* a re-run makes maps of the same sizes */
+    int pinned = ptr != NULL;
+    int want_pinned = pool.pinned;
     pthread_mutex_unlock(&pool.lock);
 #if FM_HAVE_CUDA
     if (!ptr && want_pinned) {
@@ -95,11 +116,8 @@ static void *host_alloc(size_t bytes, int zero)
         return calloc(1, bytes); /* fresh pages are zero already */
     if (zero)
         parallel_zero(ptr, bytes);
-    if (pinned) {
-        pthread_mutex_lock(&pool.lock);
-        pool.live[pool.n_live++] = (block){ptr, bytes, 1};
-        pthread_mutex_unlock(&pool.lock);
-    }
+    if (pinned && !track_live(ptr, bytes))
+        return calloc(1, bytes);
     return ptr;
 }
 
@@ -141,6 +159,25 @@ void fm_host_free(void *ptr, size_t bytes)
     pthread_mutex_unlock(&pool.lock);
     block b = {ptr, bytes, pinned};
     free_block(&b);
+}
+
+void *fm_host_staging_get(size_t bytes)
+{
+    if (bytes == 0)
+        bytes = 1;
+    pthread_mutex_lock(&pool.lock);
+    void *ptr = take_kept_locked(bytes);
+    pthread_mutex_unlock(&pool.lock);
+#if FM_HAVE_CUDA
+    if (!ptr)
+        ptr = fm_host_pinned_alloc(bytes);
+#endif
+    return ptr && track_live(ptr, bytes) ? ptr : NULL;
+}
+
+void fm_host_staging_put(void *ptr, size_t bytes)
+{
+    fm_host_free(ptr, bytes); /* pinned: back to the pool */
 }
 
 void fm_host_pool_set_budget(size_t bytes)

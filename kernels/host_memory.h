@@ -18,6 +18,12 @@ void *fm_host_alloc_uninit(size_t bytes);
  * which keeps at most its budget and frees the oldest beyond it. */
 void fm_host_free(void *ptr, size_t bytes);
 
+/* Page-locked staging for a kernel's transfers, whatever the map policy: a kept block of that
+ * size when there is one (a later chunk or run of the same shape pays no pinning), else a new
+ * one; NULL when none can be had. Give it back with fm_host_staging_put. */
+void *fm_host_staging_get(size_t bytes);
+void fm_host_staging_put(void *ptr, size_t bytes);
+
 /* Pool size limit in bytes (default 2 GiB); 0 frees every kept block and keeps none. */
 void fm_host_pool_set_budget(size_t bytes);
 /* Bytes kept for reuse now, and how many allocations were served from the pool. */

@@ -153,9 +153,9 @@ extern "C" fm_status fm_flim_direct_cuda(const fm_flim_job *job, fm_run_info *in
         if (is_u16)
             FM_CUDA_TRY(cudaMallocAsync((void **)&d_raw[s], raw_bytes, stream[s]));
         if (!in_pinned && !d_src)
-            FM_CUDA_TRY(cudaHostAlloc((void **)&h_in[s], raw_bytes, cudaHostAllocDefault));
+            FM_CUDA_TRY(fm_staging_alloc((void **)&h_in[s], raw_bytes));
         if (!out_pinned)
-            FM_CUDA_TRY(cudaHostAlloc((void **)&h_out[s], out_bytes, cudaHostAllocDefault));
+            FM_CUDA_TRY(fm_staging_alloc((void **)&h_out[s], out_bytes));
     }
 
     for (int c = 0; c <= n_chunks; c++) {
@@ -241,8 +241,8 @@ cleanup:
         }
         if (done[s])
             cudaEventDestroy(done[s]);
-        cudaFreeHost(h_in[s]);
-        cudaFreeHost(h_out[s]);
+        fm_staging_free(h_in[s]);
+        fm_staging_free(h_out[s]);
     }
     if (d_src)
         fm_resident_release(src);

@@ -280,11 +280,11 @@ static fm_status spatial_stack(const fm_lsi_job *job, long long *invalid, char *
         if (job->sfi)
             FM_CUDA_TRY(cudaMalloc((void **)&d_s[s], out_bytes));
         if (stage_in)
-            FM_CUDA_TRY(cudaHostAlloc(&h_in[s], in_bytes, cudaHostAllocDefault));
+            FM_CUDA_TRY(fm_staging_alloc(&h_in[s], in_bytes));
         if (stage_out && job->contrast)
-            FM_CUDA_TRY(cudaHostAlloc((void **)&h_k[s], out_bytes, cudaHostAllocDefault));
+            FM_CUDA_TRY(fm_staging_alloc((void **)&h_k[s], out_bytes));
         if (stage_out && job->sfi)
-            FM_CUDA_TRY(cudaHostAlloc((void **)&h_s[s], out_bytes, cudaHostAllocDefault));
+            FM_CUDA_TRY(fm_staging_alloc((void **)&h_s[s], out_bytes));
     }
 
     for (int f = 0; f <= nf; f++) {
@@ -351,9 +351,9 @@ cleanup:
         cudaFree(d_in[s]);
         cudaFree(d_k[s]);
         cudaFree(d_s[s]);
-        cudaFreeHost(h_in[s]);
-        cudaFreeHost(h_k[s]);
-        cudaFreeHost(h_s[s]);
+        fm_staging_free(h_in[s]);
+        fm_staging_free(h_k[s]);
+        fm_staging_free(h_s[s]);
     }
     cudaFree(d_invalid);
     if (d_frames)
@@ -500,12 +500,12 @@ static fm_status temporal_stack(const fm_lsi_job *job, long long *invalid, char 
         if (job->contrast) {
             FM_CUDA_TRY(cudaMalloc((void **)&d_k[k], out_bytes));
             if (!out_pinned)
-                FM_CUDA_TRY(cudaHostAlloc((void **)&h_k[k], out_bytes, cudaHostAllocDefault));
+                FM_CUDA_TRY(fm_staging_alloc((void **)&h_k[k], out_bytes));
         }
         if (job->sfi) {
             FM_CUDA_TRY(cudaMalloc((void **)&d_s[k], out_bytes));
             if (!out_pinned)
-                FM_CUDA_TRY(cudaHostAlloc((void **)&h_s[k], out_bytes, cudaHostAllocDefault));
+                FM_CUDA_TRY(fm_staging_alloc((void **)&h_s[k], out_bytes));
         }
     }
     for (int t = 0; t <= job->n_out; t++) {
@@ -569,8 +569,8 @@ cleanup:
             cudaEventDestroy(done[k]);
         cudaFree(d_k[k]);
         cudaFree(d_s[k]);
-        cudaFreeHost(h_k[k]);
-        cudaFreeHost(h_s[k]);
+        fm_staging_free(h_k[k]);
+        fm_staging_free(h_s[k]);
     }
     if (copy)
         cudaStreamDestroy(copy);

@@ -9,6 +9,7 @@
 #include "../cuda_check.h"
 #include "../cuda_tail.h"
 #include "../device_private.h"
+#include "../host_memory.h"
 #include "../resident.h"
 #include "oct_impl.h"
 #include "oct_math.h"
@@ -32,6 +33,7 @@ typedef struct {
     cudaEvent_t done;
     void *d_raw, *h_raw; /* h_*: pinned staging, only for pageable caller buffers */
     float *d_bg, *d_x, *d_y, *d_x4, *d_out, *h_out;
+    size_t h_raw_bytes, h_out_bytes; /* staging from the pool, returned there on close */
     cufftComplex *d_spec, *d_zp;
     cufftHandle r2c, c2c, zp_r2c, zp_c2r;
     int have_r2c, have_c2c, have_zp_r2c, have_zp_c2r;
@@ -323,8 +325,8 @@ void fm_oct_cuda_stream_close(fm_oct_cuda_stream *st)
         cudaFree(sl->d_out);
         cudaFree(sl->d_spec);
         cudaFree(sl->d_zp);
-        cudaFreeHost(sl->h_raw);
-        cudaFreeHost(sl->h_out);
+        fm_host_staging_put(sl->h_raw, sl->h_raw_bytes);
+        fm_host_staging_put(sl->h_out, sl->h_out_bytes);
     }
     cudaFree(st->d_window);
     cudaFree(st->d_zero);
@@ -507,11 +509,21 @@ static fm_status stream_process(fm_oct_cuda_stream *st, const void *spectra, int
 
     for (int i = 0; (stage_in || stage_out) && i < st->slots; i++) {
         slot_t *sl = &st->slot[i];
-        if (!sl->h_raw && stage_in)
-            FM_CUDA_TRY(cudaHostAlloc(&sl->h_raw, in_per_bscan * chunk, cudaHostAllocDefault));
-        if (!sl->h_out && stage_out)
-            FM_CUDA_TRY(
-                cudaHostAlloc((void **)&sl->h_out, out_per_bscan * chunk, cudaHostAllocDefault));
+        /* from the pinned pool: the method's next chunk of B-scans reuses them */
+        if (!sl->h_raw && stage_in) {
+            sl->h_raw_bytes = in_per_bscan * chunk;
+            if (!(sl->h_raw = fm_host_staging_get(sl->h_raw_bytes))) {
+                status = fm_fail(FM_ERR_DEVICE, msg, msg_len, "no pinned staging memory");
+                goto cleanup;
+            }
+        }
+        if (!sl->h_out && stage_out) {
+            sl->h_out_bytes = out_per_bscan * chunk;
+            if (!(sl->h_out = (float *)fm_host_staging_get(sl->h_out_bytes))) {
+                status = fm_fail(FM_ERR_DEVICE, msg, msg_len, "no pinned staging memory");
+                goto cleanup;
+            }
+        }
     }
     for (int c = 0; c <= n_chunks; c++) {
         while (retired < c && (c == n_chunks || c - retired >= st->slots)) {

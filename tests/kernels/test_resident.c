@@ -283,6 +283,15 @@ static void test_host_pool(int device)
     tap_ok(zero && fm_host_pool_reuses() == reuses + (device ? 1 : 0),
            "the next map of that size %s, zeroed", device ? "reuses the block" : "is fresh");
     fm_host_free(b, bytes);
+
+    /* Staging for transfers: pinned whatever the map policy, and kept for the next call. */
+    void *s1 = fm_host_staging_get(bytes);
+    fm_host_staging_put(s1, bytes);
+    long long before = fm_host_pool_reuses();
+    void *s2 = fm_host_staging_get(bytes);
+    tap_ok(device ? s2 == s1 && fm_host_pool_reuses() == before + 1 : s1 == NULL && s2 == NULL,
+           "staging %s", device ? "comes back from the pool on the next call" : "needs a device");
+    fm_host_staging_put(s2, bytes);
     fm_host_pool_set_budget(0);
     tap_ok(fm_host_pool_kept_bytes() == 0, "a zero budget frees every kept block");
 }
