@@ -190,7 +190,7 @@ typedef struct {
 } transpose_job;
 
 /* Tiles between two releases of the mapped decays already moved into the dataset. */
-#define RELEASE_TILES 64
+#define RELEASE_TILES 16
 
 /* Drops the mapped file pages of [from, to) from this process (they stay in the page cache): the
  * whole mapping plus the dataset would hold the counts twice at the peak. Read-only file pages

@@ -182,6 +182,40 @@ static gboolean enface_range(const fm_params *params, double um_per_bin, int n_d
     return TRUE;
 }
 
+/* A-lines per block of the transposition: each depth row of a block is one 64-byte line of the
+ * map, where one A-line at a time wrote a float per 4 KB row of it. */
+#define DEPTH_DOWN_ALINES 16
+
+/* The kernels give depth fastest; the map shows depth down and A-lines across, and the en-face
+ * image is each A-line's mean power over [first, last). Blocks of A-lines are independent: on
+ * all cores. */
+static void depth_down(const float *scratch, int nb, int n_alines, int n_depth, int first, int last,
+                       float *bscans, float *enface)
+{
+    const int blocks = (n_alines + DEPTH_DOWN_ALINES - 1) / DEPTH_DOWN_ALINES;
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int b = 0; b < nb; b++) {
+        for (int k = 0; k < blocks; k++) {
+            const float *in = scratch + (gsize)b * n_alines * n_depth;
+            float *out = bscans + (gsize)b * n_alines * n_depth;
+            const int a0 = k * DEPTH_DOWN_ALINES, a1 = MIN(n_alines, a0 + DEPTH_DOWN_ALINES);
+            for (int z = 0; z < n_depth; z++)
+                for (int a = a0; a < a1; a++)
+                    out[(gsize)z * n_alines + a] = in[(gsize)a * n_depth + z];
+            for (int a = a0; a < a1; a++) {
+                const float *line = in + (gsize)a * n_depth;
+                /* mean of the power, not of dB: a mean of dB is a geometric mean that lets
+                 * the dark noise between layers dominate */
+                double power = 0.0;
+                for (int z = first; z < last; z++)
+                    power += exp(line[z] * DB_TO_LN); /* 10^(dB/10); exp is 3x pow */
+                enface[(gsize)b * n_alines + a] =
+                    (float)(10.0 * log10(power / (last - first) + 1e-30));
+            }
+        }
+    }
+}
+
 static fm_result *oct_run(const fm_method *method, fm_dataset *dataset, const fm_params *params,
                           GPtrArray *rois, fm_job_context *context, GError **error)
 {
@@ -238,25 +272,8 @@ static fm_result *oct_run(const fm_method *method, fm_dataset *dataset, const fm
         }
         elapsed_ms += info.elapsed_ms;
         fm_method_kernel_done(context, &info);
-        /* kernels give depth fastest; the map shows depth down and A-lines across. Every
-         * A-line is independent: on all cores this costs less than the kernels. */
-#pragma omp parallel for collapse(2) schedule(static)
-        for (int b = 0; b < nb; b++) {
-            for (int a = 0; a < n_alines; a++) {
-                float *out = fm_map_frame(bscan, b0 + b);
-                const float *in = scratch + (gsize)b * n_alines * n_depth;
-                const float *line = in + (gsize)a * n_depth;
-                for (int z = 0; z < n_depth; z++)
-                    out[(gsize)z * n_alines + a] = line[z];
-                /* mean of the power, not of dB: a mean of dB is a geometric mean that lets
-                 * the dark noise between layers dominate */
-                double power = 0.0;
-                for (int z = first; z < last; z++)
-                    power += exp(line[z] * DB_TO_LN); /* 10^(dB/10); exp is 3x pow */
-                enface->data[(gsize)(b0 + b) * n_alines + a] =
-                    (float)(10.0 * log10(power / (last - first) + 1e-30));
-            }
-        }
+        depth_down(scratch, nb, n_alines, n_depth, first, last, fm_map_frame(bscan, b0),
+                   enface->data + (gsize)b0 * n_alines);
     }
 
     fm_host_free(scratch, scratch_bytes);
