@@ -269,9 +269,11 @@ void fm_resident_prefetch(const void *host, size_t bytes)
     fm_resident_offer(host, bytes);
     pthread_mutex_lock(&cache.lock);
     const fm_resident_ops *ops = ops_locked();
+    entry *e = find_exact(host, bytes);
+    int needed = ops && e && !e->device && !e->uploading; /* a re-run finds it resident */
     pthread_mutex_unlock(&cache.lock);
-    if (!ops)
-        return; /* no device: nothing to upload */
+    if (!needed)
+        return;
     prefetch_job *job = malloc(sizeof *job);
     if (!job)
         return;
