@@ -1,10 +1,12 @@
 /* Shared helpers of the GUI tests (see gui-test-util.h). */
 #include "gui-test-util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "app/core/catalogue.h"
+#include "app/core/io/tiff.h"
 #include "app/core/job.h"
 
 char *fm_gui_test_init(int *argc, char ***argv, const char *tmpl)
@@ -215,4 +217,20 @@ gboolean fm_gui_test_wait_recent(FmWindow *win, const char *basename, double tim
 {
     recent_query q = {win, basename};
     return fm_gui_test_wait_until(recent_lists, &q, timeout_s);
+}
+
+char *fm_gui_test_write_speckle(const char *dir, const char *name, int width, int height,
+                                int frames, guint32 seed)
+{
+    gsize sizes[3] = {(gsize)width, (gsize)height, (gsize)frames};
+    g_autoptr(fm_dataset) ds = fm_dataset_new(FM_PIXEL_U16, 3, sizes, NULL);
+    GRand *rand = g_rand_new_with_seed(seed);
+    guint16 *px = ds->data;
+    for (gsize i = 0; i < fm_dataset_n_elements(ds); i++)
+        px[i] = (guint16)(200.0 - 150.0 * log(1.0 - g_rand_double(rand)));
+    g_rand_free(rand);
+    char *path = g_build_filename(dir, name, NULL);
+    g_autoptr(GError) error = NULL;
+    g_assert_true(fm_tiff_write_dataset(path, ds, "gui test speckle", &error));
+    return path;
 }

@@ -12,6 +12,11 @@
  * FLUXMAP_DATA_DIR and the XDG directories, so no user state is touched. */
 char *fm_gui_test_init(int *argc, char ***argv, const char *tmpl);
 
+/* Writes dir/name: a width x height x frames uint16 speckle-like stack (exponential intensities
+ * from seed) as a TIFF, and returns its path (free it). */
+char *fm_gui_test_write_speckle(const char *dir, const char *name, int width, int height,
+                                int frames, guint32 seed);
+
 /* A registered non-unique FmApplication, not yet activated. */
 FmApplication *fm_gui_test_new_app(void);
 

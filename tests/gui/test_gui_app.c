@@ -39,22 +39,6 @@ static gboolean played_three(gpointer unused G_GNUC_UNUSED)
     return fm_window_get_playback_count(win) >= 3 || error_message() != NULL;
 }
 
-/* A 64x48x3 uint16 speckle-like stack (fixed seed) when the build has no demo dataset. */
-static char *write_fallback_tif(void)
-{
-    gsize sizes[3] = {64, 48, 3};
-    g_autoptr(fm_dataset) ds = fm_dataset_new(FM_PIXEL_U16, 3, sizes, NULL);
-    GRand *rand = g_rand_new_with_seed(20110101);
-    guint16 *px = ds->data;
-    for (gsize i = 0; i < fm_dataset_n_elements(ds); i++)
-        px[i] = (guint16)(200.0 - 150.0 * log(1.0 - g_rand_double(rand)));
-    g_rand_free(rand);
-    char *path = g_build_filename(data_dir, "speckle-fallback.tif", NULL);
-    g_autoptr(GError) error = NULL;
-    g_assert_true(fm_tiff_write_dataset(path, ds, "gui test speckle", &error));
-    return path;
-}
-
 /* SFI = 1/(2 T K^2) at (cx, cy) of frame 0 from a float64 5x5 window, sample sd (N-1). */
 static double brute_force_sfi(const fm_dataset *ds, int cx, int cy, double exposure_s)
 {
@@ -243,8 +227,10 @@ int main(int argc, char **argv)
     if (data_dir == NULL)
         return 0;
     const char *demo = g_getenv("FLUXMAP_DEMO_TIF");
-    tif_path = demo != NULL && g_file_test(demo, G_FILE_TEST_EXISTS) ? g_strdup(demo)
-                                                                     : write_fallback_tif();
+    tif_path =
+        demo != NULL && g_file_test(demo, G_FILE_TEST_EXISTS)
+            ? g_strdup(demo)
+            : fm_gui_test_write_speckle(data_dir, "speckle-fallback.tif", 64, 48, 3, 20110101);
 
     app = fm_gui_test_new_app();
     win = fm_gui_test_activate(app);

@@ -66,22 +66,6 @@ static gboolean device_named(gpointer unused G_GNUC_UNUSED)
     return fm_application_get_device(app, NULL, NULL, NULL);
 }
 
-/* A 96x80x2 uint16 speckle-like stack (fixed seed). */
-static char *write_speckle_tif(void)
-{
-    gsize sizes[3] = {96, 80, 2};
-    g_autoptr(fm_dataset) ds = fm_dataset_new(FM_PIXEL_U16, 3, sizes, NULL);
-    GRand *rand = g_rand_new_with_seed(20240607);
-    guint16 *px = ds->data;
-    for (gsize i = 0; i < fm_dataset_n_elements(ds); i++)
-        px[i] = (guint16)(200.0 - 150.0 * log(1.0 - g_rand_double(rand)));
-    g_rand_free(rand);
-    char *path = g_build_filename(data_dir, "speckle-warm.tif", NULL);
-    g_autoptr(GError) error = NULL;
-    g_assert_true(fm_tiff_write_dataset(path, ds, "gui warm test speckle", &error));
-    return path;
-}
-
 /* The backend combo of the LSI panel (the one offering "cuda"), found by walking the window. */
 static void find_backend_combo(GtkWidget *widget, gpointer data)
 {
@@ -231,7 +215,7 @@ int main(int argc, char **argv)
     data_dir = fm_gui_test_init(&argc, &argv, "fluxmap-gui-warm-XXXXXX");
     if (data_dir == NULL)
         return 0;
-    tif_path = write_speckle_tif();
+    tif_path = fm_gui_test_write_speckle(data_dir, "speckle-warm.tif", 96, 80, 2, 20240607);
     app = fm_gui_test_new_app();
     win = fm_gui_test_activate(app);
 
