@@ -171,9 +171,10 @@ int fm_backend_cuda_settled(fm_status status, fm_backend requested, fm_run_info 
 
 void fm_parallel_memcpy(void *dst, const void *src, size_t n)
 {
-    /* Below ~1 MB thread start-up costs more than the copy. */
-    const size_t chunk = (size_t)1 << 20;
-    if (n <= chunk) {
+    /* Below ~1 MB thread start-up costs more than the copy; above, quarter-MB pieces keep all
+     * threads busy on a few-MB staging block. */
+    const size_t chunk = (size_t)1 << 18;
+    if (n <= ((size_t)1 << 20)) {
         memcpy(dst, src, n);
         return;
     }

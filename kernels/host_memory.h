@@ -30,14 +30,14 @@ void fm_host_pool_set_budget(size_t bytes);
 size_t fm_host_pool_kept_bytes(void);
 long long fm_host_pool_reuses(void);
 
-/* From now on new blocks are page-locked. Pinning costs about as much as one download into
- * pageable memory saves, so only a process that re-runs methods (the GUI) asks for it, once a
- * device is started; a one-shot fluxmap-cli run keeps plain memory. */
+/* From now on new blocks are page-locked, so that downloads land in the maps directly. A process
+ * asks for it once a device is started and it means to run on it (the GUI, a CUDA CLI run). */
 void fm_host_memory_enable_pinned(void);
 
-/* Implemented in host_memory_cuda.cu in CUDA builds. */
-void *fm_host_pinned_alloc(size_t bytes);
-void fm_host_pinned_free(void *ptr);
+/* Implemented in host_memory_cuda.cu in CUDA builds: page-lock (0 on success) and release a
+ * range of host memory. */
+int fm_host_register(void *ptr, size_t bytes);
+void fm_host_unregister(void *ptr);
 
 #ifdef __cplusplus
 }

@@ -1,19 +1,18 @@
-/* CUDA side of the pinned-map pool: page-locked allocations through the runtime. */
+/* CUDA side of the pinned-map pool: page-locking memory that host_memory.c mapped. */
 #include <cuda_runtime.h>
 
 #include "host_memory.h"
 
-extern "C" void *fm_host_pinned_alloc(size_t bytes)
+extern "C" int fm_host_register(void *ptr, size_t bytes)
 {
-    void *p = NULL;
-    if (cudaHostAlloc(&p, bytes, cudaHostAllocDefault) != cudaSuccess) {
+    if (cudaHostRegister(ptr, bytes, cudaHostRegisterDefault) != cudaSuccess) {
         cudaGetLastError(); /* not pinned is an answer: the caller takes plain memory */
-        return NULL;
+        return -1;
     }
-    return p;
+    return 0;
 }
 
-extern "C" void fm_host_pinned_free(void *ptr)
+extern "C" void fm_host_unregister(void *ptr)
 {
-    cudaFreeHost(ptr);
+    cudaHostUnregister(ptr);
 }

@@ -11,7 +11,7 @@ typedef struct fm_device_warmup fm_device_warmup;
 
 /* Starts at once. done (may be NULL) runs on the calling thread's main context when the device
  * is ready or known to be absent; read the outcome there with fm_device_warmup_wait (no wait).
- * pin_maps: a process that re-runs methods on open datasets (the GUI) keeps its maps in
+ * pin_maps: a process that will run on the device (the GUI, a CUDA CLI run) makes its maps in
  * page-locked memory once a device is up (fm_host_memory_enable_pinned). */
 fm_device_warmup *fm_device_warmup_start(GSourceFunc done, gpointer done_data, gboolean pin_maps);
 

@@ -215,6 +215,13 @@ fm_status fm_oct_run_job(const fm_oct_job *job, fm_backend backend, fm_run_info 
     if (job->type != FM_PIXEL_U8 && job->type != FM_PIXEL_U16 && job->type != FM_PIXEL_F32)
         return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "unsupported pixel type %d",
                        (int)job->type);
+    const fm_oct_layout *l = &job->layout;
+    if (l->enface_db && (!l->depth_down || l->enface_first < 0 ||
+                         l->enface_first >= l->enface_last ||
+                         l->enface_last > job->params.n_pixels / 2))
+        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
+                       "en-face depth range %d..%d is empty or outside the %d depth bins",
+                       l->enface_first, l->enface_last, job->params.n_pixels / 2);
     status = fm_backend_resolve(backend, info, msg, msg_len);
     if (status != FM_OK)
         return status;
@@ -239,10 +246,11 @@ done:
     return status;
 }
 
-fm_status fm_oct_bscans(const fm_oct_params *params, const void *spectra, fm_pixel_type type,
-                        int n_alines, int n_bscans, float *bscan_db, fm_backend backend,
-                        fm_tick_fn tick, void *tick_user, fm_run_info *info, char *msg,
-                        size_t msg_len)
+/* One job from the public entry points' arguments. */
+static fm_status run_bscans(const fm_oct_params *params, const void *spectra, fm_pixel_type type,
+                            int n_alines, int n_bscans, float *bscan_db, fm_oct_layout layout,
+                            fm_backend backend, fm_tick_fn tick, void *tick_user,
+                            fm_run_info *info, char *msg, size_t msg_len)
 {
     if (!params)
         return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "parameters are missing");
@@ -252,8 +260,30 @@ fm_status fm_oct_bscans(const fm_oct_params *params, const void *spectra, fm_pix
                       .n_alines = n_alines,
                       .n_bscans = n_bscans,
                       .bscan_db = bscan_db,
+                      .layout = layout,
                       .tick = tick,
                       .tick_user = tick_user,
                       .fft = FM_OCT_FFT_DEFAULT};
     return fm_oct_run_job(&job, backend, info, msg, msg_len);
+}
+
+fm_status fm_oct_bscans(const fm_oct_params *params, const void *spectra, fm_pixel_type type,
+                        int n_alines, int n_bscans, float *bscan_db, fm_backend backend,
+                        fm_tick_fn tick, void *tick_user, fm_run_info *info, char *msg,
+                        size_t msg_len)
+{
+    fm_oct_layout depth_fastest = {0, NULL, 0, 0};
+    return run_bscans(params, spectra, type, n_alines, n_bscans, bscan_db, depth_fastest, backend,
+                      tick, tick_user, info, msg, msg_len);
+}
+
+fm_status fm_oct_bscans_depth_down(const fm_oct_params *params, const void *spectra,
+                                   fm_pixel_type type, int n_alines, int n_bscans,
+                                   float *bscan_db, float *enface_db, int enface_first,
+                                   int enface_last, fm_backend backend, fm_tick_fn tick,
+                                   void *tick_user, fm_run_info *info, char *msg, size_t msg_len)
+{
+    fm_oct_layout shown = {1, enface_db, enface_first, enface_last};
+    return run_bscans(params, spectra, type, n_alines, n_bscans, bscan_db, shown, backend, tick,
+                      tick_user, info, msg, msg_len);
 }

@@ -58,6 +58,17 @@ fm_status fm_oct_bscans(const fm_oct_params *params, const void *spectra, fm_pix
                         fm_tick_fn tick, void *tick_user, fm_run_info *info, char *msg,
                         size_t msg_len);
 
+/* The same, as the app shows it: bscan_db with depth down and A-lines across
+ * (n_bscans x (n_pixels/2) x n_alines: out[(b * (n_pixels/2) + z) * n_alines + a]), and, when
+ * enface_db is not NULL, the en-face image (n_bscans x n_alines): each A-line's mean power over
+ * depth bins [enface_first, enface_last), in dB. */
+fm_status fm_oct_bscans_depth_down(const fm_oct_params *params, const void *spectra,
+                                   fm_pixel_type type, int n_alines, int n_bscans,
+                                   float *bscan_db, float *enface_db, int enface_first,
+                                   int enface_last, fm_backend backend, fm_tick_fn tick,
+                                   void *tick_user, fm_run_info *info, char *msg,
+                                   size_t msg_len);
+
 /* One A-line's intermediate spectra (GUI spectrum plot): background-subtracted and resampled. */
 fm_status fm_oct_aline_stages(const fm_oct_params *params, const float *spectrum,
                               const float *background, float *subtracted, float *resampled,

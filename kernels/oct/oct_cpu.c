@@ -38,7 +38,13 @@ typedef struct {
     float *spec;  /* 2n: complex spectrum (n/2+1 used by r2c, n by c2c) */
     float *big;   /* 8n: zero-padded spectrum (2n+1 complex) or the x4 complex A-line */
     float *x4;    /* 4n: zero-padded A-line (FFTW c2r output) */
+    float *block; /* DEPTH_DOWN_ALINES x n/2: a block's dB lines before they go depth down */
 } line_scratch;
+
+/* A-lines per task; depth down, each depth row of a block is one 64-byte line of the image,
+ * where one A-line at a time would write a float per row of it. */
+#define DEPTH_DOWN_ALINES 16
+#define DEPTH_FASTEST_ALINES 4
 
 static float *alloc_floats(size_t count)
 {
@@ -56,6 +62,7 @@ static void scratch_free(line_scratch *s)
     free(s->spec);
     free(s->big);
     free(s->x4);
+    free(s->block);
 }
 
 static int scratch_alloc(line_scratch *s, int n)
@@ -65,7 +72,8 @@ static int scratch_alloc(line_scratch *s, int n)
     s->spec = alloc_floats(2 * (size_t)n + 2);
     s->big = alloc_floats(8 * (size_t)n + 2);
     s->x4 = alloc_floats(4 * (size_t)n);
-    return s->x && s->y && s->spec && s->big && s->x4;
+    s->block = alloc_floats((size_t)DEPTH_DOWN_ALINES * (n / 2));
+    return s->x && s->y && s->spec && s->big && s->x4 && s->block;
 }
 
 static void fft_free(cpu_fft *f)
@@ -258,12 +266,37 @@ static void bscan_background(const void *raw, fm_pixel_type type, int n_alines, 
     }
 }
 
+/* En-face of one dB line, in the CUDA kernel's order of additions (oct_math.h). */
+static float enface_line(const float *line, int first, int last)
+{
+    double lane[FM_OCT_ENFACE_LANES] = {0};
+    for (int z = first; z < last; z++)
+        lane[(z - first) % FM_OCT_ENFACE_LANES] += fm_oct_power(line[z]);
+    for (int half = FM_OCT_ENFACE_LANES / 2; half > 0; half /= 2)
+        for (int l = 0; l < half; l++)
+            lane[l] += lane[l + half];
+    return fm_oct_enface_db(lane[0], last - first);
+}
+
+/* A block of dB lines (depth fastest) into the B-scan image with depth down, and its en-face. */
+static void put_depth_down(const fm_oct_layout *layout, const float *block, int a0, int a1,
+                           int n_alines, int depth, float *bscan, float *enface)
+{
+    for (int z = 0; z < depth; z++)
+        for (int a = a0; a < a1; a++)
+            bscan[(size_t)z * n_alines + a] = block[(size_t)(a - a0) * depth + z];
+    for (int a = a0; enface && a < a1; a++)
+        enface[a] = enface_line(block + (size_t)(a - a0) * depth, layout->enface_first,
+                                layout->enface_last);
+}
+
 fm_status fm_oct_cpu_run(const fm_oct_job *job, const fm_oct_tables *t, char *msg, size_t msg_len)
 {
     fm_status status = FM_OK;
     const fm_oct_params *p = &job->params;
     const int n = p->n_pixels, threads = fm_cpu_threads();
     const size_t line_bytes = (size_t)n * fm_pixel_size(job->type);
+    const int per = job->layout.depth_down ? DEPTH_DOWN_ALINES : DEPTH_FASTEST_ALINES;
     line_scratch *scratch = calloc((size_t)threads, sizeof *scratch);
     float *bg = alloc_floats(n);
     cpu_fft fft;
@@ -283,21 +316,30 @@ fm_status fm_oct_cpu_run(const fm_oct_job *job, const fm_oct_tables *t, char *ms
     for (int b = 0; b < job->n_bscans; b++) {
         const char *raw = (const char *)job->spectra + (size_t)b * job->n_alines * line_bytes;
         float *out = job->bscan_db + (size_t)b * job->n_alines * (n / 2);
+        float *enface = job->layout.enface_db ? job->layout.enface_db + (size_t)b * job->n_alines
+                                              : NULL;
         if (p->background == FM_OCT_BACKGROUND_BSCAN)
             bscan_background(raw, job->type, job->n_alines, n, bg);
-#pragma omp parallel for schedule(dynamic, 4)
-        for (int a = 0; a < job->n_alines; a++) {
+#pragma omp parallel for schedule(dynamic, 1)
+        for (int k = 0; k < (job->n_alines + per - 1) / per; k++) {
 #ifdef _OPENMP
             line_scratch *s = &scratch[omp_get_thread_num()];
 #else
             line_scratch *s = &scratch[0];
 #endif
-            const char *line = raw + (size_t)a * line_bytes;
-            for (int i = 0; i < n; i++)
-                s->x[i] =
-                    fm_oct_prepare(sample_at(line, job->type, (size_t)i), bg[i], t->window[i]);
-            resample_line(p, t, &fft, s);
-            transform_line(t, &fft, s, out + (size_t)a * (n / 2));
+            const int a0 = k * per, a1 = a0 + per < job->n_alines ? a0 + per : job->n_alines;
+            for (int a = a0; a < a1; a++) {
+                const char *line = raw + (size_t)a * line_bytes;
+                for (int i = 0; i < n; i++)
+                    s->x[i] = fm_oct_prepare(sample_at(line, job->type, (size_t)i), bg[i],
+                                             t->window[i]);
+                resample_line(p, t, &fft, s);
+                transform_line(t, &fft, s,
+                               job->layout.depth_down ? s->block + (size_t)(a - a0) * (n / 2)
+                                                      : out + (size_t)a * (n / 2));
+            }
+            if (job->layout.depth_down)
+                put_depth_down(&job->layout, s->block, a0, a1, job->n_alines, n / 2, out, enface);
         }
         if (job->tick && job->tick(job->tick_user, (double)(b + 1) / job->n_bscans)) {
             status = fm_fail(FM_ERR_CANCELLED, msg, msg_len, "cancelled after B-scan %d of %d",

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../cuda_check.h"
+#include "../cuda_staging.h"
 #include "../cuda_tail.h"
 #include "../device_private.h"
 #include "../host_memory.h"
@@ -33,6 +34,7 @@ typedef struct {
     cudaEvent_t done;
     void *d_raw, *h_raw; /* h_*: pinned staging, only for pageable caller buffers */
     float *d_bg, *d_x, *d_y, *d_x4, *d_out, *h_out;
+    float *d_shown, *d_enface; /* depth-down images and en-face lines, when asked for */
     size_t h_raw_bytes, h_out_bytes; /* staging from the pool, returned there on close */
     cufftComplex *d_spec, *d_zp;
     cufftHandle r2c, c2c, zp_r2c, zp_c2r;
@@ -46,6 +48,7 @@ struct fm_oct_cuda_stream {
     int own_tables;
     fm_pixel_type type;
     int n, n_alines, chunk_bscans, slots;
+    int depth_down, enface; /* the layout the stream was opened for */
     float *d_window, *d_zero, *d_disp_cos, *d_disp_sin, *d_tdi_coef, *d_lin_frac, *d_zp_frac;
     int *d_tdi_start, *d_lin_index, *d_zp_index;
     size_t tdi_shared;
@@ -178,6 +181,47 @@ __global__ void oct_log(const cufftComplex *spec, int n, int spec_stride, size_t
     const int z = (int)(idx - line * (n / 2));
     const cufftComplex v = spec[line * spec_stride + z];
     __stcs(out + idx, fm_oct_db(v.x, v.y));
+}
+
+/* Depth down: each B-scan's dB lines (depth fastest) into an image with depth down and A-lines
+ * across, through a 32 x 32 shared tile so that reads and writes both coalesce. Block 32 x 8,
+ * grid (A-line tiles, depth tiles, B-scans). */
+__global__ void oct_depth_down(const float *in, int n_alines, int depth, float *out)
+{
+    __shared__ float tile[32][33]; /* +1: the transposed reads hit 32 banks */
+    const size_t b = blockIdx.z;
+    const int a0 = blockIdx.x * 32, z0 = blockIdx.y * 32;
+    const float *src = in + b * n_alines * depth;
+    float *dst = out + b * n_alines * depth;
+    for (int i = threadIdx.y; i < 32; i += blockDim.y) {
+        const int a = a0 + i, z = z0 + threadIdx.x;
+        if (a < n_alines && z < depth)
+            tile[i][threadIdx.x] = src[(size_t)a * depth + z];
+    }
+    __syncthreads();
+    for (int i = threadIdx.y; i < 32; i += blockDim.y) {
+        const int z = z0 + i, a = a0 + threadIdx.x;
+        if (a < n_alines && z < depth)
+            __stcs(dst + (size_t)z * n_alines + a, tile[threadIdx.x][i]);
+    }
+}
+
+/* En-face: one warp per A-line, lane l adding bins first + l + 32 j, then the shuffle fold (the
+ * CPU twin adds in the same order, oct_math.h). */
+__global__ void oct_enface(const float *in, int depth, int lines, int first, int last, float *out)
+{
+    const int line = (int)((blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32);
+    const int lane = threadIdx.x % 32;
+    if (line >= lines)
+        return; /* whole warps: lines are per warp */
+    const float *db = in + (size_t)line * depth;
+    double v = 0.0;
+    for (int z = first + lane; z < last; z += FM_OCT_ENFACE_LANES)
+        v += fm_oct_power(db[z]);
+    for (int half = FM_OCT_ENFACE_LANES / 2; half > 0; half /= 2)
+        v += __shfl_down_sync(0xffffffffu, v, half);
+    if (lane == 0)
+        out[line] = fm_oct_enface_db(v, last - first);
 }
 
 /* ---- host side -------------------------------------------------------------------------- */
@@ -323,6 +367,8 @@ void fm_oct_cuda_stream_close(fm_oct_cuda_stream *st)
         cudaFree(sl->d_y);
         cudaFree(sl->d_x4);
         cudaFree(sl->d_out);
+        cudaFree(sl->d_shown);
+        cudaFree(sl->d_enface);
         cudaFree(sl->d_spec);
         cudaFree(sl->d_zp);
         fm_host_staging_put(sl->h_raw, sl->h_raw_bytes);
@@ -375,7 +421,8 @@ cleanup:
 
 static fm_status stream_open(const fm_oct_params *params, const fm_oct_tables *tables,
                              fm_pixel_type type, int n_alines, int bscans_hint,
-                             fm_oct_cuda_stream **out, char *msg, size_t msg_len)
+                             const fm_oct_layout *layout, fm_oct_cuda_stream **out, char *msg,
+                             size_t msg_len)
 {
     fm_status status = FM_OK;
     fm_oct_cuda_stream *st = (fm_oct_cuda_stream *)calloc(1, sizeof *st);
@@ -386,6 +433,8 @@ static fm_status stream_open(const fm_oct_params *params, const fm_oct_tables *t
     st->type = type;
     st->n = params->n_pixels;
     st->n_alines = n_alines;
+    st->depth_down = layout && layout->depth_down;
+    st->enface = layout && layout->enface_db;
     if (tables) {
         st->tables = *tables; /* borrowed: the caller frees it */
     } else {
@@ -445,6 +494,10 @@ static fm_status stream_open(const fm_oct_params *params, const fm_oct_tables *t
             FM_CUDA_TRY(cudaMalloc((void **)&sl->d_x, sizeof(float) * total));
             FM_CUDA_TRY(cudaMalloc((void **)&sl->d_y, sizeof(float) * total));
             FM_CUDA_TRY(cudaMalloc((void **)&sl->d_out, sizeof(float) * lines * (n / 2)));
+            if (st->depth_down)
+                FM_CUDA_TRY(cudaMalloc((void **)&sl->d_shown, sizeof(float) * lines * (n / 2)));
+            if (st->enface)
+                FM_CUDA_TRY(cudaMalloc((void **)&sl->d_enface, sizeof(float) * lines));
             FM_CUDA_TRY(cudaMalloc((void **)&sl->d_spec, sizeof(cufftComplex) * spec));
             if (zp) {
                 FM_CUDA_TRY(
@@ -473,25 +526,35 @@ fm_status fm_oct_cuda_stream_open(const fm_oct_params *params, fm_pixel_type typ
     fm_status status = fm_oct_check(params, msg, msg_len);
     if (status != FM_OK)
         return status;
-    return stream_open(params, NULL, type, n_alines, bscans_hint, out, msg, msg_len);
+    return stream_open(params, NULL, type, n_alines, bscans_hint, NULL, out, msg, msg_len);
 }
 
-/* 1 when the runtime already knows ptr as page-locked host memory. */
-static int is_pinned(const void *ptr)
+/* The chunk's own B-scans as the app shows them: depth down, and the en-face lines. */
+static fm_status chunk_layout(fm_oct_cuda_stream *st, slot_t *sl, const fm_oct_layout *layout,
+                              char *msg, size_t msg_len)
 {
-    cudaPointerAttributes attr;
-    if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
-        cudaGetLastError();
-        return 0;
+    fm_status status = FM_OK;
+    const int depth = st->n / 2, lines = sl->n_bscans * st->n_alines;
+    if (st->depth_down) {
+        dim3 grid((st->n_alines + 31) / 32, (depth + 31) / 32, sl->n_bscans);
+        oct_depth_down<<<grid, dim3(32, 8), 0, sl->stream>>>(sl->d_out, st->n_alines, depth,
+                                                             sl->d_shown);
+        FM_CUDA_CHECK_LAUNCH("oct_depth_down");
     }
-    return attr.type == cudaMemoryTypeHost;
+    if (st->enface) {
+        oct_enface<<<blocks_for((size_t)lines * 32, 256), 256, 0, sl->stream>>>(
+            sl->d_out, depth, lines, layout->enface_first, layout->enface_last, sl->d_enface);
+        FM_CUDA_CHECK_LAUNCH("oct_enface");
+    }
+cleanup:
+    return status;
 }
 
 /* The pipeline: chunk c uploads on its slot's stream while earlier chunks compute and download
  * on theirs; the host waits only to reuse a slot, then reports each B-scan it retires. */
 static fm_status stream_process(fm_oct_cuda_stream *st, const void *spectra, int n_bscans,
-                                float *bscan_db, fm_tick_fn tick, void *tick_user,
-                                fm_run_info *info, char *msg, size_t msg_len)
+                                float *bscan_db, const fm_oct_layout *layout, fm_tick_fn tick,
+                                void *tick_user, fm_run_info *info, char *msg, size_t msg_len)
 {
     fm_status status = FM_OK;
     const int n = st->n, chunk = st->chunk_bscans;
@@ -504,8 +567,11 @@ static fm_status stream_process(fm_oct_cuda_stream *st, const void *spectra, int
     /* Spectra core keeps resident on the device are copied there, device to device. */
     const char *d_spectra =
         (const char *)fm_resident_acquire(spectra, in_per_bscan * n_bscans, &upload_ms);
-    /* Pinned maps (core's scratch is, once the GPU is started) take the download directly. */
-    const int stage_in = !d_spectra && !is_pinned(spectra), stage_out = !is_pinned(bscan_db);
+    float *enface_db = st->enface ? layout->enface_db : NULL;
+    const size_t enface_per_bscan = enface_db ? (size_t)st->n_alines * sizeof(float) : 0;
+    /* Pinned maps (core's are, once the GPU is started) take the download directly. */
+    const int stage_in = !d_spectra && !fm_cuda_is_pinned(spectra);
+    const int stage_out = !fm_cuda_is_pinned(bscan_db) || (enface_db && !fm_cuda_is_pinned(enface_db));
 
     for (int i = 0; (stage_in || stage_out) && i < st->slots; i++) {
         slot_t *sl = &st->slot[i];
@@ -518,7 +584,7 @@ static fm_status stream_process(fm_oct_cuda_stream *st, const void *spectra, int
             }
         }
         if (!sl->h_out && stage_out) {
-            sl->h_out_bytes = out_per_bscan * chunk;
+            sl->h_out_bytes = (out_per_bscan + enface_per_bscan) * chunk;
             if (!(sl->h_out = (float *)fm_host_staging_get(sl->h_out_bytes))) {
                 status = fm_fail(FM_ERR_DEVICE, msg, msg_len, "no pinned staging memory");
                 goto cleanup;
@@ -532,6 +598,10 @@ static fm_status stream_process(fm_oct_cuda_stream *st, const void *spectra, int
             if (stage_out)
                 fm_parallel_memcpy((char *)bscan_db + (size_t)sl->first_bscan * out_per_bscan,
                                    sl->h_out, out_per_bscan * sl->n_bscans);
+            if (stage_out && enface_db)
+                memcpy((char *)enface_db + (size_t)sl->first_bscan * enface_per_bscan,
+                       (char *)sl->h_out + out_per_bscan * chunk,
+                       enface_per_bscan * sl->n_bscans);
             retired++;
             for (int b = 0; tick && b < sl->n_bscans; b++)
                 if (tick(tick_user, (double)(sl->first_bscan + b + 1) / n_bscans)) {
@@ -549,12 +619,16 @@ static fm_status stream_process(fm_oct_cuda_stream *st, const void *spectra, int
         const size_t in_offset = (size_t)sl->first_bscan * in_per_bscan;
         const char *src = d_spectra ? d_spectra + in_offset : (const char *)spectra + in_offset;
         char *dst = (char *)bscan_db + (size_t)sl->first_bscan * out_per_bscan;
+        char *enface_dst =
+            enface_db ? (char *)enface_db + (size_t)sl->first_bscan * enface_per_bscan : NULL;
         if (stage_in) {
             fm_parallel_memcpy(sl->h_raw, src, in_per_bscan * sl->n_bscans);
             src = (const char *)sl->h_raw;
         }
-        if (stage_out)
+        if (stage_out) {
             dst = (char *)sl->h_out;
+            enface_dst = enface_db ? (char *)sl->h_out + out_per_bscan * chunk : NULL;
+        }
         /* A short last chunk computes the whole batch (stale rows included) and downloads only
          * its own B-scans: the cuFFT plans keep one batch size. */
         FM_CUDA_TRY(cudaMemcpyAsync(sl->d_raw, src, in_per_bscan * sl->n_bscans,
@@ -563,9 +637,16 @@ static fm_status stream_process(fm_oct_cuda_stream *st, const void *spectra, int
         status = chunk_compute(st, sl, NULL, msg, msg_len);
         if (status != FM_OK)
             goto cleanup;
+        status = chunk_layout(st, sl, layout, msg, msg_len);
+        if (status != FM_OK)
+            goto cleanup;
         fm_cuda_tail_mark(&tail, 0, sl->stream);
-        FM_CUDA_TRY(cudaMemcpyAsync(dst, sl->d_out, out_per_bscan * sl->n_bscans,
-                                    cudaMemcpyDeviceToHost, sl->stream));
+        FM_CUDA_TRY(cudaMemcpyAsync(dst, st->depth_down ? sl->d_shown : sl->d_out,
+                                    out_per_bscan * sl->n_bscans, cudaMemcpyDeviceToHost,
+                                    sl->stream));
+        if (enface_dst)
+            FM_CUDA_TRY(cudaMemcpyAsync(enface_dst, sl->d_enface, enface_per_bscan * sl->n_bscans,
+                                        cudaMemcpyDeviceToHost, sl->stream));
         fm_cuda_tail_mark(&tail, 1, sl->stream);
         FM_CUDA_TRY(cudaEventRecord(sl->done, sl->stream));
     }
@@ -586,7 +667,7 @@ cleanup:
 fm_status fm_oct_cuda_stream_run(fm_oct_cuda_stream *st, const void *spectra, int n_bscans,
                                  float *bscan_db, char *msg, size_t msg_len)
 {
-    return stream_process(st, spectra, n_bscans, bscan_db, NULL, NULL, NULL, msg, msg_len);
+    return stream_process(st, spectra, n_bscans, bscan_db, NULL, NULL, NULL, NULL, msg, msg_len);
 }
 
 fm_status fm_oct_cuda_run(const fm_oct_job *job, const fm_oct_tables *tables, fm_run_info *info,
@@ -594,11 +675,11 @@ fm_status fm_oct_cuda_run(const fm_oct_job *job, const fm_oct_tables *tables, fm
 {
     fm_oct_cuda_stream *st = NULL;
     fm_status status = stream_open(&job->params, tables, job->type, job->n_alines, job->n_bscans,
-                                   &st, msg, msg_len);
+                                   &job->layout, &st, msg, msg_len);
     if (status != FM_OK)
         return status;
-    status = stream_process(st, job->spectra, job->n_bscans, job->bscan_db, job->tick,
-                            job->tick_user, info, msg, msg_len);
+    status = stream_process(st, job->spectra, job->n_bscans, job->bscan_db, &job->layout,
+                            job->tick, job->tick_user, info, msg, msg_len);
     fm_oct_cuda_stream_close(st);
     return status;
 }

@@ -14,12 +14,21 @@ typedef enum {
     FM_OCT_FFT_BUILTIN,     /* always the built-in radix-2 FFT */
 } fm_oct_fft_choice;
 
+/* How the B-scans come out: depth fastest (the kernels' order, the default), or as the app shows
+ * them (fm_oct_bscans_depth_down), with the en-face image. */
+typedef struct {
+    int depth_down;
+    float *enface_db; /* or NULL */
+    int enface_first, enface_last;
+} fm_oct_layout;
+
 typedef struct {
     fm_oct_params params;
     const void *spectra;
     fm_pixel_type type;
     int n_alines, n_bscans;
     float *bscan_db;
+    fm_oct_layout layout;
     fm_tick_fn tick;
     void *tick_user;
     fm_oct_fft_choice fft; /* CPU twin only */

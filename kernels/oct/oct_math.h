@@ -83,3 +83,20 @@ FM_HD static inline float fm_oct_db(float re, float im)
 {
     return 10.0f * log10f(re * re + im * im + 1e-30f);
 }
+
+/* 10^(dB/10) = exp(dB * ln(10)/10): exp costs a third of pow. */
+#define FM_OCT_DB_TO_LN 0.23025850929940458
+FM_HD static inline double fm_oct_power(float db)
+{
+    return exp(db * FM_OCT_DB_TO_LN);
+}
+
+/* En-face: an A-line's mean power over its depth bins, in dB. A mean of power, not of dB: a mean
+ * of dB is a geometric mean that lets the dark noise between layers dominate. Both backends add
+ * the bins into FM_OCT_ENFACE_LANES interleaved partial sums (bin first + l + 32 j into sum l)
+ * and fold them in halves, a warp's shuffle order, so that they add in the same order. */
+#define FM_OCT_ENFACE_LANES 32
+FM_HD static inline float fm_oct_enface_db(double power_sum, int bins)
+{
+    return (float)(10.0 * log10(power_sum / bins + 1e-30));
+}

@@ -315,6 +315,62 @@ static void test_bad_params(void)
            "non-monotonic k positions rejected: %s", msg);
 }
 
+/* The app's layout: depth down equals the kernels' depth-fastest image transposed, bit for bit
+ * (the same lines, only placed elsewhere), and the en-face equals a plain reference:
+ * 10 log10 of the mean of 10^(dB/10) over the range, summed in order in double. The tolerance,
+ * 1e-4 dB, covers the float rounding of the result and the other order of additions. */
+static void test_depth_down(void)
+{
+    const int n = 1024, half = n / 2, alines = 37, bscans = 3, first = 40, last = 301;
+    double *lambda = malloc(sizeof(double) * n), *k_source = malloc(sizeof(double) * n);
+    char msg[FM_MSG_LEN] = "";
+    oct_linear_lambda(n, lambda);
+    fm_oct_k_positions(lambda, n, k_source, msg, sizeof msg);
+    fm_oct_params p = {.n_pixels = n, .k_source = k_source, .resample = FM_OCT_RESAMPLE_TDI,
+                       .taps = 21, .window = FM_OCT_WINDOW_HANN};
+    const size_t values = (size_t)bscans * alines * half;
+    void *spectra = oct_random_spectra(FM_PIXEL_U16, (size_t)bscans * alines * n);
+    float *fast = malloc(sizeof(float) * values), *down = malloc(sizeof(float) * values);
+    float *enface = malloc(sizeof(float) * bscans * alines);
+    fm_status a = fm_oct_bscans(&p, spectra, FM_PIXEL_U16, alines, bscans, fast, FM_BACKEND_CPU,
+                                NULL, NULL, NULL, msg, sizeof msg);
+    fm_status b = fm_oct_bscans_depth_down(&p, spectra, FM_PIXEL_U16, alines, bscans, down,
+                                           enface, first, last, FM_BACKEND_CPU, NULL, NULL, NULL,
+                                           msg, sizeof msg);
+    long moved = 0;
+    double worst = 0.0;
+    for (int bs = 0; bs < bscans; bs++)
+        for (int al = 0; al < alines; al++) {
+            const float *line = fast + ((size_t)bs * alines + al) * half;
+            for (int z = 0; z < half; z++)
+                moved += down[((size_t)bs * half + z) * alines + al] != line[z];
+            double power = 0.0;
+            for (int z = first; z < last; z++)
+                power += pow(10.0, line[z] / 10.0);
+            double ref = 10.0 * log10(power / (last - first) + 1e-30);
+            double d = fabs(enface[(size_t)bs * alines + al] - ref);
+            worst = d > worst ? d : worst;
+        }
+    tap_ok(a == FM_OK && b == FM_OK && moved == 0,
+           "depth down = the depth-fastest image transposed (%ld values differ) %s", moved, msg);
+    tap_ok(b == FM_OK && worst < 1e-4, "en-face = mean power over bins %d..%d, worst %.2e dB",
+           first, last, worst);
+    fm_status c = fm_oct_bscans_depth_down(&p, spectra, FM_PIXEL_U16, alines, bscans, down,
+                                           enface, 300, 300, FM_BACKEND_CPU, NULL, NULL, NULL,
+                                           msg, sizeof msg);
+    fm_status d = fm_oct_bscans_depth_down(&p, spectra, FM_PIXEL_U16, alines, bscans, down,
+                                           enface, 0, half + 1, FM_BACKEND_CPU, NULL, NULL, NULL,
+                                           msg, sizeof msg);
+    tap_ok(c == FM_ERR_INVALID_ARG && d == FM_ERR_INVALID_ARG && strstr(msg, "en-face"),
+           "an empty or too deep en-face range is refused: %s", msg);
+    free(lambda);
+    free(k_source);
+    free(spectra);
+    free(fast);
+    free(down);
+    free(enface);
+}
+
 int main(void)
 {
     test_tdi_exact();
@@ -322,5 +378,6 @@ int main(void)
     test_background();
     test_fft_paths();
     test_bad_params();
+    test_depth_down();
     return tap_done();
 }

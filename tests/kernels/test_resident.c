@@ -2,6 +2,7 @@
  * (CI has no GPU), and the map-memory pool; with a device, the LSI CUDA paths read a resident
  * stack and give the same maps as from the host. TAP. */
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -208,10 +209,12 @@ static void test_prefetch(void)
     fm_resident_set_ops(NULL);
 }
 
-/* On a GPU: spatial LSI from a resident stack equals the streamed run, and says it was resident. */
+/* On a GPU: spatial LSI from a resident stack equals the streamed run, and says it was resident.
+ * The stack (9.6 MB) is more than one 8 MB staging piece and not a multiple of it, so the staged
+ * upload's pieces and its short last one are all checked. */
 static void test_cuda_lsi(void)
 {
-    const int W = 257, H = 131, nf = 7;
+    const int W = 1031, H = 517, nf = 9;
     const size_t plane = (size_t)W * H;
     fm_lsi_params p = {.window = 5, .frames = 3, .exposure_ms = 5.0};
     void *frames = ref_random_frames(FM_PIXEL_U16, plane * nf);
@@ -283,6 +286,23 @@ static void test_host_pool(int device)
     tap_ok(zero && fm_host_pool_reuses() == reuses + (device ? 1 : 0),
            "the next map of that size %s, zeroed", device ? "reuses the block" : "is fresh");
     fm_host_free(b, bytes);
+
+    /* Large maps start on a 2 MB boundary, so that huge pages can back them, and are zeroed
+     * even when they reuse a kept block. */
+    const size_t big = ((size_t)9 << 20) + 123;
+    unsigned char *c = fm_host_alloc(big);
+    zero = c != NULL && ((uintptr_t)c & (((size_t)2 << 20) - 1)) == 0;
+    for (size_t i = 0; zero && i < big; i++)
+        zero = c[i] == 0;
+    tap_ok(zero, "a large map is zeroed and 2 MB-aligned");
+    memset(c, 0x5a, big);
+    fm_host_free(c, big);
+    unsigned char *d = fm_host_alloc(big);
+    zero = d != NULL;
+    for (size_t i = 0; zero && i < big; i++)
+        zero = d[i] == 0;
+    tap_ok(zero, "the next large map is zeroed too");
+    fm_host_free(d, big);
 
     /* Staging for transfers: pinned whatever the map policy, and kept for the next call. */
     void *s1 = fm_host_staging_get(bytes);

@@ -6,10 +6,7 @@
 #include "app/core/error.h"
 #include "app/core/methods/methods.h"
 #include "app/core/oct_stages.h"
-#include "kernels/host_memory.h"
 
-/* ln(10) / 10: dB to the natural log of a power ratio */
-#define DB_TO_LN 0.23025850929940458
 
 static const char *const resample_choices[] = {"tdi", "linear", "cubic", "zeropad", NULL};
 static const char *const window_choices[] = {"none", "hann", "gaussian", NULL};
@@ -147,18 +144,6 @@ static const fm_output_spec oct_outputs[] = {
     {.name = "enface", .unit = "dB", .title = N_("En-face mean projection (A-lines x B-scans)")},
 };
 
-/* Progress of one chunk of B-scans mapped onto the whole run. */
-typedef struct {
-    fm_job_context *context;
-    double base, scale;
-} chunk_tick;
-
-static int tick_chunk(void *user, double fraction)
-{
-    chunk_tick *t = user;
-    return fm_method_tick(t->context, t->base + t->scale * fraction);
-}
-
 static gboolean enface_range(const fm_params *params, double um_per_bin, int n_depth, int *first,
                              int *last, GError **error)
 {
@@ -180,40 +165,6 @@ static gboolean enface_range(const fm_params *params, double um_per_bin, int n_d
         return FALSE;
     }
     return TRUE;
-}
-
-/* A-lines per block of the transposition: each depth row of a block is one 64-byte line of the
- * map, where one A-line at a time wrote a float per 4 KB row of it. */
-#define DEPTH_DOWN_ALINES 16
-
-/* The kernels give depth fastest; the map shows depth down and A-lines across, and the en-face
- * image is each A-line's mean power over [first, last). Blocks of A-lines are independent: on
- * all cores. */
-static void depth_down(const float *scratch, int nb, int n_alines, int n_depth, int first, int last,
-                       float *bscans, float *enface)
-{
-    const int blocks = (n_alines + DEPTH_DOWN_ALINES - 1) / DEPTH_DOWN_ALINES;
-#pragma omp parallel for collapse(2) schedule(static)
-    for (int b = 0; b < nb; b++) {
-        for (int k = 0; k < blocks; k++) {
-            const float *in = scratch + (gsize)b * n_alines * n_depth;
-            float *out = bscans + (gsize)b * n_alines * n_depth;
-            const int a0 = k * DEPTH_DOWN_ALINES, a1 = MIN(n_alines, a0 + DEPTH_DOWN_ALINES);
-            for (int z = 0; z < n_depth; z++)
-                for (int a = a0; a < a1; a++)
-                    out[(gsize)z * n_alines + a] = in[(gsize)a * n_depth + z];
-            for (int a = a0; a < a1; a++) {
-                const float *line = in + (gsize)a * n_depth;
-                /* mean of the power, not of dB: a mean of dB is a geometric mean that lets
-                 * the dark noise between layers dominate */
-                double power = 0.0;
-                for (int z = first; z < last; z++)
-                    power += exp(line[z] * DB_TO_LN); /* 10^(dB/10); exp is 3x pow */
-                enface[(gsize)b * n_alines + a] =
-                    (float)(10.0 * log10(power / (last - first) + 1e-30));
-            }
-        }
-    }
 }
 
 static fm_result *oct_run(const fm_method *method, fm_dataset *dataset, const fm_params *params,
@@ -238,45 +189,20 @@ static fm_result *oct_run(const fm_method *method, fm_dataset *dataset, const fm
     fm_run_info info;
     memset(&info, 0, sizeof info);
     char msg[FM_MSG_LEN] = "";
-    /* Chunks of B-scans bound the depth-fastest scratch buffer and give progress; each chunk is
-     * still many A-lines, enough for the kernels' batched FFTs and streams. */
-    /* 32 MiB of scratch (8 B-scans of 1000 x 1024): a larger one is a stray copy of the maps in
-     * the run's peak memory, and the kernels already pipeline within a chunk. */
-    int chunk = MAX(1, MIN(n_bscans, (int)(32 * 1024 * 1024 / ((gsize)n_alines * n_depth * 4))));
-    /* pinned once the GPU is started (the B-scans download straight into it), and kept for the
-     * next run */
-    const gsize scratch_bytes = (gsize)chunk * n_alines * n_depth * sizeof(float);
-    float *scratch = fm_host_alloc_uninit(scratch_bytes);
-    if (!scratch) {
+    /* The kernels write the maps as shown, depth down, with the en-face image: no scratch copy
+     * and no pass over the B-scans here (on a GPU it would be most of a re-run's time). */
+    fm_status status = fm_oct_bscans_depth_down(
+        &setup->kernel, spectra->data, spectra->type, n_alines, n_bscans, bscan->data,
+        enface->data, first, last, backend, context ? fm_method_tick : NULL, context, &info,
+        msg, sizeof msg);
+    if (status != FM_OK) {
         fm_map_free(bscan);
         fm_map_free(enface);
-        g_set_error(error, FM_ERROR, FM_ERROR_COMPUTE, _("%s: no memory for %d B-scans"),
-                    method->id, chunk);
+        fm_method_set_kernel_error(error, status, msg);
         return NULL;
     }
-    gsize frame_bytes = (gsize)n_alines * n_pixels * fm_pixel_size(spectra->type);
-    double elapsed_ms = 0.0;
-    for (int b0 = 0; b0 < n_bscans; b0 += chunk) {
-        int nb = MIN(chunk, n_bscans - b0);
-        chunk_tick tick = {context, (double)b0 / n_bscans, (double)nb / n_bscans};
-        fm_status status =
-            fm_oct_bscans(&setup->kernel, (const guint8 *)spectra->data + frame_bytes * b0,
-                          spectra->type, n_alines, nb, scratch, backend,
-                          context ? tick_chunk : NULL, &tick, &info, msg, sizeof msg);
-        if (status != FM_OK) {
-            fm_map_free(bscan);
-            fm_map_free(enface);
-            fm_method_set_kernel_error(error, status, msg);
-            fm_host_free(scratch, scratch_bytes);
-            return NULL;
-        }
-        elapsed_ms += info.elapsed_ms;
-        fm_method_kernel_done(context, &info);
-        depth_down(scratch, nb, n_alines, n_depth, first, last, fm_map_frame(bscan, b0),
-                   enface->data + (gsize)b0 * n_alines);
-    }
-
-    fm_host_free(scratch, scratch_bytes);
+    double elapsed_ms = info.elapsed_ms;
+    fm_method_kernel_done(context, &info);
 
     fm_result *result = fm_result_new(method->id);
     result->backend = g_strdup(info.backend_used == FM_BACKEND_CUDA ? "cuda" : "cpu");
