@@ -22,6 +22,7 @@ T="/usr/bin/time -f process_wall_s=%e_maxrss_kb=%M"
 $T $B/fluxmap-cli simulate lsi --width 1392 --height 1040 --frames 30 -o lsi.tif >/dev/null
 $T $B/fluxmap-cli simulate flim --width 512 --height 512 --bins 256 -o flim.sdt >/dev/null
 $T $B/fluxmap-cli simulate oct --pixels 2048 --alines 1000 --bscans 50 -o oct.raw >/dev/null
+$T $B/fluxmap-cli simulate flim --width 16 --height 16 --bins 256 -o flim-small.sdt >/dev/null
 $T $B/fluxmap-cli simulate dce --width 256 --height 256 --slices 4 -o liver.nii >/dev/null
 run() { # method input backend [extra]
   echo "== fluxmap-cli run $1 $2 --backend=$3 ${4:-} --profile"
@@ -35,5 +36,7 @@ for be in cuda cpu; do
   echo "== fluxmap-cli run mcml.run --preset=skin7_600nm --photons=1000000 --backend=$be --profile"
   $T $B/fluxmap-cli run mcml.run --preset=skin7_600nm --photons=1000000 -o out-mcml-$be --backend=$be --profile 2>&1 | grep -vE "^  (a_rz|fluence|rd_|tt_)"
 done
+# The program's own share of peak memory for FLIM: the same methods on a 16 x 16 file.
+for m in flim.phasor flim.lsm; do run $m flim-small.sdt cpu; done
 echo "== fluxmap-bench e2e --backend=both --reps=5"
 $B/fluxmap-bench e2e --backend=both --reps=5 --dir /tmp/e2e
