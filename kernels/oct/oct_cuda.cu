@@ -1,6 +1,7 @@
 /* CUDA path of OCT: per-step kernels (background, resampling with the paper's shared-memory TDI,
  * log magnitude), cuFFT batched transforms and a stream pipeline over chunks of B-scans. */
 #include <cufft.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -419,14 +420,126 @@ cleanup:
     return status;
 }
 
+/* The per-calibration tables on the device (made anew for each run: a re-run may change them). */
+static fm_status upload_tables(fm_oct_cuda_stream *st, char *msg, size_t msg_len)
+{
+    fm_status status = FM_OK;
+    const fm_oct_tables *t = &st->tables;
+    const int n = st->n;
+    float **floats[] = {&st->d_window, &st->d_lin_frac, &st->d_zp_frac, &st->d_tdi_coef,
+                        &st->d_disp_cos, &st->d_disp_sin};
+    int **ints[] = {&st->d_lin_index, &st->d_zp_index, &st->d_tdi_start};
+    for (size_t i = 0; i < sizeof floats / sizeof floats[0]; i++) {
+        cudaFree(*floats[i]);
+        *floats[i] = NULL;
+    }
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        cudaFree(*ints[i]);
+        *ints[i] = NULL;
+    }
+    status = upload((void **)&st->d_window, t->window, sizeof(float) * n, msg, msg_len);
+    if (status == FM_OK)
+        status = upload((void **)&st->d_lin_index, t->lin_index, sizeof(int) * n, msg, msg_len);
+    if (status == FM_OK)
+        status = upload((void **)&st->d_lin_frac, t->lin_frac, sizeof(float) * n, msg, msg_len);
+    if (status == FM_OK)
+        status = upload((void **)&st->d_zp_index, t->zp_index, sizeof(int) * n, msg, msg_len);
+    if (status == FM_OK)
+        status = upload((void **)&st->d_zp_frac, t->zp_frac, sizeof(float) * n, msg, msg_len);
+    if (status == FM_OK && t->tdi_start)
+        status = upload((void **)&st->d_tdi_start, t->tdi_start, sizeof(int) * n, msg, msg_len);
+    if (status == FM_OK && t->tdi_coef_t)
+        status = upload((void **)&st->d_tdi_coef, t->tdi_coef_t, sizeof(float) * n * t->taps, msg,
+                        msg_len);
+    if (status == FM_OK && t->disp_cos)
+        status = upload((void **)&st->d_disp_cos, t->disp_cos, sizeof(float) * n, msg, msg_len);
+    if (status == FM_OK && t->disp_cos)
+        status = upload((void **)&st->d_disp_sin, t->disp_sin, sizeof(float) * n, msg, msg_len);
+    if (status != FM_OK)
+        return status;
+    st->tdi_shared = 0;
+    if (t->tdi_start) {
+        /* Stage when the tile fits the default 48 KiB of shared memory (L up to ~90). */
+        size_t need =
+            sizeof(float) * ((size_t)t->taps * FM_OCT_TILE + (size_t)TDI_ALINES * t->span_max);
+        st->tdi_shared = need <= 48 * 1024 ? need : 0;
+    }
+    for (int i = 0; i < st->slots && st->params.background == FM_OCT_BACKGROUND_GIVEN; i++)
+        FM_CUDA_TRY(cudaMemcpy(st->slot[i].d_bg, st->params.background_spectrum,
+                               sizeof(float) * n, cudaMemcpyHostToDevice));
+cleanup:
+    return status;
+}
+
+/* B-scans per chunk and slots for a run of bscans_hint B-scans (0: unknown). */
+static void chunking(int n_alines, int bscans_hint, int *chunk_bscans, int *slots)
+{
+    int chunk = CHUNK_ALINES / n_alines;
+    chunk = chunk < 1 ? 1 : chunk;
+    chunk = bscans_hint > 0 && bscans_hint < chunk ? bscans_hint : chunk;
+    const int ceil_chunks = bscans_hint > 0 ? (bscans_hint + chunk - 1) / chunk : N_SLOTS;
+    *chunk_bscans = chunk;
+    *slots = ceil_chunks < N_SLOTS ? ceil_chunks : N_SLOTS;
+}
+
+/* The last run's stream, kept for the next run of the same shape (a re-run in the GUI, a changed
+ * parameter): its device buffers and cuFFT plans cost more to make than a run's kernels. */
+static pthread_mutex_t parked_lock = PTHREAD_MUTEX_INITIALIZER;
+static fm_oct_cuda_stream *parked;
+
+/* The parked stream when its buffers and plans fit this run, else NULL (and it is closed). */
+static fm_oct_cuda_stream *take_parked(const fm_oct_params *params, const fm_oct_tables *tables,
+                                       fm_pixel_type type, int n_alines, int bscans_hint,
+                                       const fm_oct_layout *layout)
+{
+    int chunk, slots;
+    chunking(n_alines, bscans_hint, &chunk, &slots);
+    pthread_mutex_lock(&parked_lock);
+    fm_oct_cuda_stream *st = parked;
+    parked = NULL;
+    pthread_mutex_unlock(&parked_lock);
+    if (!st)
+        return NULL;
+    const int zp = params->resample == FM_OCT_RESAMPLE_ZEROPAD;
+    if (st->n == params->n_pixels && st->type == type && st->n_alines == n_alines &&
+        st->chunk_bscans == chunk && st->slots == slots &&
+        (st->params.resample == FM_OCT_RESAMPLE_ZEROPAD) == zp &&
+        (st->d_disp_cos != NULL) == (tables->disp_cos != NULL) &&
+        st->depth_down == (layout && layout->depth_down) &&
+        st->enface == (layout && layout->enface_db))
+        return st;
+    fm_oct_cuda_stream_close(st);
+    return NULL;
+}
+
+/* Keeps st for the next run, closing the one kept before (one is enough for a re-run). */
+static void park(fm_oct_cuda_stream *st)
+{
+    pthread_mutex_lock(&parked_lock);
+    fm_oct_cuda_stream *old = parked;
+    parked = st;
+    pthread_mutex_unlock(&parked_lock);
+    fm_oct_cuda_stream_close(old);
+}
+
 static fm_status stream_open(const fm_oct_params *params, const fm_oct_tables *tables,
                              fm_pixel_type type, int n_alines, int bscans_hint,
                              const fm_oct_layout *layout, fm_oct_cuda_stream **out, char *msg,
                              size_t msg_len)
 {
     fm_status status = FM_OK;
-    fm_oct_cuda_stream *st = (fm_oct_cuda_stream *)calloc(1, sizeof *st);
+    fm_oct_cuda_stream *st = NULL;
     *out = NULL;
+    if (tables && (st = take_parked(params, tables, type, n_alines, bscans_hint, layout))) {
+        st->params = *params;
+        st->tables = *tables; /* borrowed for this run */
+        status = upload_tables(st, msg, msg_len);
+        if (status != FM_OK)
+            goto cleanup;
+        *out = st;
+        return FM_OK;
+    }
+    st = (fm_oct_cuda_stream *)calloc(1, sizeof *st);
     if (!st)
         return fm_fail(FM_ERR_NO_MEMORY, msg, msg_len, "no memory for the OCT stream");
     st->params = *params;
@@ -446,44 +559,13 @@ static fm_status stream_open(const fm_oct_params *params, const fm_oct_tables *t
     {
         const fm_oct_tables *t = &st->tables;
         const int n = st->n;
-        int chunk = CHUNK_ALINES / n_alines;
-        chunk = chunk < 1 ? 1 : chunk;
-        chunk = bscans_hint > 0 && bscans_hint < chunk ? bscans_hint : chunk;
-        st->chunk_bscans = chunk;
-        const int ceil_chunks = bscans_hint > 0 ? (bscans_hint + chunk - 1) / chunk : N_SLOTS;
-        st->slots = ceil_chunks < N_SLOTS ? ceil_chunks : N_SLOTS;
+        chunking(n_alines, bscans_hint, &st->chunk_bscans, &st->slots);
+        const int chunk = st->chunk_bscans;
         const size_t lines = (size_t)chunk * n_alines, total = lines * n;
         const int zp = params->resample == FM_OCT_RESAMPLE_ZEROPAD;
         const int disp = t->disp_cos != NULL;
-
-        status = upload((void **)&st->d_window, t->window, sizeof(float) * n, msg, msg_len);
-        if (status == FM_OK)
-            status = upload((void **)&st->d_lin_index, t->lin_index, sizeof(int) * n, msg, msg_len);
-        if (status == FM_OK)
-            status = upload((void **)&st->d_lin_frac, t->lin_frac, sizeof(float) * n, msg, msg_len);
-        if (status == FM_OK)
-            status = upload((void **)&st->d_zp_index, t->zp_index, sizeof(int) * n, msg, msg_len);
-        if (status == FM_OK)
-            status = upload((void **)&st->d_zp_frac, t->zp_frac, sizeof(float) * n, msg, msg_len);
-        if (status == FM_OK && t->tdi_start)
-            status = upload((void **)&st->d_tdi_start, t->tdi_start, sizeof(int) * n, msg, msg_len);
-        if (status == FM_OK && t->tdi_coef_t)
-            status = upload((void **)&st->d_tdi_coef, t->tdi_coef_t, sizeof(float) * n * t->taps,
-                            msg, msg_len);
-        if (status == FM_OK && disp)
-            status = upload((void **)&st->d_disp_cos, t->disp_cos, sizeof(float) * n, msg, msg_len);
-        if (status == FM_OK && disp)
-            status = upload((void **)&st->d_disp_sin, t->disp_sin, sizeof(float) * n, msg, msg_len);
-        if (status != FM_OK)
-            goto cleanup;
         FM_CUDA_TRY(cudaMalloc((void **)&st->d_zero, sizeof(float) * n));
         FM_CUDA_TRY(cudaMemset(st->d_zero, 0, sizeof(float) * n));
-        if (t->tdi_start) {
-            /* Stage when the tile fits the default 48 KiB of shared memory (L up to ~90). */
-            size_t need =
-                sizeof(float) * ((size_t)t->taps * FM_OCT_TILE + (size_t)TDI_ALINES * t->span_max);
-            st->tdi_shared = need <= 48 * 1024 ? need : 0;
-        }
         for (int i = 0; i < st->slots; i++) {
             slot_t *sl = &st->slot[i];
             const size_t spec = disp ? total : lines * (n / 2 + 1);
@@ -504,13 +586,13 @@ static fm_status stream_open(const fm_oct_params *params, const fm_oct_tables *t
                     cudaMalloc((void **)&sl->d_zp, sizeof(cufftComplex) * lines * (2 * n + 1)));
                 FM_CUDA_TRY(cudaMalloc((void **)&sl->d_x4, sizeof(float) * total * 4));
             }
-            if (params->background == FM_OCT_BACKGROUND_GIVEN)
-                FM_CUDA_TRY(cudaMemcpy(sl->d_bg, params->background_spectrum, sizeof(float) * n,
-                                       cudaMemcpyHostToDevice));
-            status = make_plans(st, sl, (int)lines, msg, msg_len);
-            if (status != FM_OK)
-                goto cleanup;
         }
+        /* the plans follow the dispersion table's presence, so the tables go up first */
+        status = upload_tables(st, msg, msg_len);
+        for (int i = 0; status == FM_OK && i < st->slots; i++)
+            status = make_plans(st, &st->slot[i], (int)lines, msg, msg_len);
+        if (status != FM_OK)
+            goto cleanup;
     }
     *out = st;
     return FM_OK;
@@ -680,7 +762,10 @@ fm_status fm_oct_cuda_run(const fm_oct_job *job, const fm_oct_tables *tables, fm
         return status;
     status = stream_process(st, job->spectra, job->n_bscans, job->bscan_db, &job->layout,
                             job->tick, job->tick_user, info, msg, msg_len);
-    fm_oct_cuda_stream_close(st);
+    if (status == FM_OK)
+        park(st); /* the next run of this shape starts from it */
+    else
+        fm_oct_cuda_stream_close(st);
     return status;
 }
 
