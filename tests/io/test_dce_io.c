@@ -172,6 +172,39 @@ static void test_nifti_types_and_units(void)
     const double expect[4] = {0, 0.25, 0.5, 0.75};
     assert_times(d8, expect, 4, 1e-12);
     g_assert_cmpfloat(((float *)d8->data)[15], ==, 225.0f);
+
+    /* The reader widens narrow voxels in the dataset's own buffer and reads float64 apart:
+     * every value of a 4-D int16 volume with a slope, a uint32 and a float64 one. */
+    int64_t big[8] = {4, 33, 17, 3, 5, 1, 1, 1};
+    const int n_big = 33 * 17 * 3 * 5, types[3] = {DT_INT16, DT_UINT32, DT_FLOAT64};
+    for (int k = 0; k < 3; k++) {
+        g_autofree char *pk = g_strdup_printf("%s/type%d.nii", dir, types[k]);
+        nim = nifti_make_new_nim(big, types[k], 1);
+        for (int i = 0; i < n_big; i++) {
+            if (types[k] == DT_INT16)
+                ((gint16 *)nim->data)[i] = (gint16)(i % 20011 - 10000);
+            else if (types[k] == DT_UINT32)
+                ((guint32 *)nim->data)[i] = (guint32)i * 977u;
+            else
+                ((double *)nim->data)[i] = i * 0.25 - 3.0;
+        }
+        nim->scl_slope = types[k] == DT_INT16 ? 2.0 : 0.0;
+        nim->dt = nim->pixdim[4] = 1.5;
+        nifti_set_filenames(nim, pk, 0, 1);
+        nifti_image_write(nim);
+        nifti_image_free(nim);
+        g_autoptr(fm_dataset) dk = fm_nifti_read(pk, &error);
+        g_assert_no_error(error);
+        assert_dims(dk, 33, 17, 3, 5);
+        int wrong = 0;
+        for (int i = 0; i < n_big; i++) {
+            double want = types[k] == DT_INT16    ? (i % 20011 - 10000) * 2.0
+                          : types[k] == DT_UINT32 ? (double)((guint32)i * 977u)
+                                                  : i * 0.25 - 3.0;
+            wrong += ((float *)dk->data)[i] != (float)want;
+        }
+        g_assert_cmpint(wrong, ==, 0);
+    }
     remove_tree(dir);
 #endif
 }

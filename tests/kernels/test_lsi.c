@@ -82,6 +82,11 @@ static void test_random(void)
         }
         check_random(1, types[ti], 31, 17, 9, 5, 4, FM_LSI_BORDER_VALID);
         check_random(1, types[ti], 16, 10, 40, 5, 40, FM_LSI_BORDER_VALID);
+        /* Taller than the CPU twin's band of running sums (64 rows, 256 on 16 threads): bands
+         * and their window rows above and below meet correctly, with both borders. */
+        check_random(1, types[ti], 19, 290, 6, 5, 3, FM_LSI_BORDER_VALID);
+        check_random(2, types[ti], 23, 300, 5, 7, 3, FM_LSI_BORDER_VALID);
+        check_random(2, types[ti], 23, 300, 5, 7, 3, FM_LSI_BORDER_ZERO);
     }
 }
 

@@ -178,6 +178,34 @@ static gboolean check_file_size(const char *path, const nifti_image *nim, GError
     return TRUE;
 }
 
+/* Loads the voxels into the dataset's float buffer and converts them there: types of at most 4
+ * bytes are read into its tail and widened forward in place (value i, at byte tail + i*size, is
+ * read before float i, at byte 4i, can reach it), so the file's voxels are never held twice.
+ * float64 needs nifticlib's own buffer. nim->data is left NULL. */
+static gboolean load_into(nifti_image *nim, fm_dataset *ds)
+{
+    const gsize n = fm_dataset_n_elements(ds), size = (gsize)nim->nbyper;
+    const gboolean in_place = size <= sizeof(float);
+    nim->data = in_place ? (guint8 *)ds->data + (sizeof(float) - size) * n : NULL;
+    if (nifti_image_load(nim) != 0 || nim->data == NULL) {
+        if (in_place)
+            nim->data = NULL; /* ours, not nifticlib's to free */
+        return FALSE;
+    }
+    float *dst = ds->data;
+    /* Slope 0 means "no scaling" in the NIfTI standard (section on scl_slope). */
+    gboolean scaled = isfinite(nim->scl_slope) && nim->scl_slope != 0.0;
+    double slope = scaled ? nim->scl_slope : 1.0;
+    double inter = scaled && isfinite(nim->scl_inter) ? nim->scl_inter : 0.0;
+    for (gsize i = 0; i < n; i++) /* in order: see above */
+        dst[i] = (float)(voxel_value(nim, i) * slope + inter);
+    if (in_place)
+        nim->data = NULL;
+    else
+        nifti_image_unload(nim);
+    return TRUE;
+}
+
 /* Checks the header, loads the voxels and converts them; nim stays owned by the caller. */
 static fm_dataset *convert_image(const char *path, nifti_image *nim, GError **error)
 {
@@ -204,11 +232,6 @@ static fm_dataset *convert_image(const char *path, nifti_image *nim, GError **er
     }
     if (!check_file_size(path, nim, error))
         return NULL;
-    if (nifti_image_load(nim) != 0 || nim->data == NULL) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                    _("%s: truncated or unreadable voxel data"), path);
-        return NULL;
-    }
 
     int nt = (int)n[4];
     g_autofree double *times = g_new(double, nt);
@@ -232,14 +255,12 @@ static fm_dataset *convert_image(const char *path, nifti_image *nim, GError **er
 
     gsize sizes[4] = {(gsize)n[1], (gsize)n[2], (gsize)n[3], (gsize)n[4]};
     static const char *const names[4] = {"x", "y", "z", "t"};
-    fm_dataset *ds = fm_dataset_new(FM_PIXEL_F32, 4, sizes, names);
-    float *dst = ds->data;
-    /* Slope 0 means "no scaling" in the NIfTI standard (section on scl_slope). */
-    gboolean scaled = isfinite(nim->scl_slope) && nim->scl_slope != 0.0;
-    double slope = scaled ? nim->scl_slope : 1.0;
-    double inter = scaled && isfinite(nim->scl_inter) ? nim->scl_inter : 0.0;
-    for (gsize i = 0; i < fm_dataset_n_elements(ds); i++)
-        dst[i] = (float)(voxel_value(nim, i) * slope + inter);
+    g_autoptr(fm_dataset) ds = fm_dataset_new(FM_PIXEL_F32, 4, sizes, names);
+    if (!load_into(nim, ds)) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                    _("%s: truncated or unreadable voxel data"), path);
+        return NULL;
+    }
 
     double mm = mm_per_space_unit(nim->xyz_units);
     double dxyz[3] = {fabs(nim->dx) * mm, fabs(nim->dy) * mm, fabs(nim->dz) * mm};
@@ -272,7 +293,7 @@ static fm_dataset *convert_image(const char *path, nifti_image *nim, GError **er
     if (nim->descrip[0] != '\0')
         fm_dataset_set_meta(ds, "nifti_descrip", nim->descrip);
     ds->source_path = g_canonicalize_filename(path, NULL);
-    return ds;
+    return g_steal_pointer(&ds);
 }
 
 fm_dataset *fm_nifti_read(const char *path, GError **error)
