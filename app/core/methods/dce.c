@@ -398,6 +398,7 @@ static fm_result *dce_run(const fm_method *method, fm_dataset *source, const fm_
                               context ? context->backend : FM_BACKEND_AUTO,
                               context ? fm_method_tick : NULL, context, &info, msg, sizeof msg);
     fm_dce_inputs_clear(&in);
+    g_clear_pointer(&tissue, g_free); /* the curves are done with before the maps are made */
     fm_method_kernel_done(context, &info);
     if (st != FM_OK) {
         fm_method_set_kernel_error(error, st, msg);
