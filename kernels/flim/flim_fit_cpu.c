@@ -180,28 +180,64 @@ static fm_status cancelled(const fm_flim_job *job, double done, char *msg, size_
     return FM_OK;
 }
 
+static int thread_index(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+/* One count as float (uint16 counts are exact in a float). */
+static inline float count_at(const fm_flim_job *job, int bin, int pixel)
+{
+    const size_t i = (size_t)bin * job->n_pixels + pixel;
+    return job->counts ? job->counts[i] : (float)((const uint16_t *)job->counts_data)[i];
+}
+
+/* A pixel's decay for the fits: float counts in place (stride n_pixels), uint16 counts gathered
+ * into the caller's n_bins floats (stride 1). A widened copy of every count would be a second,
+ * twice as large copy of the dataset in the run's peak memory (268 MB at 512 x 512 x 256). */
+static const float *decay_of(const fm_flim_job *job, int pixel, float *buf, size_t *stride)
+{
+    if (job->counts) {
+        *stride = (size_t)job->n_pixels;
+        return job->counts + pixel;
+    }
+    for (int i = 0; i < job->params->n_bins; i++)
+        buf[i] = count_at(job, i, pixel);
+    *stride = 1;
+    return buf;
+}
+
 static fm_status fit_pixels(const fm_flim_job *job, const fm_fit_setup *su, const double *irf,
                             char *msg, size_t msg_len)
 {
     fm_status status = FM_OK;
-    const int n = job->n_pixels;
+    const int n = job->n_pixels, threads = fm_cpu_threads();
     fm_fit_result *res = malloc(CPU_CHUNK_PIXELS * sizeof *res);
-    if (!res) {
+    float *decays = malloc(sizeof(float) * (size_t)threads * job->params->n_bins);
+    if (!res || !decays) {
         status = fm_fail(FM_ERR_NO_MEMORY, msg, msg_len, "no memory for fit results");
         goto cleanup;
     }
     for (int c0 = 0; c0 < n; c0 += CPU_CHUNK_PIXELS) {
         const int c1 = c0 + CPU_CHUNK_PIXELS < n ? c0 + CPU_CHUNK_PIXELS : n;
 #pragma omp parallel for schedule(dynamic, 16)
-        for (int k = c0; k < c1; k++)
-            fm_fit_pixel(su, job->counts + k, (size_t)n, irf, !job->mask || job->mask[k],
-                         &res[k - c0]);
+        for (int k = c0; k < c1; k++) {
+            size_t stride;
+            const float *y =
+                decay_of(job, k, decays + (size_t)thread_index() * job->params->n_bins, &stride);
+            fm_fit_pixel(su, y, stride, irf, !job->mask || job->mask[k], &res[k - c0]);
+        }
         fm_fit_scatter(job, su, NULL, c0, c1, res);
         if ((status = cancelled(job, (double)c1 / n, msg, msg_len)) != FM_OK)
             goto cleanup;
     }
 cleanup:
     free(res);
+    free(decays);
     return status;
 }
 
@@ -210,8 +246,8 @@ cleanup:
  * reduces by the xor butterfly, then the warps' totals are added in order. */
 static void ga_segment_sums(const fm_flim_job *job, const fm_fit_setup *su, const int *pix, int np,
                             const double *basis, const double *ybar, double mean_photons,
-                            const fm_fit_result *res, int threads, fm_fit_sums *part,
-                            fm_fit_sums *acc)
+                            const fm_fit_result *res, int threads, float *decay,
+                            fm_fit_sums *part, fm_fit_sums *acc)
 {
     const int n_fit = su->fit_end - su->fit_start;
     const double *e0 = basis, *d0 = basis + n_fit, *e1 = basis + 2 * n_fit, *d1 = basis + 3 * n_fit;
@@ -223,8 +259,10 @@ static void ga_segment_sums(const fm_flim_job *job, const fm_fit_setup *su, cons
         for (int k = t; k < np; k += threads) {
             if (res[k].fitted != 2)
                 continue;
-            fm_ga_pixel_sums(su, e0, d0, e1, d1, ybar, res[k].photons / mean_photons,
-                             job->counts + pix[k], (size_t)job->n_pixels, &s);
+            size_t stride;
+            const float *y = decay_of(job, pix[k], decay, &stride);
+            fm_ga_pixel_sums(su, e0, d0, e1, d1, ybar, res[k].photons / mean_photons, y, stride,
+                             &s);
             double cost = fm_ga_nnls(su->n_lin, &s, a, &free_set);
             fm_ga_contrib(su, &s, a, free_set, cost, &part[t]);
         }
@@ -239,10 +277,10 @@ static void ga_segment_sums(const fm_flim_job *job, const fm_fit_setup *su, cons
 /* One segment: LM on the shared lifetimes, amplitudes by NNLS per pixel at every evaluation,
  * then a last pass at the accepted lifetimes for the per-pixel answers. */
 static void ga_segment(const fm_flim_job *job, const fm_fit_setup *su, const double *irf,
-                       const int *pix, int np, double *basis, int threads, fm_fit_sums *part,
-                       fm_fit_result *res)
+                       const int *pix, int np, double *basis, float *decay, int threads,
+                       fm_fit_sums *part, fm_fit_result *res)
 {
-    const size_t stride = (size_t)job->n_pixels;
+    size_t stride;
     const int n_fit = su->fit_end - su->fit_start;
     double *e0 = basis, *d0 = basis + n_fit, *e1 = basis + 2 * n_fit, *d1 = basis + 3 * n_fit;
     double *ybar = basis + 4 * n_fit, tau[2], a[3], mean_photons = 0;
@@ -253,11 +291,10 @@ static void ga_segment(const fm_flim_job *job, const fm_fit_setup *su, const dou
     fm_ga_sums s;
 
     for (int k = 0; k < np; k++) {
-        const float *y = job->counts + pix[k];
         double photons = 0;
         const int used = !job->mask || job->mask[pix[k]];
         for (int i = su->fit_start; i < su->fit_end; i++)
-            photons = photons + y[(size_t)i * stride];
+            photons = photons + count_at(job, i, pix[k]);
         fm_fit_result_skip(&res[k], photons, used);
         if (used && photons > 0 && photons >= su->min_photons) {
             res[k].fitted = 2; /* to fit */
@@ -273,13 +310,14 @@ static void ga_segment(const fm_flim_job *job, const fm_fit_setup *su, const dou
             continue;
         mean_photons += res[k].photons / usable;
         for (int i = 0; i < n_fit; i++)
-            ybar[i] += job->counts[(size_t)(i + su->fit_start) * stride + pix[k]] / usable;
+            ybar[i] += count_at(job, i + su->fit_start, pix[k]) / usable;
     }
     fm_ga_start(su, tau, role);
     fm_lm_init(&st, su->model, role, tau);
     while (!st.done) {
         fm_fit_basis_fill(su, irf, st.trial[0], st.trial[su->model - 1], e0, d0, e1, d1);
-        ga_segment_sums(job, su, pix, np, basis, ybar, mean_photons, res, threads, part, &acc);
+        ga_segment_sums(job, su, pix, np, basis, ybar, mean_photons, res, threads, decay, part,
+                        &acc);
         fm_lm_update(&st, &acc, su->model, su->tol, su->max_iter);
     }
     fm_fit_basis_fill(su, irf, st.p[0], st.p[su->model - 1], e0, d0, e1, d1);
@@ -290,8 +328,8 @@ static void ga_segment(const fm_flim_job *job, const fm_fit_setup *su, const dou
             res[k].fitted = 0;
             continue;
         }
-        fm_ga_pixel_sums(su, e0, d0, e1, d1, ybar, res[k].photons / mean_photons,
-                         job->counts + pix[k], stride, &s);
+        const float *y = decay_of(job, pix[k], decay, &stride);
+        fm_ga_pixel_sums(su, e0, d0, e1, d1, ybar, res[k].photons / mean_photons, y, stride, &s);
         double cost = fm_ga_nnls(su->n_lin, &s, a, &free_set);
         fm_ga_result(su, a, st.p, cost, st.iter, st.converged, &res[k]);
     }
@@ -305,9 +343,10 @@ static fm_status fit_segments(const fm_flim_job *job, const fm_fit_setup *su, co
     const int threads = fm_cpu_threads();
     int *off = NULL, *pix = NULL, ga_threads, largest = 0;
     double *basis = malloc((size_t)threads * 5 * n_fit * sizeof *basis);
+    float *decays = malloc(sizeof(float) * (size_t)threads * job->params->n_bins);
     fm_fit_sums *part = NULL;
     fm_fit_result *res = NULL;
-    if (!basis || fm_fit_segments(job, &off, &pix) != 0) {
+    if (!basis || !decays || fm_fit_segments(job, &off, &pix) != 0) {
         status = fm_fail(FM_ERR_NO_MEMORY, msg, msg_len, "no memory for %d segments", ns);
         goto cleanup;
     }
@@ -320,7 +359,13 @@ static fm_status fit_segments(const fm_flim_job *job, const fm_fit_setup *su, co
         goto cleanup;
     }
     fm_fit_mark_unsegmented(job, su);
-    res = malloc(((size_t)off[ns] + 1) * sizeof *res);
+    /* results for one chunk of segments at a time, not for every pixel */
+    int chunk_pixels = 0;
+    for (int s0 = 0; s0 < ns; s0 += CPU_CHUNK_SEGMENTS) {
+        const int s1 = s0 + CPU_CHUNK_SEGMENTS < ns ? s0 + CPU_CHUNK_SEGMENTS : ns;
+        chunk_pixels = off[s1] - off[s0] > chunk_pixels ? off[s1] - off[s0] : chunk_pixels;
+    }
+    res = malloc(((size_t)chunk_pixels + 1) * sizeof *res);
     if (!res) {
         status = fm_fail(FM_ERR_NO_MEMORY, msg, msg_len, "no memory for fit results");
         goto cleanup;
@@ -334,33 +379,22 @@ static fm_status fit_segments(const fm_flim_job *job, const fm_fit_setup *su, co
             t = omp_get_thread_num();
 #endif
             ga_segment(job, su, irf, pix + off[s], off[s + 1] - off[s],
-                       basis + (size_t)t * 5 * n_fit, ga_threads, part + (size_t)t * ga_threads,
-                       res + off[s]);
+                       basis + (size_t)t * 5 * n_fit, decays + (size_t)t * job->params->n_bins,
+                       ga_threads, part + (size_t)t * ga_threads, res + (off[s] - off[s0]));
         }
-        fm_fit_scatter(job, su, pix, off[s0], off[s1], res + off[s0]);
+        fm_fit_scatter(job, su, pix, off[s0], off[s1], res);
         if ((status = cancelled(job, off[ns] ? (double)off[s1] / off[ns] : 1.0, msg, msg_len)) !=
             FM_OK)
             goto cleanup;
     }
 cleanup:
     free(basis);
+    free(decays);
     free(part);
     free(off);
     free(pix);
     free(res);
     return status;
-}
-
-/* uint16 counts as float32 for the twin (exact: every uint16 is a float), all threads. */
-static float *widen_u16(const uint16_t *src, size_t n)
-{
-    float *dst = malloc(sizeof(float) * (n ? n : 1));
-    if (!dst)
-        return NULL;
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < n; i++)
-        dst[i] = (float)src[i];
-    return dst;
 }
 
 fm_status fm_flim_fit_cpu(const fm_flim_job *job_in, char *msg, size_t msg_len)
@@ -369,28 +403,16 @@ fm_status fm_flim_fit_cpu(const fm_flim_job *job_in, char *msg, size_t msg_len)
     fm_fit_setup su;
     fm_flim_job job = *job_in;
     double *irf = NULL;
-    float *widened = NULL;
     if (job.method != FM_FLIM_LSM && job.method != FM_FLIM_MLE && job.method != FM_FLIM_GA)
         return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "method %d is not an iterative fit",
                        (int)job.method);
-    if (job.counts_type == FM_PIXEL_U16) {
-        widened = widen_u16(job.counts_data, (size_t)job.params->n_bins * job.n_pixels);
-        if (!widened)
-            return fm_fail(FM_ERR_NO_MEMORY, msg, msg_len,
-                           "no memory to widen %d x %d uint16 counts", job.params->n_bins,
-                           job.n_pixels);
-        job.counts = widened;
-    }
     fm_fit_setup_from(&job, &su);
-    if (job.params->irf && !(irf = fm_fit_irf_double(&job))) {
-        free(widened);
+    if (job.params->irf && !(irf = fm_fit_irf_double(&job)))
         return fm_fail(FM_ERR_NO_MEMORY, msg, msg_len, "no memory for the IRF");
-    }
     if (job.method == FM_FLIM_GA)
         status = fit_segments(&job, &su, irf, msg, msg_len);
     else
         status = fit_pixels(&job, &su, irf, msg, msg_len);
     free(irf);
-    free(widened);
     return status;
 }

@@ -388,6 +388,85 @@ static void test_ga(void)
     free(counts);
 }
 
+/* uint16 counts (as core passes an .sdt's counts) give the very maps of the same counts as
+ * float32: the CPU twin gathers each pixel's decay instead of widening the whole dataset, and
+ * every uint16 is exact in a float, so nothing may differ (GA included, with its segments). */
+static void test_u16_counts(fm_flim_method method)
+{
+    fm_flim_params p = params(2, NULL, 1);
+    float *counts = malloc((size_t)NPIX * NBINS * 4);
+    uint16_t *counts16 = malloc((size_t)NPIX * NBINS * 2);
+    int *seg = malloc(NPIX * sizeof *seg);
+    rng_state = 77;
+    for (int k = 0; k < NPIX; k++) {
+        simulate_pixel(counts, NPIX, k, 300 + 10 * (k % 50), 0.6, 0.8, 3.0);
+        seg[k] = k / 32;
+    }
+    for (size_t i = 0; i < (size_t)NPIX * NBINS; i++)
+        counts16[i] = (uint16_t)counts[i];
+    maps a, b;
+    fm_flim_outputs out_a, out_b;
+    maps_alloc(&a, &out_a, NPIX);
+    maps_alloc(&b, &out_b, NPIX);
+    char msg[FM_MSG_LEN] = "";
+    fm_flim_job job = {.method = method, .params = &p, .counts = counts, .n_pixels = NPIX,
+                       .segment = seg, .n_segments = NPIX / 32, .out = &out_a,
+                       .counts_data = counts, .counts_type = FM_PIXEL_F32};
+    fm_status sa = fm_flim_fit_cpu(&job, msg, FM_MSG_LEN);
+    job.counts = NULL;
+    job.counts_data = counts16;
+    job.counts_type = FM_PIXEL_U16;
+    job.out = &out_b;
+    fm_status sb = fm_flim_fit_cpu(&job, msg, FM_MSG_LEN);
+    long differ = 0;
+    for (int k = 0; k < FM_FLIM_OUT_COUNT; k++)
+        for (int q = 0; a.map[k] && q < NPIX; q++)
+            differ += memcmp(&a.map[k][q], &b.map[k][q], sizeof(float)) != 0;
+    tap_ok(sa == FM_OK && sb == FM_OK && differ == 0,
+           "%s: uint16 counts give the float32 counts' maps bit for bit (%ld values differ) %s",
+           method_name(method), differ, msg);
+    maps_free(&a);
+    maps_free(&b);
+    free(counts);
+    free(counts16);
+    free(seg);
+}
+
+/* GA over more segments than the CPU twin takes in one chunk (128): the run over all of them
+ * equals, bit for bit, two runs of one chunk each that fit one half and leave the other
+ * unsegmented, so each chunk's results land on its own pixels. */
+static void test_ga_chunks(void)
+{
+    fm_flim_params p = params(1, NULL, 0);
+    float *counts = malloc((size_t)NPIX * NBINS * 4);
+    int *seg = malloc(NPIX * sizeof *seg), *half = malloc(NPIX * sizeof *half);
+    const int n_seg = NPIX / 8; /* 256 segments of 8 pixels */
+    rng_state = 91;
+    for (int k = 0; k < NPIX; k++) {
+        simulate_pixel(counts, NPIX, k, 500 + 7 * (k % 40), 0.0, 1.0, 0.6 + 0.01 * (k % 200));
+        seg[k] = k / 8;
+    }
+    maps all, part;
+    char msg[FM_MSG_LEN] = "";
+    fm_status st = run_fit(FM_FLIM_GA, &p, counts, NPIX, NULL, seg, n_seg, &all, 0, 0, NULL, msg);
+    long differ = 0;
+    for (int h = 0; h < 2; h++) {
+        for (int k = 0; k < NPIX; k++)
+            half[k] = (k < NPIX / 2) == (h == 0) ? seg[k] - h * n_seg / 2 : -1;
+        st |= run_fit(FM_FLIM_GA, &p, counts, NPIX, NULL, half, n_seg / 2, &part, 0, 0, NULL, msg);
+        for (int k = h * NPIX / 2; k < (h + 1) * NPIX / 2; k++)
+            differ += memcmp(&part.map[FM_FLIM_OUT_TAU][k], &all.map[FM_FLIM_OUT_TAU][k], 4) != 0;
+        maps_free(&part);
+    }
+    tap_ok(st == FM_OK && n_seg / 2 <= 128 && n_seg > 128 && differ == 0,
+           "ga over %d segments (several chunks) = two runs of one chunk each, bit for bit "
+           "(%ld tau values differ) %s", n_seg, differ, msg);
+    maps_free(&all);
+    free(counts);
+    free(seg);
+    free(half);
+}
+
 /* Zero-photon and masked pixels: NaN lifetimes, not converged, no crash (every fit method). */
 static void test_empty_pixels(fm_flim_method method)
 {
@@ -603,6 +682,7 @@ int main(void)
     test_poisson_bi(FM_FLIM_LSM);
     test_poisson_bi(FM_FLIM_MLE);
     test_ga();
+    test_ga_chunks();
     for (int mi = 0; mi < 2; mi++)
         for (int model = 1; model <= 2; model++)
             test_integrated_decays(fits[mi], model);
@@ -612,6 +692,7 @@ int main(void)
         test_irf_photons(fits[mi], 0.15, 4.0);
     }
     for (int mi = 0; mi < 3; mi++) {
+        test_u16_counts(fits[mi]);
         test_empty_pixels(fits[mi]);
         test_cancel(fits[mi], 0);
     }
