@@ -494,12 +494,15 @@ static fm_result *flim_run(const fm_method *method, fm_dataset *dataset, const f
     fm_map *mask_map = NULL;
     for (int i = 0; i < method->n_outputs; i++) {
         const fm_output_spec *o = &method->outputs[i];
-        fm_map *map = fm_map_new(o->name, o->unit, width, height, 1);
+        /* NaN until written, in one parallel pass (not zeroed first): on a re-run this was
+         * most of the method's own preparation beside a ~1 ms kernel */
+        fm_map *map = fm_map_new_uninit(o->name, o->unit, width, height, 1);
         int k = binding_of(o->name);
         if (k == OUT_MASK)
             mask_map = map;
         else
             out.map[k] = map->data;
+#pragma omp parallel for schedule(static)
         for (int p = 0; p < n_pixels; p++)
             map->data[p] = NAN;
         fm_result_add_map(result, map);
