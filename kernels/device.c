@@ -64,6 +64,15 @@ int fm_device_warm_up(fm_gpu_info *gpu, char *msg, size_t msg_len)
     return n;
 }
 
+int fm_thread_index(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
 int fm_cpu_threads(void)
 {
 #ifdef _OPENMP

@@ -31,6 +31,8 @@ int fm_device_warm_up(fm_gpu_info *gpu, char *msg, size_t msg_len);
 
 /* Threads the CPU twin uses (OpenMP max threads). */
 int fm_cpu_threads(void);
+/* The calling thread's index in its OpenMP team (0 outside one, and without OpenMP). */
+int fm_thread_index(void);
 
 /* "auto", "cpu", "cuda" <-> enum. parse returns FM_ERR_INVALID_ARG on anything else. */
 fm_status fm_backend_parse(const char *text, fm_backend *out);

@@ -180,15 +180,6 @@ static fm_status cancelled(const fm_flim_job *job, double done, char *msg, size_
     return FM_OK;
 }
 
-static int thread_index(void)
-{
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
-}
-
 /* One count as float (uint16 counts are exact in a float). */
 static inline float count_at(const fm_flim_job *job, int bin, int pixel)
 {
@@ -228,7 +219,7 @@ static fm_status fit_pixels(const fm_flim_job *job, const fm_fit_setup *su, cons
         for (int k = c0; k < c1; k++) {
             size_t stride;
             const float *y =
-                decay_of(job, k, decays + (size_t)thread_index() * job->params->n_bins, &stride);
+                decay_of(job, k, decays + (size_t)fm_thread_index() * job->params->n_bins, &stride);
             fm_fit_pixel(su, y, stride, irf, !job->mask || job->mask[k], &res[k - c0]);
         }
         fm_fit_scatter(job, su, NULL, c0, c1, res);

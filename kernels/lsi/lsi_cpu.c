@@ -135,15 +135,6 @@ static void row_f64(const roll_src *src, int r, int sign, double *c1, double *c2
 DEFINE_ROLL(i64, int64_t)
 DEFINE_ROLL(f64, double)
 
-static int thread_index(void)
-{
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
-}
-
 /* Rows [r0, r1) of one output frame, split into bands that threads take independently; each
  * band rebuilds its own column sums, which costs window rows per band and keeps bands apart. */
 static long long roll_rows(const roll_src *src, const fm_lsi_params *p, int r0, int r1,
@@ -163,7 +154,7 @@ static long long roll_rows(const roll_src *src, const fm_lsi_params *p, int r0, 
     for (int b = 0; b < n_bands; b++) {
         int y0 = r0 + b * band_rows;
         int y1 = y0 + band_rows < r1 ? y0 + band_rows : r1;
-        char *mine = (char *)scratch + (size_t)thread_index() * 2 * 8 * (size_t)W;
+        char *mine = (char *)scratch + (size_t)fm_thread_index() * 2 * 8 * (size_t)W;
         if (is_float)
             invalid += roll_band_f64(src, p, y0, y1, (double *)mine, (double *)mine + W, k_out,
                                      sfi_out);
