@@ -9,7 +9,7 @@ G_BEGIN_DECLS
 
 struct _FmDceViews {
     GtkBox parent_instance;
-    GtkWidget *controls, *slice_scale, *slice_label, *time_scale, *time_label;
+    GtkWidget *controls, *control_row, *slice_scale, *slice_label, *time_scale, *time_label;
     GtkWidget *anatomy_combo, *overlay_combo, *opacity_scale;
     FmDceImage *image;
     GtkListStore *store;

@@ -229,10 +229,16 @@ static GtkWidget *scale(double max, GCallback moved, FmDceViews *self, int width
 
 static void build_controls(FmDceViews *self)
 {
-    GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    /* Two rows (where and when; what is drawn): on one row they made the window 1860 px wide. */
+    GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
     self->controls = g_object_ref_sink(bar);
     g_object_set(bar, "margin-start", 6, "margin-end", 6, "margin-top", 2, "margin-bottom", 2,
                  NULL);
+    GtkWidget *row[2] = {gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6),
+                         gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)};
+    self->control_row = row[0];
+    gtk_box_pack_start(GTK_BOX(bar), row[0], FALSE, FALSE, 0);
+    gtk_box_pack_start(GTK_BOX(bar), row[1], FALSE, FALSE, 0);
     self->slice_scale = scale(1, G_CALLBACK(slice_moved), self, 110);
     self->slice_label = gtk_label_new("1 / 1");
     gtk_label_set_width_chars(GTK_LABEL(self->slice_label), 7);
@@ -279,15 +285,14 @@ static void build_controls(FmDceViews *self)
                           caption(_("Time")),
                           self->time_scale,
                           self->time_label,
-                          gtk_separator_new(GTK_ORIENTATION_VERTICAL),
                           caption(_("Anatomy")),
                           self->anatomy_combo,
                           caption(_("Overlay")),
                           self->overlay_combo,
                           self->opacity_scale};
-    for (gsize i = 0; i < G_N_ELEMENTS(items); i++)
-        gtk_box_pack_start(GTK_BOX(bar), items[i], FALSE, FALSE, 0);
-    gtk_box_pack_end(GTK_BOX(bar), export, FALSE, FALSE, 0);
+    for (gsize i = 0; i < G_N_ELEMENTS(items); i++) /* the first six on the first row */
+        gtk_box_pack_start(GTK_BOX(row[i < 6 ? 0 : 1]), items[i], FALSE, FALSE, 0);
+    gtk_box_pack_end(GTK_BOX(row[1]), export, FALSE, FALSE, 0);
     gtk_widget_show_all(bar);
 }
 
@@ -388,6 +393,11 @@ GtkWidget *fm_dce_views_new(void)
 GtkWidget *fm_dce_views_get_controls(FmDceViews *self)
 {
     return self->controls;
+}
+
+GtkWidget *fm_dce_views_get_control_row(FmDceViews *views)
+{
+    return views->control_row;
 }
 
 void fm_dce_views_set_plot(FmDceViews *self, FmPlotView *plot)

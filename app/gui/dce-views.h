@@ -25,6 +25,8 @@ GtkWidget *fm_dce_views_new(void);
 /* The slice/time/anatomy/overlay bar; the window packs it under its centre stack so it serves
  * the ROI-drawing map as well as the overlay. Owned by the views. */
 GtkWidget *fm_dce_views_get_controls(FmDceViews *views);
+/* The controls' first row (slice and time), where a caller may put its own buttons in front. */
+GtkWidget *fm_dce_views_get_control_row(FmDceViews *views);
 /* The plot the curves go to (borrowed; the window's bottom plot). */
 void fm_dce_views_set_plot(FmDceViews *views, FmPlotView *plot);
 

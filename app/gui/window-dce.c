@@ -9,6 +9,7 @@
 #include "dce-panel.h"
 #include "dce-views.h"
 #include "window-private.h"
+#include "family-switcher.h"
 
 typedef struct {
     FmDcePanel *panel;
@@ -492,14 +493,10 @@ void fm_window_dce_init(FmWindow *win)
     g_object_set_data_full(G_OBJECT(win), "fm-dce", st, state_free);
 
     st->panel = FM_DCE_PANEL(fm_dce_panel_new());
-    GtkWidget *scroller = gtk_scrolled_window_new(NULL, NULL);
-    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroller), GTK_POLICY_NEVER,
-                                   GTK_POLICY_AUTOMATIC);
-    gtk_container_add(GTK_CONTAINER(scroller), GTK_WIDGET(st->panel));
+    GtkWidget *scroller = fm_panel_scroller_new(GTK_WIDGET(st->panel));
     gtk_stack_add_titled(GTK_STACK(win->panel_stack), scroller, "dce", _("Perfusion"));
     st->views = FM_DCE_VIEWS(fm_dce_views_new());
-    gtk_stack_add_titled(GTK_STACK(win->centre_stack), GTK_WIDGET(st->views), "dce",
-                         _("Perfusion"));
+    gtk_stack_add_named(GTK_STACK(win->centre_stack), GTK_WIDGET(st->views), "dce");
     /* The shared plot is attached in family_changed, only while DCE is on show. */
 
     /* The slice/time bar sits where the playback bar is, with Anatomy | Perfusion in front. */
@@ -511,8 +508,9 @@ void fm_window_dce_init(FmWindow *win)
     gtk_style_context_add_class(gtk_widget_get_style_context(pages), "linked");
     gtk_box_pack_start(GTK_BOX(pages), st->map_toggle, FALSE, FALSE, 0);
     gtk_box_pack_start(GTK_BOX(pages), st->dce_toggle, FALSE, FALSE, 0);
-    gtk_box_pack_start(GTK_BOX(st->controls), pages, FALSE, FALSE, 0);
-    gtk_box_reorder_child(GTK_BOX(st->controls), pages, 0);
+    GtkWidget *row = fm_dce_views_get_control_row(st->views);
+    gtk_box_pack_start(GTK_BOX(row), pages, FALSE, FALSE, 0);
+    gtk_box_reorder_child(GTK_BOX(row), pages, 0);
     g_signal_connect(st->map_toggle, "toggled", G_CALLBACK(page_toggled), win);
     g_signal_connect(st->dce_toggle, "toggled", G_CALLBACK(page_toggled), win);
     GtkWidget *playback = gtk_widget_get_parent(win->frame_scale);

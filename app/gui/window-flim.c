@@ -6,6 +6,7 @@
 
 #include "app/core/flim_model.h"
 #include "compare-methods.h"
+#include "family-switcher.h"
 
 /* Lifetime-like outputs first: they are what a FLIM user looks at. */
 static const char *const flim_maps[] = {
@@ -47,12 +48,14 @@ void fm_window_set_family(FmWindow *win, const char *family)
 }
 
 /* The window-level bars serve the main map view: OCT brings its own B-scan views with their own
- * playback and dB controls, DCE its slice/time bar; there the map tools would act on nothing. */
+ * playback and dB controls, DCE its slice/time bar; there the map tools would act on nothing.
+ * FLIM's frames are time bins, which its decay view shows: no frame slider there either. */
 void fm_window_sync_family_bars(FmWindow *win)
 {
     const char *family = fm_window_get_family(win);
     gboolean oct = g_strcmp0(family, "oct") == 0, dce = g_strcmp0(family, "dce") == 0;
-    gtk_widget_set_visible(gtk_widget_get_parent(win->frame_scale), !oct && !dce);
+    gboolean flim = g_strcmp0(family, "flim") == 0;
+    gtk_widget_set_visible(gtk_widget_get_parent(win->frame_scale), !oct && !dce && !flim);
     gtk_widget_set_visible(win->roi_bar, !oct);
     gtk_widget_set_visible(gtk_widget_get_parent(win->map_combo), !oct);
     gtk_widget_set_visible(win->map_combo, !dce);
@@ -60,8 +63,13 @@ void fm_window_sync_family_bars(FmWindow *win)
 
 gboolean fm_window_map_tools_visible(FmWindow *win)
 {
-    return gtk_widget_get_visible(gtk_widget_get_parent(win->frame_scale)) &&
+    return gtk_widget_get_visible(gtk_widget_get_parent(win->map_combo)) &&
            gtk_widget_get_visible(win->roi_bar);
+}
+
+gboolean fm_window_frame_slider_visible(FmWindow *win)
+{
+    return gtk_widget_get_visible(gtk_widget_get_parent(win->frame_scale));
 }
 
 /* The bottom plot is shared by the families, so each page sets its own axes when it comes on show
@@ -202,15 +210,6 @@ static void compare_activated(GSimpleAction *action, GVariant *parameter, gpoint
 
 /* ---- layout ------------------------------------------------------------------------------ */
 
-static GtkWidget *scrolled(GtkWidget *child)
-{
-    GtkWidget *scroller = gtk_scrolled_window_new(NULL, NULL);
-    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroller), GTK_POLICY_NEVER,
-                                   GTK_POLICY_AUTOMATIC);
-    gtk_container_add(GTK_CONTAINER(scroller), child);
-    return scroller;
-}
-
 void fm_window_flim_init(FmWindow *win)
 {
     static const GActionEntry entries[] = {
@@ -231,15 +230,12 @@ void fm_window_flim_init(FmWindow *win)
         g_object_unref(lsi_scroller);
     }
     win->flim_panel = FM_FLIM_PANEL(fm_flim_panel_new());
-    gtk_stack_add_titled(GTK_STACK(win->panel_stack), scrolled(GTK_WIDGET(win->flim_panel)), "flim",
-                         _("Lifetime"));
-    GtkWidget *switcher = gtk_stack_switcher_new();
-    gtk_stack_switcher_set_stack(GTK_STACK_SWITCHER(switcher), GTK_STACK(win->panel_stack));
-    gtk_widget_set_halign(switcher, GTK_ALIGN_CENTER);
-    gtk_box_set_homogeneous(GTK_BOX(switcher), FALSE); /* tabs as wide as their names */
-    g_object_set(switcher, "margin-top", 8, NULL);
-    gtk_widget_set_tooltip_text(switcher, _("Analysis family (chosen from the dataset)"));
-    gtk_box_pack_start(GTK_BOX(win->panel_box), switcher, FALSE, FALSE, 0);
+    gtk_stack_add_titled(GTK_STACK(win->panel_stack),
+                         fm_panel_scroller_new(GTK_WIDGET(win->flim_panel)), "flim", _("Lifetime"));
+    /* the one family switcher; the pages added after this one are listed by window.c */
+    win->family_switcher = fm_family_switcher_new(GTK_STACK(win->panel_stack));
+    g_object_set(win->family_switcher, "margin", 8, NULL);
+    gtk_box_pack_start(GTK_BOX(win->panel_box), win->family_switcher, FALSE, FALSE, 0);
     gtk_box_pack_start(GTK_BOX(win->panel_box), win->panel_stack, TRUE, TRUE, 0);
 
     /* Centre: the map view and the FLIM views in a stack, switched from the map toolbar. */

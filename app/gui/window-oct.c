@@ -9,6 +9,7 @@
 #include "oct-panel.h"
 #include "oct-views.h"
 #include "window-private.h"
+#include "family-switcher.h"
 
 typedef struct {
     FmOctPanel *panel;
@@ -214,13 +215,11 @@ void fm_window_oct_init(FmWindow *win)
     OctState *st = g_new0(OctState, 1);
     g_object_set_data_full(G_OBJECT(win), "fm-oct", st, state_free);
     st->panel = FM_OCT_PANEL(fm_oct_panel_new());
-    GtkWidget *scroller = gtk_scrolled_window_new(NULL, NULL);
-    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroller), GTK_POLICY_NEVER,
-                                   GTK_POLICY_AUTOMATIC);
-    gtk_container_add(GTK_CONTAINER(scroller), GTK_WIDGET(st->panel));
+    GtkWidget *scroller = fm_panel_scroller_new(GTK_WIDGET(st->panel));
     gtk_stack_add_titled(GTK_STACK(win->panel_stack), scroller, "oct", _("OCT"));
     st->views = FM_OCT_VIEWS(fm_oct_views_new());
-    gtk_stack_add_titled(GTK_STACK(win->centre_stack), GTK_WIDGET(st->views), "oct", _("OCT"));
+    /* untitled: the map toolbar's Map | Lifetime switcher lists FLIM's views only */
+    gtk_stack_add_named(GTK_STACK(win->centre_stack), GTK_WIDGET(st->views), "oct");
     gtk_widget_show_all(scroller);
     gtk_widget_show_all(GTK_WIDGET(st->views));
     /* after window-flim.c's handler, which shows the map for every family but FLIM */

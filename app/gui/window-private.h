@@ -62,7 +62,7 @@ struct _FmWindow {
     gint64 play_started_us;
 
     /* Family switching and the FLIM views (window-flim.c). */
-    GtkWidget *panel_stack, *centre_stack, *centre_switcher;
+    GtkWidget *panel_stack, *centre_stack, *centre_switcher, *family_switcher;
     FmFlimPanel *flim_panel;
     FmFlimViews *flim_views;
     GtkWidget *compare_window; /* the last compare-methods window (weak pointer), or NULL */

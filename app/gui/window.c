@@ -2,6 +2,8 @@
  * keeps the read-outs (ROI stats, cursor) current; opening is in window-open.c, jobs in
  * window-jobs.c. */
 #include "window-private.h"
+
+#include "family-switcher.h"
 #include "window-oct.h"
 #include "window-dce.h"
 
@@ -419,10 +421,7 @@ static void build_children(FmWindow *win)
     win->job_list = FM_JOB_LIST(fm_job_list_new());
     gtk_box_pack_start(GTK_BOX(win->jobs_box), GTK_WIDGET(win->job_list), TRUE, TRUE, 0);
     win->panel = FM_LSI_PANEL(fm_lsi_panel_new("lsi"));
-    GtkWidget *scroller = gtk_scrolled_window_new(NULL, NULL);
-    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroller), GTK_POLICY_NEVER,
-                                   GTK_POLICY_AUTOMATIC);
-    gtk_container_add(GTK_CONTAINER(scroller), GTK_WIDGET(win->panel));
+    GtkWidget *scroller = fm_panel_scroller_new(GTK_WIDGET(win->panel));
     gtk_box_pack_start(GTK_BOX(win->panel_box), scroller, TRUE, TRUE, 0);
     gtk_style_context_add_class(gtk_widget_get_style_context(win->panel_box), "fm-side-panel");
     win->catalogue_view = FM_CATALOGUE_VIEW(fm_catalogue_view_new());
@@ -444,6 +443,7 @@ static void fm_window_init(FmWindow *win)
     fm_window_flim_init(win);
     fm_window_oct_init(win); /* window-oct.c: the OCT pages */
     fm_window_dce_init(win); /* window-dce.c: the DCE perfusion pages */
+    fm_family_switcher_refresh(win->family_switcher);
 
     fm_window_jobs_init(win); /* window-jobs.c: the run and cancel-all actions */
     fm_window_actions_init(win);

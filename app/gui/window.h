@@ -55,8 +55,10 @@ GtkWidget *fm_window_get_job_list(FmWindow *win);
 /* FLIM: the family panel on show ("lsi" or "flim"), the FLIM views, and the window of the last
  * "compare methods" (NULL when none is open). */
 const char *fm_window_get_family(FmWindow *win);
-/* Whether the main map view's playback and ROI bars are on show (not for OCT or DCE). */
+/* Whether the main map view's map toolbar and ROI bar are on show (not for OCT). */
 gboolean fm_window_map_tools_visible(FmWindow *win);
+/* The frame slider and playback: on show only where frames are a time series (speckle). */
+gboolean fm_window_frame_slider_visible(FmWindow *win);
 void fm_window_set_family(FmWindow *win, const char *family);
 GtkWidget *fm_window_get_flim_views(FmWindow *win);
 GtkWidget *fm_window_get_compare_window(FmWindow *win);

@@ -68,7 +68,7 @@ static void test_open(void)
     /* Open Recent lists what Fluxmap opened, NIfTI included (it once kept TIFF/SDT/PTU only). */
     g_autofree char *base = g_path_get_basename(nii_path);
     g_assert_true(fm_gui_test_wait_recent(win, base, 10));
-    g_assert_false(fm_window_map_tools_visible(win)); /* the slice/time bar replaces playback */
+    g_assert_false(fm_window_frame_slider_visible(win)); /* the slice/time bar replaces it */
     g_assert_cmpint(fm_dce_views_get_slice(views()), ==, sim.nz / 2);
     int w = 0, h = 0;
     g_assert_nonnull(fm_dce_views_get_anatomy(views(), &w, &h));

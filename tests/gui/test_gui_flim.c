@@ -84,7 +84,8 @@ static void test_open_and_run(void)
     g_assert_true(fm_gui_test_wait_until(dataset_loaded, NULL, 30));
     g_assert_null(error_message());
     g_assert_cmpstr(fm_window_get_family(win), ==, "flim"); /* chosen from the dataset */
-    g_assert_true(fm_window_map_tools_visible(win)); /* map, ROI and playback bars */
+    g_assert_true(fm_window_map_tools_visible(win)); /* map and ROI bars */
+    g_assert_false(fm_window_frame_slider_visible(win)); /* frames are time bins: decay view */
     FmFlimViews *views = FM_FLIM_VIEWS(fm_window_get_flim_views(win));
 
     run_method("flim.phasor");

@@ -60,6 +60,7 @@ static void open_file(const char *path)
     drain_events(0.1);
     g_assert_cmpstr(fm_window_get_family(win), ==, "oct"); /* chosen from the dataset */
     g_assert_false(fm_window_map_tools_visible(win)); /* the B-scan views bring their own */
+    g_assert_false(fm_window_frame_slider_visible(win));
 }
 
 static void test_open_run_play(void)

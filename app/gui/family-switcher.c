@@ -1,0 +1,71 @@
+/* The family switcher and the side panels' scroller. */
+#include "family-switcher.h"
+
+#define PANEL_MIN_WIDTH 280
+
+static GtkStack *stack_of(GtkWidget *switcher)
+{
+    return g_object_get_data(G_OBJECT(switcher), "fm-stack");
+}
+
+static void combo_changed(GtkComboBox *combo, gpointer user)
+{
+    (void)user;
+    const char *id = gtk_combo_box_get_active_id(combo);
+    GtkStack *stack = stack_of(GTK_WIDGET(combo));
+    if (id != NULL && stack != NULL &&
+        g_strcmp0(gtk_stack_get_visible_child_name(stack), id) != 0)
+        gtk_stack_set_visible_child_name(stack, id);
+}
+
+static void stack_changed(GtkStack *stack, GParamSpec *pspec, GtkWidget *switcher)
+{
+    (void)pspec;
+    const char *name = gtk_stack_get_visible_child_name(stack);
+    if (name != NULL && g_strcmp0(gtk_combo_box_get_active_id(GTK_COMBO_BOX(switcher)), name) != 0)
+        gtk_combo_box_set_active_id(GTK_COMBO_BOX(switcher), name);
+}
+
+GtkWidget *fm_family_switcher_new(GtkStack *stack)
+{
+    GtkWidget *combo = gtk_combo_box_text_new();
+    g_object_set_data(G_OBJECT(combo), "fm-stack", stack);
+    gtk_widget_set_tooltip_text(combo, "Analysis family (chosen from the dataset)");
+    g_signal_connect(combo, "changed", G_CALLBACK(combo_changed), NULL);
+    g_signal_connect_object(stack, "notify::visible-child", G_CALLBACK(stack_changed), combo, 0);
+    fm_family_switcher_refresh(combo);
+    return combo;
+}
+
+void fm_family_switcher_refresh(GtkWidget *switcher)
+{
+    GtkStack *stack = stack_of(switcher);
+    GtkComboBoxText *combo = GTK_COMBO_BOX_TEXT(switcher);
+    g_signal_handlers_block_by_func(switcher, combo_changed, NULL);
+    gtk_combo_box_text_remove_all(combo);
+    GList *children = gtk_container_get_children(GTK_CONTAINER(stack));
+    for (GList *l = children; l != NULL; l = l->next) {
+        char *name = NULL, *title = NULL;
+        gtk_container_child_get(GTK_CONTAINER(stack), l->data, "name", &name, "title", &title, NULL);
+        if (name != NULL && title != NULL)
+            gtk_combo_box_text_append(combo, name, title);
+        g_free(name);
+        g_free(title);
+    }
+    g_list_free(children);
+    const char *visible = gtk_stack_get_visible_child_name(stack);
+    if (visible != NULL)
+        gtk_combo_box_set_active_id(GTK_COMBO_BOX(switcher), visible);
+    g_signal_handlers_unblock_by_func(switcher, combo_changed, NULL);
+}
+
+GtkWidget *fm_panel_scroller_new(GtkWidget *panel)
+{
+    GtkWidget *scroller = gtk_scrolled_window_new(NULL, NULL);
+    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroller), GTK_POLICY_AUTOMATIC,
+                                   GTK_POLICY_AUTOMATIC);
+    gtk_scrolled_window_set_min_content_width(GTK_SCROLLED_WINDOW(scroller), PANEL_MIN_WIDTH);
+    gtk_scrolled_window_set_propagate_natural_width(GTK_SCROLLED_WINDOW(scroller), TRUE);
+    gtk_container_add(GTK_CONTAINER(scroller), panel);
+    return scroller;
+}

@@ -1,0 +1,20 @@
+/* The one family switcher: a combo box over the window's stack of family panels, listing each
+ * titled child. A combo keeps the side panel narrow however many families there are (a row of
+ * tabs for five took 326 px and pushed the window past a laptop screen). */
+#pragma once
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+/* A combo bound both ways to stack's visible child. */
+GtkWidget *fm_family_switcher_new(GtkStack *stack);
+
+/* Lists the stack's titled children again (after pages were added). */
+void fm_family_switcher_refresh(GtkWidget *switcher);
+
+/* A scroller for a side panel: vertical scrolling, and horizontal scrolling only below the panel's
+ * minimum width, so that the window can be narrower than the widest panel. */
+GtkWidget *fm_panel_scroller_new(GtkWidget *panel);
+
+G_END_DECLS
