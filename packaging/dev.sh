@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Developer entry point on Debian 12: installs what is missing, builds, then runs the app or the tests.
-#   packaging/dev.sh run    build and launch Fluxmap with the bundled LSI demo dataset open
+#   packaging/dev.sh run    build and launch Fluxmap on its start page: a demo of every family
 #   packaging/dev.sh test   build and run every test suite (GUI tests under xvfb-run)
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")/.."
@@ -37,7 +37,8 @@ case "${1:-}" in
     dir=${FLUXMAP_BUILD_DIR:-build}
     # Run uninstalled: the compiled settings schema lives in the build tree.
     export GSETTINGS_SCHEMA_DIR="$PWD/$dir/data"
-    exec "$dir/app/gui/fluxmap" "$dir/data/demo/speckle-demo.tif"
+    export FLUXMAP_DEMO_DIR="$PWD/$dir/data/demo"
+    exec "$dir/app/gui/fluxmap"
     ;;
   test)
     install_missing

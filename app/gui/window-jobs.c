@@ -156,8 +156,15 @@ static void run_activated(GSimpleAction *action, GVariant *parameter, gpointer u
         fm_window_show_message(win, GTK_MESSAGE_INFO, _("Open a dataset before running a method."));
         return;
     }
-    if (fm_window_dce_active(win)) { /* window-dce.c runs dce.dual_input with its ROI roles */
+    /* DCE and OCT run from their own pages (window-dce.c: dce.dual_input with its ROI roles;
+     * window-oct.c: oct.bscan with its panel): win.run on their page is their run. Before, on the
+     * OCT page it ran the speckle panel's method on the spectra. */
+    if (fm_window_dce_active(win)) {
         g_action_group_activate_action(G_ACTION_GROUP(win), "dce-run", NULL);
+        return;
+    }
+    if (g_strcmp0(fm_window_get_family(win), "oct") == 0) {
+        g_action_group_activate_action(G_ACTION_GROUP(win), "oct-run", NULL);
         return;
     }
     gboolean flim = fm_window_flim_active(win);

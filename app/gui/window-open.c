@@ -57,6 +57,7 @@ static void set_dataset(FmWindow *win, fm_dataset *ds, const char *path)
     fm_window_oct_dataset_changed(win); /* window-oct.c */
     fm_window_dce_dataset_changed(win); /* window-dce.c */
     fm_window_update_action_state(win);
+    fm_window_dataset_changed(win);
 
     g_autofree char *status = g_strdup_printf(_("Opened %s: %d × %d px, %d frames"), base, w, h, n);
     fm_window_set_status(win, status);

@@ -82,6 +82,8 @@ fm_map *fm_window_current_map(FmWindow *win, gboolean *owned);
 /* Emits "result-shown": job's maps went on show (fm_window_mark_ready_shown calls it; a done
  * handler that shows them itself, its ready handler not having run, calls it directly). */
 void fm_window_result_shown(FmWindow *win, fm_job *job);
+/* Emits "dataset-changed" (window-open.c, once a new dataset is on show). */
+void fm_window_dataset_changed(FmWindow *win);
 
 /* window-jobs.c */
 /* Adds the "run" and "cancel-all" window actions. */

@@ -3,7 +3,9 @@
  * window-jobs.c. */
 #include "window-private.h"
 
+#include "demos.h"
 #include "family-switcher.h"
+#include "start-page.h"
 #include "window-oct.h"
 #include "window-dce.h"
 
@@ -13,7 +15,7 @@
 
 G_DEFINE_TYPE(FmWindow, fm_window, GTK_TYPE_APPLICATION_WINDOW)
 
-enum { SIGNAL_RESULT_SHOWN, N_SIGNALS };
+enum { SIGNAL_RESULT_SHOWN, SIGNAL_DATASET_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 void fm_window_show_message(FmWindow *win, GtkMessageType type, const char *text)
@@ -371,6 +373,9 @@ static void fm_window_class_init(FmWindowClass *klass)
     signals[SIGNAL_RESULT_SHOWN] =
         g_signal_new("result-shown", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                      NULL, G_TYPE_NONE, 1, G_TYPE_POINTER);
+    signals[SIGNAL_DATASET_CHANGED] =
+        g_signal_new("dataset-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                     NULL, G_TYPE_NONE, 0);
     gtk_widget_class_set_template_from_resource(widget_class,
                                                 "/io/github/fluxmap/Fluxmap/window.ui");
 #define BIND(name) gtk_widget_class_bind_template_child(widget_class, FmWindow, name)
@@ -432,6 +437,13 @@ static void build_children(FmWindow *win)
     gtk_widget_show_all(win->panel_box);
 }
 
+/* win.open-demo(id): a start-page card. */
+static void open_demo_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
+{
+    (void)action;
+    fm_demo_open(FM_WINDOW(user), g_variant_get_string(parameter, NULL));
+}
+
 static void fm_window_init(FmWindow *win)
 {
     gtk_widget_init_template(GTK_WIDGET(win));
@@ -444,6 +456,18 @@ static void fm_window_init(FmWindow *win)
     fm_window_oct_init(win); /* window-oct.c: the OCT pages */
     fm_window_dce_init(win); /* window-dce.c: the DCE perfusion pages */
     fm_family_switcher_refresh(win->family_switcher);
+    /* Until a dataset is open the centre offers the demos (untitled: no switcher lists it). */
+    static const GActionEntry demo_entries[] = {
+        {"open-demo", open_demo_activated, "s", NULL, NULL, {0}},
+    };
+    g_action_map_add_action_entries(G_ACTION_MAP(win), demo_entries, G_N_ELEMENTS(demo_entries),
+                                    win);
+    gtk_stack_add_named(GTK_STACK(win->centre_stack), fm_start_page_new(), "start");
+    gtk_stack_set_visible_child_name(GTK_STACK(win->centre_stack), "start");
+    /* the map's bars act on nothing yet; a dataset's family brings back its own */
+    gtk_widget_set_visible(gtk_widget_get_parent(win->frame_scale), FALSE);
+    gtk_widget_set_visible(win->roi_bar, FALSE);
+    gtk_widget_set_visible(gtk_widget_get_parent(win->map_combo), FALSE);
 
     fm_window_jobs_init(win); /* window-jobs.c: the run and cancel-all actions */
     fm_window_actions_init(win);
@@ -549,6 +573,11 @@ gboolean fm_window_set_param(FmWindow *win, const char *key, const char *text)
 void fm_window_result_shown(FmWindow *win, fm_job *job)
 {
     g_signal_emit(win, signals[SIGNAL_RESULT_SHOWN], 0, job);
+}
+
+void fm_window_dataset_changed(FmWindow *win)
+{
+    g_signal_emit(win, signals[SIGNAL_DATASET_CHANGED], 0);
 }
 
 gboolean fm_window_select_method(FmWindow *win, const char *method_id)

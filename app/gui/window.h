@@ -50,7 +50,8 @@ gboolean fm_window_set_param(FmWindow *win, const char *key, const char *text);
 GtkWidget *fm_window_get_job_list(FmWindow *win);
 
 /* Signals: "result-shown" (gpointer fm_job): a job's maps went on show, as soon as the method
- * returned them (before the catalogue has recorded them) or, failing that, when it ended. */
+ * returned them (before the catalogue has recorded them) or, failing that, when it ended.
+ * "dataset-changed": a newly opened dataset is on show. */
 
 /* FLIM: the family panel on show ("lsi" or "flim"), the FLIM views, and the window of the last
  * "compare methods" (NULL when none is open). */

@@ -1,0 +1,158 @@
+/* The start page: every family's demo opened by its card, as a newcomer would, then run with the
+ * page's default method through win.run (MCML: its window's run), checked in the catalogue and
+ * saved as a screenshot (screenshot-demo-<family>.png beside FLUXMAP_SCREENSHOT). */
+#include <math.h>
+#include <string.h>
+
+#include "app/core/catalogue.h"
+#include "app/core/job.h"
+#include "app/gui/mcml-window.h"
+#include "app/gui/window-dce.h"
+#include "gui-test-util.h"
+
+static char *data_dir;
+static FmApplication *app;
+static FmWindow *win;
+static FmMcmlWindow *mcml;
+
+/* The card of family id: a button named id somewhere below widget. */
+static GtkWidget *find_card(GtkWidget *widget, const char *id)
+{
+    if (GTK_IS_BUTTON(widget) && g_strcmp0(gtk_widget_get_name(widget), id) == 0)
+        return widget;
+    if (!GTK_IS_CONTAINER(widget))
+        return NULL;
+    GList *children = gtk_container_get_children(GTK_CONTAINER(widget));
+    GtkWidget *found = NULL;
+    for (GList *l = children; l != NULL && found == NULL; l = l->next)
+        found = find_card(l->data, id);
+    g_list_free(children);
+    return found;
+}
+
+static gboolean loaded(gpointer unused G_GNUC_UNUSED)
+{
+    return fm_window_get_dataset(win) != NULL && !fm_window_is_loading(win);
+}
+
+static gboolean three_rois(gpointer unused G_GNUC_UNUSED)
+{
+    g_autoptr(GPtrArray) rois = fm_window_dce_get_rois(win);
+    return rois != NULL && rois->len >= 3;
+}
+
+static void save_screenshot(GtkWidget *widget, const char *family)
+{
+    g_autofree char *suffix = g_strdup_printf("-demo-%s", family);
+    g_autofree char *path = fm_gui_test_screenshot_path(data_dir, "screenshot.png", suffix);
+    fm_gui_test_save_png(widget, path);
+}
+
+/* Newest catalogue run: method_id, done. */
+static void assert_newest_run(const char *method_id)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(fm_catalogue) cat = fm_catalogue_open(data_dir, &error);
+    g_assert_no_error(error);
+    g_autoptr(GPtrArray) runs = fm_catalogue_list_runs(cat, 1, &error);
+    g_assert_no_error(error);
+    g_ptr_array_set_free_func(runs, (GDestroyNotify)fm_catalogue_run_free);
+    g_assert_cmpuint(runs->len, ==, 1);
+    const fm_catalogue_run *run = runs->pdata[0];
+    g_assert_cmpstr(run->method_id, ==, method_id);
+    g_assert_cmpint(run->status, ==, FM_RUN_DONE);
+}
+
+/* The start page on show before any dataset, with a card per family, all built. */
+static void test_start_page(void)
+{
+    static const char *const ids[] = {"lsi", "flim", "dce", "oct", "mcml"};
+    for (gsize i = 0; i < G_N_ELEMENTS(ids); i++) {
+        GtkWidget *card = find_card(GTK_WIDGET(win), ids[i]);
+        g_assert_nonnull(card);
+        g_assert_true(gtk_widget_is_drawable(card)); /* on show, not behind another page */
+        g_assert_true(gtk_widget_get_sensitive(card));
+    }
+    save_screenshot(GTK_WIDGET(win), "start");
+}
+
+typedef struct {
+    const char *family, *method; /* the page the demo lands on, and its default run */
+} demo_case;
+
+static void test_demo(gconstpointer data)
+{
+    const demo_case *c = data;
+    GtkWidget *card = find_card(GTK_WIDGET(win), c->family);
+    g_assert_nonnull(card);
+    g_assert_true(gtk_widget_get_sensitive(card)); /* the demo files were built */
+    gtk_button_clicked(GTK_BUTTON(card));
+    g_assert_true(fm_gui_test_wait_until(loaded, NULL, 60));
+    g_assert_null(fm_gui_test_error_message(win));
+    g_assert_cmpstr(fm_window_get_family(win), ==, c->family);
+    if (g_strcmp0(c->family, "dce") == 0) {
+        /* the phantom's aorta, portal vein and liver arrive with their roles */
+        g_assert_true(fm_gui_test_wait_until(three_rois, NULL, 10));
+        g_autoptr(GPtrArray) rois = fm_window_dce_get_rois(win);
+        int roles = 0;
+        for (guint i = 0; i < rois->len; i++) {
+            const char *role = ((const fm_roi *)rois->pdata[i])->role;
+            roles += g_strcmp0(role, "aorta") == 0 || g_strcmp0(role, "portal_vein") == 0 ||
+                     g_strcmp0(role, "liver") == 0;
+        }
+        g_assert_cmpint(roles, ==, 3);
+    }
+    fm_gui_test_run_job(win, "run", 110);
+    assert_newest_run(c->method);
+    fm_gui_test_drain(0.3);
+    save_screenshot(GTK_WIDGET(win), c->family);
+}
+
+static gboolean mcml_idle(gpointer unused G_GNUC_UNUSED)
+{
+    return mcml != NULL && !fm_mcml_window_is_running(mcml);
+}
+
+static void test_mcml_demo(void)
+{
+    GtkWidget *card = find_card(GTK_WIDGET(win), "mcml");
+    g_assert_nonnull(card);
+    gtk_button_clicked(GTK_BUTTON(card));
+    fm_gui_test_drain(0.3);
+    for (GList *l = gtk_application_get_windows(GTK_APPLICATION(app)); l; l = l->next)
+        if (FM_IS_MCML_WINDOW(l->data))
+            mcml = l->data;
+    g_assert_nonnull(mcml);
+    fm_mcml_window_set_photons(mcml, 5000); /* the skin preset as loaded, fewer photons for CI */
+    g_assert_true(fm_mcml_window_run(mcml));
+    g_assert_true(fm_gui_test_wait_until(mcml_idle, NULL, 60));
+    double t[4];
+    g_assert_true(fm_mcml_window_get_totals(mcml, t));
+    g_assert_cmpfloat(fabs(t[0] + t[1] + t[2] + t[3] - 1.0), <, 1e-5); /* energy conserved */
+    save_screenshot(GTK_WIDGET(mcml), "mcml");
+}
+
+int main(int argc, char **argv)
+{
+    data_dir = fm_gui_test_init(&argc, &argv, "fluxmap-gui-demos-XXXXXX");
+    if (data_dir == NULL)
+        return 0;
+    app = fm_gui_test_new_app();
+    win = fm_gui_test_activate(app);
+    fm_gui_test_drain(0.5);
+    g_test_add_func("/gui-demos/start-page", test_start_page);
+    static const demo_case cases[] = {{"lsi", "lsi.spatial"},
+                                      {"flim", "flim.lsm"},
+                                      {"oct", "oct.bscan"},
+                                      {"dce", "dce.dual_input"}};
+    for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autofree char *path = g_strdup_printf("/gui-demos/%s", cases[i].family);
+        g_test_add_data_func(path, &cases[i], test_demo);
+    }
+    g_test_add_func("/gui-demos/mcml", test_mcml_demo);
+    int status = g_test_run();
+    if (mcml != NULL)
+        gtk_widget_destroy(GTK_WIDGET(mcml));
+    fm_gui_test_shutdown(app, GTK_WIDGET(win), data_dir);
+    return status;
+}
