@@ -8,12 +8,12 @@
 #include "app/core/io/nifti.h"
 #include "app/core/io/oct_raw.h"
 #include "app/core/io/tiff.h"
-#include "app/core/oct_calib.h"
+#include "app/core/oct/oct_calib.h"
 #include "app/core/roi.h"
-#include "app/core/sim/dce_sim.h"
-#include "app/core/sim/flim_sim.h"
-#include "app/core/sim/lsi_sim.h"
-#include "app/core/sim/oct_sim.h"
+#include "app/core/dce/dce_sim.h"
+#include "app/core/flim/flim_sim.h"
+#include "app/core/lsi/lsi_sim.h"
+#include "app/core/oct/oct_sim.h"
 
 /* The issue's table: lsi.spatial with window 5, the FLIM direct methods and the mono LSM fit,
  * oct.bscan with time-domain interpolation (21 taps), dce.dual_input with the phantom's ROIs. */

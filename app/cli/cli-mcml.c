@@ -12,7 +12,7 @@
 #include "app/core/io/mci.h"
 #include "app/core/io/mco.h"
 #include "app/core/method.h"
-#include "app/core/methods/mcml.h"
+#include "app/core/mcml/mcml_methods.h"
 #include "kernels/device.h"
 
 static const fm_cli_option options[] = {

@@ -6,11 +6,11 @@
 #include <string.h>
 
 #include "app/cli/cli.h"
-#include "app/core/dce_prep.h"
+#include "app/core/dce/dce_prep.h"
 #include "app/core/io/nifti.h"
 #include "app/core/io/tiff.h"
 #include "app/core/roi.h"
-#include "app/core/sim/dce_sim.h"
+#include "app/core/dce/dce_sim.h"
 
 int fm_cli_simulate_dce(int argc, char **argv); /* called by cli-simulate.c */
 

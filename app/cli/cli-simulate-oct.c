@@ -7,8 +7,8 @@
 #include "app/cli/cli.h"
 #include "app/core/io/oct_raw.h"
 #include "app/core/io/tiff.h"
-#include "app/core/oct_calib.h"
-#include "app/core/sim/oct_sim.h"
+#include "app/core/oct/oct_calib.h"
+#include "app/core/oct/oct_sim.h"
 
 int fm_cli_simulate_oct(int argc, char **argv); /* called by cli-simulate.c */
 

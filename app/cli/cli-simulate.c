@@ -8,8 +8,8 @@
 #include "app/cli/cli.h"
 #include "app/core/io/flim_write.h"
 #include "app/core/io/tiff.h"
-#include "app/core/sim/flim_sim.h"
-#include "app/core/sim/lsi_sim.h"
+#include "app/core/flim/flim_sim.h"
+#include "app/core/lsi/lsi_sim.h"
 
 static const fm_cli_option options[] = {
     {"width", TRUE},       {"height", TRUE},         {"frames", TRUE},
@@ -145,7 +145,7 @@ static int simulate_lsi(const fm_cli_args *args)
     return FM_EXIT_OK;
 }
 
-/* `simulate flim`: TCSPC decays with known lifetimes (app/core/sim/flim_sim.c). */
+/* `simulate flim`: TCSPC decays with known lifetimes (app/core/flim/flim_sim.c). */
 static const fm_cli_option flim_options[] = {
     {"pattern", TRUE},      {"width", TRUE},    {"height", TRUE},       {"bins", TRUE},
     {"bin_width_ps", TRUE}, {"photons", TRUE},  {"irf_sigma_ns", TRUE}, {"irf_offset_ns", TRUE},

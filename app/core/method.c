@@ -5,7 +5,7 @@
 
 #include "error.h"
 #include "kernels/resident.h"
-#include "methods/methods.h"
+#include "methods.h"
 #include "roi.h"
 
 static const fm_method *const registry[] = {

@@ -5,7 +5,7 @@
 
 #include <glib/gi18n.h>
 
-#include "app/core/dce_prep.h"
+#include "app/core/dce/dce_prep.h"
 #include "app/core/roi.h"
 #include "app/gui/map-overlays.h"
 #include "app/gui/panel-util.h"

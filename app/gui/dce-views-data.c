@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "app/core/dce_model.h"
+#include "app/core/dce/dce_model.h"
 
 void fm_dce_views_conversion_from(const fm_params *p, fm_dce_conversion *c, double *hct, double *dt)
 {

@@ -5,7 +5,7 @@
 
 #include <gtk/gtk.h>
 #include "app/core/dataset.h"
-#include "app/core/dce_prep.h"
+#include "app/core/dce/dce_prep.h"
 #include "app/core/params.h"
 #include "app/core/result.h"
 #include "app/core/roi.h"

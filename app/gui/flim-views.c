@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "app/core/colormap.h"
-#include "app/core/flim_model.h"
+#include "app/core/flim/flim_model.h"
 #include "app/core/roi.h"
 
 G_DEFINE_TYPE(FmFlimViews, fm_flim_views, GTK_TYPE_BOX)

@@ -10,7 +10,7 @@
 #include "app/core/io/mci.h"
 #include "app/core/io/mco.h"
 #include "app/core/job.h"
-#include "app/core/methods/mcml.h"
+#include "app/core/mcml/mcml_methods.h"
 #include "app/gui/mcml-map.h"
 #include "app/gui/plot-view.h"
 

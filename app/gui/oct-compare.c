@@ -5,7 +5,7 @@
 #include <math.h>
 
 #include "app/core/method.h"
-#include "app/core/oct_stages.h"
+#include "app/core/oct/oct_stages.h"
 #include "map-view.h"
 #include "plot-view.h"
 

@@ -3,7 +3,7 @@
 
 #include <glib/gi18n.h>
 
-#include "app/core/oct_calib.h"
+#include "app/core/oct/oct_calib.h"
 #include "panel-util.h"
 #include "param-form.h"
 

@@ -4,7 +4,7 @@
 #include <glib/gi18n.h>
 #include <math.h>
 
-#include "app/core/oct_stages.h"
+#include "app/core/oct/oct_stages.h"
 #include "plot-view.h"
 
 struct _FmOctViews {

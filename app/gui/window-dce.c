@@ -5,7 +5,7 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
-#include "app/core/dce_prep.h"
+#include "app/core/dce/dce_prep.h"
 #include "dce-panel.h"
 #include "dce-views.h"
 #include "window-private.h"

@@ -3,7 +3,7 @@
 #pragma once
 
 #include <gtk/gtk.h>
-#include "app/core/dce_export.h"
+#include "app/core/dce/dce_export.h"
 #include "app/core/roi.h"
 #include "window.h"
 

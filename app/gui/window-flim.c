@@ -4,7 +4,7 @@
 
 #include <glib/gi18n.h>
 
-#include "app/core/flim_model.h"
+#include "app/core/flim/flim_model.h"
 #include "compare-methods.h"
 #include "family-switcher.h"
 

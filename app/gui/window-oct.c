@@ -4,7 +4,7 @@
 #include <glib/gi18n.h>
 
 #include "app/core/io/oct_raw.h"
-#include "app/core/oct_stages.h"
+#include "app/core/oct/oct_stages.h"
 #include "oct-compare.h"
 #include "oct-panel.h"
 #include "oct-views.h"

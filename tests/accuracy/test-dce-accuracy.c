@@ -5,10 +5,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "app/core/dce_prep.h"
+#include "app/core/dce/dce_prep.h"
 #include "app/core/error.h"
 #include "app/core/method.h"
-#include "app/core/sim/dce_sim.h"
+#include "app/core/dce/dce_sim.h"
 #include "kernels/dce/dce.h"
 #include "scipy-check.h"
 

@@ -8,7 +8,7 @@
 #include "app/core/error.h"
 #include "app/core/method.h"
 #include "app/core/roi.h"
-#include "app/core/sim/flim_sim.h"
+#include "app/core/flim/flim_sim.h"
 
 /* The paper's bars at test size: 64 x 16 pixels (16 columns per bar, 256 pixels each), 256 bins
  * of 100 ps, 2000 photons per pixel. */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "app/core/method.h"
-#include "app/core/sim/flim_sim.h"
+#include "app/core/flim/flim_sim.h"
 #include "scipy-check.h"
 
 static fm_result *fit(const char *model, fm_dataset *ds)

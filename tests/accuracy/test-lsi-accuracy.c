@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "app/core/method.h"
-#include "app/core/methods/methods.h"
-#include "app/core/sim/lsi_sim.h"
+#include "app/core/methods.h"
+#include "app/core/lsi/lsi_sim.h"
 
 typedef enum { REGION_ALL, REGION_VESSEL, REGION_BACKGROUND } region;
 

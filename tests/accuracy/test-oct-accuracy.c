@@ -11,9 +11,9 @@
 #include "app/core/error.h"
 #include "app/core/io/oct_raw.h"
 #include "app/core/method.h"
-#include "app/core/oct_calib.h"
-#include "app/core/oct_stages.h"
-#include "app/core/sim/oct_sim.h"
+#include "app/core/oct/oct_calib.h"
+#include "app/core/oct/oct_stages.h"
+#include "app/core/oct/oct_sim.h"
 
 #define N_ALINES 32
 #define MIN_BIN 20    /* skips the DC residual of the reference subtraction */

@@ -4,12 +4,12 @@
 #include <glib/gstdio.h>
 #include <math.h>
 
-#include "app/core/dce_prep.h"
+#include "app/core/dce/dce_prep.h"
 #include "app/core/error.h"
 #include "app/core/io/frame_times.h"
 #include "app/core/method.h"
 #include "app/core/roi.h"
-#include "app/core/sim/dce_sim.h"
+#include "app/core/dce/dce_sim.h"
 
 static void test_enhancement_and_ct(void)
 {

@@ -6,12 +6,12 @@
 #include <string.h>
 
 #include "app/core/error.h"
-#include "app/core/flim_prep.h"
+#include "app/core/flim/flim_prep.h"
 #include "app/core/method.h"
 #include "app/core/io/tiff.h"
 #include "app/core/params.h"
 #include "app/core/roi.h"
-#include "app/core/sim/flim_sim.h"
+#include "app/core/flim/flim_sim.h"
 
 static fm_dataset *cube(int w, int h, int bins, guint64 seed)
 {

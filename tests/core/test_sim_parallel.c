@@ -7,10 +7,10 @@
 #include <omp.h>
 #endif
 
-#include "app/core/sim/dce_sim.h"
-#include "app/core/sim/flim_sim.h"
-#include "app/core/sim/lsi_sim.h"
-#include "app/core/sim/oct_sim.h"
+#include "app/core/dce/dce_sim.h"
+#include "app/core/flim/flim_sim.h"
+#include "app/core/lsi/lsi_sim.h"
+#include "app/core/oct/oct_sim.h"
 
 typedef fm_dataset *(*simulate_fn)(gconstpointer params);
 

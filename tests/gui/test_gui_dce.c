@@ -11,7 +11,7 @@
 #include "app/core/io/frame_times.h"
 #include "app/core/io/nifti.h"
 #include "app/core/roi.h"
-#include "app/core/sim/dce_sim.h"
+#include "app/core/dce/dce_sim.h"
 #include "app/gui/application.h"
 #include "app/gui/dce-panel.h"
 #include "app/gui/dce-views.h"

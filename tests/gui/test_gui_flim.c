@@ -8,7 +8,7 @@
 #include "app/core/catalogue.h"
 #include "app/core/io/tiff.h"
 #include "app/core/roi.h"
-#include "app/core/sim/flim_sim.h"
+#include "app/core/flim/flim_sim.h"
 #include "app/gui/application.h"
 #include "app/gui/compare-methods.h"
 #include "app/gui/flim-views.h"

@@ -9,8 +9,8 @@
 
 #include "app/core/catalogue.h"
 #include "app/core/io/oct_raw.h"
-#include "app/core/oct_calib.h"
-#include "app/core/sim/oct_sim.h"
+#include "app/core/oct/oct_calib.h"
+#include "app/core/oct/oct_sim.h"
 #include "app/gui/application.h"
 #include "app/gui/oct-compare.h"
 #include "app/gui/oct-panel.h"

@@ -11,8 +11,8 @@
 #include "app/core/io/oct_raw.h"
 #include "app/core/io/open.h"
 #include "app/core/io/tiff.h"
-#include "app/core/oct_calib.h"
-#include "app/core/sim/oct_sim.h"
+#include "app/core/oct/oct_calib.h"
+#include "app/core/oct/oct_sim.h"
 
 static char *tmp_dir;
 

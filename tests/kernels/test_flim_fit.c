@@ -525,7 +525,7 @@ static void test_cancel(fm_flim_method method, int cuda)
     free(counts);
 }
 
-/* IRF photons drawn as the simulator does (app/core/sim/flim_sim.c): arrival = offset + Gaussian
+/* IRF photons drawn as the simulator does (app/core/flim/flim_sim.c): arrival = offset + Gaussian
  * jitter + exponential delay, binned, lost past the window; the IRF given to the fit is the
  * Gaussian integrated over each bin, normalised. The mean tau of 256 pixels at 5000 photons
  * has ~0.07 % noise, so a bias of 0.5 % is model mismatch, not noise. */

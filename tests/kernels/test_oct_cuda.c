@@ -5,14 +5,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cuda_runtime.h>
-
+#include "fm_config.h"
 #include "kernels/device.h"
 #include "kernels/oct/oct_impl.h"
 #include "oct_ref.h"
 #include "tap.h"
 
+#if FM_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
 static int ticks;
+
+/* Maps as core allocates them once the GPU is started (pinned: no staging), or pageable. */
+static float *alloc_maps(size_t bytes, int pinned)
+{
+#if FM_HAVE_CUDA
+    if (pinned) {
+        float *maps = NULL;
+        return cudaHostAlloc((void **)&maps, bytes, cudaHostAllocDefault) == cudaSuccess ? maps
+                                                                                         : NULL;
+    }
+#endif
+    (void)pinned;
+    return malloc(bytes);
+}
+
+static void free_maps(float *maps, int pinned)
+{
+#if FM_HAVE_CUDA
+    if (pinned) {
+        cudaFreeHost(maps);
+        return;
+    }
+#endif
+    (void)pinned;
+    free(maps);
+}
 
 static int count_tick(void *user, double fraction)
 {
@@ -107,14 +136,8 @@ int main(void)
         const long lines = (long)alines * bscans;
         void *spectra = oct_random_spectra(FM_PIXEL_U16, (size_t)lines * n);
         float *cpu = malloc(sizeof(float) * half * lines), *en_cpu = malloc(sizeof(float) * lines);
-        float *gpu, *en_gpu;
-        if (pinned) { /* as core's maps once the GPU is started: no staging */
-            cudaHostAlloc((void **)&gpu, sizeof(float) * half * lines, cudaHostAllocDefault);
-            cudaHostAlloc((void **)&en_gpu, sizeof(float) * lines, cudaHostAllocDefault);
-        } else {
-            gpu = malloc(sizeof(float) * half * lines);
-            en_gpu = malloc(sizeof(float) * lines);
-        }
+        float *gpu = alloc_maps(sizeof(float) * half * lines, pinned);
+        float *en_gpu = alloc_maps(sizeof(float) * lines, pinned);
         fm_oct_params p = {.n_pixels = n, .k_source = k_source, .resample = FM_OCT_RESAMPLE_TDI,
                            .taps = 21, .window = FM_OCT_WINDOW_HANN};
         if (pass == 2) {
@@ -153,13 +176,8 @@ int main(void)
                "%.2e, en-face worst %.2e dB %s%s",
                pass, pinned ? "pinned" : "pageable", pass == 2 ? ", every table changed" : "",
                max_rel, worst, mc, mg);
-        if (pinned) {
-            cudaFreeHost(gpu);
-            cudaFreeHost(en_gpu);
-        } else {
-            free(gpu);
-            free(en_gpu);
-        }
+        free_maps(gpu, pinned);
+        free_maps(en_gpu, pinned);
         free(spectra);
         free(cpu);
         free(en_cpu);

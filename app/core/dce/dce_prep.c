@@ -1,5 +1,5 @@
 /* DCE input preparation: signal to concentration, input VOI curves, CSV inputs, fit masks. */
-#include "dce_prep.h"
+#include "app/core/dce/dce_prep.h"
 
 #include <glib/gi18n.h>
 #include <math.h>

@@ -1,6 +1,6 @@
 /* DCE liver phantom: Parker AIF, delayed and dispersed portal input, tissue from the kernels'
  * dual-input model, lesions, Gaussian noise at a chosen CNR. */
-#include "dce_sim.h"
+#include "app/core/dce/dce_sim.h"
 
 #include <glib/gi18n.h>
 #include <math.h>

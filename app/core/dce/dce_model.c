@@ -1,5 +1,5 @@
 /* The dce.dual_input model curve for views: the kernels' fm_dce_model behind a GLib API. */
-#include "app/core/dce_model.h"
+#include "app/core/dce/dce_model.h"
 
 #include "app/core/error.h"
 #include "kernels/dce/dce.h"

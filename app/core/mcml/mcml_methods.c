@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "app/core/error.h"
-#include "app/core/methods/mcml.h"
-#include "app/core/methods/methods.h"
+#include "app/core/mcml/mcml_methods.h"
+#include "app/core/methods.h"
 
 static const char *const preset_choices[] = {"mcml_sample", "skin7_600nm", "intralipid10", NULL};
 static const char *const mode_choices[] = {"full", "rt_only", NULL};

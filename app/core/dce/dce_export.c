@@ -1,6 +1,6 @@
 /* Export of dce.dual_input maps: NIfTI volumes in the source's scanner geometry, float32 TIFF
  * stacks (one page per slice) and a CSV of every fitted voxel. */
-#include "app/core/dce_export.h"
+#include "app/core/dce/dce_export.h"
 
 #include <glib/gi18n.h>
 #include <math.h>

@@ -1,5 +1,5 @@
 /* FLIM input preparation: turns an x,y,t dataset, ROIs and IRF files into what the kernels take. */
-#include "app/core/flim_prep.h"
+#include "app/core/flim/flim_prep.h"
 
 #include <glib/gi18n.h>
 #include <math.h>

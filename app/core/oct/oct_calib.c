@@ -1,5 +1,5 @@
 /* SD-OCT spectrometer calibration files and polynomials, and background spectra. */
-#include "oct_calib.h"
+#include "app/core/oct/oct_calib.h"
 
 #include <glib/gi18n.h>
 #include <math.h>

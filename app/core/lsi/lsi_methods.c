@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "app/core/error.h"
-#include "app/core/methods/methods.h"
+#include "app/core/methods.h"
 #include "kernels/lsi/lsi.h"
 
 typedef enum {

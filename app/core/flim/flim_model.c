@@ -1,11 +1,11 @@
 /* FLIM decay model from fitted maps: evaluates a pixel's mono- or bi-exponential fit so that the
  * GUI can draw it over the measured decay with weighted residuals. */
-#include "flim_model.h"
+#include "app/core/flim/flim_model.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "app/core/flim_prep.h"
+#include "app/core/flim/flim_prep.h"
 
 static double map_value(const fm_result *r, const char *name, gsize p)
 {

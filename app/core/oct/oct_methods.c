@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "app/core/error.h"
-#include "app/core/methods/methods.h"
-#include "app/core/oct_stages.h"
+#include "app/core/methods.h"
+#include "app/core/oct/oct_stages.h"
 
 
 static const char *const resample_choices[] = {"tdi", "linear", "cubic", "zeropad", NULL};

@@ -1,6 +1,6 @@
 /* SD-OCT spectra simulator: Gaussian source, spectrometer linear in lambda, reflectors at known
  * depths, shot noise and a fixed-pattern background. */
-#include "app/core/sim/oct_sim.h"
+#include "app/core/oct/oct_sim.h"
 
 #include <glib/gi18n.h>
 #include <math.h>

@@ -1,5 +1,5 @@
 /* SD-OCT processing setup from oct.bscan parameters, one A-line's stages, PSF figures. */
-#include "oct_stages.h"
+#include "app/core/oct/oct_stages.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -8,7 +8,7 @@
 #include "app/core/error.h"
 #include "app/core/io/oct_raw.h"
 #include "app/core/method.h"
-#include "app/core/oct_calib.h"
+#include "app/core/oct/oct_calib.h"
 
 void fm_oct_setup_free(fm_oct_setup *setup)
 {

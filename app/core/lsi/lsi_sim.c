@@ -8,7 +8,7 @@
 
 #include "app/core/error.h"
 #include "app/core/float_bits.h"
-#include "app/core/sim/lsi_sim.h"
+#include "app/core/lsi/lsi_sim.h"
 
 /* Bands of rows are simulated in parallel, each from the first frame to the last on its own
  * (simulate_band): one parallel region per stack and no barrier inside it, where a row-parallel

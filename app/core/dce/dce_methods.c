@@ -4,12 +4,12 @@
 #include <math.h>
 #include <string.h>
 
-#include "app/core/dce_prep.h"
+#include "app/core/dce/dce_prep.h"
 #include "app/core/error.h"
 #include "app/core/io/dce_stack.h"
 #include "app/core/io/nifti.h"
 #include "app/core/io/tiff.h"
-#include "app/core/methods/methods.h"
+#include "app/core/methods.h"
 #include "app/core/roi.h"
 #include "kernels/dce/dce.h"
 

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "app/core/error.h"
-#include "app/core/flim_prep.h"
-#include "app/core/methods/methods.h"
+#include "app/core/flim/flim_prep.h"
+#include "app/core/methods.h"
 #include "kernels/flim/flim.h"
 
 static const char *const model_choices[] = {"mono", "bi", NULL};

@@ -1,5 +1,5 @@
 /* TCSPC FLIM simulator: exact Poisson counts per bin from the known decay law and IRF. */
-#include "app/core/sim/flim_sim.h"
+#include "app/core/flim/flim_sim.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
