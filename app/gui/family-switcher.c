@@ -1,6 +1,8 @@
 /* The family switcher and the side panels' scroller. */
 #include "family-switcher.h"
 
+#include <glib/gi18n.h>
+
 #define PANEL_MIN_WIDTH 280
 
 static GtkStack *stack_of(GtkWidget *switcher)
@@ -30,7 +32,7 @@ GtkWidget *fm_family_switcher_new(GtkStack *stack)
 {
     GtkWidget *combo = gtk_combo_box_text_new();
     g_object_set_data(G_OBJECT(combo), "fm-stack", stack);
-    gtk_widget_set_tooltip_text(combo, "Analysis family (chosen from the dataset)");
+    gtk_widget_set_tooltip_text(combo, _("Analysis family (chosen from the dataset)"));
     g_signal_connect(combo, "changed", G_CALLBACK(combo_changed), NULL);
     g_signal_connect_object(stack, "notify::visible-child", G_CALLBACK(stack_changed), combo, 0);
     fm_family_switcher_refresh(combo);
