@@ -5,7 +5,7 @@
 
 #include "fm_config.h"
 #include "window.h"
-#include "mcml-window.h"
+#include "app/gui/mcml/mcml-window.h"
 
 struct _FmApplication {
     GtkApplication parent_instance;

@@ -6,8 +6,8 @@
 
 #include "app/core/roi.h"
 #include "fm_config.h"
-#include "mcml-window.h"
-#include "window-dce.h"
+#include "app/gui/mcml/mcml-window.h"
+#include "app/gui/dce/dce-page.h"
 
 static const fm_demo demos[] = {
     {"lsi", N_("Laser speckle"),

@@ -1,6 +1,6 @@
 /* FmWindow: starts method jobs (Run, Cancel all) and shows their progress and outcome. */
 #include "window-private.h"
-#include "window-dce.h"
+#include "app/gui/dce/dce-page.h"
 
 #include <glib/gi18n.h>
 #include <string.h>

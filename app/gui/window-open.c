@@ -1,7 +1,7 @@
 /* FmWindow: opens datasets on a worker thread and shows a newly opened one's details. */
 #include "window-private.h"
-#include "window-oct.h"
-#include "window-dce.h"
+#include "app/gui/oct/oct-page.h"
+#include "app/gui/dce/dce-page.h"
 
 #include <glib/gi18n.h>
 

@@ -6,8 +6,8 @@
 #include "demos.h"
 #include "family-switcher.h"
 #include "start-page.h"
-#include "window-oct.h"
-#include "window-dce.h"
+#include "app/gui/oct/oct-page.h"
+#include "app/gui/dce/dce-page.h"
 
 #include <glib/gi18n.h>
 #include <math.h>

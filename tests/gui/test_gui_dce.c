@@ -13,9 +13,9 @@
 #include "app/core/roi.h"
 #include "app/core/dce/dce_sim.h"
 #include "app/gui/application.h"
-#include "app/gui/dce-panel.h"
-#include "app/gui/dce-views.h"
-#include "app/gui/window-dce.h"
+#include "app/gui/dce/dce-panel.h"
+#include "app/gui/dce/dce-views.h"
+#include "app/gui/dce/dce-page.h"
 #include "app/gui/window.h"
 #include "gui-test-util.h"
 

@@ -6,8 +6,8 @@
 
 #include "app/core/catalogue.h"
 #include "app/core/job.h"
-#include "app/gui/mcml-window.h"
-#include "app/gui/window-dce.h"
+#include "app/gui/mcml/mcml-window.h"
+#include "app/gui/dce/dce-page.h"
 #include "gui-test-util.h"
 
 static char *data_dir;

@@ -10,8 +10,8 @@
 #include "app/core/roi.h"
 #include "app/core/flim/flim_sim.h"
 #include "app/gui/application.h"
-#include "app/gui/compare-methods.h"
-#include "app/gui/flim-views.h"
+#include "app/gui/flim/compare-methods.h"
+#include "app/gui/flim/flim-views.h"
 #include "app/gui/window.h"
 #include "gui-test-util.h"
 

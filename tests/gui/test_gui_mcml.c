@@ -6,7 +6,7 @@
 #include "app/core/catalogue.h"
 #include "app/core/io/mco.h"
 #include "app/gui/application.h"
-#include "app/gui/mcml-window.h"
+#include "app/gui/mcml/mcml-window.h"
 #include "gui-test-util.h"
 
 static char *data_dir;

@@ -10,7 +10,7 @@
 #include "app/core/stages.h"
 #include "app/gui/application.h"
 #include "app/gui/job-list.h"
-#include "app/gui/lsi-panel.h"
+#include "app/gui/lsi/lsi-panel.h"
 #include "app/gui/window.h"
 #include "gui-test-util.h"
 

@@ -1,6 +1,6 @@
 /* FmMcmlWindow: MCML input editor (layers, grid, photons, mode, backend, presets, .mci files),
  * runs mcml.run as a catalogued job, and shows fluence, Rd(r), Tt(r), Rd(a) and the totals. */
-#include "app/gui/mcml-window-private.h"
+#include "mcml-window-private.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -11,7 +11,7 @@
 #include "app/core/io/mco.h"
 #include "app/core/job.h"
 #include "app/core/mcml/mcml_methods.h"
-#include "app/gui/mcml-map.h"
+#include "mcml-map.h"
 #include "app/gui/plot-view.h"
 
 G_DEFINE_FINAL_TYPE(FmMcmlWindow, fm_mcml_window, GTK_TYPE_APPLICATION_WINDOW)

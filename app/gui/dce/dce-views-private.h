@@ -2,8 +2,8 @@
  * curves). */
 #pragma once
 
-#include "app/gui/dce-image.h"
-#include "app/gui/dce-views.h"
+#include "dce-image.h"
+#include "dce-views.h"
 
 G_BEGIN_DECLS
 

@@ -9,7 +9,7 @@
 #include "app/core/params.h"
 #include "app/core/result.h"
 #include "app/core/roi.h"
-#include "plot-view.h"
+#include "app/gui/plot-view.h"
 
 G_BEGIN_DECLS
 

@@ -1,6 +1,6 @@
 /* FmWindow's DCE perfusion wiring: the panel and views pages, slice-aware ROIs on the map,
  * dce.dual_input jobs, input-curve CSV and map export actions. */
-#include "window-dce.h"
+#include "dce-page.h"
 
 #include <glib/gi18n.h>
 #include <string.h>
@@ -8,8 +8,8 @@
 #include "app/core/dce/dce_prep.h"
 #include "dce-panel.h"
 #include "dce-views.h"
-#include "window-private.h"
-#include "family-switcher.h"
+#include "app/gui/window-private.h"
+#include "app/gui/family-switcher.h"
 
 typedef struct {
     FmDcePanel *panel;

@@ -6,8 +6,8 @@
 
 #include "app/core/method.h"
 #include "app/core/oct/oct_stages.h"
-#include "map-view.h"
-#include "plot-view.h"
+#include "app/gui/map-view.h"
+#include "app/gui/plot-view.h"
 
 #define N_METHODS 4
 #define MIN_BIN 20    /* past the DC residual of the background subtraction */

@@ -1,6 +1,6 @@
 /* Drawing of MCML's fluence map (the paper's Fig. 6): log colour scale, layer boundaries and
  * iso-fluence contours by marching squares on the log10 values. */
-#include "app/gui/mcml-map.h"
+#include "mcml-map.h"
 
 #include <math.h>
 

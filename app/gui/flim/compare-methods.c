@@ -10,7 +10,7 @@
 
 #include "app/core/job.h"
 #include "flim-panel.h"
-#include "map-view.h"
+#include "app/gui/map-view.h"
 
 typedef struct {
     const fm_method *method;

@@ -1,5 +1,5 @@
 /* FmWindow's SD-OCT wiring: panel and views pages, oct.bscan jobs, "compare resampling". */
-#include "window-oct.h"
+#include "oct-page.h"
 
 #include <glib/gi18n.h>
 
@@ -8,8 +8,8 @@
 #include "oct-compare.h"
 #include "oct-panel.h"
 #include "oct-views.h"
-#include "window-private.h"
-#include "family-switcher.h"
+#include "app/gui/window-private.h"
+#include "app/gui/family-switcher.h"
 
 typedef struct {
     FmOctPanel *panel;

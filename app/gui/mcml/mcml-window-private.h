@@ -3,7 +3,7 @@
 
 #include "app/core/catalogue.h"
 #include "app/core/job.h"
-#include "app/gui/mcml-window.h"
+#include "mcml-window.h"
 #include "kernels/mcml/mcml.h"
 
 G_BEGIN_DECLS

@@ -3,7 +3,7 @@
 
 #include "flim-views.h"
 
-#include "map-overlays.h"
+#include "app/gui/map-overlays.h"
 
 G_BEGIN_DECLS
 

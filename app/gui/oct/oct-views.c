@@ -5,7 +5,7 @@
 #include <math.h>
 
 #include "app/core/oct/oct_stages.h"
-#include "plot-view.h"
+#include "app/gui/plot-view.h"
 
 struct _FmOctViews {
     GtkBox parent_instance;

@@ -3,7 +3,7 @@
 #pragma once
 
 #include <gtk/gtk.h>
-#include "window.h"
+#include "app/gui/window.h"
 
 G_BEGIN_DECLS
 

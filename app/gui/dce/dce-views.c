@@ -1,7 +1,7 @@
 /* FmDceViews: the DCE perfusion views: slice and time controls, anatomy (any frame or the
  * enhancement peak) with a perfusion map overlaid, curves of Ca, Cp and the voxel or ROI under
  * the cursor with its fitted model, and a table of mean ± sd of each parameter per ROI. */
-#include "app/gui/dce-views-private.h"
+#include "dce-views-private.h"
 
 #include <glib/gi18n.h>
 #include <math.h>

@@ -1,6 +1,6 @@
 /* FmDceViews' data side: the enhancement peak and input curves on workers, and the curve plot
  * of Ca, Cp and the voxel or ROI under the cursor with its fitted model. */
-#include "app/gui/dce-views-private.h"
+#include "dce-views-private.h"
 
 #include <glib/gi18n.h>
 #include <math.h>

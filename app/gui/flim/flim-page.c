@@ -1,12 +1,12 @@
 /* FmWindow's family switching and FLIM wiring: the right pane becomes a stack of the LSI and FLIM
  * panels, the centre a stack of the map and the FLIM views, chosen by the dataset. */
-#include "window-private.h"
+#include "app/gui/window-private.h"
 
 #include <glib/gi18n.h>
 
 #include "app/core/flim/flim_model.h"
 #include "compare-methods.h"
-#include "family-switcher.h"
+#include "app/gui/family-switcher.h"
 
 /* Lifetime-like outputs first: they are what a FLIM user looks at. */
 static const char *const flim_maps[] = {

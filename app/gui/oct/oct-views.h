@@ -6,7 +6,7 @@
 #include "app/core/dataset.h"
 #include "app/core/params.h"
 #include "app/core/result.h"
-#include "map-view.h"
+#include "app/gui/map-view.h"
 
 G_BEGIN_DECLS
 

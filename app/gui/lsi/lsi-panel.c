@@ -4,8 +4,8 @@
 
 #include <glib/gi18n.h>
 
-#include "panel-util.h"
-#include "param-form.h"
+#include "app/gui/panel-util.h"
+#include "app/gui/param-form.h"
 
 struct _FmLsiPanel {
     GtkBox parent_instance;

@@ -5,7 +5,7 @@
 #include <gtk/gtk.h>
 #include "app/core/dce/dce_export.h"
 #include "app/core/roi.h"
-#include "window.h"
+#include "app/gui/window.h"
 
 G_BEGIN_DECLS
 

@@ -1,11 +1,11 @@
 /* FmMcmlWindow's widgets: the layers table with its buttons, grid and run controls, the
  * fluence map, plots and totals table, and the file choosers for .mci and .mco. */
-#include "app/gui/mcml-window-private.h"
+#include "mcml-window-private.h"
 
 #include <glib/gi18n.h>
 
 #include "app/core/io/mci.h"
-#include "app/gui/mcml-map.h"
+#include "mcml-map.h"
 #include "app/gui/plot-view.h"
 
 static void cell_edited(GtkCellRendererText *cell, const char *path, const char *text,

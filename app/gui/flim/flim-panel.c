@@ -5,8 +5,8 @@
 
 #include <glib/gi18n.h>
 
-#include "panel-util.h"
-#include "param-form.h"
+#include "app/gui/panel-util.h"
+#include "app/gui/param-form.h"
 
 struct _FmFlimPanel {
     GtkBox parent_instance;

@@ -1,7 +1,7 @@
 /* FmDcePanel: the DCE perfusion panel: ROI role assignment, a checklist of what is still
  * missing, input curves from and to CSV, the schema-generated parameters of dce.dual_input,
  * backend, Run with progress and Cancel. */
-#include "app/gui/dce-panel.h"
+#include "dce-panel.h"
 
 #include <glib/gi18n.h>
 

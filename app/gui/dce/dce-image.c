@@ -1,6 +1,6 @@
 /* FmDceImage: one slice of the DCE anatomy in gray with a perfusion map blended over it at an
  * adjustable opacity, a colorbar for the map and the outlines of the slice's ROIs. */
-#include "app/gui/dce-image.h"
+#include "dce-image.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
