@@ -12,6 +12,9 @@ file:line: rule: what was included, for each include that breaks a rule:
   generic      the top of kernels/ and of app/core/ (not a family folder, not app/core/io/)
                includes no family folder's header and not the registry header app/core/methods.h,
                except the registry files in REGISTRY_FILES
+  gui          the top of app/gui/ (the window and the shared widgets) includes no family
+               folder's header, except the registries in GUI_REGISTRY_FILES and what
+               GUI_NOT_YET_PAGES lists (with the reason each is still there)
 
 Usage: check_layers.py ROOT       check the tree at ROOT (exit 1 on any violation)
        check_layers.py --self-test  check a clean temporary tree (must pass) and one with each
@@ -31,6 +34,16 @@ REGISTRY_HEADERS = {"app/core/methods.h"}
 REGISTRY_FILES = {
     "app/core/methods.h": "one registry line per family",
     "app/core/method.c": "the registry's table of methods, declared in app/core/methods.h",
+}
+# The GUI's registries: the list of family pages, and the start page's demos.
+GUI_REGISTRY_FILES = {
+    "app/gui/pages.c": "one line per family page",
+    "app/gui/demos.c": "one demo per family",
+}
+# Families the window still hosts itself instead of as an FmFamilyPage, per including file.
+GUI_NOT_YET_PAGES = {
+    ("app/gui/window-private.h", "lsi"): "the speckle panel and playback are still the window's",
+    ("app/gui/application.c", "mcml"): "MCML is still a window of its own (app.mcml)",
 }
 SOURCE_SUFFIXES = (".c", ".h", ".cc", ".cu", ".cuh", ".cpp")
 SCANNED_FOLDERS = ("kernels", "app")
@@ -107,6 +120,12 @@ def is_generic(path):
     )
 
 
+def is_generic_gui(path):
+    """At the top of app/gui/ (the window, the application, the shared widgets)."""
+    parts = path.split("/")
+    return len(parts) == 3 and parts[:2] == ["app", "gui"]
+
+
 def violations(root):
     families = families_of(root)
     count = 0
@@ -144,6 +163,14 @@ def violations(root):
                     report("generic", f"a generic file names no family (here {other})")
                 elif target in REGISTRY_HEADERS:
                     report("generic", "only the registry files include the list of methods")
+            if (
+                is_generic_gui(rel)
+                and other
+                and target.startswith("app/gui/")
+                and rel not in GUI_REGISTRY_FILES
+                and (rel, other) not in GUI_NOT_YET_PAGES
+            ):
+                report("gui", f"the window and shared widgets name no family page (here {other})")
     return count, found
 
 
@@ -181,6 +208,8 @@ def self_test():
         "app/cli/main.c": '#include "app/core/flim/flim_methods.h"\n#include <gio/gio.h>\n',
         "app/gui/window.c": '#include <gtk/gtk.h>\n#include "app/core/dce/dce_prep.h"\n',
         "app/gui/flim/flim-page.c": '#include "app/core/flim/flim_methods.h"\n',
+        "app/gui/flim/flim-page.h": "#include <gtk/gtk.h>\n",
+        "app/gui/pages.c": '#include "app/gui/flim/flim-page.h"\n',
     }
     planted = [  # (rule, file, the line added to it)
         ("kernels", "kernels/flim/flim_cpu.c", '#include "app/core/method.h"'),
@@ -196,6 +225,8 @@ def self_test():
         ("generic", "app/core/export.c", '  #  include "app/core/dce/dce_prep.h"'),
         ("generic", "app/core/job.c", '#include "methods.h"'),
         ("generic", "kernels/device.c", '#include "flim/flim.h"'),
+        ("gui", "app/gui/window-jobs.c", '#include "app/gui/dce/dce-page.h"'),
+        ("gui", "app/gui/window.c", '#include "flim/flim-page.h"'),
     ]
     failures = 0
 

@@ -40,3 +40,78 @@ gboolean fm_family_page_set_param(FmFamilyPage *page, const char *key, const cha
 {
     return IFACE(page)->set_param != NULL && IFACE(page)->set_param(page, key, text);
 }
+
+void fm_family_page_set_backend(FmFamilyPage *page, const char *backend)
+{
+    if (IFACE(page)->set_backend != NULL)
+        IFACE(page)->set_backend(page, backend);
+}
+
+guint fm_family_page_get_bars(FmFamilyPage *page)
+{
+    return IFACE(page)->get_bars != NULL ? IFACE(page)->get_bars(page) : 0;
+}
+
+/* ---- a page from plain functions ---------------------------------------------------------- */
+
+#define FM_TYPE_FUNCS_PAGE (fm_funcs_page_get_type())
+G_DECLARE_FINAL_TYPE(FmFuncsPage, fm_funcs_page, FM, FUNCS_PAGE, GObject)
+
+struct _FmFuncsPage {
+    GObject parent_instance;
+    FmWindow *win; /* not owned: the window owns its pages */
+    const fm_page_funcs *funcs;
+};
+
+static void funcs_iface_init(FmFamilyPageInterface *iface);
+G_DEFINE_TYPE_WITH_CODE(FmFuncsPage, fm_funcs_page, G_TYPE_OBJECT,
+                        G_IMPLEMENT_INTERFACE(FM_TYPE_FAMILY_PAGE, funcs_iface_init))
+
+static const char *funcs_get_id(FmFamilyPage *page)
+{
+    return FM_FUNCS_PAGE(page)->funcs->id;
+}
+
+static void funcs_dataset_changed(FmFamilyPage *page)
+{
+    FmFuncsPage *self = FM_FUNCS_PAGE(page);
+    if (self->funcs->dataset_changed != NULL)
+        self->funcs->dataset_changed(self->win);
+}
+
+static gboolean funcs_run(FmFamilyPage *page)
+{
+    FmFuncsPage *self = FM_FUNCS_PAGE(page);
+    return self->funcs->run != NULL && self->funcs->run(self->win);
+}
+
+static guint funcs_get_bars(FmFamilyPage *page)
+{
+    return FM_FUNCS_PAGE(page)->funcs->bars;
+}
+
+static void funcs_iface_init(FmFamilyPageInterface *iface)
+{
+    iface->get_id = funcs_get_id;
+    iface->dataset_changed = funcs_dataset_changed;
+    iface->run = funcs_run;
+    iface->get_bars = funcs_get_bars;
+}
+
+static void fm_funcs_page_init(FmFuncsPage *self)
+{
+    (void)self;
+}
+
+static void fm_funcs_page_class_init(FmFuncsPageClass *klass)
+{
+    (void)klass;
+}
+
+FmFamilyPage *fm_family_page_from_funcs(FmWindow *win, const fm_page_funcs *funcs)
+{
+    FmFuncsPage *self = g_object_new(FM_TYPE_FUNCS_PAGE, NULL);
+    self->win = win;
+    self->funcs = funcs;
+    return FM_FAMILY_PAGE(self);
+}

@@ -10,6 +10,16 @@
 
 G_BEGIN_DECLS
 
+/* Which of the window's bars a page uses (the window hides the others while it is on show). */
+typedef enum {
+    FM_PAGE_BAR_FRAMES = 1 << 0,      /* frame slider and playback */
+    FM_PAGE_BAR_ROIS = 1 << 1,        /* ROI tools */
+    FM_PAGE_BAR_MAP_TOOLBAR = 1 << 2, /* colour map and range */
+    FM_PAGE_BAR_MAP_LIST = 1 << 3,    /* the list of maps */
+    FM_PAGE_BAR_PLOT = 1 << 4,        /* the bottom plot */
+    FM_PAGE_BAR_ALL = (1 << 5) - 1,
+} fm_page_bars;
+
 #define FM_TYPE_FAMILY_PAGE (fm_family_page_get_type())
 G_DECLARE_INTERFACE(FmFamilyPage, fm_family_page, FM, FAMILY_PAGE, GObject)
 
@@ -28,6 +38,10 @@ struct _FmFamilyPageInterface {
      * has no such method or key. */
     gboolean (*select_method)(FmFamilyPage *page, const char *method_id);
     gboolean (*set_param)(FmFamilyPage *page, const char *key, const char *text);
+    /* The user's backend setting ("auto", "cpu", "cuda"), for the page's own selector. */
+    void (*set_backend)(FmFamilyPage *page, const char *backend);
+    /* The bars it uses (fm_page_bars); none when it has no get_bars. */
+    guint (*get_bars)(FmFamilyPage *page);
 };
 
 const char *fm_family_page_get_id(FmFamilyPage *page);
@@ -37,5 +51,17 @@ gboolean fm_family_page_show_result(FmFamilyPage *page, const fm_result *result)
 gboolean fm_family_page_run(FmFamilyPage *page);
 gboolean fm_family_page_select_method(FmFamilyPage *page, const char *method_id);
 gboolean fm_family_page_set_param(FmFamilyPage *page, const char *key, const char *text);
+void fm_family_page_set_backend(FmFamilyPage *page, const char *backend);
+guint fm_family_page_get_bars(FmFamilyPage *page);
+
+/* A page from plain functions of the window, for families whose page needs only these. */
+typedef struct _FmWindow FmWindow;
+typedef struct {
+    const char *id;
+    void (*dataset_changed)(FmWindow *win);
+    gboolean (*run)(FmWindow *win); /* may be NULL */
+    guint bars;                     /* fm_page_bars */
+} fm_page_funcs;
+FmFamilyPage *fm_family_page_from_funcs(FmWindow *win, const fm_page_funcs *funcs);
 
 G_END_DECLS

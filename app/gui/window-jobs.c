@@ -1,6 +1,6 @@
 /* FmWindow: starts method jobs (Run, Cancel all) and shows their progress and outcome. */
 #include "window-private.h"
-#include "app/gui/dce/dce-page.h"
+#include "family-page.h"
 
 #include <glib/gi18n.h>
 #include <string.h>
@@ -102,7 +102,7 @@ static void show_result(FmWindow *win, fm_job *job, const fm_result *res)
 {
     g_autofree char *what = fm_job_describe(job);
     fm_window_set_result(win, fm_window_copy_result(res), FALSE);
-    if (!fm_window_flim_show_result(win, res))
+    if (!fm_window_pages_show_result(win, res))
         fm_window_select_map(win, fm_result_get_map(res, "sfi") != NULL ? "sfi" : "contrast");
     fm_window_show_done(win, res, what);
     show_note(win, res->note);
@@ -149,6 +149,22 @@ static void job_done(fm_job *job, gpointer user)
     g_object_unref(win);
 }
 
+void fm_window_start_job(FmWindow *win, const fm_method *method, const fm_params *params,
+                         GPtrArray *rois, fm_backend backend)
+{
+    fm_window_playback_stop(win);
+    win->running_jobs++;
+    fm_job *job = fm_job_start(method, win->dataset, params, rois != NULL && rois->len ? rois : NULL,
+                               backend, win->catalogue, job_progress, job_done, g_object_ref(win));
+    fm_job_set_ready_callback(job, job_ready);
+    fm_job_list_add(win->job_list, job);
+    fm_job_unref(job); /* the list keeps it */
+    g_autofree char *what = fm_job_describe(job);
+    g_autofree char *status = g_strdup_printf(_("Running %s…"), what);
+    fm_window_set_status(win, status);
+}
+
+/* win.run: the page on show runs its method; the speckle page (the window's own) its panel's. */
 static void run_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
 {
     FmWindow *win = user;
@@ -156,48 +172,17 @@ static void run_activated(GSimpleAction *action, GVariant *parameter, gpointer u
         fm_window_show_message(win, GTK_MESSAGE_INFO, _("Open a dataset before running a method."));
         return;
     }
-    /* DCE and OCT run from their own pages (window-dce.c: dce.dual_input with its ROI roles;
-     * window-oct.c: oct.bscan with its panel): win.run on their page is their run. Before, on the
-     * OCT page it ran the speckle panel's method on the spectra. */
-    if (fm_window_dce_active(win)) {
-        g_action_group_activate_action(G_ACTION_GROUP(win), "dce-run", NULL);
+    FmFamilyPage *page = fm_window_active_page(win);
+    if (page != NULL && fm_family_page_run(page))
         return;
-    }
-    if (g_strcmp0(fm_window_get_family(win), "oct") == 0) {
-        g_action_group_activate_action(G_ACTION_GROUP(win), "oct-run", NULL);
-        return;
-    }
-    gboolean flim = fm_window_flim_active(win);
-    const fm_method *method =
-        flim ? fm_flim_panel_get_method(win->flim_panel) : fm_lsi_panel_get_method(win->panel);
     g_autoptr(GError) error = NULL;
-    g_autoptr(fm_params) params = flim ? fm_flim_panel_get_params(win->flim_panel, NULL, &error)
-                                       : fm_lsi_panel_get_params(win->panel, NULL, &error);
+    g_autoptr(fm_params) params = fm_lsi_panel_get_params(win->panel, NULL, &error);
     if (params == NULL) {
         fm_window_show_message(win, GTK_MESSAGE_ERROR, error->message);
         return;
     }
-    GPtrArray *rois = fm_map_view_get_rois(win->map_view);
-    /* FLIM runs on the whole image unless the user chose the drawn ROIs. */
-    if (flim && fm_flim_panel_get_use_rois(win->flim_panel) && (rois == NULL || rois->len == 0)) {
-        fm_window_show_message(win, GTK_MESSAGE_INFO,
-                               _("Draw an ROI first, or choose to run on the whole image."));
-        return;
-    }
-    if (flim && !fm_flim_panel_get_use_rois(win->flim_panel))
-        rois = NULL;
-    fm_window_playback_stop(win);
-    win->running_jobs++;
-    fm_job *job = fm_job_start(
-        method, win->dataset, params, rois != NULL && rois->len ? rois : NULL,
-        flim ? fm_flim_panel_get_backend(win->flim_panel) : fm_lsi_panel_get_backend(win->panel),
-        win->catalogue, job_progress, job_done, g_object_ref(win));
-    fm_job_set_ready_callback(job, job_ready);
-    fm_job_list_add(win->job_list, job);
-    fm_job_unref(job); /* the list keeps it */
-    g_autofree char *what = fm_job_describe(job);
-    g_autofree char *status = g_strdup_printf(_("Running %s…"), what);
-    fm_window_set_status(win, status);
+    fm_window_start_job(win, fm_lsi_panel_get_method(win->panel), params,
+                        fm_map_view_get_rois(win->map_view), fm_lsi_panel_get_backend(win->panel));
 }
 
 static void cancel_all_activated(GSimpleAction *action, GVariant *parameter, gpointer user)

@@ -1,7 +1,7 @@
 /* FmWindow: opens datasets on a worker thread and shows a newly opened one's details. */
 #include "window-private.h"
-#include "app/gui/oct/oct-page.h"
-#include "app/gui/dce/dce-page.h"
+
+#include "family-page.h"
 
 #include <glib/gi18n.h>
 
@@ -20,6 +20,50 @@ static void load_thread(GTask *task, gpointer source, gpointer data, GCancellabl
         g_task_return_error(task, error);
     else
         g_task_return_pointer(task, ds, (GDestroyNotify)fm_dataset_unref);
+}
+
+/* ---- progress of slow readers (.ptu) ---------------------------------------------------- */
+
+typedef struct {
+    FmWindow *win;
+    double fraction;
+    char *base;
+} LoadProgress;
+
+static gboolean load_progress_idle(gpointer user)
+{
+    LoadProgress *p = user;
+    if (!p->win->disposed && p->win->loading) {
+        g_autofree char *text =
+            g_strdup_printf(_("Reading %s… %.0f %%"), p->base, 100.0 * p->fraction);
+        fm_window_set_status(p->win, text);
+    }
+    return G_SOURCE_REMOVE;
+}
+
+static void load_progress_free(gpointer user)
+{
+    LoadProgress *p = user;
+    g_object_unref(p->win);
+    g_free(p->base);
+    g_free(p);
+}
+
+/* Called on the worker by slow readers (.ptu histogramming); posts whole percents only. */
+void fm_window_load_progress(double fraction, gpointer user)
+{
+    GTask *task = user;
+    int *last = g_object_get_data(G_OBJECT(task), "fm-last-percent");
+    int percent = (int)(fraction * 100);
+    if (last == NULL || percent == *last)
+        return;
+    *last = percent;
+    LoadProgress *p = g_new0(LoadProgress, 1);
+    p->win = g_object_ref(g_task_get_source_object(task));
+    p->fraction = fraction;
+    p->base = g_path_get_basename(g_task_get_task_data(task));
+    g_main_context_invoke_full(g_task_get_context(task), G_PRIORITY_DEFAULT, load_progress_idle, p,
+                               load_progress_free);
 }
 
 static void set_dataset(FmWindow *win, fm_dataset *ds, const char *path)
@@ -53,9 +97,10 @@ static void set_dataset(FmWindow *win, fm_dataset *ds, const char *path)
     fm_map_view_clear(win->map_view); /* a new dataset starts zoomed to fit */
     fm_plot_view_clear(win->plot_view);
     fm_window_select_map(win, "raw");
-    fm_window_flim_dataset_changed(win);
-    fm_window_oct_dataset_changed(win); /* window-oct.c */
-    fm_window_dce_dataset_changed(win); /* window-dce.c */
+    /* The speckle page unless a family page takes the dataset (each shows itself if so). */
+    fm_window_set_family(win, "lsi");
+    for (guint i = 0; i < win->pages->len; i++)
+        fm_family_page_dataset_changed(win->pages->pdata[i]);
     fm_window_update_action_state(win);
     fm_window_dataset_changed(win);
 

@@ -7,8 +7,7 @@
 #include "app/core/job.h"
 #include "app/core/result.h"
 #include "catalogue-view.h"
-#include "app/gui/flim/flim-panel.h"
-#include "app/gui/flim/flim-views.h"
+#include "family-page.h"
 #include "job-list.h"
 #include "app/gui/lsi/lsi-panel.h"
 #include "map-view.h"
@@ -61,11 +60,10 @@ struct _FmWindow {
     GCancellable *play_cancellable;
     gint64 play_started_us;
 
-    /* Family switching and the FLIM views (window-flim.c). */
-    GtkWidget *panel_stack, *centre_stack, *centre_switcher, *family_switcher;
-    FmFlimPanel *flim_panel;
-    FmFlimViews *flim_views;
-    GtkWidget *compare_window; /* the last compare-methods window (weak pointer), or NULL */
+    /* The family stack (the speckle page and the family pages' panels), its switcher, the centre
+     * stack (the map and the pages' views), and the pages (FmFamilyPage, owned; pages.c). */
+    GtkWidget *panel_stack, *centre_stack, *family_switcher;
+    GPtrArray *pages;
 };
 
 /* window.c */
@@ -118,18 +116,22 @@ void fm_window_playback_dispose(FmWindow *win);
 /* Speckle's axes for the bottom plot (ROI 1 or the whole frame, as playback plots it). */
 void fm_window_playback_set_labels(FmWindow *win);
 
-/* window-flim.c */
-/* Puts the LSI and FLIM panels in a stack with a switcher, and the map beside the FLIM views. */
-void fm_window_flim_init(FmWindow *win);
-gboolean fm_window_flim_active(FmWindow *win); /* the FLIM panel is on show */
-/* Shows the playback, ROI and map bars only for the families that use the main map view. */
+/* window.c: the family pages */
+/* The page on show, or NULL for the window's own speckle page. */
+FmFamilyPage *fm_window_active_page(FmWindow *win);
+/* Shows the bars the page on show uses (fm_page_bars). */
 void fm_window_sync_family_bars(FmWindow *win);
-/* Picks the family panel for the new dataset (FLIM for an x,y,t dataset in ns). */
-void fm_window_flim_dataset_changed(FmWindow *win);
-/* Shows a FLIM result (copied) in the FLIM views and the map; FALSE for other families. */
-gboolean fm_window_flim_show_result(FmWindow *win, const fm_result *res);
-void fm_window_flim_rois_changed(FmWindow *win);
-void fm_window_flim_cursor(FmWindow *win, int x, int y);
+/* Asks the pages to show res; FALSE when none takes it (a speckle result). */
+gboolean fm_window_pages_show_result(FmWindow *win, const fm_result *res);
+/* The user chose a backend on a panel: remembered as the setting, named on the status bar. */
+void fm_window_backend_chosen(FmWindow *win, const char *name);
+
+/* window-jobs.c: starts method on the dataset with params, rois (NULL or empty: the whole
+ * image) on backend, listed in the job list and recorded in the catalogue. */
+void fm_window_start_job(FmWindow *win, const fm_method *method, const fm_params *params,
+                         GPtrArray *rois, fm_backend backend);
+
+/* window-open.c */
 /* Progress callback of fm_dataset_open on the load worker (user: the load GTask, whose
  * "fm-last-percent" data holds an int); shows "Reading FILE… n %" on the main loop. */
 void fm_window_load_progress(double fraction, gpointer user);

@@ -4,10 +4,10 @@
 #include "window-private.h"
 
 #include "demos.h"
+#include "family-page.h"
 #include "family-switcher.h"
+#include "pages.h"
 #include "start-page.h"
-#include "app/gui/oct/oct-page.h"
-#include "app/gui/dce/dce-page.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -256,12 +256,10 @@ static void clear_rois_clicked(GtkButton *button, FmWindow *win)
 static void rois_changed(FmMapView *view, FmWindow *win)
 {
     update_roi_stats(win);
-    fm_window_flim_rois_changed(win);
 }
 
 static void cursor_moved(FmMapView *view, int x, int y, double value, FmWindow *win)
 {
-    fm_window_flim_cursor(win, x, y);
     if (x < 0) {
         gtk_label_set_text(GTK_LABEL(win->cursor_label), "");
         return;
@@ -309,6 +307,11 @@ void fm_window_device_changed(FmWindow *win)
 
 static void backend_changed(FmLsiPanel *panel, const char *name, FmWindow *win)
 {
+    fm_window_backend_chosen(win, name);
+}
+
+void fm_window_backend_chosen(FmWindow *win, const char *name)
+{
     fm_application_set_setting(FM_APPLICATION(gtk_window_get_application(GTK_WINDOW(win))),
                                "backend", name);
     fm_backend choice = FM_BACKEND_AUTO;
@@ -346,6 +349,7 @@ static void fm_window_dispose(GObject *object)
     }
     g_clear_object(&win->load_cancellable);
     g_clear_object(&win->recent_menu);
+    g_clear_pointer(&win->pages, g_ptr_array_unref);
     G_OBJECT_CLASS(fm_window_parent_class)->dispose(object);
 }
 
@@ -427,14 +431,115 @@ static void build_children(FmWindow *win)
     gtk_box_pack_start(GTK_BOX(win->jobs_box), GTK_WIDGET(win->job_list), TRUE, TRUE, 0);
     win->panel = FM_LSI_PANEL(fm_lsi_panel_new("lsi"));
     GtkWidget *scroller = fm_panel_scroller_new(GTK_WIDGET(win->panel));
-    gtk_box_pack_start(GTK_BOX(win->panel_box), scroller, TRUE, TRUE, 0);
+    /* The family stack (speckle is the window's own page) and the one family switcher. */
+    win->panel_stack = gtk_stack_new();
+    gtk_stack_set_transition_type(GTK_STACK(win->panel_stack), GTK_STACK_TRANSITION_TYPE_CROSSFADE);
+    gtk_stack_add_titled(GTK_STACK(win->panel_stack), scroller, "lsi", _("Speckle"));
+    win->family_switcher = fm_family_switcher_new(GTK_STACK(win->panel_stack));
+    g_object_set(win->family_switcher, "margin", 8, NULL);
+    gtk_box_pack_start(GTK_BOX(win->panel_box), win->family_switcher, FALSE, FALSE, 0);
+    gtk_box_pack_start(GTK_BOX(win->panel_box), win->panel_stack, TRUE, TRUE, 0);
     gtk_style_context_add_class(gtk_widget_get_style_context(win->panel_box), "fm-side-panel");
+    /* The centre: the map, and the pages' own views beside it. */
+    win->centre_stack = gtk_stack_new();
+    g_object_ref(win->map_view);
+    gtk_container_remove(GTK_CONTAINER(win->map_frame), GTK_WIDGET(win->map_view));
+    gtk_stack_add_titled(GTK_STACK(win->centre_stack), GTK_WIDGET(win->map_view), "map", _("Map"));
+    g_object_unref(win->map_view);
+    gtk_container_add(GTK_CONTAINER(win->map_frame), win->centre_stack);
     win->catalogue_view = FM_CATALOGUE_VIEW(fm_catalogue_view_new());
     gtk_box_pack_start(GTK_BOX(win->catalogue_box), GTK_WIDGET(win->catalogue_view), TRUE, TRUE, 0);
     gtk_widget_show_all(win->map_frame);
     gtk_widget_show_all(win->plot_box);
     gtk_widget_show_all(win->jobs_box);
     gtk_widget_show_all(win->panel_box);
+}
+
+/* ---- family pages ------------------------------------------------------------------------ */
+
+const char *fm_window_get_family(FmWindow *win)
+{
+    const char *name = gtk_stack_get_visible_child_name(GTK_STACK(win->panel_stack));
+    return name != NULL ? name : "lsi";
+}
+
+void fm_window_set_family(FmWindow *win, const char *family)
+{
+    gtk_stack_set_visible_child_name(GTK_STACK(win->panel_stack), family);
+}
+
+FmFamilyPage *fm_window_active_page(FmWindow *win)
+{
+    const char *family = fm_window_get_family(win);
+    for (guint i = 0; win->pages != NULL && i < win->pages->len; i++)
+        if (g_strcmp0(fm_family_page_get_id(win->pages->pdata[i]), family) == 0)
+            return win->pages->pdata[i];
+    return NULL; /* the window's own speckle page */
+}
+
+gboolean fm_window_pages_show_result(FmWindow *win, const fm_result *res)
+{
+    for (guint i = 0; i < win->pages->len; i++)
+        if (fm_family_page_show_result(win->pages->pdata[i], res))
+            return TRUE;
+    return FALSE;
+}
+
+/* The bars the page on show uses (the speckle page: all of them). */
+static guint active_bars(FmWindow *win)
+{
+    FmFamilyPage *page = fm_window_active_page(win);
+    return page != NULL ? fm_family_page_get_bars(page) : FM_PAGE_BAR_ALL;
+}
+
+void fm_window_sync_family_bars(FmWindow *win)
+{
+    guint bars = active_bars(win);
+    gtk_widget_set_visible(gtk_widget_get_parent(win->frame_scale), bars & FM_PAGE_BAR_FRAMES);
+    gtk_widget_set_visible(win->roi_bar, bars & FM_PAGE_BAR_ROIS);
+    gtk_widget_set_visible(gtk_widget_get_parent(win->map_combo), bars & FM_PAGE_BAR_MAP_TOOLBAR);
+    gtk_widget_set_visible(win->map_combo, bars & FM_PAGE_BAR_MAP_LIST);
+    gtk_widget_set_visible(win->plot_box, bars & FM_PAGE_BAR_PLOT);
+}
+
+gboolean fm_window_map_tools_visible(FmWindow *win)
+{
+    return gtk_widget_get_visible(gtk_widget_get_parent(win->map_combo)) &&
+           gtk_widget_get_visible(win->roi_bar);
+}
+
+gboolean fm_window_frame_slider_visible(FmWindow *win)
+{
+    return gtk_widget_get_visible(gtk_widget_get_parent(win->frame_scale));
+}
+
+/* The speckle page's map list (the window's own page). */
+static void speckle_map_list(FmWindow *win)
+{
+    GtkComboBoxText *combo = GTK_COMBO_BOX_TEXT(win->map_combo);
+    win->updating = TRUE;
+    gtk_combo_box_text_remove_all(combo);
+    gtk_combo_box_text_append(combo, "raw", _("Raw frame"));
+    gtk_combo_box_text_append(combo, "contrast", _("Contrast K"));
+    gtk_combo_box_text_append(combo, "sfi", _("SFI"));
+    gtk_combo_box_set_active_id(GTK_COMBO_BOX(combo), win->map_name);
+    win->updating = FALSE;
+}
+
+/* Another page came on show: the bars it uses, a cleared plot, the map in the centre (pages
+ * with views of their own switch to them in their handlers, which run after this one). */
+static void family_changed(GObject *stack, GParamSpec *pspec, FmWindow *win)
+{
+    (void)stack;
+    (void)pspec;
+    fm_window_sync_family_bars(win);
+    fm_plot_view_clear(win->plot_view);
+    win->plot_last_frame = G_MAXINT;
+    gtk_stack_set_visible_child_name(GTK_STACK(win->centre_stack), "map");
+    if (fm_window_active_page(win) == NULL) {
+        fm_window_playback_set_labels(win);
+        speckle_map_list(win);
+    }
 }
 
 /* win.open-demo(id): a start-page card. */
@@ -452,10 +557,12 @@ static void fm_window_init(FmWindow *win)
     win->map_name = g_strdup("raw");
     win->ready_shown = g_hash_table_new(g_direct_hash, g_direct_equal);
     build_children(win);
-    fm_window_flim_init(win);
-    fm_window_oct_init(win); /* window-oct.c: the OCT pages */
-    fm_window_dce_init(win); /* window-dce.c: the DCE perfusion pages */
+    /* first, so that the pages' own handlers come after it */
+    g_signal_connect(win->panel_stack, "notify::visible-child", G_CALLBACK(family_changed), win);
+    win->pages = g_ptr_array_new_with_free_func(g_object_unref);
+    fm_pages_attach(win, win->pages);
     fm_family_switcher_refresh(win->family_switcher);
+    gtk_stack_set_visible_child_name(GTK_STACK(win->panel_stack), "lsi");
     /* Until a dataset is open the centre offers the demos (untitled: no switcher lists it). */
     static const GActionEntry demo_entries[] = {
         {"open-demo", open_demo_activated, "s", NULL, NULL, {0}},
@@ -492,7 +599,6 @@ static void fm_window_init(FmWindow *win)
     g_signal_connect(win->map_view, "rois-changed", G_CALLBACK(rois_changed), win);
     g_signal_connect(win->map_view, "cursor-moved", G_CALLBACK(cursor_moved), win);
     g_signal_connect(win->panel, "backend-changed", G_CALLBACK(backend_changed), win);
-    g_signal_connect(win->flim_panel, "backend-changed", G_CALLBACK(backend_changed), win);
     g_signal_connect(win, "key-press-event", G_CALLBACK(key_pressed), win);
 
     g_autofree char *dir = fm_catalogue_default_dir();
@@ -520,7 +626,8 @@ FmWindow *fm_window_new(FmApplication *app)
     FmWindow *win = g_object_new(FM_TYPE_WINDOW, "application", app, NULL);
     g_autofree char *backend = fm_application_get_setting(app, "backend", "auto");
     fm_lsi_panel_set_backend(win->panel, backend);
-    fm_flim_panel_set_backend(win->flim_panel, backend);
+    for (guint i = 0; i < win->pages->len; i++)
+        fm_family_page_set_backend(win->pages->pdata[i], backend);
     win->backend_choice = fm_lsi_panel_get_backend(win->panel);
     show_next_device(win); /* until the device start ends: "starting the GPU…" */
     g_autofree char *cmap = fm_application_get_setting(app, "colormap", "viridis");
@@ -565,8 +672,9 @@ GtkWidget *fm_window_get_job_list(FmWindow *win)
 
 gboolean fm_window_set_param(FmWindow *win, const char *key, const char *text)
 {
-    if (fm_window_flim_active(win))
-        return fm_flim_panel_set_param(win->flim_panel, key, text);
+    FmFamilyPage *page = fm_window_active_page(win);
+    if (page != NULL)
+        return fm_family_page_set_param(page, key, text);
     return fm_lsi_panel_set_param(win->panel, key, text);
 }
 
@@ -582,8 +690,9 @@ void fm_window_dataset_changed(FmWindow *win)
 
 gboolean fm_window_select_method(FmWindow *win, const char *method_id)
 {
-    if (g_str_has_prefix(method_id, "flim."))
-        return fm_flim_panel_set_method(win->flim_panel, method_id);
+    for (guint i = 0; i < win->pages->len; i++)
+        if (fm_family_page_select_method(win->pages->pdata[i], method_id))
+            return TRUE;
     return fm_lsi_panel_set_method(win->panel, method_id);
 }
 

@@ -53,15 +53,13 @@ GtkWidget *fm_window_get_job_list(FmWindow *win);
  * returned them (before the catalogue has recorded them) or, failing that, when it ended.
  * "dataset-changed": a newly opened dataset is on show. */
 
-/* FLIM: the family panel on show ("lsi" or "flim"), the FLIM views, and the window of the last
- * "compare methods" (NULL when none is open). */
+/* The family page on show (its id: "lsi" for the window's own speckle page, else the page's),
+ * and a switch to another. */
 const char *fm_window_get_family(FmWindow *win);
+void fm_window_set_family(FmWindow *win, const char *family);
 /* Whether the main map view's map toolbar and ROI bar are on show (not for OCT). */
 gboolean fm_window_map_tools_visible(FmWindow *win);
 /* The frame slider and playback: on show only where frames are a time series (speckle). */
 gboolean fm_window_frame_slider_visible(FmWindow *win);
-void fm_window_set_family(FmWindow *win, const char *family);
-GtkWidget *fm_window_get_flim_views(FmWindow *win);
-GtkWidget *fm_window_get_compare_window(FmWindow *win);
 
 G_END_DECLS

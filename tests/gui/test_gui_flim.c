@@ -13,6 +13,7 @@
 #include "app/gui/flim/compare-methods.h"
 #include "app/gui/flim/flim-views.h"
 #include "app/gui/window.h"
+#include "app/gui/flim/flim-page.h"
 #include "gui-test-util.h"
 
 static char *data_dir, *tif_path;

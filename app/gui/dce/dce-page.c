@@ -231,7 +231,7 @@ static void map_cursor(FmMapView *view, int x, int y, double value, FmWindow *wi
         fm_dce_views_show_curve(st->views, x, y);
 }
 
-void fm_window_dce_dataset_changed(FmWindow *win)
+static void dce_dataset_changed(FmWindow *win)
 {
     DceState *st = state_of(win);
     if (!st)
@@ -477,7 +477,14 @@ static GtkWidget *page_button(const char *label, const char *tooltip)
     return b;
 }
 
-void fm_window_dce_init(FmWindow *win)
+/* win.run on this page: win.dce-run (dce.dual_input with the ROI roles). */
+static gboolean page_run(FmWindow *win)
+{
+    g_action_group_activate_action(G_ACTION_GROUP(win), "dce-run", NULL);
+    return TRUE;
+}
+
+FmFamilyPage *fm_dce_page_new(FmWindow *win)
 {
     static const GActionEntry entries[] = {
         {"dce-run", run_activated, NULL, NULL, NULL, {0}},
@@ -532,6 +539,12 @@ void fm_window_dce_init(FmWindow *win)
     g_signal_connect(win->clear_rois_button, "clicked", G_CALLBACK(clear_rois_clicked), win);
     /* after window-flim.c's handler, which shows the map for every family but FLIM */
     g_signal_connect(win->panel_stack, "notify::visible-child", G_CALLBACK(family_changed), win);
+    /* ROIs are drawn on the anatomy and the curves go to the shared plot; the slice/time bar
+     * replaces the frame slider, and the overlay combo the map list */
+    static const fm_page_funcs funcs = {"dce", dce_dataset_changed, page_run,
+                                        FM_PAGE_BAR_ROIS | FM_PAGE_BAR_MAP_TOOLBAR |
+                                            FM_PAGE_BAR_PLOT};
+    return fm_family_page_from_funcs(win, &funcs);
 }
 
 GtkWidget *fm_window_get_dce_panel(FmWindow *win)

@@ -5,15 +5,14 @@
 #include <gtk/gtk.h>
 #include "app/core/dce/dce_export.h"
 #include "app/core/roi.h"
+#include "app/gui/family-page.h"
 #include "app/gui/window.h"
 
 G_BEGIN_DECLS
 
-/* Adds the "dce" pages to the right-pane and centre stacks and the win.dce-* actions (window.c
- * calls it after the FLIM and OCT pages exist). */
-void fm_window_dce_init(FmWindow *win);
-/* Picks the DCE page for 4-D datasets (x, y, z, t with t in s). */
-void fm_window_dce_dataset_changed(FmWindow *win);
+/* The DCE page (pages.c): its panel in the family stack, its views in the centre, the win.dce-*
+ * actions; it shows itself for 4-D datasets (x, y, z, t with t in s). */
+FmFamilyPage *fm_dce_page_new(FmWindow *win);
 gboolean fm_window_dce_active(FmWindow *win); /* the DCE panel is on show */
 
 /* For tests and scripting. */

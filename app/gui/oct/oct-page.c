@@ -44,7 +44,7 @@ static fm_dataset *current_spectra(FmWindow *win, fm_params **params_out, gboole
     return spectra;
 }
 
-void fm_window_oct_dataset_changed(FmWindow *win)
+static void oct_dataset_changed(FmWindow *win)
 {
     OctState *st = state_of(win);
     if (!st)
@@ -205,7 +205,14 @@ static void state_free(gpointer data)
     g_free(st);
 }
 
-void fm_window_oct_init(FmWindow *win)
+/* win.run on this page: win.oct-run. */
+static gboolean page_run(FmWindow *win)
+{
+    g_action_group_activate_action(G_ACTION_GROUP(win), "oct-run", NULL);
+    return TRUE;
+}
+
+FmFamilyPage *fm_oct_page_new(FmWindow *win)
 {
     static const GActionEntry entries[] = {
         {"oct-run", run_activated, NULL, NULL, NULL, {0}},
@@ -222,8 +229,11 @@ void fm_window_oct_init(FmWindow *win)
     gtk_stack_add_named(GTK_STACK(win->centre_stack), GTK_WIDGET(st->views), "oct");
     gtk_widget_show_all(scroller);
     gtk_widget_show_all(GTK_WIDGET(st->views));
-    /* after window-flim.c's handler, which shows the map for every family but FLIM */
+    /* after the window's handler, which shows the map for every page without views */
     g_signal_connect(win->panel_stack, "notify::visible-child", G_CALLBACK(family_changed), win);
+    /* the B-scan views bring their own playback, dB range and A-line plot */
+    static const fm_page_funcs funcs = {"oct", oct_dataset_changed, page_run, 0};
+    return fm_family_page_from_funcs(win, &funcs);
 }
 
 GtkWidget *fm_window_get_oct_panel(FmWindow *win)

@@ -3,15 +3,14 @@
 #pragma once
 
 #include <gtk/gtk.h>
+#include "app/gui/family-page.h"
 #include "app/gui/window.h"
 
 G_BEGIN_DECLS
 
-/* Adds the "oct" pages to the right-pane and centre stacks and the actions (window.c calls it
- * after the FLIM pages exist). */
-void fm_window_oct_init(FmWindow *win);
-/* Picks the OCT page for spectra datasets (raw with sidecar, or OCT TIFFs). */
-void fm_window_oct_dataset_changed(FmWindow *win);
+/* The OCT page (pages.c): its panel in the family stack, its views in the centre, its actions;
+ * it shows itself for spectra datasets (raw with sidecar, or OCT TIFFs). */
+FmFamilyPage *fm_oct_page_new(FmWindow *win);
 
 /* For tests. */
 GtkWidget *fm_window_get_oct_panel(FmWindow *win);
