@@ -85,6 +85,12 @@ static gboolean funcs_run(FmFamilyPage *page)
     return self->funcs->run != NULL && self->funcs->run(self->win);
 }
 
+static gboolean funcs_show_result(FmFamilyPage *page, const fm_result *result)
+{
+    FmFuncsPage *self = FM_FUNCS_PAGE(page);
+    return self->funcs->show_result != NULL && self->funcs->show_result(self->win, result);
+}
+
 static guint funcs_get_bars(FmFamilyPage *page)
 {
     return FM_FUNCS_PAGE(page)->funcs->bars;
@@ -95,6 +101,7 @@ static void funcs_iface_init(FmFamilyPageInterface *iface)
     iface->get_id = funcs_get_id;
     iface->dataset_changed = funcs_dataset_changed;
     iface->run = funcs_run;
+    iface->show_result = funcs_show_result;
     iface->get_bars = funcs_get_bars;
 }
 

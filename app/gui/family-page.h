@@ -60,6 +60,7 @@ typedef struct {
     const char *id;
     void (*dataset_changed)(FmWindow *win);
     gboolean (*run)(FmWindow *win); /* may be NULL */
+    gboolean (*show_result)(FmWindow *win, const fm_result *result); /* may be NULL */
     guint bars;                     /* fm_page_bars */
 } fm_page_funcs;
 FmFamilyPage *fm_family_page_from_funcs(FmWindow *win, const fm_page_funcs *funcs);

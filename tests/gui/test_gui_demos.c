@@ -6,6 +6,7 @@
 
 #include "app/core/catalogue.h"
 #include "app/core/job.h"
+#include "app/gui/catalogue-view.h"
 #include "app/gui/mcml/mcml-window.h"
 #include "app/gui/dce/dce-page.h"
 #include "gui-test-util.h"
@@ -108,6 +109,47 @@ static void test_demo(gconstpointer data)
     save_screenshot(GTK_WIDGET(win), c->family);
 }
 
+/* The first widget of type below widget. */
+static GtkWidget *find_type(GtkWidget *widget, GType type)
+{
+    if (G_TYPE_CHECK_INSTANCE_TYPE(widget, type))
+        return widget;
+    if (!GTK_IS_CONTAINER(widget))
+        return NULL;
+    GList *children = gtk_container_get_children(GTK_CONTAINER(widget));
+    GtkWidget *found = NULL;
+    for (GList *l = children; l != NULL && found == NULL; l = l->next)
+        found = find_type(l->data, type);
+    g_list_free(children);
+    return found;
+}
+
+/* Every family's run found again in the catalogue browser: activating it brings its page back
+ * with the maps (the DCE dataset is the one open, so the others are shown without theirs). */
+static void test_reopen(void)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(fm_catalogue) cat = fm_catalogue_open(data_dir, &error);
+    g_assert_no_error(error);
+    g_autoptr(GPtrArray) runs = fm_catalogue_list_runs(cat, 0, &error);
+    g_assert_no_error(error);
+    g_ptr_array_set_free_func(runs, (GDestroyNotify)fm_catalogue_run_free);
+    g_assert_cmpuint(runs->len, ==, 4);
+    GtkWidget *browser = find_type(GTK_WIDGET(win), FM_TYPE_CATALOGUE_VIEW);
+    g_assert_nonnull(browser);
+    for (guint i = 0; i < runs->len; i++) {
+        const fm_catalogue_run *run = runs->pdata[i];
+        g_autofree char *family = g_strndup(run->method_id, strcspn(run->method_id, "."));
+        g_signal_emit_by_name(browser, "run-activated", (gint64)run->id);
+        fm_gui_test_drain(0.3);
+        g_assert_null(fm_gui_test_error_message(win));
+        g_test_message("reopened run %" G_GINT64_FORMAT " (%s): page %s", (gint64)run->id,
+                       run->method_id, fm_window_get_family(win));
+        g_assert_cmpstr(fm_window_get_family(win), ==, family);
+        save_screenshot(GTK_WIDGET(win), run->method_id);
+    }
+}
+
 static gboolean mcml_idle(gpointer unused G_GNUC_UNUSED)
 {
     return mcml != NULL && !fm_mcml_window_is_running(mcml);
@@ -149,6 +191,7 @@ int main(int argc, char **argv)
         g_autofree char *path = g_strdup_printf("/gui-demos/%s", cases[i].family);
         g_test_add_data_func(path, &cases[i], test_demo);
     }
+    g_test_add_func("/gui-demos/reopen", test_reopen);
     g_test_add_func("/gui-demos/mcml", test_mcml_demo);
     int status = g_test_run();
     if (mcml != NULL)

@@ -484,6 +484,19 @@ static gboolean page_run(FmWindow *win)
     return TRUE;
 }
 
+/* A result from the catalogue, over the open DCE dataset (its anatomy and slices); over another
+ * dataset it is left to the window's map view. */
+static gboolean page_show_result(FmWindow *win, const fm_result *res)
+{
+    DceState *st = state_of(win);
+    if (!st || !st->active || !g_str_has_prefix(res->method_id, "dce."))
+        return FALSE;
+    fm_window_set_family(win, "dce");
+    fm_dce_views_set_result(st->views, fm_window_copy_result(res));
+    set_page(win, "dce");
+    return TRUE;
+}
+
 FmFamilyPage *fm_dce_page_new(FmWindow *win)
 {
     static const GActionEntry entries[] = {
@@ -541,7 +554,7 @@ FmFamilyPage *fm_dce_page_new(FmWindow *win)
     g_signal_connect(win->panel_stack, "notify::visible-child", G_CALLBACK(family_changed), win);
     /* ROIs are drawn on the anatomy and the curves go to the shared plot; the slice/time bar
      * replaces the frame slider, and the overlay combo the map list */
-    static const fm_page_funcs funcs = {"dce", dce_dataset_changed, page_run,
+    static const fm_page_funcs funcs = {"dce", dce_dataset_changed, page_run, page_show_result,
                                         FM_PAGE_BAR_ROIS | FM_PAGE_BAR_MAP_TOOLBAR |
                                             FM_PAGE_BAR_PLOT};
     return fm_family_page_from_funcs(win, &funcs);

@@ -212,6 +212,30 @@ static gboolean page_run(FmWindow *win)
     return TRUE;
 }
 
+/* A result from the catalogue: the B-scans in the OCT views, with the depth scale of the open
+ * spectra when they are OCT (else in bins). */
+static gboolean page_show_result(FmWindow *win, const fm_result *res)
+{
+    OctState *st = state_of(win);
+    if (!st || !g_str_has_prefix(res->method_id, "oct."))
+        return FALSE;
+    double um_per_bin = 1.0;
+    fm_params *params = NULL;
+    fm_dataset *spectra = is_oct(win->dataset) ? current_spectra(win, &params, TRUE) : NULL;
+    if (spectra) {
+        g_autoptr(fm_oct_setup) setup = fm_oct_setup_new(spectra, params, NULL);
+        if (setup)
+            um_per_bin = setup->um_per_bin;
+        fm_oct_views_set_spectra(st->views, spectra, params);
+        fm_dataset_unref(spectra);
+        fm_params_free(params);
+    }
+    fm_oct_views_set_result(st->views, fm_window_copy_result(res), um_per_bin);
+    fm_window_set_family(win, "oct");
+    gtk_stack_set_visible_child_name(GTK_STACK(win->centre_stack), "oct");
+    return TRUE;
+}
+
 FmFamilyPage *fm_oct_page_new(FmWindow *win)
 {
     static const GActionEntry entries[] = {
@@ -232,7 +256,8 @@ FmFamilyPage *fm_oct_page_new(FmWindow *win)
     /* after the window's handler, which shows the map for every page without views */
     g_signal_connect(win->panel_stack, "notify::visible-child", G_CALLBACK(family_changed), win);
     /* the B-scan views bring their own playback, dB range and A-line plot */
-    static const fm_page_funcs funcs = {"oct", oct_dataset_changed, page_run, 0};
+    static const fm_page_funcs funcs = {"oct", oct_dataset_changed, page_run, page_show_result,
+                                        0};
     return fm_family_page_from_funcs(win, &funcs);
 }
 
