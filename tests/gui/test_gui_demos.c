@@ -109,6 +109,20 @@ static void test_demo(gconstpointer data)
     save_screenshot(GTK_WIDGET(win), c->family);
 }
 
+static guint catalogue_runs(void)
+{
+    g_autoptr(fm_catalogue) cat = fm_catalogue_open(data_dir, NULL);
+    g_autoptr(GPtrArray) runs = cat ? fm_catalogue_list_runs(cat, 0, NULL) : NULL;
+    if (runs != NULL)
+        g_ptr_array_set_free_func(runs, (GDestroyNotify)fm_catalogue_run_free);
+    return runs ? runs->len : 0;
+}
+
+static gboolean one_more_run(gpointer before)
+{
+    return fm_window_get_running_jobs(win) == 0 && catalogue_runs() > GPOINTER_TO_UINT(before);
+}
+
 /* The first widget of type below widget. */
 static GtkWidget *find_type(GtkWidget *widget, GType type)
 {
@@ -147,6 +161,43 @@ static void test_reopen(void)
                        run->method_id, fm_window_get_family(win));
         g_assert_cmpstr(fm_window_get_family(win), ==, family);
         save_screenshot(GTK_WIDGET(win), run->method_id);
+    }
+}
+
+/* Keyboard only: from the window's first focus, Tab reaches a Run of the page on show (win.run,
+ * or the page's own run action) within a bounded number of steps, on every page; Enter on it
+ * (what gtk_widget_activate does for the focused button) starts a job. */
+static gboolean is_run(GtkWidget *w, const char *family)
+{
+    if (!GTK_IS_ACTIONABLE(w) || !gtk_widget_is_sensitive(w) || !gtk_widget_is_drawable(w))
+        return FALSE;
+    const char *action = gtk_actionable_get_action_name(GTK_ACTIONABLE(w));
+    g_autofree char *own = g_strdup_printf("win.%s-run", family);
+    return g_strcmp0(action, "win.run") == 0 || g_strcmp0(action, own) == 0;
+}
+
+static void test_keyboard(void)
+{
+    static const char *const families[] = {"lsi", "flim", "oct", "dce"};
+    for (gsize f = 0; f < G_N_ELEMENTS(families); f++) {
+        fm_window_set_family(win, families[f]);
+        fm_gui_test_drain(0.2);
+        gtk_window_set_focus(GTK_WINDOW(win), NULL);
+        GtkWidget *focus = NULL;
+        int steps = 0;
+        for (; steps < 400 && !is_run(focus, families[f]); steps++) {
+            gtk_widget_child_focus(GTK_WIDGET(win), GTK_DIR_TAB_FORWARD);
+            focus = gtk_window_get_focus(GTK_WINDOW(win));
+            if (focus == NULL)
+                break;
+        }
+        g_test_message("%s page: Run reached in %d Tab presses", families[f], steps);
+        g_assert_true(is_run(focus, families[f]));
+        if (f == 0) { /* Enter on it runs the speckle page's method: one more run recorded */
+            guint before = catalogue_runs();
+            gtk_widget_activate(focus); /* a button clicks when its pressed look has shown */
+            g_assert_true(fm_gui_test_wait_until(one_more_run, GUINT_TO_POINTER(before), 60));
+        }
     }
 }
 
@@ -192,6 +243,7 @@ int main(int argc, char **argv)
         g_test_add_data_func(path, &cases[i], test_demo);
     }
     g_test_add_func("/gui-demos/reopen", test_reopen);
+    g_test_add_func("/gui-demos/keyboard", test_keyboard);
     g_test_add_func("/gui-demos/mcml", test_mcml_demo);
     int status = g_test_run();
     if (mcml != NULL)
