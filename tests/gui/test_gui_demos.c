@@ -16,19 +16,31 @@ static FmApplication *app;
 static FmWindow *win;
 static FmMcmlWindow *mcml;
 
-/* The card of family id: a button named id somewhere below widget. */
-static GtkWidget *find_card(GtkWidget *widget, const char *id)
+/* The first widget below (or at) widget that match accepts. */
+static GtkWidget *find_widget(GtkWidget *widget, gboolean (*match)(GtkWidget *, gconstpointer),
+                              gconstpointer data)
 {
-    if (GTK_IS_BUTTON(widget) && g_strcmp0(gtk_widget_get_name(widget), id) == 0)
+    if (match(widget, data))
         return widget;
     if (!GTK_IS_CONTAINER(widget))
         return NULL;
     GList *children = gtk_container_get_children(GTK_CONTAINER(widget));
     GtkWidget *found = NULL;
     for (GList *l = children; l != NULL && found == NULL; l = l->next)
-        found = find_card(l->data, id);
+        found = find_widget(l->data, match, data);
     g_list_free(children);
     return found;
+}
+
+static gboolean is_card(GtkWidget *w, gconstpointer id)
+{
+    return GTK_IS_BUTTON(w) && g_strcmp0(gtk_widget_get_name(w), id) == 0;
+}
+
+/* The start-page card of family id: a button named id. */
+static GtkWidget *find_card(GtkWidget *widget, const char *id)
+{
+    return find_widget(widget, is_card, id);
 }
 
 static gboolean loaded(gpointer unused G_GNUC_UNUSED)
@@ -123,19 +135,9 @@ static gboolean one_more_run(gpointer before)
     return fm_window_get_running_jobs(win) == 0 && catalogue_runs() > GPOINTER_TO_UINT(before);
 }
 
-/* The first widget of type below widget. */
-static GtkWidget *find_type(GtkWidget *widget, GType type)
+static gboolean is_catalogue_view(GtkWidget *w, gconstpointer unused G_GNUC_UNUSED)
 {
-    if (G_TYPE_CHECK_INSTANCE_TYPE(widget, type))
-        return widget;
-    if (!GTK_IS_CONTAINER(widget))
-        return NULL;
-    GList *children = gtk_container_get_children(GTK_CONTAINER(widget));
-    GtkWidget *found = NULL;
-    for (GList *l = children; l != NULL && found == NULL; l = l->next)
-        found = find_type(l->data, type);
-    g_list_free(children);
-    return found;
+    return FM_IS_CATALOGUE_VIEW(w);
 }
 
 /* Every family's run found again in the catalogue browser: activating it brings its page back
@@ -149,7 +151,7 @@ static void test_reopen(void)
     g_assert_no_error(error);
     g_ptr_array_set_free_func(runs, (GDestroyNotify)fm_catalogue_run_free);
     g_assert_cmpuint(runs->len, ==, 4);
-    GtkWidget *browser = find_type(GTK_WIDGET(win), FM_TYPE_CATALOGUE_VIEW);
+    GtkWidget *browser = find_widget(GTK_WIDGET(win), is_catalogue_view, NULL);
     g_assert_nonnull(browser);
     for (guint i = 0; i < runs->len; i++) {
         const fm_catalogue_run *run = runs->pdata[i];
