@@ -51,13 +51,13 @@ static size_t round_up(size_t n, size_t to)
     return (n + to - 1) / to * to;
 }
 
+#if FM_HAVE_CUDA
 /* Length of the mapping behind a pinned block of `bytes`. */
 static size_t pinned_length(size_t bytes)
 {
     return round_up(bytes, bytes >= HUGE_MIN ? HUGE_PAGE : 4096);
 }
 
-#if FM_HAVE_CUDA
 /* Page-locked by registering our own mapping, touched first on every thread: cudaHostAlloc
  * pinned at 1.6 GB/s on the H100 machine (64 MB in 39.5 ms), this at 8-16 GB/s. */
 static void *pinned_alloc(size_t bytes)

@@ -46,11 +46,7 @@ static void fill_map_combo(FmWindow *win, const fm_result *res)
     GtkComboBoxText *combo = GTK_COMBO_BOX_TEXT(win->map_combo);
     win->updating = TRUE;
     gtk_combo_box_text_remove_all(combo);
-    gtk_combo_box_text_append(combo, "raw", _("Raw frame"));
-    if (res == NULL) {
-        gtk_combo_box_text_append(combo, "contrast", _("Contrast K"));
-        gtk_combo_box_text_append(combo, "sfi", _("SFI"));
-    }
+    gtk_combo_box_text_append(combo, "raw", _("Raw frame")); /* a FLIM dataset has no speckle maps */
     for (int i = 0; res != NULL && flim_maps[i] != NULL; i++)
         if (fm_result_get_map(res, flim_maps[i]) != NULL)
             gtk_combo_box_text_append(combo, flim_maps[i], flim_maps[i]);
