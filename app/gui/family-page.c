@@ -1,6 +1,8 @@
 /* FmFamilyPage: the interface's dispatch, with its optional calls. */
 #include "family-page.h"
 
+#include <gio/gio.h>
+
 G_DEFINE_INTERFACE(FmFamilyPage, fm_family_page, G_TYPE_OBJECT)
 
 static void fm_family_page_default_init(FmFamilyPageInterface *iface)
@@ -50,6 +52,16 @@ void fm_family_page_set_backend(FmFamilyPage *page, const char *backend)
 guint fm_family_page_get_bars(FmFamilyPage *page)
 {
     return IFACE(page)->get_bars != NULL ? IFACE(page)->get_bars(page) : 0;
+}
+
+gboolean fm_family_page_get_live(FmFamilyPage *page, fm_page_live *live, GError **error)
+{
+    if (IFACE(page)->get_live == NULL) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "%s",
+                    "this page has no stack playback");
+        return FALSE;
+    }
+    return IFACE(page)->get_live(page, live, error);
 }
 
 /* ---- a page from plain functions ---------------------------------------------------------- */

@@ -6,6 +6,7 @@
 
 #include <glib-object.h>
 
+#include "app/core/method.h"
 #include "app/core/result.h"
 
 G_BEGIN_DECLS
@@ -19,6 +20,16 @@ typedef enum {
     FM_PAGE_BAR_PLOT = 1 << 4,        /* the bottom plot */
     FM_PAGE_BAR_ALL = (1 << 5) - 1,
 } fm_page_bars;
+
+/* What stack playback (the frame bar) computes on each frame for a page: a method and its
+ * parameters, the map shown, and the bottom plot's y axis (its mean over ROI 1, or the frame). */
+typedef struct {
+    const fm_method *method;
+    fm_params *params; /* the caller frees it */
+    fm_backend backend;
+    const char *map;
+    const char *y_label_roi, *y_label_frame;
+} fm_page_live;
 
 #define FM_TYPE_FAMILY_PAGE (fm_family_page_get_type())
 G_DECLARE_INTERFACE(FmFamilyPage, fm_family_page, FM, FAMILY_PAGE, GObject)
@@ -42,6 +53,8 @@ struct _FmFamilyPageInterface {
     void (*set_backend)(FmFamilyPage *page, const char *backend);
     /* The bars it uses (fm_page_bars); none when it has no get_bars. */
     guint (*get_bars)(FmFamilyPage *page);
+    /* Stack playback: fills live (FALSE with error when the page cannot, or has no playback). */
+    gboolean (*get_live)(FmFamilyPage *page, fm_page_live *live, GError **error);
 };
 
 const char *fm_family_page_get_id(FmFamilyPage *page);
@@ -53,6 +66,7 @@ gboolean fm_family_page_select_method(FmFamilyPage *page, const char *method_id)
 gboolean fm_family_page_set_param(FmFamilyPage *page, const char *key, const char *text);
 void fm_family_page_set_backend(FmFamilyPage *page, const char *backend);
 guint fm_family_page_get_bars(FmFamilyPage *page);
+gboolean fm_family_page_get_live(FmFamilyPage *page, fm_page_live *live, GError **error);
 
 /* A page from plain functions of the window, for families whose page needs only these. */
 typedef struct _FmWindow FmWindow;

@@ -338,10 +338,7 @@ static void run_reopened(FmCatalogueView *view, gint64 run_id, FmWindow *win)
         fm_result_add_map(result, map);
     }
     fm_window_set_result(win, result, FALSE);
-    if (!fm_window_pages_show_result(win, result)) { /* the window's own page: the map view */
-        fm_window_set_family(win, "lsi");
-        fm_window_select_map(win, fm_result_get_map(result, "sfi") != NULL ? "sfi" : "contrast");
-    }
+    fm_window_pages_show_result(win, result);
     g_autofree char *status =
         g_strdup_printf(_("Reopened run #%" G_GINT64_FORMAT " (%s)"), run_id, run->method_id);
     fm_window_set_status(win, status);

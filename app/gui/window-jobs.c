@@ -102,8 +102,7 @@ static void show_result(FmWindow *win, fm_job *job, const fm_result *res)
 {
     g_autofree char *what = fm_job_describe(job);
     fm_window_set_result(win, fm_window_copy_result(res), FALSE);
-    if (!fm_window_pages_show_result(win, res))
-        fm_window_select_map(win, fm_result_get_map(res, "sfi") != NULL ? "sfi" : "contrast");
+    fm_window_pages_show_result(win, res);
     fm_window_show_done(win, res, what);
     show_note(win, res->note);
 }
@@ -164,7 +163,7 @@ void fm_window_start_job(FmWindow *win, const fm_method *method, const fm_params
     fm_window_set_status(win, status);
 }
 
-/* win.run: the page on show runs its method; the speckle page (the window's own) its panel's. */
+/* win.run: the page on show runs its method. */
 static void run_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
 {
     FmWindow *win = user;
@@ -173,16 +172,8 @@ static void run_activated(GSimpleAction *action, GVariant *parameter, gpointer u
         return;
     }
     FmFamilyPage *page = fm_window_active_page(win);
-    if (page != NULL && fm_family_page_run(page))
-        return;
-    g_autoptr(GError) error = NULL;
-    g_autoptr(fm_params) params = fm_lsi_panel_get_params(win->panel, NULL, &error);
-    if (params == NULL) {
-        fm_window_show_message(win, GTK_MESSAGE_ERROR, error->message);
-        return;
-    }
-    fm_window_start_job(win, fm_lsi_panel_get_method(win->panel), params,
-                        fm_map_view_get_rois(win->map_view), fm_lsi_panel_get_backend(win->panel));
+    if (page == NULL || !fm_family_page_run(page))
+        fm_window_show_message(win, GTK_MESSAGE_INFO, _("This page has no method to run."));
 }
 
 static void cancel_all_activated(GSimpleAction *action, GVariant *parameter, gpointer user)

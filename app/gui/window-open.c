@@ -97,8 +97,8 @@ static void set_dataset(FmWindow *win, fm_dataset *ds, const char *path)
     fm_map_view_clear(win->map_view); /* a new dataset starts zoomed to fit */
     fm_plot_view_clear(win->plot_view);
     fm_window_select_map(win, "raw");
-    /* The speckle page unless a family page takes the dataset (each shows itself if so). */
-    fm_window_set_family(win, "lsi");
+    /* Each page takes the dataset and shows itself if it is its own; the first (pages.c) is
+     * the page of any stack the others do not take. */
     for (guint i = 0; i < win->pages->len; i++)
         fm_family_page_dataset_changed(win->pages->pdata[i]);
     fm_window_update_action_state(win);

@@ -1,6 +1,7 @@
 /* Stack playback, the paper's real-time display: a timer steps through the frames and a worker
- * computes lsi.spatial on one frame at a time. When compute is slower than the timer, frames
- * are skipped rather than queued, so the display never lags behind. */
+ * computes the page's live map (fm_page_live, FmFamilyPage) on one frame at a
+ * time. When compute is slower than the timer, frames are skipped rather than queued, so the
+ * display never lags behind. */
 #include "window-private.h"
 
 #include "app/core/error.h"
@@ -16,6 +17,7 @@ typedef struct {
     fm_params *params;
     const fm_method *method;
     fm_backend backend;
+    const char *map; /* the map shown and plotted */
     int index;
 } FrameJob;
 
@@ -66,6 +68,7 @@ static void compute_done(GObject *source, GAsyncResult *res, gpointer user)
 {
     FmWindow *win = FM_WINDOW(source);
     FrameJob *job = g_task_get_task_data(G_TASK(res));
+    const char *map = job->map;
     g_autoptr(GError) error = NULL;
     fm_result *result = g_task_propagate_pointer(G_TASK(res), &error);
     win->play_busy = FALSE;
@@ -88,9 +91,9 @@ static void compute_done(GObject *source, GAsyncResult *res, gpointer user)
     g_autofree char *device = g_strdup(result->device);
     fm_window_set_result(win, result, TRUE);
     fm_window_set_frame(win, job->index);
-    fm_window_select_map(win, fm_result_get_map(result, "sfi") != NULL ? "sfi" : "contrast");
-
-    fm_map *sfi = fm_result_get_map(result, "sfi");
+    fm_map *sfi = fm_result_get_map(result, map);
+    if (sfi != NULL)
+        fm_window_select_map(win, map);
     if (sfi != NULL && fm_window_playback_running(win)) {
         /* A wrap to the start begins a new time course. */
         if (job->index <= win->plot_last_frame)
@@ -121,24 +124,21 @@ static void start_compute(FmWindow *win, int frame)
 {
     if (win->dataset == NULL)
         return;
-    const fm_method *method = fm_method_find("lsi.spatial");
-    if (method == NULL) {
-        fm_window_show_message(win, GTK_MESSAGE_ERROR, _("The lsi.spatial method is missing."));
-        fm_window_playback_stop(win);
-        return;
-    }
+    FmFamilyPage *page = fm_window_active_page(win);
+    fm_page_live live = {0};
     g_autoptr(GError) error = NULL;
-    fm_params *params = fm_lsi_panel_get_params(win->panel, method, &error);
-    if (params == NULL) {
-        fm_window_show_message(win, GTK_MESSAGE_ERROR, error->message);
+    if (page == NULL || !fm_family_page_get_live(page, &live, &error)) {
+        fm_window_show_message(win, GTK_MESSAGE_ERROR,
+                               error ? error->message : _("Nothing to play on this page."));
         fm_window_playback_stop(win);
         return;
     }
     FrameJob *job = g_new0(FrameJob, 1);
     job->frame = frame_copy(win->dataset, frame);
-    job->params = params;
-    job->method = method;
-    job->backend = fm_lsi_panel_get_backend(win->panel);
+    job->params = live.params;
+    job->method = live.method;
+    job->backend = live.backend;
+    job->map = live.map;
     job->index = frame;
     if (win->play_cancellable == NULL)
         win->play_cancellable = g_cancellable_new();
@@ -163,10 +163,14 @@ static gboolean play_tick(gpointer user)
 
 void fm_window_playback_set_labels(FmWindow *win)
 {
+    FmFamilyPage *page = fm_window_active_page(win);
+    fm_page_live live = {0};
+    if (page == NULL || !fm_family_page_get_live(page, &live, NULL))
+        return;
+    fm_params_free(live.params);
     GPtrArray *rois = fm_map_view_get_rois(win->map_view);
     fm_plot_view_set_labels(win->plot_view, _("frame"),
-                            rois != NULL && rois->len > 0 ? _("mean SFI in ROI 1 (1/s)")
-                                                          : _("mean SFI, whole frame (1/s)"));
+                            rois != NULL && rois->len > 0 ? live.y_label_roi : live.y_label_frame);
 }
 
 void fm_window_playback_start(FmWindow *win)

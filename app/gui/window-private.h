@@ -9,7 +9,6 @@
 #include "catalogue-view.h"
 #include "family-page.h"
 #include "job-list.h"
-#include "app/gui/lsi/lsi-panel.h"
 #include "map-view.h"
 #include "plot-view.h"
 #include "window.h"
@@ -31,7 +30,6 @@ struct _FmWindow {
     /* Built in code. */
     FmMapView *map_view;
     FmPlotView *plot_view;
-    FmLsiPanel *panel;
     FmJobList *job_list;
     FmCatalogueView *catalogue_view;
     GtkRecentManager *recent;
@@ -60,7 +58,7 @@ struct _FmWindow {
     GCancellable *play_cancellable;
     gint64 play_started_us;
 
-    /* The family stack (the speckle page and the family pages' panels), its switcher, the centre
+    /* The family stack (the family pages' panels), its switcher, the centre
      * stack (the map and the pages' views), and the pages (FmFamilyPage, owned; pages.c). */
     GtkWidget *panel_stack, *centre_stack, *family_switcher;
     GPtrArray *pages;
@@ -113,15 +111,15 @@ gboolean fm_window_playback_running(FmWindow *win);
 /* Recomputes the live SFI of one frame (slider moved while a live map is shown). */
 void fm_window_playback_compute(FmWindow *win, int frame);
 void fm_window_playback_dispose(FmWindow *win);
-/* Speckle's axes for the bottom plot (ROI 1 or the whole frame, as playback plots it). */
+/* The bottom plot's axes for the page's live map (ROI 1 or the whole frame, as playback plots it). */
 void fm_window_playback_set_labels(FmWindow *win);
 
 /* window.c: the family pages */
-/* The page on show, or NULL for the window's own speckle page. */
+/* The page on show (NULL only before the pages exist). */
 FmFamilyPage *fm_window_active_page(FmWindow *win);
 /* Shows the bars the page on show uses (fm_page_bars). */
 void fm_window_sync_family_bars(FmWindow *win);
-/* Asks the pages to show res; FALSE when none takes it (a speckle result). */
+/* Asks the pages to show res; FALSE when none takes it. */
 gboolean fm_window_pages_show_result(FmWindow *win, const fm_result *res);
 /* The user chose a backend on a panel: remembered as the setting, named on the status bar. */
 void fm_window_backend_chosen(FmWindow *win, const char *name);

@@ -305,11 +305,6 @@ void fm_window_device_changed(FmWindow *win)
         show_next_device(win);
 }
 
-static void backend_changed(FmLsiPanel *panel, const char *name, FmWindow *win)
-{
-    fm_window_backend_chosen(win, name);
-}
-
 void fm_window_backend_chosen(FmWindow *win, const char *name)
 {
     fm_application_set_setting(FM_APPLICATION(gtk_window_get_application(GTK_WINDOW(win))),
@@ -429,12 +424,9 @@ static void build_children(FmWindow *win)
     gtk_box_pack_start(GTK_BOX(win->plot_box), GTK_WIDGET(win->plot_view), TRUE, TRUE, 0);
     win->job_list = FM_JOB_LIST(fm_job_list_new());
     gtk_box_pack_start(GTK_BOX(win->jobs_box), GTK_WIDGET(win->job_list), TRUE, TRUE, 0);
-    win->panel = FM_LSI_PANEL(fm_lsi_panel_new("lsi"));
-    GtkWidget *scroller = fm_panel_scroller_new(GTK_WIDGET(win->panel));
-    /* The family stack (speckle is the window's own page) and the one family switcher. */
+    /* The family stack (the pages add their panels) and the one family switcher. */
     win->panel_stack = gtk_stack_new();
     gtk_stack_set_transition_type(GTK_STACK(win->panel_stack), GTK_STACK_TRANSITION_TYPE_CROSSFADE);
-    gtk_stack_add_titled(GTK_STACK(win->panel_stack), scroller, "lsi", _("Speckle"));
     win->family_switcher = fm_family_switcher_new(GTK_STACK(win->panel_stack));
     g_object_set(win->family_switcher, "margin", 8, NULL);
     gtk_box_pack_start(GTK_BOX(win->panel_box), win->family_switcher, FALSE, FALSE, 0);
@@ -460,7 +452,7 @@ static void build_children(FmWindow *win)
 const char *fm_window_get_family(FmWindow *win)
 {
     const char *name = gtk_stack_get_visible_child_name(GTK_STACK(win->panel_stack));
-    return name != NULL ? name : "lsi";
+    return name; /* NULL only before the pages exist */
 }
 
 void fm_window_set_family(FmWindow *win, const char *family)
@@ -474,7 +466,7 @@ FmFamilyPage *fm_window_active_page(FmWindow *win)
     for (guint i = 0; win->pages != NULL && i < win->pages->len; i++)
         if (g_strcmp0(fm_family_page_get_id(win->pages->pdata[i]), family) == 0)
             return win->pages->pdata[i];
-    return NULL; /* the window's own speckle page */
+    return NULL; /* the stack shows none of the pages (not after start-up) */
 }
 
 gboolean fm_window_pages_show_result(FmWindow *win, const fm_result *res)
@@ -485,11 +477,11 @@ gboolean fm_window_pages_show_result(FmWindow *win, const fm_result *res)
     return FALSE;
 }
 
-/* The bars the page on show uses (the speckle page: all of them). */
+/* The bars the page on show uses. */
 static guint active_bars(FmWindow *win)
 {
     FmFamilyPage *page = fm_window_active_page(win);
-    return page != NULL ? fm_family_page_get_bars(page) : FM_PAGE_BAR_ALL;
+    return page != NULL ? fm_family_page_get_bars(page) : 0;
 }
 
 void fm_window_sync_family_bars(FmWindow *win)
@@ -513,19 +505,6 @@ gboolean fm_window_frame_slider_visible(FmWindow *win)
     return gtk_widget_get_visible(gtk_widget_get_parent(win->frame_scale));
 }
 
-/* The speckle page's map list (the window's own page). */
-static void speckle_map_list(FmWindow *win)
-{
-    GtkComboBoxText *combo = GTK_COMBO_BOX_TEXT(win->map_combo);
-    win->updating = TRUE;
-    gtk_combo_box_text_remove_all(combo);
-    gtk_combo_box_text_append(combo, "raw", _("Raw frame"));
-    gtk_combo_box_text_append(combo, "contrast", _("Contrast K"));
-    gtk_combo_box_text_append(combo, "sfi", _("SFI"));
-    gtk_combo_box_set_active_id(GTK_COMBO_BOX(combo), win->map_name);
-    win->updating = FALSE;
-}
-
 /* Another page came on show: the bars it uses, a cleared plot, the map in the centre (pages
  * with views of their own switch to them in their handlers, which run after this one). */
 static void family_changed(GObject *stack, GParamSpec *pspec, FmWindow *win)
@@ -536,10 +515,6 @@ static void family_changed(GObject *stack, GParamSpec *pspec, FmWindow *win)
     fm_plot_view_clear(win->plot_view);
     win->plot_last_frame = G_MAXINT;
     gtk_stack_set_visible_child_name(GTK_STACK(win->centre_stack), "map");
-    if (fm_window_active_page(win) == NULL) {
-        fm_window_playback_set_labels(win);
-        speckle_map_list(win);
-    }
 }
 
 /* win.open-demo(id): a start-page card. */
@@ -562,7 +537,6 @@ static void fm_window_init(FmWindow *win)
     win->pages = g_ptr_array_new_with_free_func(g_object_unref);
     fm_pages_attach(win, win->pages);
     fm_family_switcher_refresh(win->family_switcher);
-    gtk_stack_set_visible_child_name(GTK_STACK(win->panel_stack), "lsi");
     /* Until a dataset is open the centre offers the demos (untitled: no switcher lists it). */
     static const GActionEntry demo_entries[] = {
         {"open-demo", open_demo_activated, "s", NULL, NULL, {0}},
@@ -598,7 +572,6 @@ static void fm_window_init(FmWindow *win)
     g_signal_connect(win->clear_rois_button, "clicked", G_CALLBACK(clear_rois_clicked), win);
     g_signal_connect(win->map_view, "rois-changed", G_CALLBACK(rois_changed), win);
     g_signal_connect(win->map_view, "cursor-moved", G_CALLBACK(cursor_moved), win);
-    g_signal_connect(win->panel, "backend-changed", G_CALLBACK(backend_changed), win);
     g_signal_connect(win, "key-press-event", G_CALLBACK(key_pressed), win);
 
     g_autofree char *dir = fm_catalogue_default_dir();
@@ -625,10 +598,10 @@ FmWindow *fm_window_new(FmApplication *app)
 {
     FmWindow *win = g_object_new(FM_TYPE_WINDOW, "application", app, NULL);
     g_autofree char *backend = fm_application_get_setting(app, "backend", "auto");
-    fm_lsi_panel_set_backend(win->panel, backend);
     for (guint i = 0; i < win->pages->len; i++)
         fm_family_page_set_backend(win->pages->pdata[i], backend);
-    win->backend_choice = fm_lsi_panel_get_backend(win->panel);
+    if (fm_backend_parse(backend, &win->backend_choice) != FM_OK)
+        win->backend_choice = FM_BACKEND_AUTO;
     show_next_device(win); /* until the device start ends: "starting the GPU…" */
     g_autofree char *cmap = fm_application_get_setting(app, "colormap", "viridis");
     g_action_group_change_action_state(G_ACTION_GROUP(win), "colormap", g_variant_new_string(cmap));
@@ -673,9 +646,7 @@ GtkWidget *fm_window_get_job_list(FmWindow *win)
 gboolean fm_window_set_param(FmWindow *win, const char *key, const char *text)
 {
     FmFamilyPage *page = fm_window_active_page(win);
-    if (page != NULL)
-        return fm_family_page_set_param(page, key, text);
-    return fm_lsi_panel_set_param(win->panel, key, text);
+    return page != NULL && fm_family_page_set_param(page, key, text);
 }
 
 void fm_window_result_shown(FmWindow *win, fm_job *job)
@@ -693,7 +664,7 @@ gboolean fm_window_select_method(FmWindow *win, const char *method_id)
     for (guint i = 0; i < win->pages->len; i++)
         if (fm_family_page_select_method(win->pages->pdata[i], method_id))
             return TRUE;
-    return fm_lsi_panel_set_method(win->panel, method_id);
+    return FALSE;
 }
 
 const char *fm_window_get_message(FmWindow *win, GtkMessageType *type)

@@ -1,4 +1,4 @@
-/* FmWindow: the main window (dataset, catalogue, map view, LSI panel, jobs, playback). */
+/* FmWindow: the main window (dataset, catalogue, map view, family pages, jobs, playback). */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -29,7 +29,7 @@ GMenuModel *fm_window_get_recent_menu(FmWindow *win);
 gboolean fm_window_is_loading(FmWindow *win);
 fm_dataset *fm_window_get_dataset(FmWindow *win); /* borrowed, or NULL */
 FmMapView *fm_window_get_map_view(FmWindow *win);
-/* Selects a method of the LSI panel by id; FALSE when it is not offered. */
+/* Selects a method by id on the page that offers it; FALSE when none does. */
 gboolean fm_window_select_method(FmWindow *win, const char *method_id);
 /* State of the last finished job, or -1 when none has finished yet. */
 int fm_window_get_last_job_state(FmWindow *win);
@@ -44,8 +44,8 @@ void fm_window_hide_message(FmWindow *win);
 int fm_window_get_playback_count(FmWindow *win);
 /* The status bar's device label ("Backend: …"). */
 const char *fm_window_get_device_text(FmWindow *win);
-/* Sets a parameter of the LSI or FLIM panel on show from text, as the CLI takes it; FALSE when
- * its form has no such key. */
+/* Sets a parameter of the page on show from text, as the CLI takes it; FALSE when its form has
+ * no such key. */
 gboolean fm_window_set_param(FmWindow *win, const char *key, const char *text);
 GtkWidget *fm_window_get_job_list(FmWindow *win);
 
@@ -53,13 +53,13 @@ GtkWidget *fm_window_get_job_list(FmWindow *win);
  * returned them (before the catalogue has recorded them) or, failing that, when it ended.
  * "dataset-changed": a newly opened dataset is on show. */
 
-/* The family page on show (its id: "lsi" for the window's own speckle page, else the page's),
- * and a switch to another. */
+/* The id of the family page on show ("lsi", "flim", …: the pages of pages.c), and a switch to
+ * another. */
 const char *fm_window_get_family(FmWindow *win);
 void fm_window_set_family(FmWindow *win, const char *family);
 /* Whether the main map view's map toolbar and ROI bar are on show (not for OCT). */
 gboolean fm_window_map_tools_visible(FmWindow *win);
-/* The frame slider and playback: on show only where frames are a time series (speckle). */
+/* The frame slider and playback: on show only on pages whose frames are a time series. */
 gboolean fm_window_frame_slider_visible(FmWindow *win);
 
 G_END_DECLS

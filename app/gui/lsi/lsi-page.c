@@ -1,0 +1,168 @@
+/* The speckle page: the LSI panel on the right, the raw frames and the contrast and flow maps in
+ * the window's map view, and the live map of stack playback (lsi.spatial on one frame). */
+#include "lsi-page.h"
+
+#include <glib/gi18n.h>
+
+#include "app/gui/family-switcher.h"
+#include "app/gui/window-private.h"
+#include "lsi-panel.h"
+
+struct _FmLsiPage {
+    GObject parent_instance;
+    FmWindow *win; /* not owned: the window owns its pages */
+    FmLsiPanel *panel;
+};
+
+static void page_iface_init(FmFamilyPageInterface *iface);
+G_DEFINE_TYPE_WITH_CODE(FmLsiPage, fm_lsi_page, G_TYPE_OBJECT,
+                        G_IMPLEMENT_INTERFACE(FM_TYPE_FAMILY_PAGE, page_iface_init))
+
+static gboolean active(FmLsiPage *self)
+{
+    return g_strcmp0(fm_window_get_family(self->win), "lsi") == 0;
+}
+
+static void map_list(FmWindow *win)
+{
+    GtkComboBoxText *combo = GTK_COMBO_BOX_TEXT(win->map_combo);
+    win->updating = TRUE;
+    gtk_combo_box_text_remove_all(combo);
+    gtk_combo_box_text_append(combo, "raw", _("Raw frame"));
+    gtk_combo_box_text_append(combo, "contrast", _("Contrast K"));
+    gtk_combo_box_text_append(combo, "sfi", _("SFI"));
+    gtk_combo_box_set_active_id(GTK_COMBO_BOX(combo), win->map_name);
+    win->updating = FALSE;
+}
+
+static void family_changed(GObject *stack, GParamSpec *pspec, FmLsiPage *self)
+{
+    (void)stack;
+    (void)pspec;
+    if (!active(self))
+        return;
+    fm_window_playback_set_labels(self->win);
+    map_list(self->win);
+}
+
+static const char *get_id(FmFamilyPage *page)
+{
+    (void)page;
+    return "lsi";
+}
+
+/* Every dataset comes here first; the pages after this one take theirs. */
+static void dataset_changed(FmFamilyPage *page)
+{
+    FmLsiPage *self = FM_LSI_PAGE(page);
+    fm_window_set_family(self->win, "lsi");
+    family_changed(NULL, NULL, self);
+}
+
+static gboolean show_result(FmFamilyPage *page, const fm_result *res)
+{
+    FmLsiPage *self = FM_LSI_PAGE(page);
+    if (res == NULL || !g_str_has_prefix(res->method_id, "lsi."))
+        return FALSE;
+    fm_window_set_family(self->win, "lsi");
+    fm_window_select_map(self->win, fm_result_get_map(res, "sfi") != NULL ? "sfi" : "contrast");
+    return TRUE;
+}
+
+static gboolean run(FmFamilyPage *page)
+{
+    FmLsiPage *self = FM_LSI_PAGE(page);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(fm_params) params = fm_lsi_panel_get_params(self->panel, NULL, &error);
+    if (params == NULL) {
+        fm_window_show_message(self->win, GTK_MESSAGE_ERROR, error->message);
+        return TRUE;
+    }
+    fm_window_start_job(self->win, fm_lsi_panel_get_method(self->panel), params,
+                        fm_map_view_get_rois(self->win->map_view),
+                        fm_lsi_panel_get_backend(self->panel));
+    return TRUE;
+}
+
+static gboolean select_method(FmFamilyPage *page, const char *method_id)
+{
+    return fm_lsi_panel_set_method(FM_LSI_PAGE(page)->panel, method_id);
+}
+
+static gboolean set_param(FmFamilyPage *page, const char *key, const char *text)
+{
+    return fm_lsi_panel_set_param(FM_LSI_PAGE(page)->panel, key, text);
+}
+
+static void set_backend(FmFamilyPage *page, const char *backend)
+{
+    fm_lsi_panel_set_backend(FM_LSI_PAGE(page)->panel, backend);
+}
+
+static guint get_bars(FmFamilyPage *page)
+{
+    (void)page;
+    return FM_PAGE_BAR_ALL;
+}
+
+/* The paper's real-time display: spatial contrast of each frame with the panel's parameters. */
+static gboolean get_live(FmFamilyPage *page, fm_page_live *live, GError **error)
+{
+    FmLsiPage *self = FM_LSI_PAGE(page);
+    live->method = fm_method_find("lsi.spatial");
+    if (live->method == NULL) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s",
+                    _("The lsi.spatial method is missing."));
+        return FALSE;
+    }
+    live->params = fm_lsi_panel_get_params(self->panel, live->method, error);
+    if (live->params == NULL)
+        return FALSE;
+    live->backend = fm_lsi_panel_get_backend(self->panel);
+    live->map = "sfi";
+    live->y_label_roi = _("mean SFI in ROI 1 (1/s)");
+    live->y_label_frame = _("mean SFI, whole frame (1/s)");
+    return TRUE;
+}
+
+static void page_iface_init(FmFamilyPageInterface *iface)
+{
+    iface->get_id = get_id;
+    iface->dataset_changed = dataset_changed;
+    iface->show_result = show_result;
+    iface->run = run;
+    iface->select_method = select_method;
+    iface->set_param = set_param;
+    iface->set_backend = set_backend;
+    iface->get_bars = get_bars;
+    iface->get_live = get_live;
+}
+
+static void backend_changed(FmLsiPanel *panel, const char *name, FmLsiPage *self)
+{
+    (void)panel;
+    fm_window_backend_chosen(self->win, name);
+}
+
+static void fm_lsi_page_init(FmLsiPage *self)
+{
+    (void)self;
+}
+
+static void fm_lsi_page_class_init(FmLsiPageClass *klass)
+{
+    (void)klass;
+}
+
+FmFamilyPage *fm_lsi_page_new(FmWindow *win)
+{
+    FmLsiPage *self = g_object_new(FM_TYPE_LSI_PAGE, NULL);
+    self->win = win;
+    self->panel = FM_LSI_PANEL(fm_lsi_panel_new("lsi"));
+    GtkWidget *scroller = fm_panel_scroller_new(GTK_WIDGET(self->panel));
+    gtk_stack_add_titled(GTK_STACK(win->panel_stack), scroller, "lsi", _("Speckle"));
+    gtk_widget_show_all(scroller);
+    g_signal_connect(win->panel_stack, "notify::visible-child", G_CALLBACK(family_changed), self);
+    g_signal_connect(self->panel, "backend-changed", G_CALLBACK(backend_changed), self);
+    return FM_FAMILY_PAGE(self);
+}
