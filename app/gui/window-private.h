@@ -115,6 +115,8 @@ void fm_window_playback_dispose(FmWindow *win);
 void fm_window_playback_set_labels(FmWindow *win);
 
 /* window.c: the family pages */
+/* A page's side panel into the family stack, scrolled, as child id with the switcher's title. */
+void fm_window_add_panel(FmWindow *win, const char *id, const char *title, GtkWidget *panel);
 /* The page on show (NULL only before the pages exist). */
 FmFamilyPage *fm_window_active_page(FmWindow *win);
 /* Shows the bars the page on show uses (fm_page_bars). */

@@ -460,6 +460,13 @@ void fm_window_set_family(FmWindow *win, const char *family)
     gtk_stack_set_visible_child_name(GTK_STACK(win->panel_stack), family);
 }
 
+void fm_window_add_panel(FmWindow *win, const char *id, const char *title, GtkWidget *panel)
+{
+    GtkWidget *scroller = fm_panel_scroller_new(panel);
+    gtk_stack_add_titled(GTK_STACK(win->panel_stack), scroller, id, title);
+    gtk_widget_show_all(scroller);
+}
+
 FmFamilyPage *fm_window_active_page(FmWindow *win)
 {
     const char *family = fm_window_get_family(win);

@@ -9,7 +9,6 @@
 #include "dce-panel.h"
 #include "dce-views.h"
 #include "app/gui/window-private.h"
-#include "app/gui/family-switcher.h"
 
 typedef struct {
     FmDcePanel *panel;
@@ -513,8 +512,7 @@ FmFamilyPage *fm_dce_page_new(FmWindow *win)
     g_object_set_data_full(G_OBJECT(win), "fm-dce", st, state_free);
 
     st->panel = FM_DCE_PANEL(fm_dce_panel_new());
-    GtkWidget *scroller = fm_panel_scroller_new(GTK_WIDGET(st->panel));
-    gtk_stack_add_titled(GTK_STACK(win->panel_stack), scroller, "dce", _("Perfusion"));
+    fm_window_add_panel(win, "dce", _("Perfusion"), GTK_WIDGET(st->panel));
     st->views = FM_DCE_VIEWS(fm_dce_views_new());
     gtk_stack_add_named(GTK_STACK(win->centre_stack), GTK_WIDGET(st->views), "dce");
     /* The shared plot is attached in family_changed, only while DCE is on show. */
@@ -541,7 +539,6 @@ FmFamilyPage *fm_dce_page_new(FmWindow *win)
     gtk_box_reorder_child(GTK_BOX(centre), st->controls, position + 1);
     gtk_widget_show_all(st->controls);
     gtk_widget_set_visible(st->controls, FALSE);
-    gtk_widget_show_all(scroller);
     gtk_widget_show_all(GTK_WIDGET(st->views));
 
     g_signal_connect(st->views, "position-changed", G_CALLBACK(position_changed), win);

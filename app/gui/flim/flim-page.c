@@ -6,7 +6,6 @@
 #include <glib/gi18n.h>
 
 #include "app/core/flim/flim_model.h"
-#include "app/gui/family-switcher.h"
 #include "app/gui/window-private.h"
 #include "compare-methods.h"
 #include "flim-panel.h"
@@ -227,8 +226,7 @@ FmFamilyPage *fm_flim_page_new(FmWindow *win)
     g_action_map_add_action_entries(G_ACTION_MAP(win), entries, G_N_ELEMENTS(entries), win);
 
     self->panel = FM_FLIM_PANEL(fm_flim_panel_new());
-    GtkWidget *scroller = fm_panel_scroller_new(GTK_WIDGET(self->panel));
-    gtk_stack_add_titled(GTK_STACK(win->panel_stack), scroller, "flim", _("Lifetime"));
+    fm_window_add_panel(win, "flim", _("Lifetime"), GTK_WIDGET(self->panel));
     self->views = FM_FLIM_VIEWS(fm_flim_views_new());
     gtk_stack_add_titled(GTK_STACK(win->centre_stack), GTK_WIDGET(self->views), "lifetime",
                          _("Lifetime"));
@@ -239,7 +237,6 @@ FmFamilyPage *fm_flim_page_new(FmWindow *win)
     GtkWidget *toolbar = gtk_widget_get_parent(win->map_combo);
     gtk_box_pack_start(GTK_BOX(toolbar), self->centre_switcher, FALSE, FALSE, 0);
     gtk_box_reorder_child(GTK_BOX(toolbar), self->centre_switcher, 0);
-    gtk_widget_show_all(scroller);
     gtk_widget_show_all(GTK_WIDGET(self->views));
     gtk_widget_show_all(self->centre_switcher);
     gtk_widget_set_visible(self->centre_switcher, FALSE);

@@ -4,7 +4,6 @@
 
 #include <glib/gi18n.h>
 
-#include "app/gui/family-switcher.h"
 #include "app/gui/window-private.h"
 #include "lsi-panel.h"
 
@@ -159,9 +158,7 @@ FmFamilyPage *fm_lsi_page_new(FmWindow *win)
     FmLsiPage *self = g_object_new(FM_TYPE_LSI_PAGE, NULL);
     self->win = win;
     self->panel = FM_LSI_PANEL(fm_lsi_panel_new("lsi"));
-    GtkWidget *scroller = fm_panel_scroller_new(GTK_WIDGET(self->panel));
-    gtk_stack_add_titled(GTK_STACK(win->panel_stack), scroller, "lsi", _("Speckle"));
-    gtk_widget_show_all(scroller);
+    fm_window_add_panel(win, "lsi", _("Speckle"), GTK_WIDGET(self->panel));
     g_signal_connect(win->panel_stack, "notify::visible-child", G_CALLBACK(family_changed), self);
     g_signal_connect(self->panel, "backend-changed", G_CALLBACK(backend_changed), self);
     return FM_FAMILY_PAGE(self);

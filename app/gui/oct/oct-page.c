@@ -9,7 +9,6 @@
 #include "oct-panel.h"
 #include "oct-views.h"
 #include "app/gui/window-private.h"
-#include "app/gui/family-switcher.h"
 
 typedef struct {
     FmOctPanel *panel;
@@ -246,12 +245,10 @@ FmFamilyPage *fm_oct_page_new(FmWindow *win)
     OctState *st = g_new0(OctState, 1);
     g_object_set_data_full(G_OBJECT(win), "fm-oct", st, state_free);
     st->panel = FM_OCT_PANEL(fm_oct_panel_new());
-    GtkWidget *scroller = fm_panel_scroller_new(GTK_WIDGET(st->panel));
-    gtk_stack_add_titled(GTK_STACK(win->panel_stack), scroller, "oct", _("OCT"));
+    fm_window_add_panel(win, "oct", _("OCT"), GTK_WIDGET(st->panel));
     st->views = FM_OCT_VIEWS(fm_oct_views_new());
     /* untitled: the map toolbar's Map | Lifetime switcher lists FLIM's views only */
     gtk_stack_add_named(GTK_STACK(win->centre_stack), GTK_WIDGET(st->views), "oct");
-    gtk_widget_show_all(scroller);
     gtk_widget_show_all(GTK_WIDGET(st->views));
     /* after the window's handler, which shows the map for every page without views */
     g_signal_connect(win->panel_stack, "notify::visible-child", G_CALLBACK(family_changed), win);
