@@ -5,7 +5,6 @@
 
 #include "fm_config.h"
 #include "window.h"
-#include "app/gui/mcml/mcml-window.h"
 
 struct _FmApplication {
     GtkApplication parent_instance;
@@ -61,10 +60,12 @@ static void about_activated(GSimpleAction *action, GVariant *parameter, gpointer
                           FM_APPLICATION_ID, "website", "https://github.com/fluxmap/fluxmap", NULL);
 }
 
-/* app.mcml: the MCML simulation window (needs no dataset, so it is a window of its own). */
+/* app.mcml: the main window on its MCML page (which needs no dataset). */
 static void mcml_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
 {
-    gtk_window_present(GTK_WINDOW(fm_mcml_window_new(GTK_APPLICATION(user))));
+    FmWindow *win = get_window(FM_APPLICATION(user));
+    fm_window_set_family(win, "mcml");
+    gtk_window_present(GTK_WINDOW(win));
 }
 
 static const GActionEntry app_entries[] = {

@@ -6,7 +6,7 @@
 
 #include "app/core/roi.h"
 #include "fm_config.h"
-#include "app/gui/mcml/mcml-window.h"
+#include "app/gui/mcml/mcml-page.h"
 #include "app/gui/dce/dce-page.h"
 
 static const fm_demo demos[] = {
@@ -87,10 +87,9 @@ gboolean fm_demo_open(FmWindow *win, const char *id)
     const fm_demo *demo = find(id);
     if (demo == NULL)
         return FALSE;
-    if (demo->file == NULL) { /* MCML: its window with the skin preset, ready to run */
-        FmMcmlWindow *mcml = fm_mcml_window_new(gtk_window_get_application(GTK_WINDOW(win)));
-        fm_mcml_window_load_preset(mcml, "skin7_600nm");
-        gtk_window_present(GTK_WINDOW(mcml));
+    if (demo->file == NULL) { /* MCML: its page with the skin preset, ready to run */
+        fm_mcml_view_load_preset(fm_window_get_mcml_view(win), "skin7_600nm");
+        fm_window_set_family(win, "mcml");
         return TRUE;
     }
     g_autofree char *path = demo_path(demo->file);

@@ -5,6 +5,7 @@
 #include "app/gui/dce/dce-page.h"
 #include "app/gui/flim/flim-page.h"
 #include "app/gui/lsi/lsi-page.h"
+#include "app/gui/mcml/mcml-page.h"
 #include "app/gui/oct/oct-page.h"
 
 void fm_pages_attach(FmWindow *win, GPtrArray *pages)
@@ -13,4 +14,5 @@ void fm_pages_attach(FmWindow *win, GPtrArray *pages)
     g_ptr_array_add(pages, fm_flim_page_new(win));
     g_ptr_array_add(pages, fm_oct_page_new(win));
     g_ptr_array_add(pages, fm_dce_page_new(win));
+    g_ptr_array_add(pages, fm_mcml_page_new(win));
 }

@@ -426,6 +426,7 @@ static void build_children(FmWindow *win)
     gtk_box_pack_start(GTK_BOX(win->jobs_box), GTK_WIDGET(win->job_list), TRUE, TRUE, 0);
     /* The family stack (the pages add their panels) and the one family switcher. */
     win->panel_stack = gtk_stack_new();
+    gtk_stack_set_homogeneous(GTK_STACK(win->panel_stack), FALSE);
     gtk_stack_set_transition_type(GTK_STACK(win->panel_stack), GTK_STACK_TRANSITION_TYPE_CROSSFADE);
     win->family_switcher = fm_family_switcher_new(GTK_STACK(win->panel_stack));
     g_object_set(win->family_switcher, "margin", 8, NULL);
@@ -434,6 +435,8 @@ static void build_children(FmWindow *win)
     gtk_style_context_add_class(gtk_widget_get_style_context(win->panel_box), "fm-side-panel");
     /* The centre: the map, and the pages' own views beside it. */
     win->centre_stack = gtk_stack_new();
+    /* sized by the page on show, not the largest: each page alone must fit a laptop screen */
+    gtk_stack_set_homogeneous(GTK_STACK(win->centre_stack), FALSE);
     g_object_ref(win->map_view);
     gtk_container_remove(GTK_CONTAINER(win->map_frame), GTK_WIDGET(win->map_view));
     gtk_stack_add_titled(GTK_STACK(win->centre_stack), GTK_WIDGET(win->map_view), "map", _("Map"));

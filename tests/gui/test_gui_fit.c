@@ -33,7 +33,7 @@ int main(int argc, char **argv)
     FmApplication *app = fm_gui_test_new_app();
     win = fm_gui_test_activate(app);
     fm_gui_test_drain(0.5);
-    static const char *const families[] = {"lsi", "flim", "dce", "oct"};
+    static const char *const families[] = {"lsi", "flim", "dce", "oct", "mcml"};
     for (size_t i = 0; i < G_N_ELEMENTS(families); i++) {
         char *path = g_strdup_printf("/gui-fit/%s", families[i]);
         g_test_add_data_func(path, families[i], check_page);

@@ -1,4 +1,4 @@
-/* GUI test of the MCML window: opened through app.mcml, the sample preset run with few photons
+/* GUI test of the MCML page: opened through app.mcml, the sample preset run with few photons
  * as a catalogued job, totals and fluence map checked, .mco saved and read back, screenshot. */
 #include <gtk/gtk.h>
 #include <math.h>
@@ -6,12 +6,13 @@
 #include "app/core/catalogue.h"
 #include "app/core/io/mco.h"
 #include "app/gui/application.h"
-#include "app/gui/mcml/mcml-window.h"
+#include "app/gui/mcml/mcml-page.h"
 #include "gui-test-util.h"
 
 static char *data_dir;
 static FmApplication *app;
-static FmMcmlWindow *mcml;
+static FmWindow *win;
+static FmMcmlView *mcml;
 
 static void drain_events(void)
 {
@@ -20,7 +21,7 @@ static void drain_events(void)
 
 static gboolean mcml_idle(gpointer unused G_GNUC_UNUSED)
 {
-    return !fm_mcml_window_is_running(mcml);
+    return !fm_mcml_view_is_running(mcml);
 }
 
 /* Saves the MCML window as screenshot-mcml.png beside FLUXMAP_SCREENSHOT (else in data_dir). */
@@ -29,26 +30,26 @@ static void save_screenshot(void)
     const char *base = g_getenv("FLUXMAP_SCREENSHOT");
     g_autofree char *dir = base ? g_path_get_dirname(base) : g_strdup(data_dir);
     g_autofree char *path = g_build_filename(dir, "screenshot-mcml.png", NULL);
-    fm_gui_test_save_png(GTK_WIDGET(mcml), path);
+    fm_gui_test_save_png(GTK_WIDGET(win), path);
 }
 
 static void test_run_sample(void)
 {
     g_action_group_activate_action(G_ACTION_GROUP(app), "mcml", NULL);
     drain_events();
-    for (GList *l = gtk_application_get_windows(GTK_APPLICATION(app)); l; l = l->next)
-        if (FM_IS_MCML_WINDOW(l->data))
-            mcml = l->data;
+    g_assert_cmpstr(fm_window_get_family(win), ==, "mcml"); /* a page of the window, not a window */
+    mcml = fm_window_get_mcml_view(win);
     g_assert_nonnull(mcml);
-    g_assert_true(fm_mcml_window_load_preset(mcml, "mcml_sample"));
-    fm_mcml_window_set_photons(mcml, 20000);
-    g_assert_true(fm_mcml_window_run(mcml));
+    g_assert_true(gtk_widget_is_drawable(GTK_WIDGET(mcml)));
+    g_assert_true(fm_mcml_view_load_preset(mcml, "mcml_sample"));
+    fm_mcml_view_set_photons(mcml, 20000);
+    g_assert_true(fm_mcml_view_run(mcml));
     g_assert_true(fm_gui_test_wait_until(mcml_idle, NULL, 60));
     drain_events();
 
     double t[4];
-    if (!fm_mcml_window_get_totals(mcml, t))
-        g_error("no totals: %s", fm_mcml_window_get_status(mcml));
+    if (!fm_mcml_view_get_totals(mcml, t))
+        g_error("no totals: %s", fm_mcml_view_get_status(mcml));
     /* Rsp is Fresnel's ((1.37-1)/(2.37))^2 exactly; the four add to 1 (energy conservation,
      * shown with 6 decimals and passed through float32, hence 1e-5). */
     g_assert_cmpfloat(fabs(t[0] - pow(0.37 / 2.37, 2)), <, 1e-6);
@@ -58,7 +59,7 @@ static void test_run_sample(void)
     g_assert_cmpfloat(fabs(t[1] - 0.237544), <, 0.02);
 
     int w = 0, h = 0;
-    const float *map = fm_mcml_window_get_map(mcml, &w, &h);
+    const float *map = fm_mcml_view_get_map(mcml, &w, &h);
     g_assert_nonnull(map);
     g_assert_cmpint(w, ==, 50);
     g_assert_cmpint(h, ==, 40);
@@ -70,7 +71,7 @@ static void test_run_sample(void)
 
     g_autofree char *mco = g_build_filename(data_dir, "gui.mco", NULL);
     g_autoptr(GError) error = NULL;
-    g_assert_true(fm_mcml_window_save_mco(mcml, mco, &error));
+    g_assert_true(fm_mcml_view_save_mco(mcml, mco, &error));
     g_assert_no_error(error);
     fm_mco_totals back;
     g_assert_true(fm_mco_read_totals(mco, &back, &error));
@@ -92,8 +93,9 @@ int main(int argc, char **argv)
     if (data_dir == NULL)
         return 0;
     app = fm_gui_test_new_app();
+    win = fm_gui_test_activate(app);
     g_test_add_func("/gui/mcml/run-sample", test_run_sample);
     int status = g_test_run();
-    fm_gui_test_shutdown(app, mcml ? GTK_WIDGET(mcml) : NULL, data_dir);
+    fm_gui_test_shutdown(app, GTK_WIDGET(win), data_dir);
     return status;
 }

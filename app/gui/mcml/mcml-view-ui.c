@@ -1,6 +1,6 @@
-/* FmMcmlWindow's widgets: the layers table with its buttons, grid and run controls, the
+/* FmMcmlView's widgets: the layers table with its buttons, grid and run controls, the
  * fluence map, plots and totals table, and the file choosers for .mci and .mco. */
-#include "mcml-window-private.h"
+#include "mcml-view-private.h"
 
 #include <glib/gi18n.h>
 
@@ -11,7 +11,7 @@
 static void cell_edited(GtkCellRendererText *cell, const char *path, const char *text,
                         gpointer user)
 {
-    FmMcmlWindow *self = user;
+    FmMcmlView *self = user;
     int column = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(cell), "column"));
     char *end = NULL;
     double v = g_ascii_strtod(text, &end);
@@ -32,7 +32,7 @@ static void format_cell(GtkTreeViewColumn *col, GtkCellRenderer *cell, GtkTreeMo
     g_object_set(cell, "text", buf, NULL);
 }
 
-static GtkWidget *layers_view(FmMcmlWindow *self)
+static GtkWidget *layers_view(FmMcmlView *self)
 {
     GtkWidget *tree = gtk_tree_view_new_with_model(GTK_TREE_MODEL(self->layers));
     const char *titles[N_COLS] = {_("n"), _("μa [1/cm]"), _("μs [1/cm]"), _("g"), _("d [cm]")};
@@ -49,26 +49,26 @@ static GtkWidget *layers_view(FmMcmlWindow *self)
     return tree;
 }
 
-static gboolean selected(FmMcmlWindow *self, GtkTreeIter *it)
+static gboolean selected(FmMcmlView *self, GtkTreeIter *it)
 {
     GtkTreeSelection *sel = gtk_tree_view_get_selection(GTK_TREE_VIEW(self->tree));
     return gtk_tree_selection_get_selected(sel, NULL, it);
 }
 
-static void add_layer(GtkButton *b, FmMcmlWindow *self)
+static void add_layer(GtkButton *b, FmMcmlView *self)
 {
     gtk_list_store_insert_with_values(self->layers, NULL, -1, COL_N, 1.4, COL_MUA, 1.0, COL_MUS,
                                       100.0, COL_G, 0.9, COL_D, 0.1, -1);
 }
 
-static void remove_layer(GtkButton *b, FmMcmlWindow *self)
+static void remove_layer(GtkButton *b, FmMcmlView *self)
 {
     GtkTreeIter it;
     if (selected(self, &it))
         gtk_list_store_remove(self->layers, &it);
 }
 
-static void move_layer(GtkButton *b, FmMcmlWindow *self)
+static void move_layer(GtkButton *b, FmMcmlView *self)
 {
     GtkTreeIter it, other;
     if (!selected(self, &it))
@@ -80,46 +80,47 @@ static void move_layer(GtkButton *b, FmMcmlWindow *self)
         gtk_list_store_swap(self->layers, &it, &other);
 }
 
-static void preset_changed(GtkComboBox *combo, FmMcmlWindow *self)
+static void preset_changed(GtkComboBox *combo, FmMcmlView *self)
 {
     const char *id = gtk_combo_box_get_active_id(combo);
     if (id)
-        fm_mcml_window_load_preset(self, id);
+        fm_mcml_view_load_preset(self, id);
 }
 
-static void run_clicked(GtkButton *b, FmMcmlWindow *self)
+static void run_clicked(GtkButton *b, FmMcmlView *self)
 {
-    fm_mcml_window_run(self);
+    fm_mcml_view_run(self);
 }
 
-static void cancel_clicked(GtkButton *b, FmMcmlWindow *self)
+static void cancel_clicked(GtkButton *b, FmMcmlView *self)
 {
-    fm_mcml_window_cancel(self);
+    fm_mcml_view_cancel(self);
 }
 
 /* One file chooser for the three file buttons; `kind` is "open-mci", "save-mci" or "save-mco". */
-static void file_clicked(GtkButton *b, FmMcmlWindow *self)
+static void file_clicked(GtkButton *b, FmMcmlView *self)
 {
     const char *kind = g_object_get_data(G_OBJECT(b), "kind");
     gboolean save = g_str_has_prefix(kind, "save");
     GtkFileChooserNative *chooser = gtk_file_chooser_native_new(
-        save ? _("Save") : _("Open MCML input"), GTK_WINDOW(self),
+        save ? _("Save") : _("Open MCML input"),
+        GTK_WINDOW(gtk_widget_get_toplevel(GTK_WIDGET(self->panel))),
         save ? GTK_FILE_CHOOSER_ACTION_SAVE : GTK_FILE_CHOOSER_ACTION_OPEN, NULL, NULL);
     if (save)
         gtk_file_chooser_set_do_overwrite_confirmation(GTK_FILE_CHOOSER(chooser), TRUE);
     if (gtk_native_dialog_run(GTK_NATIVE_DIALOG(chooser)) == GTK_RESPONSE_ACCEPT) {
         g_autofree char *path = gtk_file_chooser_get_filename(GTK_FILE_CHOOSER(chooser));
         g_autoptr(GError) error = NULL;
-        gboolean ok = g_str_equal(kind, "open-mci")   ? fm_mcml_window_open_mci(self, path, &error)
-                      : g_str_equal(kind, "save-mci") ? fm_mcml_window_save_mci(self, path, &error)
-                                                      : fm_mcml_window_save_mco(self, path, &error);
+        gboolean ok = g_str_equal(kind, "open-mci")   ? fm_mcml_view_open_mci(self, path, &error)
+                      : g_str_equal(kind, "save-mci") ? fm_mcml_view_save_mci(self, path, &error)
+                                                      : fm_mcml_view_save_mco(self, path, &error);
         if (!ok)
-            fm_mcml_window_set_status(self, error->message);
+            fm_mcml_view_set_status(self, error->message);
     }
     g_object_unref(chooser);
 }
 
-static gboolean draw_map(GtkWidget *area, cairo_t *cr, FmMcmlWindow *self)
+static gboolean draw_map(GtkWidget *area, cairo_t *cr, FmMcmlView *self)
 {
     fm_mcml_map_draw(cr, gtk_widget_get_allocated_width(area),
                      gtk_widget_get_allocated_height(area), self->log_fluence, self->last_params.nr,
@@ -127,14 +128,14 @@ static gboolean draw_map(GtkWidget *area, cairo_t *cr, FmMcmlWindow *self)
     return GDK_EVENT_STOP;
 }
 
-static GtkWidget *button(const char *label, GCallback cb, FmMcmlWindow *self)
+static GtkWidget *button(const char *label, GCallback cb, FmMcmlView *self)
 {
     GtkWidget *b = gtk_button_new_with_mnemonic(label);
     g_signal_connect(b, "clicked", cb, self);
     return b;
 }
 
-static GtkWidget *controls(FmMcmlWindow *self)
+static GtkWidget *controls(FmMcmlView *self)
 {
     GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
     gtk_container_set_border_width(GTK_CONTAINER(box), 8);
@@ -238,18 +239,16 @@ static GtkWidget *plot(const char *x, const char *y, gboolean log_y)
     GtkWidget *p = fm_plot_view_new();
     fm_plot_view_set_labels(FM_PLOT_VIEW(p), x, y);
     fm_plot_view_set_log_y(FM_PLOT_VIEW(p), log_y);
-    gtk_widget_set_size_request(p, 260, 160);
+    gtk_widget_set_size_request(p, 200, 130);
     return p;
 }
 
-void fm_mcml_window_build(FmMcmlWindow *self)
+void fm_mcml_view_build(FmMcmlView *self)
 {
-    gtk_window_set_title(GTK_WINDOW(self), _("MCML Simulation"));
-    gtk_window_set_default_size(GTK_WINDOW(self), 1100, 720);
     self->layers = gtk_list_store_new(N_COLS, G_TYPE_DOUBLE, G_TYPE_DOUBLE, G_TYPE_DOUBLE,
                                       G_TYPE_DOUBLE, G_TYPE_DOUBLE);
-    GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
-    gtk_paned_pack1(GTK_PANED(paned), controls(self), FALSE, FALSE);
+    self->panel = g_object_ref_sink(controls(self));
+    gtk_widget_show_all(self->panel);
 
     GtkWidget *right = gtk_grid_new();
     gtk_container_set_border_width(GTK_CONTAINER(right), 8);
@@ -261,7 +260,7 @@ void fm_mcml_window_build(FmMcmlWindow *self)
     self->area = gtk_drawing_area_new();
     gtk_widget_set_hexpand(self->area, TRUE);
     gtk_widget_set_vexpand(self->area, TRUE);
-    gtk_widget_set_size_request(self->area, 400, 300);
+    gtk_widget_set_size_request(self->area, 360, 220);
     g_signal_connect(self->area, "draw", G_CALLBACK(draw_map), self);
     gtk_grid_attach(GTK_GRID(right), self->area, 0, 1, 3, 1);
     self->rd_plot = plot(_("r [cm]"), _("Rd(r) [1/cm²]"), TRUE);
@@ -270,7 +269,6 @@ void fm_mcml_window_build(FmMcmlWindow *self)
     gtk_grid_attach(GTK_GRID(right), self->rd_plot, 0, 2, 1, 1);
     gtk_grid_attach(GTK_GRID(right), self->tt_plot, 1, 2, 1, 1);
     gtk_grid_attach(GTK_GRID(right), self->rda_plot, 2, 2, 1, 1);
-    gtk_paned_pack2(GTK_PANED(paned), right, TRUE, FALSE);
-    gtk_container_add(GTK_CONTAINER(self), paned);
-    gtk_widget_show_all(paned);
+    gtk_box_pack_start(GTK_BOX(self), right, TRUE, TRUE, 0);
+    gtk_widget_show_all(right);
 }

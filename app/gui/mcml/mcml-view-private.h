@@ -1,9 +1,9 @@
-/* FmMcmlWindow internals shared by mcml-window.c (logic) and mcml-window-ui.c (widgets). */
+/* FmMcmlView internals shared by mcml-view.c (logic) and mcml-view-ui.c (widgets). */
 #pragma once
 
 #include "app/core/catalogue.h"
 #include "app/core/job.h"
-#include "mcml-window.h"
+#include "mcml-view.h"
 #include "kernels/mcml/mcml.h"
 
 G_BEGIN_DECLS
@@ -21,8 +21,9 @@ enum {
     N_SPINS
 };
 
-struct _FmMcmlWindow {
-    GtkApplicationWindow parent_instance;
+struct _FmMcmlView {
+    GtkBox parent_instance; /* the fluence map and plots: the page's centre view */
+    GtkWidget *panel;       /* the editor, run and totals: the page's side panel (owned) */
     GtkListStore *layers;
     GtkWidget *tree, *preset, *mode, *backend, *run, *cancel, *progress, *status;
     GtkWidget *spins[N_SPINS];
@@ -38,8 +39,8 @@ struct _FmMcmlWindow {
     double shown_totals[4];
 };
 
-/* Builds the widgets into self (mcml-window-ui.c). */
-void fm_mcml_window_build(FmMcmlWindow *self);
-void fm_mcml_window_set_status(FmMcmlWindow *self, const char *text);
+/* Builds the widgets into self (mcml-view-ui.c). */
+void fm_mcml_view_build(FmMcmlView *self);
+void fm_mcml_view_set_status(FmMcmlView *self, const char *text);
 
 G_END_DECLS

@@ -1,6 +1,6 @@
-/* FmMcmlWindow: MCML input editor (layers, grid, photons, mode, backend, presets, .mci files),
+/* FmMcmlView: MCML input editor (layers, grid, photons, mode, backend, presets, .mci files),
  * runs mcml.run as a catalogued job, and shows fluence, Rd(r), Tt(r), Rd(a) and the totals. */
-#include "mcml-window-private.h"
+#include "mcml-view-private.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -14,9 +14,9 @@
 #include "mcml-map.h"
 #include "app/gui/plot-view.h"
 
-G_DEFINE_FINAL_TYPE(FmMcmlWindow, fm_mcml_window, GTK_TYPE_APPLICATION_WINDOW)
+G_DEFINE_FINAL_TYPE(FmMcmlView, fm_mcml_view, GTK_TYPE_BOX)
 
-void fm_mcml_window_set_status(FmMcmlWindow *self, const char *text)
+void fm_mcml_view_set_status(FmMcmlView *self, const char *text)
 {
     g_free(self->status_text);
     self->status_text = g_strdup(text);
@@ -25,7 +25,7 @@ void fm_mcml_window_set_status(FmMcmlWindow *self, const char *text)
 
 /* ---- editor <-> fm_mcml_params ---- */
 
-static void fill_editor(FmMcmlWindow *self, const fm_mcml_params *p)
+static void fill_editor(FmMcmlView *self, const fm_mcml_params *p)
 {
     gtk_list_store_clear(self->layers);
     for (int k = 0; k < p->n_layers; k++) {
@@ -40,12 +40,12 @@ static void fill_editor(FmMcmlWindow *self, const fm_mcml_params *p)
         gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->spins[i]), v[i]);
 }
 
-static double spin(FmMcmlWindow *self, int i)
+static double spin(FmMcmlView *self, int i)
 {
     return gtk_spin_button_get_value(GTK_SPIN_BUTTON(self->spins[i]));
 }
 
-static void read_editor(FmMcmlWindow *self, fm_mcml_params *p)
+static void read_editor(FmMcmlView *self, fm_mcml_params *p)
 {
     memset(p, 0, sizeof *p);
     p->dz_cm = spin(self, SPIN_DZ);
@@ -68,12 +68,12 @@ static void read_editor(FmMcmlWindow *self, fm_mcml_params *p)
     }
 }
 
-gboolean fm_mcml_window_load_preset(FmMcmlWindow *win, const char *name)
+gboolean fm_mcml_view_load_preset(FmMcmlView *win, const char *name)
 {
     g_autoptr(GError) error = NULL;
     g_autoptr(fm_mci_file) file = fm_mci_preset(name, &error);
     if (file == NULL) {
-        fm_mcml_window_set_status(win, error->message);
+        fm_mcml_view_set_status(win, error->message);
         return FALSE;
     }
     fill_editor(win, &file->runs[0].params);
@@ -81,7 +81,7 @@ gboolean fm_mcml_window_load_preset(FmMcmlWindow *win, const char *name)
     return TRUE;
 }
 
-gboolean fm_mcml_window_open_mci(FmMcmlWindow *win, const char *path, GError **error)
+gboolean fm_mcml_view_open_mci(FmMcmlView *win, const char *path, GError **error)
 {
     g_autoptr(fm_mci_file) file = fm_mci_read(path, error);
     if (file == NULL)
@@ -90,7 +90,7 @@ gboolean fm_mcml_window_open_mci(FmMcmlWindow *win, const char *path, GError **e
     return TRUE;
 }
 
-gboolean fm_mcml_window_save_mci(FmMcmlWindow *win, const char *path, GError **error)
+gboolean fm_mcml_view_save_mci(FmMcmlView *win, const char *path, GError **error)
 {
     fm_mcml_params p;
     read_editor(win, &p);
@@ -102,7 +102,7 @@ gboolean fm_mcml_window_save_mci(FmMcmlWindow *win, const char *path, GError **e
     return fm_mci_write(path, file, error);
 }
 
-gboolean fm_mcml_window_save_mco(FmMcmlWindow *win, const char *path, GError **error)
+gboolean fm_mcml_view_save_mco(FmMcmlView *win, const char *path, GError **error)
 {
     if (win->last_result == NULL) {
         g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("no finished run"));
@@ -117,7 +117,7 @@ gboolean fm_mcml_window_save_mco(FmMcmlWindow *win, const char *path, GError **e
     return ok;
 }
 
-void fm_mcml_window_set_photons(FmMcmlWindow *win, double photons)
+void fm_mcml_view_set_photons(FmMcmlView *win, double photons)
 {
     gtk_spin_button_set_value(GTK_SPIN_BUTTON(win->spins[SPIN_PHOTONS]), photons);
 }
@@ -142,7 +142,7 @@ static void show_curve(GtkWidget *plot, const fm_result *result, const char *nam
     fm_plot_view_set_series(FM_PLOT_VIEW(plot), x, y, MAX(m->width - 1, 1));
 }
 
-static void show_result(FmMcmlWindow *self, const fm_result *result)
+static void show_result(FmMcmlView *self, const fm_result *result)
 {
     g_clear_pointer(&self->last_result, fm_result_free);
     self->last_result = fm_result_new(result->method_id);
@@ -181,23 +181,23 @@ static void show_result(FmMcmlWindow *self, const fm_result *result)
                    : g_strdup_printf("%.6f ± %.6f", rat->data[i], rat->data[3 + i]);
         gtk_label_set_text(GTK_LABEL(self->totals[i]), text);
     }
-    fm_mcml_window_set_status(self, result->note ? result->note : "");
+    fm_mcml_view_set_status(self, result->note ? result->note : "");
 }
 
 static void job_progress(fm_job *job, double fraction, gpointer user)
 {
-    FmMcmlWindow *self = user;
+    FmMcmlView *self = user;
     gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(self->progress), fraction);
 }
 
 static void job_done(fm_job *job, gpointer user)
 {
-    FmMcmlWindow *self = user;
+    FmMcmlView *self = user;
     const fm_result *result = fm_job_get_result(job);
     if (result)
         show_result(self, result);
     else if (fm_job_get_error(job))
-        fm_mcml_window_set_status(self, fm_job_get_error(job)->message);
+        fm_mcml_view_set_status(self, fm_job_get_error(job)->message);
     g_clear_pointer(&self->job, fm_job_unref);
     gtk_widget_set_sensitive(self->run, TRUE);
     gtk_widget_set_sensitive(self->cancel, FALSE);
@@ -205,7 +205,7 @@ static void job_done(fm_job *job, gpointer user)
     g_object_unref(self); /* held while the job ran */
 }
 
-gboolean fm_mcml_window_run(FmMcmlWindow *self)
+gboolean fm_mcml_view_run(FmMcmlView *self)
 {
     if (self->job)
         return FALSE;
@@ -215,7 +215,7 @@ gboolean fm_mcml_window_run(FmMcmlWindow *self)
         g_strcmp0(gtk_combo_box_get_active_id(GTK_COMBO_BOX(self->mode)), "rt_only") != 0;
     char msg[FM_MSG_LEN] = "";
     if (fm_mcml_check(&p, msg, sizeof msg) != FM_OK) {
-        fm_mcml_window_set_status(self, msg);
+        fm_mcml_view_set_status(self, msg);
         return FALSE;
     }
     g_autoptr(GError) error = NULL;
@@ -223,7 +223,7 @@ gboolean fm_mcml_window_run(FmMcmlWindow *self)
         g_autofree char *dir = fm_catalogue_default_dir();
         self->catalogue = fm_catalogue_open(dir, &error);
         if (self->catalogue == NULL) {
-            fm_mcml_window_set_status(self, error->message);
+            fm_mcml_view_set_status(self, error->message);
             return FALSE;
         }
         g_clear_error(&error);
@@ -235,13 +235,13 @@ gboolean fm_mcml_window_run(FmMcmlWindow *self)
     g_mkdir_with_parents(inputs, 0755);
     g_autofree char *name = g_strdup_printf("input-%" G_GINT64_FORMAT ".mci", g_get_real_time());
     g_autofree char *path = g_build_filename(inputs, name, NULL);
-    if (!fm_mcml_window_save_mci(self, path, &error)) {
-        fm_mcml_window_set_status(self, error->message);
+    if (!fm_mcml_view_save_mci(self, path, &error)) {
+        fm_mcml_view_set_status(self, error->message);
         return FALSE;
     }
     g_autoptr(fm_dataset) input = fm_mci_dataset_new(path, &error);
     if (input == NULL) {
-        fm_mcml_window_set_status(self, error->message);
+        fm_mcml_view_set_status(self, error->message);
         return FALSE;
     }
     const fm_method *method = fm_method_find("mcml.run");
@@ -261,22 +261,22 @@ gboolean fm_mcml_window_run(FmMcmlWindow *self)
                              job_done, self);
     gtk_widget_set_sensitive(self->run, FALSE);
     gtk_widget_set_sensitive(self->cancel, TRUE);
-    fm_mcml_window_set_status(self, _("Running…"));
+    fm_mcml_view_set_status(self, _("Running…"));
     return TRUE;
 }
 
-void fm_mcml_window_cancel(FmMcmlWindow *win)
+void fm_mcml_view_cancel(FmMcmlView *win)
 {
     if (win->job)
         fm_job_cancel(win->job);
 }
 
-gboolean fm_mcml_window_is_running(FmMcmlWindow *win)
+gboolean fm_mcml_view_is_running(FmMcmlView *win)
 {
     return win->job != NULL;
 }
 
-gboolean fm_mcml_window_get_totals(FmMcmlWindow *win, double totals[4])
+gboolean fm_mcml_view_get_totals(FmMcmlView *win, double totals[4])
 {
     if (win->last_result == NULL)
         return FALSE;
@@ -284,51 +284,57 @@ gboolean fm_mcml_window_get_totals(FmMcmlWindow *win, double totals[4])
     return TRUE;
 }
 
-const float *fm_mcml_window_get_map(FmMcmlWindow *win, int *width, int *height)
+const float *fm_mcml_view_get_map(FmMcmlView *win, int *width, int *height)
 {
     *width = win->last_params.nr;
     *height = win->last_params.nz;
     return win->log_fluence;
 }
 
-const char *fm_mcml_window_get_status(FmMcmlWindow *win)
+const char *fm_mcml_view_get_status(FmMcmlView *win)
 {
     return win->status_text;
 }
 
-static void fm_mcml_window_dispose(GObject *object)
+static void fm_mcml_view_dispose(GObject *object)
 {
-    FmMcmlWindow *self = FM_MCML_WINDOW(object);
+    FmMcmlView *self = FM_MCML_VIEW(object);
     if (self->job)
         fm_job_cancel(self->job);
-    G_OBJECT_CLASS(fm_mcml_window_parent_class)->dispose(object);
+    G_OBJECT_CLASS(fm_mcml_view_parent_class)->dispose(object);
 }
 
-static void fm_mcml_window_finalize(GObject *object)
+static void fm_mcml_view_finalize(GObject *object)
 {
-    FmMcmlWindow *self = FM_MCML_WINDOW(object);
+    FmMcmlView *self = FM_MCML_VIEW(object);
     g_clear_object(&self->layers);
+    g_clear_object(&self->panel);
     g_clear_pointer(&self->catalogue, fm_catalogue_close);
     g_clear_pointer(&self->last_result, fm_result_free);
     g_free(self->log_fluence);
     g_free(self->last_output_name);
     g_free(self->status_text);
-    G_OBJECT_CLASS(fm_mcml_window_parent_class)->finalize(object);
+    G_OBJECT_CLASS(fm_mcml_view_parent_class)->finalize(object);
 }
 
-static void fm_mcml_window_class_init(FmMcmlWindowClass *klass)
+static void fm_mcml_view_class_init(FmMcmlViewClass *klass)
 {
-    G_OBJECT_CLASS(klass)->dispose = fm_mcml_window_dispose;
-    G_OBJECT_CLASS(klass)->finalize = fm_mcml_window_finalize;
+    G_OBJECT_CLASS(klass)->dispose = fm_mcml_view_dispose;
+    G_OBJECT_CLASS(klass)->finalize = fm_mcml_view_finalize;
 }
 
-static void fm_mcml_window_init(FmMcmlWindow *self)
+static void fm_mcml_view_init(FmMcmlView *self)
 {
-    fm_mcml_window_build(self);
-    fm_mcml_window_load_preset(self, "mcml_sample");
+    fm_mcml_view_build(self);
+    fm_mcml_view_load_preset(self, "mcml_sample");
 }
 
-FmMcmlWindow *fm_mcml_window_new(GtkApplication *app)
+FmMcmlView *fm_mcml_view_new(void)
 {
-    return g_object_new(FM_TYPE_MCML_WINDOW, "application", app, NULL);
+    return g_object_new(FM_TYPE_MCML_VIEW, "orientation", GTK_ORIENTATION_VERTICAL, NULL);
+}
+
+GtkWidget *fm_mcml_view_get_panel(FmMcmlView *view)
+{
+    return view->panel;
 }

@@ -1,0 +1,34 @@
+/* FmMcmlView: the MCML simulation (layers editor, grid, run, fluence map and plots), as the MCML
+ * page shows it. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+#define FM_TYPE_MCML_VIEW (fm_mcml_view_get_type())
+G_DECLARE_FINAL_TYPE(FmMcmlView, fm_mcml_view, FM, MCML_VIEW, GtkBox)
+
+/* The fluence map and plots; fm_mcml_view_get_panel gives the editor, run and totals, to be
+ * packed beside it (the MCML page puts it in the window's side panel). */
+FmMcmlView *fm_mcml_view_new(void);
+GtkWidget *fm_mcml_view_get_panel(FmMcmlView *view);
+/* Fills the editor from a built-in preset ("skin7_600nm", "intralipid10", "mcml_sample"). */
+gboolean fm_mcml_view_load_preset(FmMcmlView *win, const char *name);
+gboolean fm_mcml_view_open_mci(FmMcmlView *win, const char *path, GError **error);
+gboolean fm_mcml_view_save_mci(FmMcmlView *win, const char *path, GError **error);
+/* Writes the last finished run as MCML .mco. */
+gboolean fm_mcml_view_save_mco(FmMcmlView *win, const char *path, GError **error);
+void fm_mcml_view_set_photons(FmMcmlView *win, double photons);
+/* Starts a job (win.run equivalent); FALSE with the reason in the status line if it cannot. */
+gboolean fm_mcml_view_run(FmMcmlView *win);
+void fm_mcml_view_cancel(FmMcmlView *win);
+gboolean fm_mcml_view_is_running(FmMcmlView *win);
+/* Rsp, Rd, A, Tt of the last finished run as shown in the totals table; FALSE if none. */
+gboolean fm_mcml_view_get_totals(FmMcmlView *win, double totals[4]);
+/* The fluence map on display (log10, nr x nz), or NULL. */
+const float *fm_mcml_view_get_map(FmMcmlView *win, int *width, int *height);
+/* The status line: last error or run summary. */
+const char *fm_mcml_view_get_status(FmMcmlView *win);
+
+G_END_DECLS
