@@ -15,6 +15,9 @@ file:line: rule: what was included, for each include that breaks a rule:
   gui          the top of app/gui/ (the window and the shared widgets) includes no family
                folder's header, except the registries in GUI_REGISTRY_FILES and what
                GUI_NOT_YET_PAGES lists (with the reason each is still there)
+  window       app/gui/window*.c and window*.h name no family in their code (comments and
+               #include lines aside): no family id as a word, in an identifier (fm_flim_...) or
+               a string ("dce")
 
 Usage: check_layers.py ROOT       check the tree at ROOT (exit 1 on any violation)
        check_layers.py --self-test  check a clean temporary tree (must pass) and one with each
@@ -123,6 +126,25 @@ def is_generic_gui(path):
     return len(parts) == 3 and parts[:2] == ["app", "gui"]
 
 
+LINE_COMMENT = re.compile(r"//[^\n]*")
+
+
+def window_names(root, rel, families):
+    """(line, family) for each family named in the code of a window*.c/.h file."""
+    if not re.match(r"app/gui/window[^/]*\.[ch]$", rel):
+        return
+    with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    text = BLOCK_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    text = LINE_COMMENT.sub("", text)
+    word = re.compile(r"(?i)(?<![a-z0-9])(" + "|".join(sorted(families)) + r")(?![a-z0-9])")
+    for number, line in enumerate(text.split("\n"), 1):
+        if INCLUDE.match(line):
+            continue  # includes have rules of their own
+        for family in sorted({m.group(1).lower() for m in word.finditer(line)}):
+            yield number, family
+
+
 def violations(root):
     families = families_of(root)
     count = 0
@@ -130,6 +152,9 @@ def violations(root):
     for rel in source_files(root):
         count += 1
         own = family_folder(rel, families)
+        for number, family in window_names(root, rel, families):
+            found.append(f"{rel}:{number}: window: names the {family} family: the window asks "
+                         "its pages (app/gui/pages.c) instead")
         for number, bracket, written, target in includes(root, rel):
             where = f"{rel}:{number}"
             shown = f"{bracket}{written}{'>' if bracket == '<' else bracket}"
@@ -203,7 +228,10 @@ def self_test():
         ),
         "app/core/dce/dce_prep.h": '#include "app/core/method.h"\n',
         "app/cli/main.c": '#include "app/core/flim/flim_methods.h"\n#include <gio/gio.h>\n',
-        "app/gui/window.c": '#include <gtk/gtk.h>\n#include "app/core/dce/dce_prep.h"\n',
+        "app/gui/window.c": (
+            '#include <gtk/gtk.h>\n#include "app/core/dce/dce_prep.h"\n'
+            "/* comments may name flim and dce */\n"
+        ),
         "app/gui/flim/flim-page.c": '#include "app/core/flim/flim_methods.h"\n',
         "app/gui/flim/flim-page.h": "#include <gtk/gtk.h>\n",
         "app/gui/pages.c": '#include "app/gui/flim/flim-page.h"\n',
@@ -224,6 +252,8 @@ def self_test():
         ("generic", "kernels/device.c", '#include "flim/flim.h"'),
         ("gui", "app/gui/window-jobs.c", '#include "app/gui/dce/dce-page.h"'),
         ("gui", "app/gui/window.c", '#include "flim/flim-page.h"'),
+        ("window", "app/gui/window-jobs.c", 'static const char *page = "dce";'),
+        ("window", "app/gui/window-private.h", "    FmFlimPanel *flim_panel;"),
     ]
     failures = 0
 

@@ -2,6 +2,8 @@
  * recent files, catalogue reopen/compare and drag-and-drop. */
 #include "window-private.h"
 
+#include "app/core/io/open.h"
+
 #include <glib/gi18n.h>
 #include <string.h>
 
@@ -220,28 +222,18 @@ void fm_window_choose_file(FmWindow *win)
 {
     GtkFileChooserNative *dialog = gtk_file_chooser_native_new(
         _("Open Dataset"), GTK_WINDOW(win), GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
-    /* One filter per family, and their union first. Patterns are case-sensitive in GTK 3. */
-    static const struct {
-        const char *name;
-        const char *patterns[9];
-    } families[] = {
-        {N_("TIFF images and stacks (LSI, FLIM time bins, DCE)"),
-         {"*.tif", "*.tiff", "*.TIF", "*.TIFF"}},
-        {N_("FLIM: Becker & Hickl .sdt, PicoQuant .ptu"), {"*.sdt", "*.SDT", "*.ptu", "*.PTU"}},
-        {N_("DCE: NIfTI, or any file of a DICOM series"),
-         {"*.nii", "*.nii.gz", "*.NII", "*.NII.GZ", "*.dcm", "*.DCM", "*.ima", "*.IMA"}},
-        {N_("SD-OCT raw spectra (.raw, .bin, .oct beside their JSON sidecar)"),
-         {"*.raw", "*.bin", "*.oct", "*.RAW", "*.BIN", "*.OCT"}},
-    };
+    /* One filter per format the readers know (app/core/io/open.c), and their union first. */
+    gsize n_formats = 0;
+    const fm_file_format *formats = fm_dataset_formats(&n_formats);
     GtkFileFilter *supported = gtk_file_filter_new();
     gtk_file_filter_set_name(supported, _("All supported datasets"));
     gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(dialog), supported);
-    for (gsize f = 0; f < G_N_ELEMENTS(families); f++) {
+    for (gsize f = 0; f < n_formats; f++) {
         GtkFileFilter *one = gtk_file_filter_new();
-        gtk_file_filter_set_name(one, _(families[f].name));
-        for (int i = 0; families[f].patterns[i] != NULL; i++) {
-            gtk_file_filter_add_pattern(one, families[f].patterns[i]);
-            gtk_file_filter_add_pattern(supported, families[f].patterns[i]);
+        gtk_file_filter_set_name(one, _(formats[f].name));
+        for (int i = 0; formats[f].patterns[i] != NULL; i++) {
+            gtk_file_filter_add_pattern(one, formats[f].patterns[i]);
+            gtk_file_filter_add_pattern(supported, formats[f].patterns[i]);
         }
         gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(dialog), one);
     }

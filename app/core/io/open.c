@@ -100,3 +100,19 @@ fm_dataset *fm_dataset_open(const char *path, void (*progress)(double fraction, 
                 path);
     return NULL;
 }
+
+static const fm_file_format formats[] = {
+    {N_("TIFF images and stacks (LSI, FLIM time bins, DCE)"),
+     {"*.tif", "*.tiff", "*.TIF", "*.TIFF"}},
+    {N_("FLIM: Becker & Hickl .sdt, PicoQuant .ptu"), {"*.sdt", "*.SDT", "*.ptu", "*.PTU"}},
+    {N_("DCE: NIfTI, or any file of a DICOM series"),
+     {"*.nii", "*.nii.gz", "*.NII", "*.NII.GZ", "*.dcm", "*.DCM", "*.ima", "*.IMA"}},
+    {N_("SD-OCT raw spectra (.raw, .bin, .oct beside their JSON sidecar)"),
+     {"*.raw", "*.bin", "*.oct", "*.RAW", "*.BIN", "*.OCT"}},
+};
+
+const fm_file_format *fm_dataset_formats(gsize *n_formats)
+{
+    *n_formats = G_N_ELEMENTS(formats);
+    return formats;
+}

@@ -14,4 +14,13 @@ G_BEGIN_DECLS
 fm_dataset *fm_dataset_open(const char *path, void (*progress)(double fraction, gpointer user),
                             gpointer progress_user, GCancellable *cancellable, GError **error);
 
+/* The formats fm_dataset_open reads, for file choosers: a name and shell patterns (every case a
+ * file system may hold them in: GTK 3 matches patterns case-sensitively). */
+typedef struct {
+    const char *name; /* translatable (N_), say what the format holds */
+    const char *patterns[9];
+} fm_file_format;
+
+const fm_file_format *fm_dataset_formats(gsize *n_formats);
+
 G_END_DECLS
