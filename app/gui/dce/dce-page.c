@@ -34,7 +34,8 @@ static gboolean is_dce(const fm_dataset *ds)
            g_strcmp0(ds->dims[3].unit, "s") == 0;
 }
 
-gboolean fm_window_dce_active(FmWindow *win)
+/* The DCE panel is on show. */
+static gboolean dce_active(FmWindow *win)
 {
     return g_strcmp0(fm_window_get_family(win), "dce") == 0;
 }
@@ -195,7 +196,7 @@ static void page_toggled(GtkToggleButton *button, FmWindow *win)
 static void family_changed(GObject *stack, GParamSpec *pspec, FmWindow *win)
 {
     DceState *st = state_of(win);
-    gboolean dce = fm_window_dce_active(win);
+    gboolean dce = dce_active(win);
     fm_window_sync_family_bars(win);
     gtk_widget_set_visible(st->controls, dce);
     /* The bottom plot is shared: DCE draws in it only while on show, so its curves and axes
@@ -547,7 +548,7 @@ FmFamilyPage *fm_dce_page_new(FmWindow *win)
     g_signal_connect(win->map_view, "rois-changed", G_CALLBACK(rois_changed), win);
     g_signal_connect(win->map_view, "cursor-moved", G_CALLBACK(map_cursor), win);
     g_signal_connect(win->clear_rois_button, "clicked", G_CALLBACK(clear_rois_clicked), win);
-    /* after window-flim.c's handler, which shows the map for every family but FLIM */
+    /* after the window's handler, which shows the map for every page without views */
     g_signal_connect(win->panel_stack, "notify::visible-child", G_CALLBACK(family_changed), win);
     /* ROIs are drawn on the anatomy and the curves go to the shared plot; the slice/time bar
      * replaces the frame slider, and the overlay combo the map list */

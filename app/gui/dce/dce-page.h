@@ -13,7 +13,6 @@ G_BEGIN_DECLS
 /* The DCE page (pages.c): its panel in the family stack, its views in the centre, the win.dce-*
  * actions; it shows itself for 4-D datasets (x, y, z, t with t in s). */
 FmFamilyPage *fm_dce_page_new(FmWindow *win);
-gboolean fm_window_dce_active(FmWindow *win); /* the DCE panel is on show */
 
 /* For tests and scripting. */
 GtkWidget *fm_window_get_dce_panel(FmWindow *win);
