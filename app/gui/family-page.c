@@ -17,6 +17,11 @@ const char *fm_family_page_get_id(FmFamilyPage *page)
     return IFACE(page)->get_id(page);
 }
 
+int fm_family_page_takes(FmFamilyPage *page, const fm_dataset *ds)
+{
+    return IFACE(page)->takes != NULL ? IFACE(page)->takes(page, ds) : FM_PAGE_TAKES_NONE;
+}
+
 void fm_family_page_dataset_changed(FmFamilyPage *page)
 {
     if (IFACE(page)->dataset_changed != NULL)
@@ -64,6 +69,16 @@ gboolean fm_family_page_get_live(FmFamilyPage *page, fm_page_live *live, GError 
     return IFACE(page)->get_live(page, live, error);
 }
 
+const fm_method *fm_family_page_get_method(FmFamilyPage *page)
+{
+    return IFACE(page)->get_method != NULL ? IFACE(page)->get_method(page) : NULL;
+}
+
+fm_params *fm_family_page_get_params(FmFamilyPage *page)
+{
+    return IFACE(page)->get_params != NULL ? IFACE(page)->get_params(page) : NULL;
+}
+
 /* ---- a page from plain functions ---------------------------------------------------------- */
 
 #define FM_TYPE_FUNCS_PAGE (fm_funcs_page_get_type())
@@ -82,6 +97,12 @@ G_DEFINE_TYPE_WITH_CODE(FmFuncsPage, fm_funcs_page, G_TYPE_OBJECT,
 static const char *funcs_get_id(FmFamilyPage *page)
 {
     return FM_FUNCS_PAGE(page)->funcs->id;
+}
+
+static int funcs_takes(FmFamilyPage *page, const fm_dataset *ds)
+{
+    FmFuncsPage *self = FM_FUNCS_PAGE(page);
+    return self->funcs->takes != NULL ? self->funcs->takes(ds) : FM_PAGE_TAKES_NONE;
 }
 
 static void funcs_dataset_changed(FmFamilyPage *page)
@@ -108,13 +129,42 @@ static guint funcs_get_bars(FmFamilyPage *page)
     return FM_FUNCS_PAGE(page)->funcs->bars;
 }
 
+static gboolean funcs_select_method(FmFamilyPage *page, const char *method_id)
+{
+    FmFuncsPage *self = FM_FUNCS_PAGE(page);
+    return self->funcs->select_method != NULL && self->funcs->select_method(self->win, method_id);
+}
+
+static gboolean funcs_set_param(FmFamilyPage *page, const char *key, const char *text)
+{
+    FmFuncsPage *self = FM_FUNCS_PAGE(page);
+    return self->funcs->set_param != NULL && self->funcs->set_param(self->win, key, text);
+}
+
+static const fm_method *funcs_get_method(FmFamilyPage *page)
+{
+    FmFuncsPage *self = FM_FUNCS_PAGE(page);
+    return self->funcs->get_method != NULL ? self->funcs->get_method(self->win) : NULL;
+}
+
+static fm_params *funcs_get_params(FmFamilyPage *page)
+{
+    FmFuncsPage *self = FM_FUNCS_PAGE(page);
+    return self->funcs->get_params != NULL ? self->funcs->get_params(self->win) : NULL;
+}
+
 static void funcs_iface_init(FmFamilyPageInterface *iface)
 {
     iface->get_id = funcs_get_id;
+    iface->takes = funcs_takes;
     iface->dataset_changed = funcs_dataset_changed;
     iface->run = funcs_run;
     iface->show_result = funcs_show_result;
     iface->get_bars = funcs_get_bars;
+    iface->select_method = funcs_select_method;
+    iface->set_param = funcs_set_param;
+    iface->get_method = funcs_get_method;
+    iface->get_params = funcs_get_params;
 }
 
 static void fm_funcs_page_init(FmFuncsPage *self)

@@ -6,6 +6,7 @@
 
 #include <glib-object.h>
 
+#include "app/core/dataset.h"
 #include "app/core/method.h"
 #include "app/core/result.h"
 
@@ -31,6 +32,15 @@ typedef struct {
     const char *y_label_roi, *y_label_frame;
 } fm_page_live;
 
+/* How well a page takes a dataset. The window shows the best page for each dataset opened, and
+ * the switcher lists every page that takes it, so the user can choose where several do. */
+typedef enum {
+    FM_PAGE_TAKES_NONE = 0,
+    FM_PAGE_TAKES_NO_DATASET = 1, /* needs none (MCML): always listed, never chosen for a file */
+    FM_PAGE_TAKES_CAN_RUN = 10,   /* its methods run on it, though it is not the family's kind */
+    FM_PAGE_TAKES_OWN = 100,      /* the family's own kind of data */
+} fm_page_takes;
+
 #define FM_TYPE_FAMILY_PAGE (fm_family_page_get_type())
 G_DECLARE_INTERFACE(FmFamilyPage, fm_family_page, FM, FAMILY_PAGE, GObject)
 
@@ -38,7 +48,10 @@ struct _FmFamilyPageInterface {
     GTypeInterface parent_iface;
     /* The page's family id ("flim", …), the name of its child in the window's family stack. */
     const char *(*get_id)(FmFamilyPage *page);
-    /* A newly opened dataset is on show: the page takes it, and shows itself if it is its own. */
+    /* How well the page takes ds (fm_page_takes; ds is never NULL). */
+    int (*takes)(FmFamilyPage *page, const fm_dataset *ds);
+    /* A newly opened dataset is on show: the page prepares its views when it takes it. The
+     * window has already put the best page on show (fm_window_get_family). */
     void (*dataset_changed)(FmFamilyPage *page);
     /* Shows a result of one of its methods (a finished job, a catalogue entry); FALSE when the
      * result is not its own. */
@@ -55,10 +68,16 @@ struct _FmFamilyPageInterface {
     guint (*get_bars)(FmFamilyPage *page);
     /* Stack playback: fills live (FALSE with error when the page cannot, or has no playback). */
     gboolean (*get_live)(FmFamilyPage *page, fm_page_live *live, GError **error);
+    /* What the window keeps between sessions: the method the panel shows and its parameters as
+     * the user left them (NULL when the page has no method panel or a value is out of range). */
+    const fm_method *(*get_method)(FmFamilyPage *page);
+    fm_params *(*get_params)(FmFamilyPage *page);
 };
 
 const char *fm_family_page_get_id(FmFamilyPage *page);
-/* Every call below is optional for a page: where it has none, it answers FALSE or does nothing. */
+/* Every call below is optional for a page: where it has none, it answers FALSE, NULL,
+ * FM_PAGE_TAKES_NONE or does nothing. */
+int fm_family_page_takes(FmFamilyPage *page, const fm_dataset *ds);
 void fm_family_page_dataset_changed(FmFamilyPage *page);
 gboolean fm_family_page_show_result(FmFamilyPage *page, const fm_result *result);
 gboolean fm_family_page_run(FmFamilyPage *page);
@@ -67,15 +86,23 @@ gboolean fm_family_page_set_param(FmFamilyPage *page, const char *key, const cha
 void fm_family_page_set_backend(FmFamilyPage *page, const char *backend);
 guint fm_family_page_get_bars(FmFamilyPage *page);
 gboolean fm_family_page_get_live(FmFamilyPage *page, fm_page_live *live, GError **error);
+const fm_method *fm_family_page_get_method(FmFamilyPage *page);
+fm_params *fm_family_page_get_params(FmFamilyPage *page);
 
 /* A page from plain functions of the window, for families whose page needs only these. */
 typedef struct _FmWindow FmWindow;
 typedef struct {
     const char *id;
+    guint bars; /* fm_page_bars */
+    /* each may be NULL: as the interface's calls of the same names */
+    int (*takes)(const fm_dataset *ds);
     void (*dataset_changed)(FmWindow *win);
-    gboolean (*run)(FmWindow *win); /* may be NULL */
-    gboolean (*show_result)(FmWindow *win, const fm_result *result); /* may be NULL */
-    guint bars;                     /* fm_page_bars */
+    gboolean (*run)(FmWindow *win);
+    gboolean (*show_result)(FmWindow *win, const fm_result *result);
+    gboolean (*select_method)(FmWindow *win, const char *method_id);
+    gboolean (*set_param)(FmWindow *win, const char *key, const char *text);
+    const fm_method *(*get_method)(FmWindow *win);
+    fm_params *(*get_params)(FmWindow *win);
 } fm_page_funcs;
 FmFamilyPage *fm_family_page_from_funcs(FmWindow *win, const fm_page_funcs *funcs);
 

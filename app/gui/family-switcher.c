@@ -24,8 +24,9 @@ static void stack_changed(GtkStack *stack, GParamSpec *pspec, GtkWidget *switche
 {
     (void)pspec;
     const char *name = gtk_stack_get_visible_child_name(stack);
-    if (name != NULL && g_strcmp0(gtk_combo_box_get_active_id(GTK_COMBO_BOX(switcher)), name) != 0)
-        gtk_combo_box_set_active_id(GTK_COMBO_BOX(switcher), name);
+    if (name != NULL && g_strcmp0(gtk_combo_box_get_active_id(GTK_COMBO_BOX(switcher)), name) != 0 &&
+        !gtk_combo_box_set_active_id(GTK_COMBO_BOX(switcher), name))
+        fm_family_switcher_refresh(switcher); /* a page the list left out (a reopened run's) */
 }
 
 GtkWidget *fm_family_switcher_new(GtkStack *stack)
@@ -45,20 +46,35 @@ void fm_family_switcher_refresh(GtkWidget *switcher)
     GtkComboBoxText *combo = GTK_COMBO_BOX_TEXT(switcher);
     g_signal_handlers_block_by_func(switcher, combo_changed, NULL);
     gtk_combo_box_text_remove_all(combo);
+    const char *const *listed = g_object_get_data(G_OBJECT(switcher), "fm-listed");
+    const char *visible = gtk_stack_get_visible_child_name(stack);
     GList *children = gtk_container_get_children(GTK_CONTAINER(stack));
     for (GList *l = children; l != NULL; l = l->next) {
         char *name = NULL, *title = NULL;
         gtk_container_child_get(GTK_CONTAINER(stack), l->data, "name", &name, "title", &title, NULL);
-        if (name != NULL && title != NULL)
+        if (name != NULL && title != NULL &&
+            (listed == NULL || g_strv_contains(listed, name) || g_strcmp0(name, visible) == 0))
             gtk_combo_box_text_append(combo, name, title);
         g_free(name);
         g_free(title);
     }
     g_list_free(children);
-    const char *visible = gtk_stack_get_visible_child_name(stack);
     if (visible != NULL)
         gtk_combo_box_set_active_id(GTK_COMBO_BOX(switcher), visible);
     g_signal_handlers_unblock_by_func(switcher, combo_changed, NULL);
+}
+
+void fm_family_switcher_set_listed(GtkWidget *switcher, const char *const *ids)
+{
+    g_object_set_data_full(G_OBJECT(switcher), "fm-listed", g_strdupv((char **)ids),
+                           (GDestroyNotify)g_strfreev);
+    fm_family_switcher_refresh(switcher);
+}
+
+gboolean fm_family_switcher_lists(GtkWidget *switcher, const char *id)
+{
+    const char *const *listed = g_object_get_data(G_OBJECT(switcher), "fm-listed");
+    return listed == NULL || g_strv_contains(listed, id);
 }
 
 GtkWidget *fm_panel_scroller_new(GtkWidget *panel)

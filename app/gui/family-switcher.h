@@ -13,6 +13,12 @@ GtkWidget *fm_family_switcher_new(GtkStack *stack);
 /* Lists the stack's titled children again (after pages were added). */
 void fm_family_switcher_refresh(GtkWidget *switcher);
 
+/* Lists only the stack's children named in ids (NULL: all of them), e.g. the pages that take
+ * the open dataset; the one on show is listed whatever ids says. */
+void fm_family_switcher_set_listed(GtkWidget *switcher, const char *const *ids);
+/* Whether the switcher lists the child named id. */
+gboolean fm_family_switcher_lists(GtkWidget *switcher, const char *id);
+
 /* A scroller for a side panel: vertical scrolling, and horizontal scrolling only below the panel's
  * minimum width, so that the window can be narrower than the widest panel. */
 GtkWidget *fm_panel_scroller_new(GtkWidget *panel);

@@ -152,6 +152,7 @@ void fm_window_start_job(FmWindow *win, const fm_method *method, const fm_params
                          GPtrArray *rois, fm_backend backend)
 {
     fm_window_playback_stop(win);
+    fm_window_state_save(win); /* what ran is what the next session starts with */
     win->running_jobs++;
     fm_job *job = fm_job_start(method, win->dataset, params, rois != NULL && rois->len ? rois : NULL,
                                backend, win->catalogue, job_progress, job_done, g_object_ref(win));

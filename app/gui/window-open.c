@@ -97,8 +97,13 @@ static void set_dataset(FmWindow *win, fm_dataset *ds, const char *path)
     fm_map_view_clear(win->map_view); /* a new dataset starts zoomed to fit */
     fm_plot_view_clear(win->plot_view);
     fm_window_select_map(win, "raw");
-    /* Each page takes the dataset and shows itself if it is its own; the first (pages.c) is
-     * the page of any stack the others do not take. */
+    /* The best page goes on show first, then every page prepares its views. */
+    if (!fm_window_choose_page(win)) {
+        g_autofree char *msg = g_strdup_printf(
+            _("%s: no analysis family takes a dataset of %d dimensions; it is shown as frames."),
+            base, ds->n_dims);
+        fm_window_show_message(win, GTK_MESSAGE_WARNING, msg);
+    }
     for (guint i = 0; i < win->pages->len; i++)
         fm_family_page_dataset_changed(win->pages->pdata[i]);
     fm_window_update_action_state(win);

@@ -104,6 +104,10 @@ void fm_window_dnd_init(FmWindow *win);
 void fm_window_catalogue_init(FmWindow *win);
 void fm_window_update_action_state(FmWindow *win);
 
+/* window-state.c: the pages' methods and parameters between sessions */
+void fm_window_state_save(FmWindow *win);
+void fm_window_state_restore(FmWindow *win);
+
 /* window-playback.c */
 void fm_window_playback_start(FmWindow *win);
 void fm_window_playback_stop(FmWindow *win);
@@ -117,6 +121,9 @@ void fm_window_playback_set_labels(FmWindow *win);
 /* window.c: the family pages */
 /* A page's side panel into the family stack, scrolled, as child id with the switcher's title. */
 void fm_window_add_panel(FmWindow *win, const char *id, const char *title, GtkWidget *panel);
+/* Lists the pages that take the open dataset in the switcher and puts the best on show; FALSE
+ * when none takes it (the first page, pages.c, then shows it as frames). */
+gboolean fm_window_choose_page(FmWindow *win);
 /* The page on show (NULL only before the pages exist). */
 FmFamilyPage *fm_window_active_page(FmWindow *win);
 /* Shows the bars the page on show uses (fm_page_bars). */

@@ -335,6 +335,7 @@ static void fm_window_dispose(GObject *object)
 {
     FmWindow *win = FM_WINDOW(object);
     if (!win->disposed) {
+        fm_window_state_save(win); /* while the pages' panels still exist */
         win->disposed = TRUE;
         fm_window_playback_dispose(win);
         if (win->load_cancellable != NULL)
@@ -468,6 +469,32 @@ void fm_window_add_panel(FmWindow *win, const char *id, const char *title, GtkWi
     GtkWidget *scroller = fm_panel_scroller_new(panel);
     gtk_stack_add_titled(GTK_STACK(win->panel_stack), scroller, id, title);
     gtk_widget_show_all(scroller);
+}
+
+gboolean fm_window_choose_page(FmWindow *win)
+{
+    g_autoptr(GPtrArray) listed = g_ptr_array_new();
+    FmFamilyPage *best = NULL;
+    int best_fit = FM_PAGE_TAKES_NO_DATASET; /* a page that needs no dataset is never chosen */
+    for (guint i = 0; i < win->pages->len; i++) {
+        FmFamilyPage *page = win->pages->pdata[i];
+        int fit = fm_family_page_takes(page, win->dataset);
+        if (fit > FM_PAGE_TAKES_NONE)
+            g_ptr_array_add(listed, (gpointer)fm_family_page_get_id(page));
+        if (fit > best_fit) {
+            best = page;
+            best_fit = fit;
+        }
+    }
+    if (best == NULL && win->pages->len > 0) {
+        best = win->pages->pdata[0];
+        g_ptr_array_insert(listed, 0, (gpointer)fm_family_page_get_id(best));
+    }
+    g_ptr_array_add(listed, NULL);
+    if (best != NULL)
+        fm_window_set_family(win, fm_family_page_get_id(best));
+    fm_family_switcher_set_listed(win->family_switcher, (const char *const *)listed->pdata);
+    return best_fit > FM_PAGE_TAKES_NO_DATASET;
 }
 
 FmFamilyPage *fm_window_active_page(FmWindow *win)
@@ -610,6 +637,7 @@ FmWindow *fm_window_new(FmApplication *app)
     g_autofree char *backend = fm_application_get_setting(app, "backend", "auto");
     for (guint i = 0; i < win->pages->len; i++)
         fm_family_page_set_backend(win->pages->pdata[i], backend);
+    fm_window_state_restore(win);
     if (fm_backend_parse(backend, &win->backend_choice) != FM_OK)
         win->backend_choice = FM_BACKEND_AUTO;
     show_next_device(win); /* until the device start ends: "starting the GPU…" */
@@ -657,6 +685,43 @@ gboolean fm_window_set_param(FmWindow *win, const char *key, const char *text)
 {
     FmFamilyPage *page = fm_window_active_page(win);
     return page != NULL && fm_family_page_set_param(page, key, text);
+}
+
+char **fm_window_list_pages(FmWindow *win)
+{
+    GtkTreeModel *model = gtk_combo_box_get_model(GTK_COMBO_BOX(win->family_switcher));
+    int id_column = gtk_combo_box_get_id_column(GTK_COMBO_BOX(win->family_switcher));
+    g_autoptr(GStrvBuilder) ids = g_strv_builder_new();
+    GtkTreeIter iter;
+    for (gboolean ok = gtk_tree_model_get_iter_first(model, &iter); ok;
+         ok = gtk_tree_model_iter_next(model, &iter)) {
+        g_autofree char *id = NULL;
+        gtk_tree_model_get(model, &iter, id_column, &id, -1);
+        g_strv_builder_add(ids, id);
+    }
+    return g_strv_builder_end(ids);
+}
+
+gboolean fm_window_switch_page(FmWindow *win, const char *id)
+{
+    return gtk_combo_box_set_active_id(GTK_COMBO_BOX(win->family_switcher), id);
+}
+
+char *fm_window_get_page_params(FmWindow *win, const char *id, const char **method_id)
+{
+    for (guint i = 0; i < win->pages->len; i++) {
+        FmFamilyPage *page = win->pages->pdata[i];
+        if (g_strcmp0(fm_family_page_get_id(page), id) != 0)
+            continue;
+        const fm_method *method = fm_family_page_get_method(page);
+        g_autoptr(fm_params) params = method ? fm_family_page_get_params(page) : NULL;
+        if (params == NULL)
+            return NULL;
+        if (method_id != NULL)
+            *method_id = method->id;
+        return fm_params_to_json(params);
+    }
+    return NULL;
 }
 
 void fm_window_result_shown(FmWindow *win, fm_job *job)

@@ -48,6 +48,12 @@ const char *fm_window_get_device_text(FmWindow *win);
  * no such key. */
 gboolean fm_window_set_param(FmWindow *win, const char *key, const char *text);
 GtkWidget *fm_window_get_job_list(FmWindow *win);
+/* The ids of the pages the family switcher lists, in its order (g_strfreev). */
+char **fm_window_list_pages(FmWindow *win);
+/* Chooses page id in the family switcher, as a user would; FALSE when it does not list it. */
+gboolean fm_window_switch_page(FmWindow *win, const char *id);
+/* The method page id shows and its parameters as JSON (g_free), or NULL when it has none. */
+char *fm_window_get_page_params(FmWindow *win, const char *id, const char **method_id);
 
 /* Signals: "result-shown" (gpointer fm_job): a job's maps went on show, as soon as the method
  * returned them (before the catalogue has recorded them) or, failing that, when it ended.

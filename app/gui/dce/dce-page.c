@@ -250,7 +250,6 @@ static void dce_dataset_changed(FmWindow *win)
     /* Anatomy reads in gray; the user can still pick another colormap. */
     g_action_group_change_action_state(G_ACTION_GROUP(win), "colormap",
                                        g_variant_new_string("gray"));
-    fm_window_set_family(win, "dce");
     family_changed(NULL, NULL, win);
     position_changed(st->views, win);
     fm_map_view_zoom_to_fit(win->map_view);
@@ -486,6 +485,31 @@ static gboolean page_run(FmWindow *win)
 
 /* A result from the catalogue, over the open DCE dataset (its anatomy and slices); over another
  * dataset it is left to the window's map view. */
+static const fm_method *page_get_method(FmWindow *win)
+{
+    return fm_dce_panel_get_method(state_of(win)->panel);
+}
+
+static gboolean page_select_method(FmWindow *win, const char *method_id)
+{
+    return page_get_method(win) == fm_method_find(method_id);
+}
+
+static fm_params *page_get_params(FmWindow *win)
+{
+    return fm_dce_panel_get_params(state_of(win)->panel, NULL);
+}
+
+static gboolean page_set_param(FmWindow *win, const char *key, const char *text)
+{
+    return fm_dce_panel_set_param(state_of(win)->panel, key, text);
+}
+
+static int dce_takes(const fm_dataset *ds)
+{
+    return is_dce(ds) ? FM_PAGE_TAKES_OWN : FM_PAGE_TAKES_NONE;
+}
+
 static gboolean page_show_result(FmWindow *win, const fm_result *res)
 {
     DceState *st = state_of(win);
@@ -552,9 +576,18 @@ FmFamilyPage *fm_dce_page_new(FmWindow *win)
     g_signal_connect(win->panel_stack, "notify::visible-child", G_CALLBACK(family_changed), win);
     /* ROIs are drawn on the anatomy and the curves go to the shared plot; the slice/time bar
      * replaces the frame slider, and the overlay combo the map list */
-    static const fm_page_funcs funcs = {"dce", dce_dataset_changed, page_run, page_show_result,
-                                        FM_PAGE_BAR_ROIS | FM_PAGE_BAR_MAP_TOOLBAR |
-                                            FM_PAGE_BAR_PLOT};
+    static const fm_page_funcs funcs = {
+        .id = "dce",
+        .bars = FM_PAGE_BAR_ROIS | FM_PAGE_BAR_MAP_TOOLBAR | FM_PAGE_BAR_PLOT,
+        .takes = dce_takes,
+        .dataset_changed = dce_dataset_changed,
+        .run = page_run,
+        .show_result = page_show_result,
+        .select_method = page_select_method,
+        .set_param = page_set_param,
+        .get_method = page_get_method,
+        .get_params = page_get_params,
+    };
     return fm_family_page_from_funcs(win, &funcs);
 }
 

@@ -80,11 +80,16 @@ static void dataset_changed(FmFamilyPage *page)
     gboolean flim = fm_flim_dataset_is_flim(win->dataset);
     fm_flim_views_set_dataset(self->views, flim ? win->dataset : NULL);
     fm_flim_views_set_rois(self->views, fm_map_view_get_rois(win->map_view));
-    if (flim) {
-        fm_window_set_family(win, "flim");
+    if (flim && active(self)) {
         family_changed(NULL, NULL, self);
         fill_map_combo(win, NULL);
     }
+}
+
+static int takes(FmFamilyPage *page, const fm_dataset *ds)
+{
+    (void)page;
+    return fm_flim_dataset_is_flim(ds) ? FM_PAGE_TAKES_OWN : FM_PAGE_TAKES_NONE;
 }
 
 static gboolean show_result(FmFamilyPage *page, const fm_result *res)
@@ -140,6 +145,16 @@ static gboolean set_param(FmFamilyPage *page, const char *key, const char *text)
     return fm_flim_panel_set_param(FM_FLIM_PAGE(page)->panel, key, text);
 }
 
+static const fm_method *get_method(FmFamilyPage *page)
+{
+    return fm_flim_panel_get_method(FM_FLIM_PAGE(page)->panel);
+}
+
+static fm_params *get_params(FmFamilyPage *page)
+{
+    return fm_flim_panel_get_params(FM_FLIM_PAGE(page)->panel, NULL, NULL);
+}
+
 static void set_backend(FmFamilyPage *page, const char *backend)
 {
     fm_flim_panel_set_backend(FM_FLIM_PAGE(page)->panel, backend);
@@ -154,6 +169,7 @@ static guint get_bars(FmFamilyPage *page)
 static void page_iface_init(FmFamilyPageInterface *iface)
 {
     iface->get_id = get_id;
+    iface->takes = takes;
     iface->dataset_changed = dataset_changed;
     iface->show_result = show_result;
     iface->run = run;
@@ -161,6 +177,8 @@ static void page_iface_init(FmFamilyPageInterface *iface)
     iface->set_param = set_param;
     iface->set_backend = set_backend;
     iface->get_bars = get_bars;
+    iface->get_method = get_method;
+    iface->get_params = get_params;
 }
 
 static void rois_changed(FmMapView *view, FmFlimPage *self)

@@ -50,12 +50,23 @@ static const char *get_id(FmFamilyPage *page)
     return "lsi";
 }
 
-/* Every dataset comes here first; the pages after this one take theirs. */
+/* Any image or stack of images, but a decay (a time axis in ns or ps is not a speckle stack). */
+static int takes(FmFamilyPage *page, const fm_dataset *ds)
+{
+    (void)page;
+    if (ds->n_dims < 2 || ds->n_dims > 3 || g_strcmp0(ds->dims[0].name, "x") != 0 ||
+        g_strcmp0(ds->dims[1].name, "y") != 0)
+        return FM_PAGE_TAKES_NONE;
+    if (ds->n_dims == 3 && (g_strcmp0(ds->dims[2].unit, "ns") == 0 ||
+                            g_strcmp0(ds->dims[2].unit, "ps") == 0))
+        return FM_PAGE_TAKES_NONE;
+    return FM_PAGE_TAKES_CAN_RUN;
+}
+
 static void dataset_changed(FmFamilyPage *page)
 {
     FmLsiPage *self = FM_LSI_PAGE(page);
-    fm_window_set_family(self->win, "lsi");
-    family_changed(NULL, NULL, self);
+    family_changed(NULL, NULL, self); /* returns at once unless the page is on show */
 }
 
 static gboolean show_result(FmFamilyPage *page, const fm_result *res)
@@ -93,6 +104,16 @@ static gboolean set_param(FmFamilyPage *page, const char *key, const char *text)
     return fm_lsi_panel_set_param(FM_LSI_PAGE(page)->panel, key, text);
 }
 
+static const fm_method *get_method(FmFamilyPage *page)
+{
+    return fm_lsi_panel_get_method(FM_LSI_PAGE(page)->panel);
+}
+
+static fm_params *get_params(FmFamilyPage *page)
+{
+    return fm_lsi_panel_get_params(FM_LSI_PAGE(page)->panel, NULL, NULL);
+}
+
 static void set_backend(FmFamilyPage *page, const char *backend)
 {
     fm_lsi_panel_set_backend(FM_LSI_PAGE(page)->panel, backend);
@@ -127,6 +148,7 @@ static gboolean get_live(FmFamilyPage *page, fm_page_live *live, GError **error)
 static void page_iface_init(FmFamilyPageInterface *iface)
 {
     iface->get_id = get_id;
+    iface->takes = takes;
     iface->dataset_changed = dataset_changed;
     iface->show_result = show_result;
     iface->run = run;
@@ -135,6 +157,8 @@ static void page_iface_init(FmFamilyPageInterface *iface)
     iface->set_backend = set_backend;
     iface->get_bars = get_bars;
     iface->get_live = get_live;
+    iface->get_method = get_method;
+    iface->get_params = get_params;
 }
 
 static void backend_changed(FmLsiPanel *panel, const char *name, FmLsiPage *self)

@@ -25,6 +25,12 @@ static gboolean page_run(FmWindow *win)
     return TRUE;
 }
 
+static int takes_no_dataset(const fm_dataset *ds)
+{
+    (void)ds;
+    return FM_PAGE_TAKES_NO_DATASET;
+}
+
 FmFamilyPage *fm_mcml_page_new(FmWindow *win)
 {
     FmMcmlView *view = fm_mcml_view_new();
@@ -33,8 +39,8 @@ FmFamilyPage *fm_mcml_page_new(FmWindow *win)
     gtk_stack_add_named(GTK_STACK(win->centre_stack), GTK_WIDGET(view), "mcml");
     gtk_widget_show_all(GTK_WIDGET(view));
     g_signal_connect(win->panel_stack, "notify::visible-child", G_CALLBACK(family_changed), win);
-    /* no dataset of its own: dataset_changed never picks it; none of the map's bars */
-    static const fm_page_funcs funcs = {"mcml", NULL, page_run, NULL, 0};
+    /* no dataset of its own, none of the map's bars */
+    static const fm_page_funcs funcs = {.id = "mcml", .takes = takes_no_dataset, .run = page_run};
     return fm_family_page_from_funcs(win, &funcs);
 }
 

@@ -59,7 +59,32 @@ static void oct_dataset_changed(FmWindow *win)
     fm_oct_views_set_spectra(st->views, spectra, params);
     if (params)
         fm_params_free(params);
-    fm_window_set_family(win, "oct");
+}
+
+static const fm_method *page_get_method(FmWindow *win)
+{
+    (void)win;
+    return fm_method_find("oct.bscan");
+}
+
+static gboolean page_select_method(FmWindow *win, const char *method_id)
+{
+    return page_get_method(win) == fm_method_find(method_id);
+}
+
+static fm_params *page_get_params(FmWindow *win)
+{
+    return fm_oct_panel_get_params(state_of(win)->panel, NULL);
+}
+
+static gboolean page_set_param(FmWindow *win, const char *key, const char *text)
+{
+    return fm_oct_panel_set_value(state_of(win)->panel, key, text);
+}
+
+static int oct_takes(const fm_dataset *ds)
+{
+    return is_oct(ds) ? FM_PAGE_TAKES_OWN : FM_PAGE_TAKES_NONE;
 }
 
 typedef struct {
@@ -253,8 +278,17 @@ FmFamilyPage *fm_oct_page_new(FmWindow *win)
     /* after the window's handler, which shows the map for every page without views */
     g_signal_connect(win->panel_stack, "notify::visible-child", G_CALLBACK(family_changed), win);
     /* the B-scan views bring their own playback, dB range and A-line plot */
-    static const fm_page_funcs funcs = {"oct", oct_dataset_changed, page_run, page_show_result,
-                                        0};
+    static const fm_page_funcs funcs = {
+        .id = "oct",
+        .takes = oct_takes,
+        .dataset_changed = oct_dataset_changed,
+        .run = page_run,
+        .show_result = page_show_result,
+        .select_method = page_select_method,
+        .set_param = page_set_param,
+        .get_method = page_get_method,
+        .get_params = page_get_params,
+    };
     return fm_family_page_from_funcs(win, &funcs);
 }
 
