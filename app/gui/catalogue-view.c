@@ -167,6 +167,20 @@ gboolean fm_catalogue_view_refresh(FmCatalogueView *view, GError **error)
     return TRUE;
 }
 
+gboolean fm_catalogue_view_select_pair(FmCatalogueView *view, gint64 first, gint64 second)
+{
+    GtkListBox *box = GTK_LIST_BOX(view->listbox);
+    gtk_list_box_unselect_all(box);
+    GList *rows = gtk_container_get_children(GTK_CONTAINER(box));
+    for (GList *l = rows; l != NULL; l = l->next) {
+        gint64 id = row_run_id(l->data);
+        if (id == first || id == second)
+            gtk_list_box_select_row(box, l->data);
+    }
+    g_list_free(rows);
+    return fm_catalogue_view_get_pair(view, NULL, NULL);
+}
+
 gboolean fm_catalogue_view_get_pair(FmCatalogueView *view, gint64 *first, gint64 *second)
 {
     GList *rows = gtk_list_box_get_selected_rows(GTK_LIST_BOX(view->listbox));

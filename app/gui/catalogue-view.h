@@ -16,6 +16,9 @@ gboolean fm_catalogue_view_refresh(FmCatalogueView *view, GError **error);
 /* Ids of the selected runs when exactly two are selected. */
 gboolean fm_catalogue_view_get_pair(FmCatalogueView *view, gint64 *first, gint64 *second);
 
+/* Selects exactly these two runs (as Ctrl+click does); FALSE when the list lacks one. */
+gboolean fm_catalogue_view_select_pair(FmCatalogueView *view, gint64 first, gint64 second);
+
 /* Signals:
  *   "run-activated" (gint64 run_id): a run was double-clicked or activated with Enter.
  *   "compare-requested" (): the Compare button was pressed with two runs selected.

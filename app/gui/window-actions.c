@@ -329,11 +329,60 @@ static void run_reopened(FmCatalogueView *view, gint64 run_id, FmWindow *win)
         }
         fm_result_add_map(result, map);
     }
+    /* A run is shown over the dataset it ran on, as its page needs (OCT's depth scale comes
+     * from the spectra's calibration, DCE's maps lie over the anatomy). */
+    const char *path = run->dataset_path;
+    gboolean other = path != NULL && (win->dataset == NULL ||
+                                      g_strcmp0(win->dataset->source_path, path) != 0);
+    if (other && g_file_test(path, G_FILE_TEST_EXISTS)) {
+        fm_window_open_for_result(win, path, result);
+        return;
+    }
+    if (other) {
+        g_autofree char *msg = g_strdup_printf(
+            _("The dataset of run #%" G_GINT64_FORMAT ", %s, is no longer there: its maps are "
+              "shown without it."),
+            run_id, path);
+        fm_window_show_message(win, GTK_MESSAGE_INFO, msg);
+    }
+    fm_window_show_reopened(win, result);
+}
+
+void fm_window_show_reopened(FmWindow *win, fm_result *result)
+{
+    g_autofree char *status = g_strdup_printf(_("Reopened a %s run"), result->method_id);
     fm_window_set_result(win, result, FALSE);
     fm_window_pages_show_result(win, result);
-    g_autofree char *status =
-        g_strdup_printf(_("Reopened run #%" G_GINT64_FORMAT " (%s)"), run_id, run->method_id);
     fm_window_set_status(win, status);
+}
+
+/* The map to compare: the one on show when both runs have it, else the first output of run a
+ * that run b has too (runs of any family: "sfi", "tau", "bscan", "ka", …); NULL when none. */
+static char *shared_map(FmWindow *win, gint64 a, gint64 b, GError **error)
+{
+    g_autoptr(fm_catalogue_run) run_a = fm_catalogue_get_run(win->catalogue, a, error);
+    g_autoptr(fm_catalogue_run) run_b = run_a ? fm_catalogue_get_run(win->catalogue, b, error) : NULL;
+    if (run_b == NULL)
+        return NULL;
+    char *first_shared = NULL;
+    for (guint i = 0; run_a->outputs != NULL && i < run_a->outputs->len; i++) {
+        const char *name = ((const fm_catalogue_output *)run_a->outputs->pdata[i])->name;
+        gboolean in_b = FALSE;
+        for (guint j = 0; run_b->outputs != NULL && j < run_b->outputs->len; j++)
+            in_b |= g_strcmp0(((const fm_catalogue_output *)run_b->outputs->pdata[j])->name, name) == 0;
+        if (in_b && g_strcmp0(name, win->map_name) == 0) {
+            g_free(first_shared);
+            return g_strdup(name);
+        }
+        if (in_b && first_shared == NULL)
+            first_shared = g_strdup(name);
+    }
+    if (first_shared == NULL)
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                    _("Runs #%" G_GINT64_FORMAT " (%s) and #%" G_GINT64_FORMAT
+                      " (%s) have no map in common to compare."),
+                    a, run_a->method_id, b, run_b->method_id);
+    return first_shared;
 }
 
 static void compare_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
@@ -345,9 +394,10 @@ static void compare_activated(GSimpleAction *action, GVariant *parameter, gpoint
                                _("Select two runs in the catalogue (Ctrl+click) to compare."));
         return;
     }
-    const char *name = g_strcmp0(win->map_name, "raw") == 0 ? "sfi" : win->map_name;
     g_autoptr(GError) error = NULL;
-    if (fm_compare_view_new(GTK_WINDOW(win), win->catalogue, a, b, name,
+    g_autofree char *name = shared_map(win, a, b, &error);
+    if (name == NULL ||
+        fm_compare_view_new(GTK_WINDOW(win), win->catalogue, a, b, name,
                             fm_map_view_get_colormap(win->map_view), &error) == NULL)
         fm_window_show_message(win, GTK_MESSAGE_ERROR, error->message);
 }

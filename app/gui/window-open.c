@@ -117,6 +117,15 @@ static void set_dataset(FmWindow *win, fm_dataset *ds, const char *path)
                                "last-folder", folder);
 }
 
+/* The reopened run waiting for path: shown now, over it when it opened (else alone). */
+static void show_pending_reopen(FmWindow *win, const char *path)
+{
+    if (win->reopen_result == NULL || g_strcmp0(path, win->reopen_path) != 0)
+        return;
+    g_clear_pointer(&win->reopen_path, g_free);
+    fm_window_show_reopened(win, g_steal_pointer(&win->reopen_result));
+}
+
 static void load_done(GObject *source, GAsyncResult *res, gpointer user)
 {
     FmWindow *win = FM_WINDOW(source);
@@ -135,6 +144,7 @@ static void load_done(GObject *source, GAsyncResult *res, gpointer user)
         fm_window_show_message(win, GTK_MESSAGE_ERROR, msg);
         win->message_from_open = TRUE;
         fm_window_set_status(win, _("Open failed"));
+        show_pending_reopen(win, path);
         return;
     }
     /* A good open clears an earlier open's error, not other news (an unusable catalogue, a
@@ -142,10 +152,21 @@ static void load_done(GObject *source, GAsyncResult *res, gpointer user)
     if (win->message_from_open)
         fm_window_hide_message(win);
     set_dataset(win, ds, path);
+    show_pending_reopen(win, path);
+}
+
+void fm_window_open_for_result(FmWindow *win, const char *path, fm_result *result)
+{
+    fm_window_open_file(win, path);
+    win->reopen_result = result;
+    win->reopen_path = g_strdup(path);
 }
 
 void fm_window_open_file(FmWindow *win, const char *path)
 {
+    /* another open replaces a reopened run's */
+    g_clear_pointer(&win->reopen_result, fm_result_free);
+    g_clear_pointer(&win->reopen_path, g_free);
     if (win->load_cancellable != NULL)
         g_cancellable_cancel(win->load_cancellable);
     g_clear_object(&win->load_cancellable);

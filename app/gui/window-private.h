@@ -50,6 +50,9 @@ struct _FmWindow {
     char *last_fallback_reason; /* CPU-fallback reason already shown in the info bar */
     fm_backend backend_choice;  /* the user's backend setting, for the device label */
     GHashTable *ready_shown;    /* jobs whose maps their ready handler showed (until done) */
+    /* A catalogue run reopened with its own dataset, shown once that dataset is open. */
+    fm_result *reopen_result;
+    char *reopen_path;
 
     /* Stack playback. */
     guint play_timer;
@@ -138,7 +141,12 @@ void fm_window_backend_chosen(FmWindow *win, const char *name);
 void fm_window_start_job(FmWindow *win, const fm_method *method, const fm_params *params,
                          GPtrArray *rois, fm_backend backend);
 
+/* window-actions.c: shows a reopened run's maps on the page of its method. */
+void fm_window_show_reopened(FmWindow *win, fm_result *result); /* takes it */
+
 /* window-open.c */
+/* Opens path, then shows result (taken) over it; result alone when path cannot be read. */
+void fm_window_open_for_result(FmWindow *win, const char *path, fm_result *result);
 /* Progress callback of fm_dataset_open on the load worker (user: the load GTask, whose
  * "fm-last-percent" data holds an int); shows "Reading FILE… n %" on the main loop. */
 void fm_window_load_progress(double fraction, gpointer user);

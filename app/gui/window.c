@@ -185,6 +185,8 @@ fm_result *fm_window_copy_result(const fm_result *src)
 void fm_window_set_result(FmWindow *win, fm_result *result, gboolean live)
 {
     g_clear_pointer(&win->result, fm_result_free);
+    g_clear_pointer(&win->reopen_result, fm_result_free);
+    g_clear_pointer(&win->reopen_path, g_free);
     win->result = result;
     win->result_is_live = live;
     fm_window_update_action_state(win);

@@ -4,11 +4,16 @@
 #include <math.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "app/core/catalogue.h"
 #include "app/core/job.h"
 #include "app/gui/catalogue-view.h"
 #include "app/gui/mcml/mcml-page.h"
 #include "app/gui/dce/dce-page.h"
+#include "app/gui/dce/dce-views.h"
+#include "app/gui/oct/oct-page.h"
+#include "app/gui/oct/oct-views.h"
 #include "gui-test-util.h"
 
 static char *data_dir;
@@ -115,8 +120,11 @@ static void test_demo(gconstpointer data)
         }
         g_assert_cmpint(roles, ==, 3);
     }
-    fm_gui_test_run_job(win, "run", 110);
-    assert_newest_run(c->method);
+    /* twice, so that every family has two runs to compare */
+    for (int i = 0; i < 2; i++) {
+        fm_gui_test_run_job(win, "run", 110);
+        assert_newest_run(c->method);
+    }
     fm_gui_test_drain(0.3);
     save_screenshot(GTK_WIDGET(win), c->family);
 }
@@ -140,8 +148,31 @@ static gboolean is_catalogue_view(GtkWidget *w, gconstpointer unused G_GNUC_UNUS
     return FM_IS_CATALOGUE_VIEW(w);
 }
 
-/* Every family's run found again in the catalogue browser: activating it brings its page back
- * with the maps (the DCE dataset is the one open, so the others are shown without theirs). */
+typedef struct {
+    const char *path;
+} open_query;
+
+/* The reopened run's dataset is open (a reopen opens it first). */
+static gboolean opened(gpointer data)
+{
+    const open_query *q = data;
+    fm_dataset *ds = fm_window_get_dataset(win);
+    return !fm_window_is_loading(win) && ds != NULL && g_strcmp0(ds->source_path, q->path) == 0;
+}
+
+/* What a reopened run's page shows that needs the run's own dataset: OCT's depth in µm (the
+ * spectra's calibration), DCE's maps over the anatomy. */
+static void assert_page_has_dataset(const char *family)
+{
+    if (g_strcmp0(family, "oct") == 0)
+        g_assert_cmpstr(fm_oct_views_get_depth_label(FM_OCT_VIEWS(fm_window_get_oct_views(win))),
+                        ==, "depth (µm)");
+    if (g_strcmp0(family, "dce") == 0)
+        g_assert_nonnull(fm_dce_views_get_result(FM_DCE_VIEWS(fm_window_get_dce_views(win))));
+}
+
+/* Every family's run found again in the catalogue browser: activating it opens the dataset it
+ * ran on (another one is open) and brings its page back with the maps over it. */
 static void test_reopen(void)
 {
     g_autoptr(GError) error = NULL;
@@ -150,20 +181,119 @@ static void test_reopen(void)
     g_autoptr(GPtrArray) runs = fm_catalogue_list_runs(cat, 0, &error);
     g_assert_no_error(error);
     g_ptr_array_set_free_func(runs, (GDestroyNotify)fm_catalogue_run_free);
-    g_assert_cmpuint(runs->len, ==, 4);
+    g_assert_cmpuint(runs->len, ==, 8);
     GtkWidget *browser = find_widget(GTK_WIDGET(win), is_catalogue_view, NULL);
     g_assert_nonnull(browser);
     for (guint i = 0; i < runs->len; i++) {
         const fm_catalogue_run *run = runs->pdata[i];
         g_autofree char *family = g_strndup(run->method_id, strcspn(run->method_id, "."));
         g_signal_emit_by_name(browser, "run-activated", (gint64)run->id);
+        open_query q = {run->dataset_path};
+        g_assert_true(fm_gui_test_wait_until(opened, &q, 60));
         fm_gui_test_drain(0.3);
         g_assert_null(fm_gui_test_error_message(win));
+        assert_page_has_dataset(family);
         g_test_message("reopened run %" G_GINT64_FORMAT " (%s): page %s", (gint64)run->id,
                        run->method_id, fm_window_get_family(win));
         g_assert_cmpstr(fm_window_get_family(win), ==, family);
         save_screenshot(GTK_WIDGET(win), run->method_id);
     }
+}
+
+static gboolean is_compare_window(GtkWidget *w, gconstpointer unused G_GNUC_UNUSED)
+{
+    return GTK_IS_WINDOW(w) && g_str_has_prefix(gtk_window_get_title(GTK_WINDOW(w)), "Compare ");
+}
+
+/* The open compare window (a toplevel titled "Compare …"), or NULL. */
+static GtkWidget *compare_window(void)
+{
+    GList *tops = gtk_window_list_toplevels();
+    GtkWidget *found = NULL;
+    for (GList *l = tops; l != NULL && found == NULL; l = l->next)
+        if (gtk_widget_get_visible(l->data) && is_compare_window(l->data, NULL))
+            found = l->data;
+    g_list_free(tops);
+    return found;
+}
+
+/* Two runs of each family side by side, chosen in the catalogue browser as a user would
+ * (Ctrl+click two, Compare): the window opens on a map both runs have. */
+static void test_compare(void)
+{
+    g_autoptr(fm_catalogue) cat = fm_catalogue_open(data_dir, NULL);
+    g_autoptr(GPtrArray) runs = fm_catalogue_list_runs(cat, 0, NULL);
+    g_ptr_array_set_free_func(runs, (GDestroyNotify)fm_catalogue_run_free);
+    GtkWidget *browser = find_widget(GTK_WIDGET(win), is_catalogue_view, NULL);
+    static const char *const families[] = {"lsi.", "flim.", "oct.", "dce."};
+    for (gsize f = 0; f < G_N_ELEMENTS(families); f++) {
+        gint64 pair[2] = {0, 0};
+        int n = 0;
+        for (guint i = 0; i < runs->len && n < 2; i++) {
+            const fm_catalogue_run *run = runs->pdata[i];
+            if (g_str_has_prefix(run->method_id, families[f]))
+                pair[n++] = run->id;
+        }
+        g_assert_cmpint(n, ==, 2);
+        g_assert_true(fm_catalogue_view_select_pair(FM_CATALOGUE_VIEW(browser), pair[0], pair[1]));
+        g_action_group_activate_action(G_ACTION_GROUP(win), "compare", NULL);
+        fm_gui_test_drain(0.3);
+        g_assert_null(fm_gui_test_error_message(win));
+        GtkWidget *cmp = compare_window();
+        g_assert_nonnull(cmp);
+        g_test_message("%s: %s", families[f], gtk_window_get_title(GTK_WINDOW(cmp)));
+        g_autofree char *suffix = g_strdup_printf("compare-%.*s", (int)strlen(families[f]) - 1,
+                                                  families[f]);
+        save_screenshot(cmp, suffix);
+        gtk_widget_destroy(cmp);
+    }
+}
+
+/* A run whose dataset has gone (moved, deleted) still reopens: its maps alone, with a note
+ * that says so, and OCT's depth in bins, labelled as bins, not µm. */
+static void test_reopen_without_dataset(void)
+{
+    const char *demo = g_getenv("FLUXMAP_DEMO_DIR");
+    g_assert_nonnull(demo);
+    static const char *const files[] = {"oct-demo.raw", "oct-demo.raw.json", "oct-demo.calib.csv"};
+    g_autofree char *copy_dir = g_build_filename(data_dir, "gone", NULL);
+    g_assert_cmpint(g_mkdir_with_parents(copy_dir, 0700), ==, 0);
+    for (gsize i = 0; i < G_N_ELEMENTS(files); i++) {
+        g_autofree char *from = g_build_filename(demo, files[i], NULL), *to = g_build_filename(
+                                                                            copy_dir, files[i], NULL);
+        g_autofree char *bytes = NULL;
+        gsize len = 0;
+        g_assert_true(g_file_get_contents(from, &bytes, &len, NULL));
+        g_assert_true(g_file_set_contents(to, bytes, len, NULL));
+    }
+    g_autofree char *raw = g_build_filename(copy_dir, files[0], NULL);
+    g_action_group_activate_action(G_ACTION_GROUP(app), "open", g_variant_new_string(raw));
+    open_query q = {raw};
+    g_assert_true(fm_gui_test_wait_until(opened, &q, 60));
+    fm_gui_test_run_job(win, "run", 110);
+    assert_newest_run("oct.bscan");
+    g_autoptr(fm_catalogue) cat = fm_catalogue_open(data_dir, NULL);
+    g_autoptr(GPtrArray) runs = fm_catalogue_list_runs(cat, 1, NULL);
+    g_ptr_array_set_free_func(runs, (GDestroyNotify)fm_catalogue_run_free);
+    gint64 id = ((const fm_catalogue_run *)runs->pdata[0])->id;
+
+    /* another dataset open, the run's own gone */
+    gtk_button_clicked(GTK_BUTTON(find_card(GTK_WIDGET(win), "lsi")));
+    g_assert_true(fm_gui_test_wait_until(loaded, NULL, 60));
+    for (gsize i = 0; i < G_N_ELEMENTS(files); i++) {
+        g_autofree char *path = g_build_filename(copy_dir, files[i], NULL);
+        g_assert_cmpint(g_remove(path), ==, 0);
+    }
+    GtkWidget *browser = find_widget(GTK_WIDGET(win), is_catalogue_view, NULL);
+    g_signal_emit_by_name(browser, "run-activated", id);
+    fm_gui_test_drain(0.3);
+    g_assert_cmpstr(fm_window_get_family(win), ==, "oct");
+    const char *note = fm_window_get_message(win, NULL);
+    g_assert_nonnull(note);
+    g_assert_nonnull(strstr(note, "is no longer there"));
+    g_assert_cmpstr(fm_oct_views_get_depth_label(FM_OCT_VIEWS(fm_window_get_oct_views(win))), ==,
+                    "depth (bin)");
+    fm_window_hide_message(win);
 }
 
 /* Keyboard only: from the window's first focus, Tab reaches a Run of the page on show (win.run,
@@ -250,6 +380,8 @@ int main(int argc, char **argv)
         g_test_add_data_func(path, &cases[i], test_demo);
     }
     g_test_add_func("/gui-demos/reopen", test_reopen);
+    g_test_add_func("/gui-demos/compare", test_compare);
+    g_test_add_func("/gui-demos/reopen-without-dataset", test_reopen_without_dataset);
     g_test_add_func("/gui-demos/keyboard", test_keyboard);
     g_test_add_func("/gui-demos/mcml", test_mcml_demo);
     int status = g_test_run();

@@ -243,7 +243,7 @@ static gboolean page_show_result(FmWindow *win, const fm_result *res)
     OctState *st = state_of(win);
     if (!st || !g_str_has_prefix(res->method_id, "oct."))
         return FALSE;
-    double um_per_bin = 1.0;
+    double um_per_bin = 0.0; /* unknown without the spectra */
     fm_params *params = NULL;
     fm_dataset *spectra = is_oct(win->dataset) ? current_spectra(win, &params, TRUE) : NULL;
     if (spectra) {

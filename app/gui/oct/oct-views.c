@@ -17,6 +17,7 @@ struct _FmOctViews {
     fm_params *params;
     fm_result *result;
     double um_per_bin;
+    gboolean depth_in_bins; /* the result's spectra are not open: no calibration, no µm */
     int bscan, aline, play_count;
     int aline_stretch; /* screen columns per A-line in the B-scan view */
     guint play_timer;
@@ -128,8 +129,13 @@ void fm_oct_views_show_aline(FmOctViews *v, int aline)
             ys[z] = frame[(gsize)z * map->width + aline];
         }
         fm_plot_view_set_series(v->aline_plot, xs, ys, map->height);
-        g_autofree char *text = g_strdup_printf(_("A-line %d of B-scan %d; %.3f µm per depth bin"),
-                                                aline + 1, v->bscan + 1, v->um_per_bin);
+        g_autofree char *text =
+            v->depth_in_bins
+                ? g_strdup_printf(_("A-line %d of B-scan %d; depth in bins (the spectra's "
+                                    "calibration is not open)"),
+                                  aline + 1, v->bscan + 1)
+                : g_strdup_printf(_("A-line %d of B-scan %d; %.3f µm per depth bin"), aline + 1,
+                                  v->bscan + 1, v->um_per_bin);
         gtk_label_set_text(GTK_LABEL(v->info_label), text);
     }
     show_spectrum(v);
@@ -257,7 +263,13 @@ void fm_oct_views_set_result(FmOctViews *v, fm_result *result, double um_per_bin
 {
     g_clear_pointer(&v->result, fm_result_free);
     v->result = result;
-    v->um_per_bin = um_per_bin;
+    v->depth_in_bins = !(um_per_bin > 0.0);
+    v->um_per_bin = v->depth_in_bins ? 1.0 : um_per_bin;
+    um_per_bin = v->um_per_bin;
+    gtk_label_set_text(g_object_get_data(G_OBJECT(v->depth_start_scale), "fm-label"),
+                       v->depth_in_bins ? _("En-face from (bin)") : _("En-face from (µm)"));
+    gtk_label_set_text(g_object_get_data(G_OBJECT(v->depth_end_scale), "fm-label"),
+                       v->depth_in_bins ? _("to (bin)") : _("to (µm)"));
     fm_map *map = bscan_map(v);
     if (!map)
         return;
@@ -271,12 +283,17 @@ void fm_oct_views_set_result(FmOctViews *v, fm_result *result, double um_per_bin
     gtk_range_set_value(GTK_RANGE(v->depth_start_scale), 0);
     gtk_range_set_value(GTK_RANGE(v->depth_end_scale), depth_um);
     v->updating = FALSE;
-    fm_plot_view_set_labels(v->aline_plot, _("depth (µm)"), _("dB"));
+    fm_plot_view_set_labels(v->aline_plot, fm_oct_views_get_depth_label(v), _("dB"));
     fm_oct_views_set_bscan(v, MIN(v->bscan, map->n_frames - 1));
     fm_oct_views_show_aline(v, v->aline >= 0 ? v->aline : map->width / 2);
     show_enface(v);
     fm_map_view_zoom_to_fit(v->bscan_view);
     fm_map_view_zoom_to_fit(v->enface_view);
+}
+
+const char *fm_oct_views_get_depth_label(FmOctViews *v)
+{
+    return v->depth_in_bins ? _("depth (bin)") : _("depth (µm)");
 }
 
 const fm_result *fm_oct_views_get_result(FmOctViews *v)
@@ -310,6 +327,7 @@ static GtkWidget *labelled_scale(GtkWidget *grid, int row, int pair, const char 
     gtk_scale_set_value_pos(GTK_SCALE(scale), GTK_POS_RIGHT);
     gtk_range_set_value(GTK_RANGE(scale), value);
     gtk_widget_set_hexpand(scale, TRUE);
+    g_object_set_data(G_OBJECT(scale), "fm-label", l);
     gtk_grid_attach(GTK_GRID(grid), l, 2 * pair, row, 1, 1);
     gtk_grid_attach(GTK_GRID(grid), scale, 2 * pair + 1, row, 1, 1);
     g_signal_connect(scale, "value-changed", cb, v);

@@ -17,8 +17,11 @@ GtkWidget *fm_oct_views_new(void);
 /* The spectra (dims pixel, aline, bscan; a new reference is kept) and the parameters the
  * spectrum plot's stages use (copied); either may be NULL. */
 void fm_oct_views_set_spectra(FmOctViews *views, fm_dataset *spectra, const fm_params *params);
-/* An oct.bscan result (takes it) with the depth step of its bins. */
+/* An oct.bscan result (takes it) with the depth step of its bins; 0 when unknown (its spectra
+ * are not open): depth is then shown and labelled in bins. */
 void fm_oct_views_set_result(FmOctViews *views, fm_result *result, double um_per_bin);
+/* The depth axis label of the A-line plot ("depth (µm)" or "depth (bin)"). */
+const char *fm_oct_views_get_depth_label(FmOctViews *views);
 const fm_result *fm_oct_views_get_result(FmOctViews *views);
 void fm_oct_views_set_bscan(FmOctViews *views, int bscan);
 int fm_oct_views_get_bscan(FmOctViews *views);
