@@ -182,6 +182,21 @@ static void test_real_picoharp(void)
     expect_bad_input(two, error, path, "channel 2 holds no photons (channels with photons: 1)");
 }
 
+/* Rewrites the 8-byte value of the tag `ident` in place. */
+static void patch_tag(const char *path, const char *ident, guint64 value)
+{
+    g_autofree char *bytes = NULL;
+    gsize len = 0;
+    g_assert_true(g_file_get_contents(path, &bytes, &len, NULL));
+    gsize n = strlen(ident) + 1, at = 16;
+    while (at + 48 <= len && memcmp(bytes + at, ident, n) != 0)
+        at++;
+    g_assert_cmpuint(at + 48, <=, len);
+    guint64 le = GUINT64_TO_LE(value);
+    memcpy(bytes + at + 40, &le, 8);
+    g_assert_true(g_file_set_contents(path, bytes, (gssize)len, NULL));
+}
+
 /* --- record types ---------------------------------------------------------------------------- */
 
 static const struct {
@@ -211,6 +226,13 @@ static void test_record_types(void)
         assert_meta_count(back, "ptu_photons_dropped", 0);
         g_assert_cmpstr(fm_dataset_get_meta(back, "format"), ==, "ptu");
     }
+    /* an older edition of the record appendix gives the TimeHarp 260 T3 codes a v2 sub-ID */
+    g_autofree char *path = tmp_path("timeharp260n.ptu");
+    patch_tag(path, "TTResultFormat_TTTRRecType", FM_PTU_TIMEHARP260N_T3 | 0x01000000);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(fm_dataset) back = open_any(path, &error);
+    g_assert_no_error(error);
+    assert_same_counts(counts, back);
 }
 
 /* --- channels -------------------------------------------------------------------------------- */
@@ -297,21 +319,6 @@ static void test_channels(void)
 }
 
 /* --- bidirectional scans and frames ---------------------------------------------------------- */
-
-/* Rewrites the 8-byte value of the tag `ident` in place. */
-static void patch_tag(const char *path, const char *ident, guint64 value)
-{
-    g_autofree char *bytes = NULL;
-    gsize len = 0;
-    g_assert_true(g_file_get_contents(path, &bytes, &len, NULL));
-    gsize n = strlen(ident) + 1, at = 16;
-    while (at + 48 <= len && memcmp(bytes + at, ident, n) != 0)
-        at++;
-    g_assert_cmpuint(at + 48, <=, len);
-    guint64 le = GUINT64_TO_LE(value);
-    memcpy(bytes + at + 40, &le, 8);
-    g_assert_true(g_file_set_contents(path, bytes, (gssize)len, NULL));
-}
 
 /* Odd rows are written right to left and come back in the right order; read as if scanned one
  * way (ImgHdr_BiDirect patched to 0), exactly the odd rows come back mirrored, which proves

@@ -194,8 +194,18 @@ fm_dataset *fm_ptu_read_channel(const char *path, int channel, int max_bins,
         return NULL;
     fm_dataset *ds =
         fm_tttr_histogram(&L, channel, max_bins, progress, progress_user, cancellable, error);
-    if (ds)
-        fm_dataset_set_meta(ds, "format", "ptu");
+    if (!ds)
+        return NULL;
+    fm_dataset_set_meta(ds, "format", "ptu");
+    /* Resonant scanners move sinusoidally; the columns here are even in time. The metadata
+     * says so, for a user who wonders why the image edges look stretched. */
+    gint64 sin_percent = 0;
+    if (L.image && tag_int(&f, "ImgHdr_SinCorrection", &sin_percent) && sin_percent != 0) {
+        g_autofree char *text = g_strdup_printf("%" G_GINT64_FORMAT, sin_percent);
+        fm_dataset_set_meta(ds, "ptu_sin_correction_percent", text);
+        fm_dataset_set_meta(ds, "ptu_note",
+                            "ImgHdr_SinCorrection not applied: columns are even in time");
+    }
     return ds;
 }
 

@@ -43,8 +43,10 @@ G_BEGIN_DECLS
  * "ptu_measurement" ("image" or "point"), "ptu_records", "ptu_frames", "ptu_bidirectional"
  * ("1" when mirrored), "ptu_channels" (detector channels holding photons, "1,2"),
  * "ptu_channel" ("all" or the one read), "ptu_photons" (of that channel), "ptu_photons_dropped"
- * (outside lines or the bin range), "ptu_saturated". progress (0..1, may be NULL) is called
- * every 2^18 records; cancellable (may be NULL) stops the read with FM_ERROR_CANCELLED. */
+ * (outside lines or the bin range), "ptu_saturated", "ptu_sin_correction_percent" (a resonant
+ * scanner's ImgHdr_SinCorrection, not applied: columns are even in time). progress (0..1, may be
+ * NULL) is called every 2^18 records; cancellable (may be NULL) stops the read with
+ * FM_ERROR_CANCELLED. */
 fm_dataset *fm_ptu_read(const char *path, int max_bins,
                         void (*progress)(double fraction, gpointer user), gpointer progress_user,
                         GCancellable *cancellable, GError **error);

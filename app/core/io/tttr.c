@@ -47,6 +47,10 @@ static gboolean settle_bins(const fm_tttr_layout *L, int max_bins, bin_layout *B
     case FM_PTU_TIMEHARP260N_T3:
     case FM_PTU_TIMEHARP260P_T3:
     case FM_PTU_GENERIC_T3:
+    /* an older edition of PicoQuant's record appendix lists the TimeHarp 260 T3 codes with
+     * the v2 sub-ID; the records are the same */
+    case FM_PTU_TIMEHARP260N_T3 | 0x01000000:
+    case FM_PTU_TIMEHARP260P_T3 | 0x01000000:
         dtime_bits = 15;
         break;
     default:
