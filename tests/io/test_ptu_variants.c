@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "app/core/error.h"
+#include "app/core/flim/flim_prep.h"
 #include "app/core/io/flim_write.h"
 #include "app/core/io/open.h"
 #include "app/core/io/pt3.h"
@@ -433,6 +434,36 @@ static void test_point(void)
     assert_point_decay(small, decay);
 }
 
+/* A point measurement is usable as the IRF of the fits (irf_file): the loader gives its decay,
+ * normalised to sum 1, and refuses one whose bin count differs from the data's. */
+static void test_point_as_irf(void)
+{
+    g_autoptr(fm_dataset) counts = make_counts(3, 2, 24, 400, 21);
+    g_autofree char *ptu = tmp_path("irf-for-fit.ptu");
+    g_autofree char *pt3 = tmp_path("irf-for-fit.pt3");
+    fm_ptu_write_options opt = {.point = TRUE};
+    g_assert_true(fm_ptu_write(ptu, counts, 50.0, &opt, NULL));
+    g_assert_true(fm_pt3_write(pt3, counts, 50.0, &opt, NULL));
+    double total = (double)total_counts(counts);
+    const guint16 *c = counts->data;
+    const char *paths[] = {ptu, pt3};
+    for (int k = 0; k < 2; k++) {
+        g_autoptr(GError) error = NULL;
+        g_autofree float *irf = fm_flim_prep_load_decay(paths[k], 24, "IRF", &error);
+        g_assert_no_error(error);
+        for (int t = 0; t < 24; t++) {
+            double sum = 0;
+            for (int p = 0; p < 6; p++)
+                sum += c[t * 6 + p];
+            g_assert_cmpfloat_with_epsilon(irf[t], sum / total, 1e-6);
+        }
+        g_autofree float *wrong = fm_flim_prep_load_decay(paths[k], 48, "IRF", &error);
+        g_assert_null(wrong);
+        g_assert_error(error, FM_ERROR, FM_ERROR_BAD_INPUT);
+        g_assert_nonnull(strstr(error->message, "24 values, the data has 48 time bins"));
+    }
+}
+
 /* --- .pt3 ------------------------------------------------------------------------------------- */
 
 /* .pt3 images: by content under any name and by the name, several channels, bidirectional,
@@ -611,6 +642,7 @@ int main(int argc, char **argv)
     g_test_add_func("/ptu/bidirectional", test_bidirectional);
     g_test_add_func("/ptu/frames", test_frames);
     g_test_add_func("/ptu/point", test_point);
+    g_test_add_func("/ptu/point-as-irf", test_point_as_irf);
     g_test_add_func("/pt3/image", test_pt3);
     g_test_add_func("/pt3/truncated", test_pt3_truncated);
     g_test_add_func("/pt3/foreign", test_pt3_foreign);
