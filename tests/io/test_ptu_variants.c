@@ -510,30 +510,39 @@ static void write_bytes(const char *path, const char *bytes, gsize len)
     g_assert_cmpint(fclose(f), ==, 0);
 }
 
-/* Every cut of the file (each `step`-th byte) fails with the file named, through the .pt3
- * reader and the opener. */
-static void test_pt3_truncated(void)
+/* Every cut of each file fails with the file named, through its reader and the opener: a .pt3
+ * image (every 7th byte of the header, then every byte), a point .ptu and a bidirectional
+ * multi-channel .ptu of several frames (every 3rd byte). */
+static void test_truncated(void)
 {
     g_autoptr(fm_dataset) counts = make_counts(5, 4, 12, 8, 18);
-    g_autofree char *path = tmp_path("cut-source.pt3");
-    g_autofree char *cut = tmp_path("cut.pt3");
-    g_assert_true(fm_pt3_write(path, counts, 100.0, NULL, NULL));
-    g_autofree char *bytes = NULL;
-    gsize len = 0;
-    g_assert_true(g_file_get_contents(path, &bytes, &len, NULL));
-    for (gsize n = 0; n < len; n += n < FM_PT3_IMG_HDR + 64 ? 7 : 1) {
-        write_bytes(cut, bytes, n);
+    fm_ptu_write_options point = {.point = TRUE, .record_type = FM_PTU_TIMEHARP260N_T3};
+    fm_ptu_write_options multi = {.channels = 3, .bidirectional = TRUE, .frames = 2};
+    const char *names[] = {"cut-source.pt3", "cut-source-point.ptu", "cut-source-multi.ptu"};
+    for (int f = 0; f < 3; f++) {
+        g_autofree char *path = tmp_path(names[f]);
+        g_autofree char *cut = tmp_path(f == 0 ? "cut.pt3" : "cut.ptu");
+        g_assert_true(f == 0   ? fm_pt3_write(path, counts, 100.0, NULL, NULL)
+                      : f == 1 ? fm_ptu_write(path, counts, 100.0, &point, NULL)
+                               : fm_ptu_write(path, counts, 100.0, &multi, NULL));
+        g_autofree char *bytes = NULL;
+        gsize len = 0;
+        g_assert_true(g_file_get_contents(path, &bytes, &len, NULL));
+        for (gsize n = 0; n < len; n += f ? 3 : n < FM_PT3_IMG_HDR + 64 ? 7 : 1) {
+            write_bytes(cut, bytes, n);
+            g_autoptr(GError) error = NULL;
+            g_autoptr(fm_dataset) ds = f == 0 ? fm_pt3_read(cut, 0, 0, NULL, NULL, NULL, &error)
+                                              : fm_ptu_read(cut, 0, NULL, NULL, NULL, &error);
+            expect_bad_input(ds, error, cut, n == 0 ? "empty" : NULL);
+            g_clear_error(&error);
+            g_autoptr(fm_dataset) any = open_any(cut, &error);
+            expect_bad_input(any, error, cut, NULL);
+        }
+        write_bytes(cut, bytes, len - 3);
         g_autoptr(GError) error = NULL;
-        g_autoptr(fm_dataset) ds = fm_pt3_read(cut, 0, 0, NULL, NULL, NULL, &error);
-        expect_bad_input(ds, error, cut, n == 0 ? "empty" : NULL);
-        g_clear_error(&error);
-        g_autoptr(fm_dataset) any = open_any(cut, &error);
-        expect_bad_input(any, error, cut, NULL);
+        g_autoptr(fm_dataset) ds = open_any(cut, &error);
+        expect_bad_input(ds, error, cut, "truncated: the header declares");
     }
-    write_bytes(cut, bytes, len - 3);
-    g_autoptr(GError) error = NULL;
-    g_autoptr(fm_dataset) ds = open_any(cut, &error);
-    expect_bad_input(ds, error, cut, "truncated: the header declares");
 }
 
 /* Rewrites an int32 of a copy of `path`. */
@@ -644,7 +653,7 @@ int main(int argc, char **argv)
     g_test_add_func("/ptu/point", test_point);
     g_test_add_func("/ptu/point-as-irf", test_point_as_irf);
     g_test_add_func("/pt3/image", test_pt3);
-    g_test_add_func("/pt3/truncated", test_pt3_truncated);
+    g_test_add_func("/ptu/truncated", test_truncated);
     g_test_add_func("/pt3/foreign", test_pt3_foreign);
     g_test_add_func("/ptu/fuzz", test_fuzz);
     int status = g_test_run();
