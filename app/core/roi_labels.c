@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "io/frame_times.h"
 #include "io/nifti.h"
 #include "io/nifti_labels.h"
 #include "io/tiff.h"
@@ -267,6 +268,37 @@ static void add_role_or_name(fm_roi *roi, int label, GPtrArray *labels)
     roi->role = e != NULL ? g_strdup(e->role) : NULL;
 }
 
+/* Where both the label map and the dataset place their voxels in space, they must agree: a map
+ * of the right size drawn on a reoriented or resampled copy would put every ROI in the wrong
+ * place. 0.01 mm (and 1e-4 of a voxel step) is well above float32 header rounding. */
+static gboolean check_orientation(const char *path, const fm_dataset *map, const fm_dataset *ds,
+                                  GError **error)
+{
+    double a[16], b[16];
+    gboolean ds_oriented = fm_dataset_get_meta(ds, "nifti_version") == NULL ||
+                           fm_nifti_has_orientation(ds->source_path);
+    if (!is_nifti_path(path) || !fm_nifti_has_orientation(path) || !ds_oriented ||
+        !fm_dataset_get_affine(map, a) || !fm_dataset_get_affine(ds, b))
+        return TRUE;
+    for (int r = 0; r < 3; r++) {
+        for (int c = 0; c < 4; c++) {
+            double tol = c == 3 ? 0.01 : 1e-4 * MAX(1.0, fabs(b[r * 4 + c]));
+            if (fabs(a[r * 4 + c] - b[r * 4 + c]) <= tol)
+                continue;
+            g_autofree char *name = ds->source_path ? g_path_get_basename(ds->source_path)
+                                                    : g_strdup(_("the dataset"));
+            g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                        _("%s: the label map lies elsewhere in space than %s (its voxel (0, 0, 0) "
+                          "at %.2f, %.2f, %.2f mm, theirs at %.2f, %.2f, %.2f mm; affine row %d "
+                          "column %d: %g vs %g): it was drawn on another grid or orientation"),
+                        path, name, a[3], a[7], a[11], b[3], b[7], b[11], r + 1, c + 1,
+                        a[r * 4 + c], b[r * 4 + c]);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
 GPtrArray *fm_roi_list_from_label_map(const char *path, const fm_dataset *ds, GPtrArray *labels,
                                       gboolean strict, GError **error)
 {
@@ -285,6 +317,8 @@ GPtrArray *fm_roi_list_from_label_map(const char *path, const fm_dataset *ds, GP
                     path, have, name, want);
         return NULL;
     }
+    if (!check_orientation(path, map, ds, error))
+        return NULL;
     const gsize plane = (gsize)nx * ny, n = plane * nz;
     g_autofree guint16 *values = g_new(guint16, MAX(n, 1));
     int top = 0;

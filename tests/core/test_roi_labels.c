@@ -251,14 +251,15 @@ static void test_bad_voxels_and_labels(void)
     v[n - 1] = 1.5f; /* not a label */
     g_autoptr(GError) error = NULL;
     g_autofree char *path = tmp_path("half.nii");
-    g_assert_true(fm_nifti_write(path, v, p.nx, p.ny, p.nz, 1, NULL, NULL, 1, &error));
+    const char *geometry = fm_dataset_get_meta(ds, FM_META_AFFINE); /* drawn on ds's grid */
+    g_assert_true(fm_nifti_write(path, v, p.nx, p.ny, p.nz, 1, geometry, NULL, 1, &error));
     g_assert_null(fm_roi_list_from_label_map(path, ds, NULL, TRUE, &error));
     g_assert_error(error, FM_ERROR, FM_ERROR_BAD_INPUT);
     g_assert_nonnull(strstr(error->message, "holds 1.5"));
     g_clear_error(&error);
 
     v[n - 1] = 0;
-    g_assert_true(fm_nifti_write(path, v, p.nx, p.ny, p.nz, 1, NULL, NULL, 1, &error));
+    g_assert_true(fm_nifti_write(path, v, p.nx, p.ny, p.nz, 1, geometry, NULL, 1, &error));
     g_autoptr(GPtrArray) labels = fm_roi_labels_parse("2=aorta, 7=liver", NULL, &error);
     g_assert_no_error(error);
     /* a label the map does not hold: a parameter error that lists what it holds */
@@ -272,6 +273,37 @@ static void test_bad_voxels_and_labels(void)
     g_assert_cmpuint(rois->len, ==, 1);
     g_assert_cmpint(((fm_roi *)rois->pdata[0])->slice, ==, 0);
     g_assert_cmpuint(fm_roi_count_pixels(rois->pdata[0], p.nx, p.ny), ==, 1);
+}
+
+/* A label map of the right size but on another grid in space (shifted 5 mm) is refused; one
+ * without any orientation of its own is taken by its voxels. */
+static void test_orientation_mismatch(void)
+{
+    fm_dce_sim_params p;
+    g_autoptr(fm_dataset) ds = phantom_file("liver.nii", &p);
+    double a[16];
+    g_assert_true(fm_dataset_get_affine(ds, a));
+    a[7] += 5.0;
+    g_autofree char *shifted = fm_format_number_list(a, 16);
+    gsize n = (gsize)p.nx * p.ny * p.nz;
+    g_autofree float *v = g_new0(float, n);
+    v[0] = 1;
+    g_autoptr(GError) error = NULL;
+    g_autofree char *path = tmp_path("shifted.nii");
+    g_assert_true(fm_nifti_write(path, v, p.nx, p.ny, p.nz, 1, shifted, NULL, 1, &error));
+    g_assert_null(fm_roi_list_from_label_map(path, ds, NULL, TRUE, &error));
+    g_assert_error(error, FM_ERROR, FM_ERROR_BAD_INPUT);
+    g_assert_nonnull(strstr(error->message, "lies elsewhere in space than liver.nii"));
+    g_clear_error(&error);
+    /* a TIFF label map has no geometry of its own: taken by its voxels */
+    gsize sizes[3] = {(gsize)p.nx, (gsize)p.ny, (gsize)p.nz};
+    g_autoptr(fm_dataset) plain = fm_dataset_new(FM_PIXEL_U8, 3, sizes, NULL);
+    ((guint8 *)plain->data)[0] = 1;
+    g_autofree char *tif = tmp_path("plain.tif");
+    g_assert_true(fm_tiff_write_dataset(tif, plain, NULL, &error));
+    g_autoptr(GPtrArray) rois = fm_roi_list_from_label_map(tif, ds, NULL, TRUE, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(rois->len, ==, 1);
 }
 
 static void test_labels_syntax(void)
@@ -323,6 +355,7 @@ int main(int argc, char **argv)
         g_test_add_func("/roi-labels/roundtrip-nifti", test_roundtrip_nifti);
         g_test_add_func("/roi-labels/size-mismatch", test_size_mismatch);
         g_test_add_func("/roi-labels/bad-voxels-and-labels", test_bad_voxels_and_labels);
+        g_test_add_func("/roi-labels/orientation-mismatch", test_orientation_mismatch);
     }
 #if FM_HAVE_NIFTI
     g_test_add_func("/roi-labels/geometry-copied", test_geometry_copied);

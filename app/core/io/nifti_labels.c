@@ -129,7 +129,22 @@ gboolean fm_nifti_write_labels(const char *path, const guint16 *labels, int nx, 
     return TRUE;
 }
 
+gboolean fm_nifti_has_orientation(const char *path)
+{
+    nifti_set_debug_level(0);
+    nifti_image *nim = path != NULL ? nifti_image_read(path, 0) : NULL;
+    gboolean oriented = nim != NULL && (nim->qform_code > 0 || nim->sform_code > 0);
+    if (nim != NULL)
+        nifti_image_free(nim);
+    return oriented;
+}
+
 #else /* !FM_HAVE_NIFTI */
+
+gboolean fm_nifti_has_orientation(const char *path)
+{
+    return FALSE;
+}
 
 gboolean fm_nifti_write_labels(const char *path, const guint16 *labels, int nx, int ny, int nz,
                                const fm_dataset *source, GError **error)

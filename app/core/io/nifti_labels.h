@@ -16,4 +16,8 @@ G_BEGIN_DECLS
 gboolean fm_nifti_write_labels(const char *path, const guint16 *labels, int nx, int ny, int nz,
                                const fm_dataset *source, GError **error);
 
+/* TRUE when the NIfTI file at path places its voxels in space (qform_code or sform_code > 0),
+ * FALSE when it has no orientation of its own (or cannot be read). */
+gboolean fm_nifti_has_orientation(const char *path);
+
 G_END_DECLS
