@@ -346,8 +346,9 @@ static gboolean read_mask_members(JsonObject *o, fm_roi *roi, const char *where,
         w = node_number(json_array_get_element(size, 0), &ok);
         h = node_number(json_array_get_element(size, 1), &ok);
     }
-    /* 65536 x 65536 bounds the allocation a damaged file can ask for */
-    if (!ok || w != floor(w) || h != floor(h) || w < 1 || h < 1 || w > 65536 || h > 65536) {
+    /* bounds the allocation a damaged file can ask for (256 MiB) */
+    if (!ok || w != floor(w) || h != floor(h) || w < 1 || h < 1 || w > 65536 || h > 65536 ||
+        w * h > (double)(1 << 28)) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
                     _("%s: mask ROI '%s' needs \"size\": [width, height] and \"runs\": "
                       "[start, length, ...]"),

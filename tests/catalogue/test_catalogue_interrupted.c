@@ -177,6 +177,74 @@ static void test_killed_run(void)
     remove_tree(dir);
 }
 
+static gboolean running_run(const char *dir, gint64 *id)
+{
+    g_autofree char *db_path = g_build_filename(dir, "catalogue.db", NULL);
+    if (!g_file_test(db_path, G_FILE_TEST_EXISTS))
+        return FALSE;
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    gboolean found = FALSE;
+    if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, "SELECT id FROM runs WHERE status = 'running'", -1, &st, NULL) ==
+            SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW) {
+        *id = sqlite3_column_int64(st, 0);
+        found = TRUE;
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return found;
+}
+
+/* The real thing: `fluxmap-cli run` killed while it fits a DCE phantom. */
+static void test_killed_cli(void)
+{
+    const char *cli = g_getenv("FLUXMAP_CLI");
+    if (cli == NULL) {
+        g_test_skip("FLUXMAP_CLI not set");
+        return;
+    }
+    g_autofree char *dir = g_dir_make_tmp("fluxmap-killed-cli-XXXXXX", NULL);
+    g_auto(GStrv) env = g_environ_setenv(g_get_environ(), "FLUXMAP_DATA_DIR", dir, TRUE);
+    g_autoptr(GError) error = NULL;
+    int status = -1;
+    char *simulate[] = {(char *)cli, "simulate", "dce", "--width=64", "--height=64",
+                        "--slices=4", "--frames=48", "-o", "liver.nii", NULL};
+    g_assert_true(g_spawn_sync(dir, simulate, env, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL,
+                               NULL, &status, &error));
+    g_assert_true(g_spawn_check_wait_status(status, NULL));
+    char *run[] = {(char *)cli, "run", "dce.dual_input", "liver.nii", "--roi", "liver.rois.json",
+                   "--backend=cpu", "-o", "out", NULL};
+    GPid pid = 0;
+    g_assert_true(g_spawn_async(dir, run, env,
+                                G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL |
+                                    G_SPAWN_STDERR_TO_DEV_NULL,
+                                NULL, NULL, &pid, &error));
+    gint64 id = 0;
+    gint64 deadline = g_get_monotonic_time() + 20 * G_USEC_PER_SEC;
+    while (!running_run(dir, &id) && g_get_monotonic_time() < deadline)
+        g_usleep(2000);
+    g_assert_cmpint(id, >, 0); /* recorded as running, now fitting */
+    g_assert_cmpint(kill(pid, SIGKILL), ==, 0);
+    int wait_status = 0;
+    g_assert_cmpint(waitpid(pid, &wait_status, 0), ==, pid);
+    g_spawn_close_pid(pid);
+    if (!WIFSIGNALED(wait_status)) { /* it finished before the kill: nothing to recover */
+        g_test_skip("the run ended before it could be killed");
+        remove_tree(dir);
+        return;
+    }
+    g_autoptr(fm_catalogue) cat = fm_catalogue_open(dir, &error);
+    g_assert_no_error(error);
+    g_assert_cmpint(status_of(cat, id, NULL), ==, FM_RUN_INTERRUPTED);
+    g_autofree char *folder = run_folder(dir, id);
+    g_assert_false(g_file_test(folder, G_FILE_TEST_EXISTS));
+    g_autofree char *listed = cli_list(dir);
+    g_assert_nonnull(strstr(listed, "interrupted"));
+    remove_tree(dir);
+}
+
 static void test_owner_states(void)
 {
     g_auto(fm_process_owner) me = {0};
@@ -233,6 +301,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     self_path = g_canonicalize_filename(argv[0], NULL);
     g_test_add_func("/catalogue-interrupted/killed-run", test_killed_run);
+    g_test_add_func("/catalogue-interrupted/killed-cli", test_killed_cli);
     g_test_add_func("/catalogue-interrupted/owner-states", test_owner_states);
     g_test_add_func("/catalogue-interrupted/legacy-run-left-alone", test_legacy_run_left_alone);
     return g_test_run();
