@@ -9,6 +9,12 @@
 #include "app/core/io/open.h"
 #include "app/core/roi_labels.h"
 
+void fm_cli_roi_add_options(GHashTable *extra)
+{
+    g_hash_table_insert(extra, (gpointer) "roi_labels", GINT_TO_POINTER(TRUE));
+    g_hash_table_insert(extra, (gpointer) "export_rois", GINT_TO_POINTER(TRUE));
+}
+
 int fm_cli_check_roi_options(const fm_cli_args *args)
 {
     const char *roi = fm_cli_get(args, "roi");
@@ -105,8 +111,7 @@ static int roi_export(const fm_cli_args *args)
         return fm_cli_fail(FM_EXIT_USAGE, _("roi export: missing -o LABELS"));
     if (!fm_roi_is_label_map_path(output))
         return fm_cli_fail(FM_EXIT_USAGE,
-                           _("roi export: '%s' must end in .nii, .nii.gz, .tif or .tiff"),
-                           output);
+                           _("roi export: '%s' must end in .nii, .nii.gz, .tif or .tiff"), output);
     if (fm_cli_get(args, "roi") == NULL)
         return fm_cli_fail(FM_EXIT_USAGE, _("roi export: missing --roi FILE"));
     int code = fm_cli_check_roi_options(args);

@@ -6,6 +6,8 @@
 
 G_BEGIN_DECLS
 
+/* Adds --roi-labels and --export-rois (both with a value) to a table of extra options. */
+void fm_cli_roi_add_options(GHashTable *extra);
 /* What can be checked before any file is read (exit 2): --roi-labels only with a label map
  * --roi and of a valid syntax; --export-rois with a label map name and an --roi. */
 int fm_cli_check_roi_options(const fm_cli_args *args);

@@ -21,7 +21,6 @@
 static const fm_cli_option options[] = {
     {"output", TRUE}, {"backend", TRUE}, {"json", FALSE},    {"no_catalogue", FALSE},
     {"roi", TRUE},    {"help", FALSE},   {"profile", FALSE},
-    {"roi_labels", TRUE}, {"export_rois", TRUE}, /* app/cli/cli-roi.c */
 };
 
 static void print_help(void)
@@ -141,6 +140,7 @@ static int parse_command(int argc, char **argv, fm_cli_args *args, const fm_meth
     g_autoptr(GHashTable) extra = g_hash_table_new(g_str_hash, g_str_equal);
     for (int i = 0; i < (*method)->n_params; i++)
         g_hash_table_insert(extra, (gpointer)(*method)->params[i].key, GINT_TO_POINTER(TRUE));
+    fm_cli_roi_add_options(extra); /* --roi-labels, --export-rois */
     g_autofree char *message = NULL;
     if (!fm_cli_parse(argc - 1, argv + 1, options, G_N_ELEMENTS(options), extra, args, &message))
         return fm_cli_fail(FM_EXIT_USAGE, "%s: %s", (*method)->id, message);

@@ -70,8 +70,7 @@ static gboolean mark_interrupted(fm_catalogue *cat, gint64 run_id, gint64 pid, g
     }
     if (ok) {
         g_autofree char *message = g_strdup_printf(
-            _("interrupted: its process (pid %" G_GINT64_FORMAT ") ended before the run did"),
-            pid);
+            _("interrupted: its process (pid %" G_GINT64_FORMAT ") ended before the run did"), pid);
         sqlite3_bind_text(up, 1, fm_run_status_name(FM_RUN_INTERRUPTED), -1, SQLITE_STATIC);
         sqlite3_bind_text(up, 2, message, -1, SQLITE_TRANSIENT);
         sqlite3_bind_int64(up, 3, g_get_real_time() / G_USEC_PER_SEC);

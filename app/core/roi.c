@@ -145,7 +145,8 @@ guint8 *fm_roi_rasterise(const fm_roi *roi, int width, int height)
     if (roi->kind == FM_ROI_MASK) { /* the part of the mask that lies on the image */
         int w = MIN(width, roi->mask_width), h = MIN(height, roi->mask_height);
         for (int j = 0; j < h; j++)
-            memcpy(mask + (gsize)j * width, roi->mask + (gsize)j * roi->mask_width, (gsize)MAX(w, 0));
+            memcpy(mask + (gsize)j * width, roi->mask + (gsize)j * roi->mask_width,
+                   (gsize)MAX(w, 0));
         return mask;
     }
     if (roi->kind == FM_ROI_POLYGON) {
@@ -335,10 +336,10 @@ static gboolean read_mask_members(JsonObject *o, fm_roi *roi, const char *where,
 {
     JsonNode *size_node = json_object_get_member(o, "size");
     JsonNode *runs_node = json_object_get_member(o, "runs");
-    JsonArray *size = size_node && JSON_NODE_HOLDS_ARRAY(size_node) ? json_node_get_array(size_node)
-                                                                     : NULL;
-    JsonArray *runs = runs_node && JSON_NODE_HOLDS_ARRAY(runs_node) ? json_node_get_array(runs_node)
-                                                                    : NULL;
+    JsonArray *size =
+        size_node && JSON_NODE_HOLDS_ARRAY(size_node) ? json_node_get_array(size_node) : NULL;
+    JsonArray *runs =
+        runs_node && JSON_NODE_HOLDS_ARRAY(runs_node) ? json_node_get_array(runs_node) : NULL;
     gboolean ok = size != NULL && runs != NULL && json_array_get_length(size) == 2 &&
                   json_array_get_length(runs) % 2 == 0;
     double w = 0, h = 0;
@@ -363,8 +364,8 @@ static gboolean read_mask_members(JsonObject *o, fm_roi *roi, const char *where,
     for (guint k = 0; k < json_array_get_length(runs); k += 2) {
         double start = node_number(json_array_get_element(runs, k), &ok);
         double length = node_number(json_array_get_element(runs, k + 1), &ok);
-        if (!ok || start != floor(start) || length != floor(length) || start < end ||
-            length < 1 || start + length > (double)n) {
+        if (!ok || start != floor(start) || length != floor(length) || start < end || length < 1 ||
+            start + length > (double)n) {
             g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
                         _("%s: mask ROI '%s' run %u is not inside its %dx%d mask after the "
                           "run before"),

@@ -212,8 +212,8 @@ static GPtrArray *parse_description_file(const char *path, GError **error)
 
 GPtrArray *fm_roi_labels_parse(const char *text, gboolean *from_file, GError **error)
 {
-    gboolean file = text != NULL && strchr(text, '=') == NULL &&
-                    g_file_test(text, G_FILE_TEST_IS_REGULAR);
+    gboolean file =
+        text != NULL && strchr(text, '=') == NULL && g_file_test(text, G_FILE_TEST_IS_REGULAR);
     if (from_file != NULL)
         *from_file = file;
     if (text == NULL || *text == '\0') {
@@ -240,16 +240,15 @@ static fm_dataset *read_label_map(const char *path, int *lx, int *ly, int *lz, G
         map = fm_nifti_read(path, error);
         if (map != NULL && map->n_dims > 3 && map->dims[3].size > 1) {
             g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                        _("%s: a label map holds one volume, this file has %" G_GSIZE_FORMAT),
-                        path, map->dims[3].size);
+                        _("%s: a label map holds one volume, this file has %" G_GSIZE_FORMAT), path,
+                        map->dims[3].size);
             return NULL;
         }
     } else if (is_tiff_path(path)) {
         map = fm_tiff_read(path, error);
     } else {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                    _("%s: a label map must be NIfTI (.nii, .nii.gz) or TIFF (.tif, .tiff)"),
-                    path);
+                    _("%s: a label map must be NIfTI (.nii, .nii.gz) or TIFF (.tif, .tiff)"), path);
         return NULL;
     }
     if (map == NULL)
@@ -285,8 +284,8 @@ static gboolean check_orientation(const char *path, const fm_dataset *map, const
             double tol = c == 3 ? 0.01 : 1e-4 * MAX(1.0, fabs(b[r * 4 + c]));
             if (fabs(a[r * 4 + c] - b[r * 4 + c]) <= tol)
                 continue;
-            g_autofree char *name = ds->source_path ? g_path_get_basename(ds->source_path)
-                                                    : g_strdup(_("the dataset"));
+            g_autofree char *name =
+                ds->source_path ? g_path_get_basename(ds->source_path) : g_strdup(_("the dataset"));
             g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
                         _("%s: the label map lies elsewhere in space than %s (its voxel (0, 0, 0) "
                           "at %.2f, %.2f, %.2f mm, theirs at %.2f, %.2f, %.2f mm; affine row %d "
@@ -311,8 +310,8 @@ GPtrArray *fm_roi_list_from_label_map(const char *path, const fm_dataset *ds, GP
     if (lx != nx || ly != ny || lz != nz) {
         g_autofree char *have = size_text(lx, ly, lz, has_z || lz > 1);
         g_autofree char *want = size_text(nx, ny, nz, has_z);
-        g_autofree char *name = ds->source_path ? g_path_get_basename(ds->source_path)
-                                                : g_strdup(_("the dataset"));
+        g_autofree char *name =
+            ds->source_path ? g_path_get_basename(ds->source_path) : g_strdup(_("the dataset"));
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: label map is %s but %s is %s"),
                     path, have, name, want);
         return NULL;
@@ -326,9 +325,8 @@ GPtrArray *fm_roi_list_from_label_map(const char *path, const fm_dataset *ds, GP
         double v = fm_dataset_value(map, i);
         if (!isfinite(v) || v != floor(v) || v < 0 || v > FM_ROI_LABEL_MAX) {
             g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                        _("%s: voxel (%d, %d, %d) holds %g; labels are whole numbers 0..%d"),
-                        path, (int)(i % nx), (int)(i / nx % ny), (int)(i / plane), v,
-                        FM_ROI_LABEL_MAX);
+                        _("%s: voxel (%d, %d, %d) holds %g; labels are whole numbers 0..%d"), path,
+                        (int)(i % nx), (int)(i / nx % ny), (int)(i / plane), v, FM_ROI_LABEL_MAX);
             return NULL;
         }
         values[i] = (guint16)v;
@@ -399,14 +397,14 @@ static void label_colour(int label, int rgb[3])
 
 static gboolean write_description(const char *path, GPtrArray *names, GError **error)
 {
-    g_autoptr(GString) text = g_string_new(
-        "################################################\n"
-        "# ITK-SnAP Label Description File\n"
-        "# Written by Fluxmap with its ROI label map.\n"
-        "# Columns: IDX R G B A VIS MSH \"LABEL\"\n"
-        "#   IDX: label value; R, G, B: colour 0..255; A: opacity 0..1;\n"
-        "#   VIS, MSH: shown in the slices and in 3-D; LABEL: the ROI's role or name\n"
-        "################################################\n");
+    g_autoptr(GString) text =
+        g_string_new("################################################\n"
+                     "# ITK-SnAP Label Description File\n"
+                     "# Written by Fluxmap with its ROI label map.\n"
+                     "# Columns: IDX R G B A VIS MSH \"LABEL\"\n"
+                     "#   IDX: label value; R, G, B: colour 0..255; A: opacity 0..1;\n"
+                     "#   VIS, MSH: shown in the slices and in 3-D; LABEL: the ROI's role or name\n"
+                     "################################################\n");
     g_string_append_printf(text, "%5d %5d %5d %5d %9g %2d %2d    \"%s\"\n", 0, 0, 0, 0, 0.0, 0, 0,
                            "Clear Label");
     for (guint i = 0; i < names->len; i++) {
@@ -427,8 +425,8 @@ static gboolean write_description(const char *path, GPtrArray *names, GError **e
     return TRUE;
 }
 
-static gboolean write_tiff(const char *path, const guint16 *labels, int nx, int ny, int nz,
-                           int top, const char *mapping, GError **error)
+static gboolean write_tiff(const char *path, const guint16 *labels, int nx, int ny, int nz, int top,
+                           const char *mapping, GError **error)
 {
     gsize sizes[3] = {(gsize)nx, (gsize)ny, (gsize)nz};
     static const char *const names[3] = {"x", "y", "z"};
@@ -476,15 +474,17 @@ gboolean fm_roi_list_to_label_map(const char *path, GPtrArray *rois, const fm_da
             }
             index = keys->len;
             g_ptr_array_add(keys, g_steal_pointer(&key));
-            g_ptr_array_add(names, g_strdup(roi->role ? roi->role
-                                                      : roi->name ? roi->name : _("ROI")));
+            g_ptr_array_add(names, g_strdup(roi->role   ? roi->role
+                                            : roi->name ? roi->name
+                                                        : _("ROI")));
             if (roi->role != NULL)
                 g_string_append_printf(roles, "%s%u=%s", roles->len ? "," : "", index + 1,
                                        roi->role);
         }
         guint16 label = (guint16)(index + 1);
         g_autofree guint8 *mask = fm_roi_rasterise(roi, nx, ny);
-        int z0 = roi->slice < 0 ? 0 : MIN(roi->slice, nz), z1 = roi->slice < 0 ? nz : MIN(roi->slice + 1, nz);
+        int z0 = roi->slice < 0 ? 0 : MIN(roi->slice, nz),
+            z1 = roi->slice < 0 ? nz : MIN(roi->slice + 1, nz);
         for (int z = z0; z < z1; z++)
             for (gsize p = 0; p < plane; p++)
                 if (mask[p])

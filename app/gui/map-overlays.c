@@ -66,7 +66,7 @@ gboolean fm_map_roi_contains(const fm_roi *roi, fm_point p)
 static void mask_path(cairo_t *cr, const FmMapTransform *t, const fm_roi *roi)
 {
     const int w = roi->mask_width, h = roi->mask_height;
-#define INSIDE(i, j) ((i) >= 0 && (j) >= 0 && (i) < w && (j) < h && roi->mask[(gsize)(j) * w + (i)])
+#define INSIDE(i, j) ((i) >= 0 && (j) >= 0 && (i) < w && (j) < h && roi->mask[(gsize)(j)*w + (i)])
     for (int j = 0; j < h; j++) {
         for (int i = 0; i < w; i++) {
             if (!INSIDE(i, j))

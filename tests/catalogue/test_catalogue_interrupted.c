@@ -73,8 +73,8 @@ static child start_child(const char *dir)
     child c = {0};
     int out = -1;
     g_autoptr(GError) error = NULL;
-    g_assert_true(g_spawn_async_with_pipes(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL,
-                                           NULL, &c.pid, NULL, &out, NULL, &error));
+    g_assert_true(g_spawn_async_with_pipes(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                                           &c.pid, NULL, &out, NULL, &error));
     g_assert_no_error(error);
     FILE *f = fdopen(out, "r");
     char line[64] = {0};
@@ -116,8 +116,8 @@ static char *cli_list(const char *dir)
     char *out = NULL;
     int status = -1;
     g_autoptr(GError) error = NULL;
-    g_assert_true(
-        g_spawn_sync(NULL, argv, env, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, &status, &error));
+    g_assert_true(g_spawn_sync(NULL, argv, env, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL,
+                               &status, &error));
     g_assert_no_error(error);
     g_assert_true(g_spawn_check_wait_status(status, NULL));
     return out;
@@ -209,13 +209,21 @@ static void test_killed_cli(void)
     g_auto(GStrv) env = g_environ_setenv(g_get_environ(), "FLUXMAP_DATA_DIR", dir, TRUE);
     g_autoptr(GError) error = NULL;
     int status = -1;
-    char *simulate[] = {(char *)cli, "simulate", "dce", "--width=64", "--height=64",
-                        "--slices=4", "--frames=48", "-o", "liver.nii", NULL};
+    char *simulate[] = {(char *)cli,  "simulate",    "dce", "--width=64", "--height=64",
+                        "--slices=4", "--frames=48", "-o",  "liver.nii",  NULL};
     g_assert_true(g_spawn_sync(dir, simulate, env, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL,
                                NULL, &status, &error));
     g_assert_true(g_spawn_check_wait_status(status, NULL));
-    char *run[] = {(char *)cli, "run", "dce.dual_input", "liver.nii", "--roi", "liver.rois.json",
-                   "--backend=cpu", "-o", "out", NULL};
+    char *run[] = {(char *)cli,
+                   "run",
+                   "dce.dual_input",
+                   "liver.nii",
+                   "--roi",
+                   "liver.rois.json",
+                   "--backend=cpu",
+                   "-o",
+                   "out",
+                   NULL};
     GPid pid = 0;
     g_assert_true(g_spawn_async(dir, run, env,
                                 G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL |
@@ -283,9 +291,9 @@ static void test_legacy_run_left_alone(void)
     g_autofree char *db_path = g_build_filename(dir, "catalogue.db", NULL);
     sqlite3 *db = NULL;
     g_assert_cmpint(sqlite3_open(db_path, &db), ==, SQLITE_OK);
-    g_assert_cmpint(sqlite3_exec(db, "UPDATE runs SET owner_pid = NULL, owner_host = NULL", NULL,
-                                 NULL, NULL),
-                    ==, SQLITE_OK);
+    g_assert_cmpint(
+        sqlite3_exec(db, "UPDATE runs SET owner_pid = NULL, owner_host = NULL", NULL, NULL, NULL),
+        ==, SQLITE_OK);
     sqlite3_close(db);
     cat = fm_catalogue_open(dir, &error);
     g_assert_no_error(error);

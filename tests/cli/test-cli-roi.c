@@ -101,9 +101,9 @@ static void test_bad_labels(void)
     static const char *const bad_syntax[] = {"1=aorta,2portal_vein", "one=aorta", "0=aorta",
                                              "1=aorta,1=liver", "1=portal vein"};
     for (gsize i = 0; i < G_N_ELEMENTS(bad_syntax); i++) {
-        cli_result r = cli_test_run(tmp_dir, NULL, "run", "dce.dual_input", "liver.nii.gz",
-                                    "--roi", "mask.nii.gz", "--roi-labels", bad_syntax[i], "-o",
-                                    "bad", "--no-catalogue", NULL);
+        cli_result r = cli_test_run(tmp_dir, NULL, "run", "dce.dual_input", "liver.nii.gz", "--roi",
+                                    "mask.nii.gz", "--roi-labels", bad_syntax[i], "-o", "bad",
+                                    "--no-catalogue", NULL);
         g_assert_cmpint(r.status, ==, 2);
         g_assert_nonnull(strstr(r.err, "--roi-labels"));
         cli_result_clear(&r);
@@ -121,8 +121,8 @@ static void test_bad_labels(void)
     g_assert_cmpint(r.status, ==, 2);
     cli_result_clear(&r);
     /* without roles the ROIs are "label N": the DCE method then asks for the aorta */
-    r = cli_test_run(tmp_dir, NULL, "run", "dce.dual_input", "liver.nii.gz", "--roi",
-                     "mask.nii.gz", "-o", "bad", "--no-catalogue", NULL);
+    r = cli_test_run(tmp_dir, NULL, "run", "dce.dual_input", "liver.nii.gz", "--roi", "mask.nii.gz",
+                     "-o", "bad", "--no-catalogue", NULL);
     g_assert_cmpint(r.status, ==, 2);
     g_assert_nonnull(strstr(r.err, "aorta"));
     cli_result_clear(&r);

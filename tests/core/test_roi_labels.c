@@ -86,7 +86,7 @@ static void check_roundtrip(const char *map_name)
     /* The voxels, read by another reader than the one under test, against the phantom's
      * geometry (fm_dce_sim_label_at, which does not go through fm_roi). */
     g_autoptr(fm_dataset) raw = g_str_has_suffix(map_name, ".tif") ? fm_tiff_read(path, &error)
-                                                                    : fm_nifti_read(path, &error);
+                                                                   : fm_nifti_read(path, &error);
     g_assert_no_error(error);
     g_assert_cmpint(fm_dataset_n_elements(raw), ==, (gsize)p.nx * p.ny * p.nz);
     for (int z = 0; z < p.nz; z++)
@@ -237,7 +237,8 @@ static void test_size_mismatch(void)
     g_autoptr(GPtrArray) rois = fm_roi_list_from_label_map(path, ds, NULL, TRUE, &error);
     g_assert_null(rois);
     g_assert_error(error, FM_ERROR, FM_ERROR_BAD_INPUT);
-    g_autofree char *want = g_strdup_printf("%s: label map is 16x12x2 but liver.nii is 40x32x3", path);
+    g_autofree char *want =
+        g_strdup_printf("%s: label map is 16x12x2 but liver.nii is 40x32x3", path);
     g_assert_cmpstr(error->message, ==, want);
 }
 
@@ -308,9 +309,15 @@ static void test_orientation_mismatch(void)
 
 static void test_labels_syntax(void)
 {
-    static const char *const bad[] = {"1=aorta,2portal",  "0=aorta",   "x=aorta",
-                                      "1=aorta,1=liver",  "1=",        "1=portal vein",
-                                      "70000=aorta",      "1=2liver",  ",",
+    static const char *const bad[] = {"1=aorta,2portal",
+                                      "0=aorta",
+                                      "x=aorta",
+                                      "1=aorta,1=liver",
+                                      "1=",
+                                      "1=portal vein",
+                                      "70000=aorta",
+                                      "1=2liver",
+                                      ",",
                                       ""};
     for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
         g_autoptr(GError) error = NULL;
@@ -320,21 +327,21 @@ static void test_labels_syntax(void)
         g_assert_true(g_str_has_prefix(error->message, "--roi-labels"));
     }
     g_autoptr(GError) error = NULL;
-    g_autoptr(GPtrArray) ok = fm_roi_labels_parse(" 1 = aorta ,2=portal_vein,3=liver", NULL, &error);
+    g_autoptr(GPtrArray) ok =
+        fm_roi_labels_parse(" 1 = aorta ,2=portal_vein,3=liver", NULL, &error);
     g_assert_no_error(error);
     g_assert_cmpuint(ok->len, ==, 3);
     g_assert_cmpint(((fm_roi_label_role *)ok->pdata[0])->label, ==, 1);
     g_assert_cmpstr(((fm_roi_label_role *)ok->pdata[0])->role, ==, "aorta");
     /* An ITK-SNAP description as ITK-SNAP writes it: default names are no roles. */
     g_autofree char *desc = tmp_path("itksnap.txt");
-    g_assert_true(g_file_set_contents(
-        desc,
-        "# ITK-SnAP Label Description File\n"
-        "    0     0    0    0        0  0  0    \"Clear Label\"\n"
-        "    1   255    0    0        1  1  1    \"Aorta\"\n"
-        "    2     0  255    0        1  1  1    \"Portal Vein\"\n"
-        "    3     0    0  255        1  1  1    \"Label 3\"\n",
-        -1, NULL));
+    g_assert_true(g_file_set_contents(desc,
+                                      "# ITK-SnAP Label Description File\n"
+                                      "    0     0    0    0        0  0  0    \"Clear Label\"\n"
+                                      "    1   255    0    0        1  1  1    \"Aorta\"\n"
+                                      "    2     0  255    0        1  1  1    \"Portal Vein\"\n"
+                                      "    3     0    0  255        1  1  1    \"Label 3\"\n",
+                                      -1, NULL));
     g_autoptr(GPtrArray) from = fm_roi_labels_parse(desc, NULL, &error);
     g_assert_no_error(error);
     g_assert_cmpuint(from->len, ==, 2);

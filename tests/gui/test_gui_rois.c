@@ -127,8 +127,8 @@ static void test_size_mismatch(void)
     import_rois(path, "");
     const char *message = fm_gui_test_error_message(win);
     g_assert_nonnull(message);
-    g_autofree char *want = g_strdup_printf("label map is 8x6x1 but liver.nii.gz is %dx%dx%d",
-                                            sim.nx, sim.ny, sim.nz);
+    g_autofree char *want =
+        g_strdup_printf("label map is 8x6x1 but liver.nii.gz is %dx%dx%d", sim.nx, sim.ny, sim.nz);
     g_assert_nonnull(strstr(message, want));
     fm_window_hide_message(win);
 }
