@@ -131,8 +131,10 @@ static int roi_export(const fm_cli_args *args)
     if (!fm_roi_list_to_label_map(output, rois, dataset, &mapping, &error))
         return fm_cli_fail_error(error);
     g_autofree char *sidecar = fm_roi_labels_sidecar_path(output);
-    printf(_("%s: %u ROIs, labels %s (names in %s)\n"), output, rois ? rois->len : 0,
-           *mapping ? mapping : _("without roles"), sidecar);
+    guint n = rois ? rois->len : 0;
+    printf(ngettext("%s: %u ROI, labels %s (names in %s)\n",
+                    "%s: %u ROIs, labels %s (names in %s)\n", n),
+           output, n, *mapping ? mapping : _("without roles"), sidecar);
     return FM_EXIT_OK;
 }
 
