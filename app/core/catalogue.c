@@ -276,6 +276,22 @@ static gboolean insert_rois(fm_catalogue *cat, gint64 run_id, GPtrArray *rois, G
     return TRUE;
 }
 
+/* This process as the run's owner, in parameters first.. first + 4 (host, boot, pid namespace,
+ * pid, start ticks); left NULL where /proc cannot tell, and such a run is never taken for dead.
+ * (A function of its own: the owner's cleanup must not lie in the scope the gotos of
+ * fm_catalogue_begin_run jump over.) */
+static void bind_owner(sqlite3_stmt *st, int first)
+{
+    g_auto(fm_process_owner) owner = {0};
+    if (!fm_process_owner_self(&owner))
+        return;
+    bind_text(st, first, owner.host);
+    bind_text(st, first + 1, owner.boot_id);
+    bind_text(st, first + 2, owner.pid_ns);
+    sqlite3_bind_int64(st, first + 3, owner.pid);
+    sqlite3_bind_int64(st, first + 4, (sqlite3_int64)owner.start_ticks);
+}
+
 gint64 fm_catalogue_begin_run(fm_catalogue *cat, const fm_dataset *dataset, const char *method_id,
                               const char *params_json, GPtrArray *rois, GError **error)
 {
@@ -301,14 +317,7 @@ gint64 fm_catalogue_begin_run(fm_catalogue *cat, const fm_dataset *dataset, cons
     bind_text(st, 3, params_json ? params_json : "{}");
     bind_text(st, 4, fm_run_status_name(FM_RUN_RUNNING));
     sqlite3_bind_int64(st, 5, g_get_real_time() / G_USEC_PER_SEC);
-    g_auto(fm_process_owner) owner = {0};
-    if (fm_process_owner_self(&owner)) { /* else NULLs: such a run is never taken for dead */
-        bind_text(st, 6, owner.host);
-        bind_text(st, 7, owner.boot_id);
-        bind_text(st, 8, owner.pid_ns);
-        sqlite3_bind_int64(st, 9, owner.pid);
-        sqlite3_bind_int64(st, 10, (sqlite3_int64)owner.start_ticks);
-    }
+    bind_owner(st, 6);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
