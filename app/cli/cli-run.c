@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "app/cli/cli.h"
+#include "app/cli/cli-roi.h"
 #include "app/core/catalogue.h"
 #include "app/core/device_warmup.h"
 #include "app/core/error.h"
@@ -32,7 +33,12 @@ static void print_help(void)
                    "each output map (one page per frame or slice). The run is recorded in the\n"
                    "catalogue unless --no-catalogue. --roi FILE: a JSON array of ROIs with\n"
                    "roles (e.g. aorta, portal_vein, liver for dce.dual_input; \"slice\": z\n"
-                   "puts one on a single slice of a volume).\n"
+                   "puts one on a single slice of a volume), or a label map (.nii, .nii.gz,\n"
+                   ".tif, .tiff, as ITK-SNAP or 3D Slicer save them; the size of INPUT): one\n"
+                   "ROI per label and slice, named \"label N\" unless --roi-labels MAP gives\n"
+                   "roles: 1=aorta,2=portal_vein,3=liver, or an ITK-SNAP label description\n"
+                   "file. --export-rois LABELS writes the ROIs as a label map with INPUT's\n"
+                   "geometry (see 'fluxmap-cli roi export --help').\n"
                    "--profile adds the time of each stage (read, device start, prepare,\n"
                    "upload, compute, download, statistics, write, catalogue) and the peak\n"
                    "memory to the output.\n"
@@ -134,6 +140,7 @@ static int parse_command(int argc, char **argv, fm_cli_args *args, const fm_meth
     g_autoptr(GHashTable) extra = g_hash_table_new(g_str_hash, g_str_equal);
     for (int i = 0; i < (*method)->n_params; i++)
         g_hash_table_insert(extra, (gpointer)(*method)->params[i].key, GINT_TO_POINTER(TRUE));
+    fm_cli_roi_add_options(extra); /* --roi-labels, --export-rois */
     g_autofree char *message = NULL;
     if (!fm_cli_parse(argc - 1, argv + 1, options, G_N_ELEMENTS(options), extra, args, &message))
         return fm_cli_fail(FM_EXIT_USAGE, "%s: %s", (*method)->id, message);
@@ -163,7 +170,7 @@ static int parse_command(int argc, char **argv, fm_cli_args *args, const fm_meth
     const char *outdir = fm_cli_get(args, "output");
     if (!outdir || !*outdir)
         return fm_cli_fail(FM_EXIT_USAGE, _("run: missing -o OUTDIR"));
-    return FM_EXIT_OK;
+    return fm_cli_check_roi_options(args);
 }
 
 /* Summaries of every map, each computed in parallel inside fm_map_statistics. */
@@ -216,9 +223,9 @@ static int execute(const fm_method *method, const fm_params *params, fm_backend 
     const char *outdir = fm_cli_get(args, "output");
     g_autoptr(GError) error = NULL;
     g_autoptr(GPtrArray) rois = NULL;
-    const char *roi_file = fm_cli_get(args, "roi");
-    if (roi_file && !(rois = fm_roi_list_from_file(roi_file, &error)))
-        return fm_cli_fail_error(error);
+    int code = fm_cli_load_rois(args, NULL, FALSE, &rois); /* JSON shapes need no dataset */
+    if (code != FM_EXIT_OK)
+        return code;
     /* .ptu files are histogrammed while read, which takes a while for large ones */
     read_progress reading = {input, FALSE};
     g_autoptr(fm_dataset) dataset = NULL;
@@ -231,6 +238,9 @@ static int execute(const fm_method *method, const fm_params *params, fm_backend 
         fprintf(stderr, "\n");
     if (input && !dataset)
         return fm_cli_fail_error(error);
+    if ((code = fm_cli_load_rois(args, dataset, TRUE, &rois)) != FM_EXIT_OK ||
+        (code = fm_cli_export_rois(args, rois, dataset)) != FM_EXIT_OK)
+        return code;
     stages->ms[FM_STAGE_READ] = fm_stage_now_ms() - t;
     if (warmup)
         stages->ms[FM_STAGE_DEVICE_START] =
@@ -238,7 +248,7 @@ static int execute(const fm_method *method, const fm_params *params, fm_backend 
 
     t = fm_stage_now_ms();
     g_auto(fm_cli_record) record = {0};
-    int code = fm_cli_record_begin(&record, args, dataset, method->id, params, rois);
+    code = fm_cli_record_begin(&record, args, dataset, method->id, params, rois);
     if (code != FM_EXIT_OK)
         return code;
     stages->ms[FM_STAGE_CATALOGUE] = fm_stage_now_ms() - t;
