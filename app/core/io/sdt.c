@@ -116,12 +116,13 @@ static gboolean read_block_header(const sdt_file *f, guint64 at, int number, gui
                     number, b->md_index + 1, n_md);
         return FALSE;
     }
-    /* A ZIP archive fills the space up to the next block (or the end of the file). */
+    /* A ZIP archive fills the space up to the next block header, which for the last block is
+     * the end of the file; without a usable link, up to the end of the file. */
     b->stored = b->length;
     if (b->type & (SDT_BLOCK_ZIPPED | SDT_BLOCK_LZ4))
-        b->stored = b->next_offs > b->data_offs && b->next_offs <= f->len
-                        ? b->next_offs - b->data_offs
-                        : (b->data_offs < f->len ? f->len - b->data_offs : 0);
+        b->stored = b->next_offs > b->data_offs ? b->next_offs - b->data_offs
+                    : b->data_offs < f->len     ? f->len - b->data_offs
+                                                : 0;
     g_autofree char *data_what = g_strdup_printf(_("data of block %d"), number);
     return sdt_need(f, b->data_offs, b->stored, data_what, error);
 }

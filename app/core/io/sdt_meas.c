@@ -119,6 +119,10 @@ gboolean sdt_image_layout_of(const sdt_file *f, int block_no, guint16 type,
     if (fifo_image) {
         order[0] = image, order[1] = setup_image, order[2] = scan, order[3] = setup_scan;
     }
+    if (curves == 1) { /* whatever the (often stale) size fields say */
+        *layout = (sdt_image_layout){1, 1, 1, 1, "decay"};
+        return TRUE;
+    }
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < 4; i++) {
             candidate c = order[i];
@@ -140,10 +144,6 @@ gboolean sdt_image_layout_of(const sdt_file *f, int block_no, guint16 type,
                     }
             }
         }
-    if (curves == 1) {
-        *layout = (sdt_image_layout){1, 1, 1, 1, "decay"};
-        return TRUE;
-    }
     /* Single-point modes (0 and 1) and decay blocks hold a set of curves, one per routing
      * channel or step: each curve becomes a pixel of one line. */
     if ((md->meas_mode == 0 || md->meas_mode == 1 || content == SDT_BLOCK_DECAY) &&

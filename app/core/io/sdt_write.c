@@ -147,11 +147,16 @@ gboolean fm_sdt_write_ex(const char *path, const fm_sdt_write_options *options, 
     md_len = MAX(md_len, SDT_MD_MIN_LEN);
     int n_blocks = o.n_datasets / channels;
     const fm_dataset *first = o.datasets[0];
+    /* the setup as SPCM writes it: FIFO imaging keeps its size in SP_IMG_X/Y, the scan size
+     * of the last scan setup stays in SP_SCAN_X/Y */
+    gsize w = first->dims[0].size, h = first->dims[1].size;
     g_autofree char *setup = g_strdup_printf(
         "*SETUP\r\n  SYS_PARA_BEGIN:\r\n  #SP [SP_MODE,I,%d]\r\n  #SP [SP_ADC_RE,I,%zu]\r\n"
-        "  #SP [SP_SCAN_X,I,%zu]\r\n  #SP [SP_SCAN_Y,I,%zu]\r\n  SYS_PARA_END:\r\n*END\r\n\r\n",
-        o.fifo_image ? SDT_MEAS_MODE_FIFO_IMAGE : 9, first->dims[2].size, first->dims[0].size,
-        first->dims[1].size);
+        "  #SP [SP_SCAN_X,I,%zu]\r\n  #SP [SP_SCAN_Y,I,%zu]\r\n  #SP [SP_IMG_X,I,%zu]\r\n"
+        "  #SP [SP_IMG_Y,I,%zu]\r\n  SYS_PARA_END:\r\n*END\r\n\r\n",
+        o.fifo_image ? SDT_MEAS_MODE_FIFO_IMAGE : 9, first->dims[2].size,
+        o.fifo_image || w * h == 1 ? 128 : w, o.fifo_image || w * h == 1 ? 128 : h,
+        o.fifo_image ? w : 128, o.fifo_image ? h : 128);
     const char *info = "*IDENTIFICATION\r\n  ID        : SPC Setup & Data File\r\n"
                        "  Title     : Fluxmap\r\n  Version   : 1  781 M\r\n"
                        "  Revision  : 15 bits ADC\r\n  Author    : fluxmap\r\n*END\r\n\r\n";
