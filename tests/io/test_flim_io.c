@@ -211,8 +211,7 @@ static void test_sdt_corrupted(void)
 static GBytes *inflate_member(const guint8 *zip, gsize len)
 {
     g_assert_cmpuint(len, >=, 30);
-    g_assert_cmpuint(zip[0] | zip[1] << 8 | zip[2] << 16 | (guint32)zip[3] << 24, ==,
-                     0x04034b50u);
+    g_assert_cmpuint(zip[0] | zip[1] << 8 | zip[2] << 16 | (guint32)zip[3] << 24, ==, 0x04034b50u);
     g_assert_cmpuint(zip[8], ==, 8); /* deflate */
     gsize data_at = 30 + (gsize)(zip[26] | zip[27] << 8) + (gsize)(zip[28] | zip[29] << 8);
     gsize size = zip[22] | zip[23] << 8 | zip[24] << 16 | (gsize)zip[25] << 24;
@@ -239,8 +238,8 @@ static void test_sdt_zipped(void)
     g_autofree char *zpath = tmp_path("zipped.sdt");
     g_assert_true(fm_sdt_write(path, counts, 120.0, NULL));
     const fm_dataset *one[1] = {counts};
-    fm_sdt_write_options o = {.datasets = one, .n_datasets = 1, .bin_width_ps = 120.0,
-                              .compress = TRUE};
+    fm_sdt_write_options o = {
+        .datasets = one, .n_datasets = 1, .bin_width_ps = 120.0, .compress = TRUE};
     g_assert_true(fm_sdt_write_ex(zpath, &o, NULL));
     g_autofree char *plain = NULL, *zipped = NULL;
     gsize plain_len = 0, zip_len = 0;

@@ -141,8 +141,8 @@ static GBytes *unzip_member(const char *zip_path)
     while (r != G_CONVERTER_FINISHED) {
         gsize nr = 0, nw = 0;
         r = g_converter_convert(G_CONVERTER(z_in), z + data_at + in_done, len - data_at - in_done,
-                                out + out_done, size - out_done, G_CONVERTER_INPUT_AT_END, &nr,
-                                &nw, NULL);
+                                out + out_done, size - out_done, G_CONVERTER_INPUT_AT_END, &nr, &nw,
+                                NULL);
         g_assert_cmpint(r, !=, G_CONVERTER_ERROR);
         in_done += nr, out_done += nw;
     }
@@ -155,8 +155,7 @@ static GBytes *unzip_member(const char *zip_path)
  * 256), 80 MHz (phasorpy's frequency is 1 / TAC window, 12.5 ns). */
 static void test_real_tcspc(void)
 {
-    g_autofree char *zip =
-        g_build_filename(FM_REFDATA_DIR, "flim-real", "tcspc.sdt.zip", NULL);
+    g_autofree char *zip = g_build_filename(FM_REFDATA_DIR, "flim-real", "tcspc.sdt.zip", NULL);
     if (!g_file_test(zip, G_FILE_TEST_EXISTS)) {
         g_test_skip("no shared/refdata/flim-real/tcspc.sdt.zip beside the repository: "
                     "the real-file checks did not run");
@@ -200,13 +199,15 @@ static void test_blocks(void)
         int md_len, revision;
         gboolean compress;
     } variants[] = {
-        {"blocks.sdt", 0, 0, FALSE},          {"blocks-zip.sdt", 0, 0, TRUE},
+        {"blocks.sdt", 0, 0, FALSE},           {"blocks-zip.sdt", 0, 0, TRUE},
         {"blocks-730.sdt", 203, 0x24c, FALSE}, {"blocks-830.sdt", 211, 0x25c, FALSE},
         {"blocks-140.sdt", 271, 0x26e, TRUE},  {"blocks-150.sdt", 335, 0x28f, FALSE},
     };
     for (gsize v = 0; v < G_N_ELEMENTS(variants); v++) {
         g_autofree char *path = tmp_path(variants[v].name);
-        fm_sdt_write_options o = {.datasets = sets, .n_datasets = 3, .bin_width_ps = 48.828125,
+        fm_sdt_write_options o = {.datasets = sets,
+                                  .n_datasets = 3,
+                                  .bin_width_ps = 48.828125,
                                   .md_len = variants[v].md_len,
                                   .revision = variants[v].revision,
                                   .compress = variants[v].compress};
@@ -234,12 +235,15 @@ static void test_routing_channels(void)
     const fm_dataset *sets[4] = {c0, c1, c2, c3};
     for (int zip = 0; zip < 2; zip++) {
         g_autofree char *path = tmp_path(zip ? "routing-zip.sdt" : "routing.sdt");
-        fm_sdt_write_options o = {.datasets = sets, .n_datasets = 4, .channels = 2,
-                                  .bin_width_ps = 100.0, .compress = zip};
+        fm_sdt_write_options o = {.datasets = sets,
+                                  .n_datasets = 4,
+                                  .channels = 2,
+                                  .bin_width_ps = 100.0,
+                                  .compress = zip};
         write_or_die(path, &o);
         for (int i = 0; i < 4; i++) {
-            check_read(path, i, sets[i], 100.0, 1e6 / (sets[i]->dims[2].size * 100.0),
-                       "tac_window", "image");
+            check_read(path, i, sets[i], 100.0, 1e6 / (sets[i]->dims[2].size * 100.0), "tac_window",
+                       "image");
             g_autoptr(fm_dataset) ds = fm_sdt_read(path, i, NULL);
             g_assert_cmpint((int)meta_double(ds, "sdt_block"), ==, i / 2 + 1);
             g_assert_cmpint((int)meta_double(ds, "sdt_channel"), ==, i % 2 + 1);
@@ -261,14 +265,20 @@ static void test_fifo_image(void)
         int md_len, padded;
         gboolean compress;
     } variants[] = {
-        {"fifo.sdt", 0, 0, FALSE},          {"fifo-zip.sdt", 512, 0, TRUE},
-        {"fifo-old.sdt", 271, 0, FALSE},    {"fifo-padded.sdt", 0, 128, FALSE},
+        {"fifo.sdt", 0, 0, FALSE},
+        {"fifo-zip.sdt", 512, 0, TRUE},
+        {"fifo-old.sdt", 271, 0, FALSE},
+        {"fifo-padded.sdt", 0, 128, FALSE},
         {"fifo-padded-zip.sdt", 0, 128, TRUE},
     };
     for (gsize v = 0; v < G_N_ELEMENTS(variants); v++) {
         g_autofree char *path = tmp_path(variants[v].name);
-        fm_sdt_write_options o = {.datasets = sets, .n_datasets = 1, .bin_width_ps = 40.0,
-                                  .sync_rate_hz = 80e6, .fifo_image = TRUE, .counts32 = TRUE,
+        fm_sdt_write_options o = {.datasets = sets,
+                                  .n_datasets = 1,
+                                  .bin_width_ps = 40.0,
+                                  .sync_rate_hz = 80e6,
+                                  .fifo_image = TRUE,
+                                  .counts32 = TRUE,
                                   .md_len = variants[v].md_len,
                                   .padded_width = variants[v].padded,
                                   .compress = variants[v].compress};
@@ -286,8 +296,11 @@ static void test_single_decay(void)
         int lens[3] = {0, 203, 271};
         g_autofree char *name = g_strdup_printf("irf-%d.sdt", lens[md]);
         g_autofree char *path = tmp_path(name);
-        fm_sdt_write_options o = {.datasets = sets, .n_datasets = 1, .bin_width_ps = 3.0517578,
-                                  .md_len = lens[md], .sync_rate_hz = md == 2 ? 40e6 : 0};
+        fm_sdt_write_options o = {.datasets = sets,
+                                  .n_datasets = 1,
+                                  .bin_width_ps = 3.0517578,
+                                  .md_len = lens[md],
+                                  .sync_rate_hz = md == 2 ? 40e6 : 0};
         write_or_die(path, &o);
         check_read(path, -1, irf, 3.0517578, md == 2 ? 40.0 : 1e6 / (4096 * 3.0517578),
                    md == 2 ? "sync_rate" : "tac_window", "decay");
@@ -326,8 +339,8 @@ static void test_damaged(void)
     const fm_dataset *sets[2] = {a, b};
     g_autofree char *path = tmp_path("two-zip.sdt");
     g_autofree char *bad = tmp_path("bad.sdt");
-    fm_sdt_write_options o = {.datasets = sets, .n_datasets = 2, .bin_width_ps = 50.0,
-                              .compress = TRUE};
+    fm_sdt_write_options o = {
+        .datasets = sets, .n_datasets = 2, .bin_width_ps = 50.0, .compress = TRUE};
     write_or_die(path, &o);
     gsize len = 0;
     g_autofree char *bytes = read_all(path, &len);

@@ -62,8 +62,7 @@ gboolean fm_sdt_write(const char *path, const fm_dataset *counts, double bin_wid
     if (!check_counts(path, counts, &bin_width_ps, 32767, error))
         return FALSE;
     const fm_dataset *one[1] = {counts};
-    fm_sdt_write_options options = {.datasets = one, .n_datasets = 1,
-                                    .bin_width_ps = bin_width_ps};
+    fm_sdt_write_options options = {.datasets = one, .n_datasets = 1, .bin_width_ps = bin_width_ps};
     return fm_sdt_write_ex(path, &options, error);
 }
 

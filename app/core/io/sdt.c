@@ -72,7 +72,8 @@ static gboolean read_file_header(sdt_file *f, guint32 *n_blocks, guint32 *n_md, 
     guint16 revision = fm_le16(hd + SDT_HDR_REVISION);
     f->software_revision = revision & 0xf;
     f->module_type = (revision >> 4) & 0xff;
-    guint64 setup_at = fm_le32(hd + SDT_HDR_SETUP_OFFS), setup_len = fm_le16(hd + SDT_HDR_SETUP_LEN);
+    guint64 setup_at = fm_le32(hd + SDT_HDR_SETUP_OFFS),
+            setup_len = fm_le16(hd + SDT_HDR_SETUP_LEN);
     if (setup_len && setup_at + setup_len <= f->len) { /* optional: used only as a fallback */
         f->setup = (const char *)f->bytes + setup_at;
         f->setup_len = (gsize)setup_len;
@@ -112,8 +113,8 @@ static gboolean read_block_header(const sdt_file *f, guint64 at, int number, gui
     b->md_index = (gint16)fm_le16(bh + SDT_BLK_MEAS_DESC_NO);
     if (b->md_index < 0 || (guint32)b->md_index >= n_md) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                    _("%s: block %d refers to measurement description %d of %u"), f->path,
-                    number, b->md_index + 1, n_md);
+                    _("%s: block %d refers to measurement description %d of %u"), f->path, number,
+                    b->md_index + 1, n_md);
         return FALSE;
     }
     /* A ZIP archive fills the space up to the next block header, which for the last block is
@@ -166,8 +167,8 @@ static gboolean block_layout(const sdt_file *f, const block_info *b, const sdt_m
                     f->path, b->number, b->length / bpc * 2 >> 20);
         return FALSE;
     }
-    return sdt_image_layout_of(f, b->number, b->type, md, b->length / decay_bytes,
-                               (gsize)b->length, layout, error);
+    return sdt_image_layout_of(f, b->number, b->type, md, b->length / decay_bytes, (gsize)b->length,
+                               layout, error);
 }
 
 /* Rounds a value derived from float32 fields to 6 significant digits: a float carries ~7, so
@@ -215,8 +216,7 @@ static void set_time_meta(fm_dataset *ds, const sdt_meas_desc *md)
 }
 
 static fm_dataset *read_dataset(const sdt_file *f, const block_info *b, const sdt_meas_desc *md,
-                                const sdt_image_layout *lay, int bpc, int channel,
-                                GError **error)
+                                const sdt_image_layout *lay, int bpc, int channel, GError **error)
 {
     const guint8 *data = f->bytes + b->data_offs;
     g_autofree guint8 *inflated = NULL;
@@ -229,8 +229,8 @@ static fm_dataset *read_dataset(const sdt_file *f, const block_info *b, const sd
     }
     if (b->type & SDT_BLOCK_ZIPPED) {
         gsize n = 0;
-        inflated = fm_sdt_unzip(f->path, b->number, data, (gsize)b->stored, (gsize)b->length,
-                                &n, error);
+        inflated =
+            fm_sdt_unzip(f->path, b->number, data, (gsize)b->stored, (gsize)b->length, &n, error);
         if (!inflated)
             return NULL;
         if (n != b->length) {
@@ -321,8 +321,8 @@ static fm_dataset *read_file(sdt_file *f, int wanted, GError **error)
                     f->path, wanted + 1, n_datasets);
         return NULL;
     }
-    fm_dataset *ds = read_dataset(f, &chosen, &chosen_md, &chosen_layout, chosen_bpc,
-                                  chosen_channel, error);
+    fm_dataset *ds =
+        read_dataset(f, &chosen, &chosen_md, &chosen_layout, chosen_bpc, chosen_channel, error);
     if (ds) {
         set_meta_int(ds, "sdt_blocks", n_blocks);
         set_meta_int(ds, "sdt_datasets", n_datasets);
@@ -340,7 +340,12 @@ fm_dataset *fm_sdt_read(const char *path, int block, GError **error)
                     local->message);
         return NULL;
     }
-    sdt_file f = {path, (const guint8 *)g_mapped_file_get_contents(map),
-                  g_mapped_file_get_length(map), 0, 0, NULL, 0};
+    sdt_file f = {path,
+                  (const guint8 *)g_mapped_file_get_contents(map),
+                  g_mapped_file_get_length(map),
+                  0,
+                  0,
+                  NULL,
+                  0};
     return read_file(&f, block, error);
 }

@@ -5,7 +5,8 @@
 
 /* File header (bhfile_header, 42 bytes). */
 #define SDT_FILE_HEADER_LEN 42
-#define SDT_HDR_REVISION 0         /* i16: bits 0-3 software revision, 4-11 (4-15 from rev 14)
+#define SDT_HDR_REVISION                                                                           \
+    0                              /* i16: bits 0-3 software revision, 4-11 (4-15 from rev 14)     \
                                       module type */
 #define SDT_HDR_INFO_OFFS 2        /* i32 */
 #define SDT_HDR_INFO_LEN 6         /* i16 */
@@ -46,36 +47,36 @@
 #define SDT_MD_MIN_LEN 189  /* up to and including scan_ry: less cannot be interpreted */
 #define SDT_MD_INFO_LEN 211 /* the whole MeasureInfo part */
 /* MeasStopInfo (60 bytes, from v7.9) */
-#define SDT_MD_STOP_FLAGS 213     /* u16: bit 15 - rates were read */
-#define SDT_MD_MIN_SYNC_RATE 231  /* f32, Hz; -1 when not set */
-#define SDT_MD_MAX_SYNC_RATE 247  /* f32 */
-#define SDT_MD_STOP_INFO_END 271  /* then MeasFCSInfo, 38 bytes */
-#define SDT_MD_IMAGE_X 309        /* i32: FIFO imaging and camera modes */
-#define SDT_MD_IMAGE_Y 313        /* i32 */
-#define SDT_MD_IMAGE_RX 317       /* i32 */
-#define SDT_MD_IMAGE_RY 321       /* i32 */
-#define SDT_MD_EXT_END 335        /* then MeasHISTInfo */
-#define SDT_MD_FULL_LEN 512       /* SPCM 9.x */
+#define SDT_MD_STOP_FLAGS 213    /* u16: bit 15 - rates were read */
+#define SDT_MD_MIN_SYNC_RATE 231 /* f32, Hz; -1 when not set */
+#define SDT_MD_MAX_SYNC_RATE 247 /* f32 */
+#define SDT_MD_STOP_INFO_END 271 /* then MeasFCSInfo, 38 bytes */
+#define SDT_MD_IMAGE_X 309       /* i32: FIFO imaging and camera modes */
+#define SDT_MD_IMAGE_Y 313       /* i32 */
+#define SDT_MD_IMAGE_RX 317      /* i32 */
+#define SDT_MD_IMAGE_RY 321      /* i32 */
+#define SDT_MD_EXT_END 335       /* then MeasHISTInfo */
+#define SDT_MD_FULL_LEN 512      /* SPCM 9.x */
 #define SDT_MEAS_MODE_FIFO_IMAGE 13
 
 /* Data block header (BHFileBlockHeader, 22 bytes). */
 #define SDT_BLOCK_HEADER_LEN 22
-#define SDT_BLK_NO 0            /* i16 before revision 15; then u8 data_offs_ext, u8 next_ext */
-#define SDT_BLK_DATA_OFFS_EXT 0 /* u8: bits 32-39 of data_offs (revision >= 15) */
-#define SDT_BLK_NEXT_OFFS_EXT 1 /* u8: bits 32-39 of next_block_offs */
-#define SDT_BLK_DATA_OFFS 2     /* u32 */
-#define SDT_BLK_NEXT_OFFS 6     /* u32 */
-#define SDT_BLK_TYPE 10         /* u16 */
-#define SDT_BLK_MEAS_DESC_NO 12 /* i16 */
-#define SDT_BLK_LONG_NO 14      /* u32 */
-#define SDT_BLK_LENGTH 18       /* u32: bytes of data, NOT compressed */
-#define SDT_BLOCK_MODE_MASK 0x000f    /* 1 measured, 8 FIFO, ... */
+#define SDT_BLK_NO 0               /* i16 before revision 15; then u8 data_offs_ext, u8 next_ext */
+#define SDT_BLK_DATA_OFFS_EXT 0    /* u8: bits 32-39 of data_offs (revision >= 15) */
+#define SDT_BLK_NEXT_OFFS_EXT 1    /* u8: bits 32-39 of next_block_offs */
+#define SDT_BLK_DATA_OFFS 2        /* u32 */
+#define SDT_BLK_NEXT_OFFS 6        /* u32 */
+#define SDT_BLK_TYPE 10            /* u16 */
+#define SDT_BLK_MEAS_DESC_NO 12    /* i16 */
+#define SDT_BLK_LONG_NO 14         /* u32 */
+#define SDT_BLK_LENGTH 18          /* u32: bytes of data, NOT compressed */
+#define SDT_BLOCK_MODE_MASK 0x000f /* 1 measured, 8 FIFO, ... */
 #define SDT_BLOCK_MEAS_DATA 0x0001
 #define SDT_BLOCK_FIFO_DATA 0x0008
 #define SDT_BLOCK_CONTENT_MASK 0x00f0 /* 0 decay, 0x10 page, 0x60 FIFO image, ... */
 #define SDT_BLOCK_DECAY 0x0000
 #define SDT_BLOCK_PAGE 0x0010
 #define SDT_BLOCK_IMG 0x0060
-#define SDT_BLOCK_DTYPE_MASK 0x0f00   /* 0: uint16, 1: uint32, 2: double */
+#define SDT_BLOCK_DTYPE_MASK 0x0f00 /* 0: uint16, 1: uint32, 2: double */
 #define SDT_BLOCK_ZIPPED 0x1000
 #define SDT_BLOCK_LZ4 0x4000

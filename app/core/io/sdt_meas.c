@@ -101,9 +101,8 @@ static gint64 next_pow2(gint64 v)
     return p;
 }
 
-gboolean sdt_image_layout_of(const sdt_file *f, int block_no, guint16 type,
-                             const sdt_meas_desc *md, guint64 curves, gsize bytes,
-                             sdt_image_layout *layout, GError **error)
+gboolean sdt_image_layout_of(const sdt_file *f, int block_no, guint16 type, const sdt_meas_desc *md,
+                             guint64 curves, gsize bytes, sdt_image_layout *layout, GError **error)
 {
     guint16 content = type & SDT_BLOCK_CONTENT_MASK;
     gboolean fifo_image = content == SDT_BLOCK_IMG || md->meas_mode == SDT_MEAS_MODE_FIFO_IMAGE;
@@ -129,7 +128,8 @@ gboolean sdt_image_layout_of(const sdt_file *f, int block_no, guint16 type,
             if (c.w <= 0 || c.h <= 0 || c.w > G_MAXINT32 || c.h > G_MAXINT32)
                 continue;
             guint64 pixels = (guint64)c.w * (guint64)c.h;
-            if (pass == 0 && (pixels == curves || (c.channels > 1 && pixels * c.channels == curves))) {
+            if (pass == 0 &&
+                (pixels == curves || (c.channels > 1 && pixels * c.channels == curves))) {
                 *layout = (sdt_image_layout){c.w, c.h, c.w, (gint64)(curves / pixels), c.kind};
                 return TRUE;
             }
@@ -146,8 +146,8 @@ gboolean sdt_image_layout_of(const sdt_file *f, int block_no, guint16 type,
         }
     /* Single-point modes (0 and 1) and decay blocks hold a set of curves, one per routing
      * channel or step: each curve becomes a pixel of one line. */
-    if ((md->meas_mode == 0 || md->meas_mode == 1 || content == SDT_BLOCK_DECAY) &&
-        !fifo_image && curves <= G_MAXINT32) {
+    if ((md->meas_mode == 0 || md->meas_mode == 1 || content == SDT_BLOCK_DECAY) && !fifo_image &&
+        curves <= G_MAXINT32) {
         *layout = (sdt_image_layout){(gint64)curves, 1, (gint64)curves, 1, "curves"};
         return TRUE;
     }

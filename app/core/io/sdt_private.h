@@ -21,7 +21,7 @@ typedef struct {
     int bins; /* ADC resolution */
     double tac_range_s, tac_gain;
     int sync_divider;
-    gint64 scan_x, scan_y, scan_rx, scan_ry; /* scan modes */
+    gint64 scan_x, scan_y, scan_rx, scan_ry;     /* scan modes */
     gint64 image_x, image_y, image_rx, image_ry; /* FIFO imaging and camera modes, 0 if absent */
     double sync_rate_hz;                         /* measured (stop info), 0 if absent */
     char module[17];
@@ -44,13 +44,11 @@ gboolean sdt_read_meas_desc(const sdt_file *f, guint64 offs, guint32 length, int
 
 /* Finds how `curves` decays of block `block_no` (1-based, for messages) with block type
  * `type` form images; FM_ERROR_BAD_INPUT naming the sizes where nothing fits. */
-gboolean sdt_image_layout_of(const sdt_file *f, int block_no, guint16 type,
-                             const sdt_meas_desc *md, guint64 curves, gsize bytes,
-                             sdt_image_layout *layout, GError **error);
+gboolean sdt_image_layout_of(const sdt_file *f, int block_no, guint16 type, const sdt_meas_desc *md,
+                             guint64 curves, gsize bytes, sdt_image_layout *layout, GError **error);
 
 /* The counts of one image (w x h decays of `bins` counts, 2 or 4 bytes each, lines `line`
  * decays apart) at `data` as a uint16 x, y, t dataset with source_path and hash. Counts from
  * inside the file's mapping are read through a descriptor (see sdt_transpose.c). */
-fm_dataset *sdt_to_dataset(const sdt_file *f, const guint8 *data, int bytes_per_count,
-                           gint64 w, gint64 h, gint64 line, int bins, guint64 *saturated,
-                           GError **error);
+fm_dataset *sdt_to_dataset(const sdt_file *f, const guint8 *data, int bytes_per_count, gint64 w,
+                           gint64 h, gint64 line, int bins, guint64 *saturated, GError **error);

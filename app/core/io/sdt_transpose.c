@@ -17,7 +17,7 @@
 typedef struct {
     const guint8 *data; /* the block's counts in memory (an inflated copy), or NULL: read from fd */
     int fd;
-    goffset offset;     /* of the counts in the file, when read from fd */
+    goffset offset; /* of the counts in the file, when read from fd */
     guint16 *out;
     int bytes_per_count, bins;
     gsize plane;                          /* pixels */
@@ -90,9 +90,8 @@ static void transpose_pixels(int part, gsize first, gsize end, gpointer user)
 
 /* The dataset of the file's counts, with source_path and the file's hash, which is taken while
  * the counts are transposed. */
-fm_dataset *sdt_to_dataset(const sdt_file *f, const guint8 *data, int bytes_per_count,
-                           gint64 w, gint64 h, gint64 line, int bins, guint64 *saturated,
-                           GError **error)
+fm_dataset *sdt_to_dataset(const sdt_file *f, const guint8 *data, int bytes_per_count, gint64 w,
+                           gint64 h, gint64 line, int bins, guint64 *saturated, GError **error)
 {
     /* Padded lines (rare: FIFO images) are packed into a copy first, so the transpose below
      * sees consecutive decays either way. */
@@ -109,8 +108,15 @@ fm_dataset *sdt_to_dataset(const sdt_file *f, const guint8 *data, int bytes_per_
     g_autoptr(fm_dataset) ds = fm_dataset_new(FM_PIXEL_U16, 3, sizes, NULL);
     ds->source_path = g_canonicalize_filename(f->path, NULL);
     const gboolean in_file = data >= f->bytes && data < f->bytes + f->len;
-    transpose_job job = {in_file ? NULL : data, -1, in_file ? data - f->bytes : 0, ds->data,
-                         bytes_per_count, bins, (gsize)w * (gsize)h, {0}, {0}};
+    transpose_job job = {in_file ? NULL : data,
+                         -1,
+                         in_file ? data - f->bytes : 0,
+                         ds->data,
+                         bytes_per_count,
+                         bins,
+                         (gsize)w * (gsize)h,
+                         {0},
+                         {0}};
     if (in_file && (job.fd = open(f->path, O_RDONLY | O_CLOEXEC)) < 0) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: cannot open: %s"), f->path,
                     g_strerror(errno));

@@ -34,8 +34,8 @@ static double bin_width_of(const fm_dataset *ds, double bin_width_ps)
     return 0;
 }
 
-static gboolean check(const char *path, const fm_sdt_write_options *o, int channels,
-                      double *bin_ps, GError **error)
+static gboolean check(const char *path, const fm_sdt_write_options *o, int channels, double *bin_ps,
+                      GError **error)
 {
     if (!o->datasets || o->n_datasets < 1 || o->n_datasets % channels != 0)
         return bad_param(path, _("the datasets do not fill whole blocks of routing channels"),
@@ -50,8 +50,7 @@ static gboolean check(const char *path, const fm_sdt_write_options *o, int chann
         const fm_dataset *first = o->datasets[i - i % channels];
         for (int d = 0; d < 3; d++)
             if (ds->dims[d].size != first->dims[d].size)
-                return bad_param(path, _("the routing channels of a block differ in size"),
-                                 error);
+                return bad_param(path, _("the routing channels of a block differ in size"), error);
         guint64 bytes = (guint64)ds->dims[0].size * ds->dims[1].size * ds->dims[2].size *
                         (o->counts32 ? 4 : 2) * channels;
         if (o->padded_width > 0 && (gsize)o->padded_width > ds->dims[0].size)
@@ -76,16 +75,14 @@ static void put_meas_desc(guint8 *out, const fm_sdt_write_options *o, const fm_d
     put_text(md + SDT_MD_TIME, "12:00:00", 9);
     put_text(md + SDT_MD_DATE, "01-01-2020", 11);
     put_text(md + SDT_MD_MOD_SER, "fluxmap", 16);
-    fm_put_le16(md + SDT_MD_MEAS_MODE,
-                o->fifo_image ? SDT_MEAS_MODE_FIFO_IMAGE : single ? 0 : 9);
+    fm_put_le16(md + SDT_MD_MEAS_MODE, o->fifo_image ? SDT_MEAS_MODE_FIFO_IMAGE : single ? 0 : 9);
     fm_put_le16(md + SDT_MD_SYN_FD, 1);
     double tac_range_s = (double)bins * bin_ps * 1e-12;
     fm_put_le_float(md + SDT_MD_TAC_R, (float)tac_range_s);
     fm_put_le16(md + SDT_MD_TAC_G, 1);
     fm_put_le16(md + SDT_MD_ADC_RE, (guint16)bins);
-    put_text(md + SDT_MD_MOD_TYPE, (o->revision ? o->revision : 0x28f) >> 4 == 0x24 ? "SPC-730"
-                                                                                    : "SPC-150",
-             16);
+    put_text(md + SDT_MD_MOD_TYPE,
+             (o->revision ? o->revision : 0x28f) >> 4 == 0x24 ? "SPC-730" : "SPC-150", 16);
     /* single decays and FIFO images leave the scan size of the last scan setup (stale) */
     gboolean stale = single || o->fifo_image;
     fm_put_le32(md + SDT_MD_SCAN_X, stale ? 128 : (guint32)w);
@@ -110,8 +107,8 @@ static void put_meas_desc(guint8 *out, const fm_sdt_write_options *o, const fm_d
 }
 
 /* The block's counts as B&H stores them: channel, line, pixel (padded lines), then time. */
-static guint8 *block_data(const fm_sdt_write_options *o, const fm_dataset *const *ds,
-                          int channels, gsize *len)
+static guint8 *block_data(const fm_sdt_write_options *o, const fm_dataset *const *ds, int channels,
+                          gsize *len)
 {
     gsize w = ds[0]->dims[0].size, h = ds[0]->dims[1].size, bins = ds[0]->dims[2].size;
     gsize line = o->padded_width > 0 && (gsize)o->padded_width > w ? (gsize)o->padded_width : w;

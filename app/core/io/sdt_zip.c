@@ -75,8 +75,7 @@ guint8 *fm_sdt_unzip(const char *path, int block_no, const guint8 *zip, gsize zi
     }
     if (data_at > zip_len || data_at + s.packed > zip_len) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                    _("%s: truncated: the ZIP archive of block %d is cut short"), path,
-                    block_no);
+                    _("%s: truncated: the ZIP archive of block %d is cut short"), path, block_no);
         return NULL;
     }
     gsize avail = s.packed ? s.packed : (gsize)(zip_len - data_at);
@@ -89,8 +88,8 @@ guint8 *fm_sdt_unzip(const char *path, int block_no, const guint8 *zip, gsize zi
     }
     if ((method != ZIP_DEFLATED && method != ZIP_STORED) || s.size == 0) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                    _("%s: block %d: unsupported ZIP data (method %u, %u bytes)"), path,
-                    block_no, method, s.size);
+                    _("%s: block %d: unsupported ZIP data (method %u, %u bytes)"), path, block_no,
+                    method, s.size);
         return NULL;
     }
     guint8 *out = g_malloc(s.size);
@@ -155,7 +154,7 @@ static void put_local_or_central(GByteArray *a, gboolean central, guint32 crc, g
     fm_put_le16(p, 20); /* needed to extract: 2.0 (deflate) */
     fm_put_le16(p + 2, 0);
     fm_put_le16(p + 4, ZIP_DEFLATED);
-    fm_put_le16(p + 6, 0); /* time */
+    fm_put_le16(p + 6, 0);    /* time */
     fm_put_le16(p + 8, 0x21); /* date: 1980-01-01 */
     fm_put_le32(p + 10, crc);
     fm_put_le32(p + 14, packed);
@@ -171,8 +170,8 @@ guint8 *fm_sdt_zip(const guint8 *data, gsize len, gsize *zip_len)
 {
     const char *name = "data_block";
     z_stream z = {0};
-    if (len > G_MAXUINT32 / 2 || deflateInit2(&z, 6, Z_DEFLATED, -MAX_WBITS, 8,
-                                              Z_DEFAULT_STRATEGY) != Z_OK)
+    if (len > G_MAXUINT32 / 2 ||
+        deflateInit2(&z, 6, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
         return NULL;
     gsize bound = deflateBound(&z, (uLong)len);
     g_autofree guint8 *packed = g_malloc(bound);
