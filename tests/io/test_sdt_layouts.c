@@ -198,10 +198,16 @@ static void test_blocks(void)
         const char *name;
         int md_len, revision;
         gboolean compress;
+        const char *module; /* from the revision word, before revision 12 from the text */
     } variants[] = {
-        {"blocks.sdt", 0, 0, FALSE},           {"blocks-zip.sdt", 0, 0, TRUE},
-        {"blocks-730.sdt", 203, 0x24c, FALSE}, {"blocks-830.sdt", 211, 0x25c, FALSE},
-        {"blocks-140.sdt", 271, 0x26e, TRUE},  {"blocks-150.sdt", 335, 0x28f, FALSE},
+        {"blocks.sdt", 0, 0, FALSE, "SPC-150"},
+        {"blocks-zip.sdt", 0, 0, TRUE, "SPC-150"},
+        {"blocks-730.sdt", 203, 0x24c, FALSE, "SPC-730"},
+        {"blocks-830.sdt", 211, 0x25c, FALSE, "SPC-830"},
+        {"blocks-140.sdt", 271, 0x26e, TRUE, "SPC-140"},
+        {"blocks-150.sdt", 335, 0x28f, FALSE, "SPC-150"},
+        {"blocks-rev10.sdt", 211, 0x00a, FALSE, "SPC-150"},
+        {"blocks-150nx.sdt", 512, 0x80f, TRUE, "SPC-150NX"},
     };
     for (gsize v = 0; v < G_N_ELEMENTS(variants); v++) {
         g_autofree char *path = tmp_path(variants[v].name);
@@ -221,6 +227,7 @@ static void test_blocks(void)
         g_autoptr(fm_dataset) irf_back = fm_sdt_read(path, 2, NULL);
         g_assert_cmpstr(fm_dataset_get_meta(irf_back, "sdt_datasets"), ==, "3");
         g_assert_cmpstr(fm_dataset_get_meta(irf_back, "sdt_block"), ==, "3");
+        g_assert_cmpstr(fm_dataset_get_meta(irf_back, "sdt_module"), ==, variants[v].module);
         expect_bad_input(path, 3, "dataset 4 asked for, the file holds 3");
     }
 }

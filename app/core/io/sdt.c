@@ -71,7 +71,11 @@ static gboolean read_file_header(sdt_file *f, guint32 *n_blocks, guint32 *n_md, 
     }
     guint16 revision = fm_le16(hd + SDT_HDR_REVISION);
     f->software_revision = revision & 0xf;
-    f->module_type = (revision >> 4) & 0xff;
+    /* the module type is in the word from software revision 12 (bits 4-11), 12 bits wide
+     * from revision 14; older files name the module only in the measurement description */
+    f->module_type = f->software_revision < 12   ? 0
+                     : f->software_revision < 14 ? (revision >> 4) & 0xff
+                                                 : (revision >> 4) & 0xfff;
     guint64 setup_at = fm_le32(hd + SDT_HDR_SETUP_OFFS),
             setup_len = fm_le16(hd + SDT_HDR_SETUP_LEN);
     if (setup_len && setup_at + setup_len <= f->len) { /* optional: used only as a fallback */

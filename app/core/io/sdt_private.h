@@ -10,7 +10,7 @@ typedef struct {
     const guint8 *bytes;
     gsize len;
     int software_revision; /* bits 0-3 of the header's revision word */
-    int module_type;       /* bits 4-11: 0x24 SPC-730, 0x28 SPC-150, ... */
+    int module_type;       /* 0x24 SPC-730, 0x28 SPC-150, ...; 0 where not given */
     const char *setup;     /* the ASCII setup text (not NUL-terminated), may be NULL */
     gsize setup_len;
 } sdt_file;
