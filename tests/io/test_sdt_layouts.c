@@ -314,6 +314,18 @@ static void test_single_decay(void)
     }
 }
 
+/* Descriptions from before scan_x/scan_y (120 bytes here): the size from the setup text. */
+static void test_setup_size(void)
+{
+    g_autoptr(fm_dataset) a = make_counts(9, 7, 64, 400, 70);
+    const fm_dataset *sets[1] = {a};
+    g_autofree char *path = tmp_path("short-md.sdt");
+    fm_sdt_write_options o = {
+        .datasets = sets, .n_datasets = 1, .bin_width_ps = 25.0, .md_len = 120, .revision = 0x25a};
+    write_or_die(path, &o);
+    check_read(path, 0, a, 25.0, 1e6 / (64 * 25.0), "tac_window", "image");
+}
+
 /* --- damaged files ------------------------------------------------------------------------- */
 
 static void patch(const char *path, const char *out, gsize at, const void *data, gsize n)
@@ -479,6 +491,7 @@ int main(int argc, char **argv)
     g_test_add_func("/io/sdt/routing-channels", test_routing_channels);
     g_test_add_func("/io/sdt/fifo-image", test_fifo_image);
     g_test_add_func("/io/sdt/single-decay", test_single_decay);
+    g_test_add_func("/io/sdt/setup-size", test_setup_size);
     g_test_add_func("/io/sdt/damaged", test_damaged);
     g_test_add_func("/io/sdt/fuzz", test_fuzz);
     int status = g_test_run();

@@ -44,7 +44,7 @@
 #define SDT_MD_SCAN_Y 177   /* i32: lines */
 #define SDT_MD_SCAN_RX 181  /* i32: routing channels in x */
 #define SDT_MD_SCAN_RY 185  /* i32: routing channels in y */
-#define SDT_MD_MIN_LEN 189  /* up to and including scan_ry: less cannot be interpreted */
+#define SDT_MD_MIN_LEN 84   /* through adc_re: the image size may then come from the setup */
 #define SDT_MD_INFO_LEN 211 /* the whole MeasureInfo part */
 /* MeasStopInfo (60 bytes, from v7.9) */
 #define SDT_MD_STOP_FLAGS 213    /* u16: bit 15 - rates were read */

@@ -51,7 +51,8 @@ gboolean sdt_read_meas_desc(const sdt_file *f, guint64 offs, guint32 length, int
     md->tac_range_s = fm_le_float(p + SDT_MD_TAC_R);
     md->tac_gain = (gint16)fm_le16(p + SDT_MD_TAC_G);
     md->sync_divider = (gint16)fm_le16(p + SDT_MD_SYN_FD);
-    memcpy(md->module, p + SDT_MD_MOD_TYPE, 16);
+    if (length >= SDT_MD_MOD_TYPE + 16) /* fields exist only where the length reaches */
+        memcpy(md->module, p + SDT_MD_MOD_TYPE, 16);
     for (int i = 0; i < 16; i++) /* messages and metadata take printable ASCII only */
         if (md->module[i] && !g_ascii_isprint(md->module[i]))
             md->module[i] = 0;
