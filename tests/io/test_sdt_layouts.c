@@ -408,7 +408,8 @@ static void test_damaged(void)
     hide_setup_scan_size(bad); /* the setup's fallback size (SP_SCAN_X 7) gone too */
     expect_bad_input(bad, 0, "block 1 declares 6x5 pixels of 32 bins");
     /* foreign files */
-    write_bytes(bad, "II*\0\x08\0\0\0 a TIFF, not an .sdt file at all, but long enough....", 64);
+    char tiff[64] = "II*\0\x08\0\0\0 a TIFF header, not an .sdt file";
+    write_bytes(bad, tiff, sizeof tiff);
     expect_bad_input(bad, 0, "not a Becker & Hickl");
     write_bytes(bad, "", 0);
     expect_bad_input(bad, 0, "empty file");
