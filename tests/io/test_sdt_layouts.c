@@ -240,17 +240,19 @@ static void test_routing_channels(void)
     g_autoptr(fm_dataset) c2 = make_counts(4, 4, 16, 100, 12);
     g_autoptr(fm_dataset) c3 = make_counts(4, 4, 16, 50, 13);
     const fm_dataset *sets[4] = {c0, c1, c2, c3};
-    for (int zip = 0; zip < 2; zip++) {
-        g_autofree char *path = tmp_path(zip ? "routing-zip.sdt" : "routing.sdt");
+    for (int v = 0; v < 3; v++) { /* plain, ZIP, FIFO image (image_rx = 2) */
+        const char *names[] = {"routing.sdt", "routing-zip.sdt", "routing-fifo.sdt"};
+        g_autofree char *path = tmp_path(names[v]);
         fm_sdt_write_options o = {.datasets = sets,
                                   .n_datasets = 4,
                                   .channels = 2,
                                   .bin_width_ps = 100.0,
-                                  .compress = zip};
+                                  .compress = v == 1,
+                                  .fifo_image = v == 2};
         write_or_die(path, &o);
         for (int i = 0; i < 4; i++) {
             check_read(path, i, sets[i], 100.0, 1e6 / (sets[i]->dims[2].size * 100.0), "tac_window",
-                       "image");
+                       v == 2 ? "fifo_image" : "image");
             g_autoptr(fm_dataset) ds = fm_sdt_read(path, i, NULL);
             g_assert_cmpint((int)meta_double(ds, "sdt_block"), ==, i / 2 + 1);
             g_assert_cmpint((int)meta_double(ds, "sdt_channel"), ==, i % 2 + 1);
@@ -407,6 +409,25 @@ static void test_damaged(void)
     patch(path, bad, md_at + SDT_MD_SCAN_X, odd_x, 4);
     hide_setup_scan_size(bad); /* the setup's fallback size (SP_SCAN_X 7) gone too */
     expect_bad_input(bad, 0, "block 1 declares 6x5 pixels of 32 bins");
+    /* revision 15 headers extend offsets by a byte (files > 4 GiB); older ones do not */
+    guint8 ext = 1;
+    patch(path, bad, block1 + SDT_BLK_DATA_OFFS_EXT, &ext, 1);
+    expect_bad_input(bad, 0, "ends at byte 42949");
+    g_autoptr(fm_dataset) c = make_counts(4, 4, 16, 100, 42);
+    const fm_dataset *one[1] = {c};
+    g_autofree char *old = tmp_path("rev12.sdt");
+    fm_sdt_write_options o12 = {
+        .datasets = one, .n_datasets = 1, .bin_width_ps = 50.0, .revision = 0x28c};
+    write_or_die(old, &o12);
+    gsize old_len = 0;
+    g_autofree char *old_bytes = read_all(old, &old_len);
+    guint32 old_block = le32((const guint8 *)old_bytes + SDT_HDR_DATA_BLOCK_OFFS);
+    guint8 block_no[2] = {0x7f, 0x7f}; /* block_no there, not offset extensions */
+    patch(old, bad, old_block + SDT_BLK_NO, block_no, 2);
+    g_autoptr(GError) no_error = NULL;
+    g_autoptr(fm_dataset) c_back = fm_sdt_read(bad, 0, &no_error);
+    g_assert_no_error(no_error);
+    g_assert_true(memcmp(c_back->data, c->data, fm_dataset_n_bytes(c)) == 0);
     /* foreign files */
     char tiff[64] = "II*\0\x08\0\0\0 a TIFF header, not an .sdt file";
     write_bytes(bad, tiff, sizeof tiff);
