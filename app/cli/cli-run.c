@@ -29,7 +29,7 @@ static void print_help(void)
     printf("%s", _("Usage: fluxmap-cli run METHOD [--PARAM=VALUE...] INPUT -o OUTDIR\n"
                    "          [--backend=auto|cpu|cuda] [--json] [--no-catalogue] [--roi FILE]\n"
                    "          [--profile] [--block N]\n"
-                   "Runs METHOD on INPUT (TIFF, Becker & Hickl .sdt, PicoQuant .ptu, NIfTI\n"
+                   "Runs METHOD on INPUT (TIFF, Becker & Hickl .sdt, PicoQuant .ptu/.pt3, NIfTI\n"
                    ".nii/.nii.gz or a DICOM series folder) and writes OUTDIR/<output>.tif for\n"
                    "each output map (one page per frame or slice). The run is recorded in the\n"
                    "catalogue unless --no-catalogue. --roi FILE: a JSON array of ROIs with\n"

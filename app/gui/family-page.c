@@ -132,7 +132,11 @@ static guint funcs_get_bars(FmFamilyPage *page)
 static gboolean funcs_select_method(FmFamilyPage *page, const char *method_id)
 {
     FmFuncsPage *self = FM_FUNCS_PAGE(page);
-    return self->funcs->select_method != NULL && self->funcs->select_method(self->win, method_id);
+    if (self->funcs->select_method != NULL)
+        return self->funcs->select_method(self->win, method_id);
+    /* a page of one method "selects" that one */
+    return self->funcs->get_method != NULL &&
+           self->funcs->get_method(self->win) == fm_method_find(method_id);
 }
 
 static gboolean funcs_set_param(FmFamilyPage *page, const char *key, const char *text)

@@ -99,7 +99,7 @@ typedef struct {
     void (*dataset_changed)(FmWindow *win);
     gboolean (*run)(FmWindow *win);
     gboolean (*show_result)(FmWindow *win, const fm_result *result);
-    gboolean (*select_method)(FmWindow *win, const char *method_id);
+    gboolean (*select_method)(FmWindow *win, const char *method_id); /* NULL: get_method's */
     gboolean (*set_param)(FmWindow *win, const char *key, const char *text);
     const fm_method *(*get_method)(FmWindow *win);
     fm_params *(*get_params)(FmWindow *win);

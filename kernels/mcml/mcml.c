@@ -11,6 +11,7 @@
 #include "../device_private.h"
 #include "fm_config.h"
 #include "mcml_impl.h"
+#include "mcml_mwc_table.h"
 
 #define FM_MCML_MAX_BINS 100000
 #define FM_PI 3.14159265358979323846
@@ -31,16 +32,15 @@ fm_status fm_mcml_check(const fm_mcml_params *p, char *msg, size_t msg_len)
         return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
                        "dz_cm and dr_cm must be finite and > 0 (got %g, %g)", p->dz_cm, p->dr_cm);
     if (p->nz < 1 || p->nr < 1 || p->na < 1 || p->nz > FM_MCML_MAX_BINS ||
-        p->nr > FM_MCML_MAX_BINS || p->na > FM_MCML_MAX_BINS ||
-        (double)p->nz * p->nr > 1e8 || (double)p->nr * p->na > 1e8)
+        p->nr > FM_MCML_MAX_BINS || p->na > FM_MCML_MAX_BINS || (double)p->nz * p->nr > 1e8 ||
+        (double)p->nr * p->na > 1e8)
         return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
                        "grid nz %d, nr %d, na %d: each must be 1..%d and nz*nr, nr*na <= 1e8",
                        p->nz, p->nr, p->na, FM_MCML_MAX_BINS);
     if (p->n_layers < 1 || p->n_layers > FM_MCML_MAX_LAYERS)
         return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "n_layers must be 1..%d (got %d)",
                        FM_MCML_MAX_LAYERS, p->n_layers);
-    if (!(p->n_above > 0.0) || bad_real(p->n_above) || !(p->n_below > 0.0) ||
-        bad_real(p->n_below))
+    if (!(p->n_above > 0.0) || bad_real(p->n_above) || !(p->n_below > 0.0) || bad_real(p->n_below))
         return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
                        "n_above and n_below must be finite and > 0 (got %g, %g)", p->n_above,
                        p->n_below);
@@ -53,7 +53,8 @@ fm_status fm_mcml_check(const fm_mcml_params *p, char *msg, size_t msg_len)
             bad_real(l->mus_per_cm))
             return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
                            "layer %d: mua_per_cm and mus_per_cm must be finite and >= 0 "
-                           "(got %g, %g)", i + 1, l->mua_per_cm, l->mus_per_cm);
+                           "(got %g, %g)",
+                           i + 1, l->mua_per_cm, l->mus_per_cm);
         if (!(l->g > -1.0 && l->g < 1.0))
             return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
                            "layer %d: g must be in (-1, 1) (got %g)", i + 1, l->g);
@@ -73,6 +74,8 @@ static double layer_n(const fm_mcml_params *p, int i)
     return i == 0 ? p->n_above : i == p->n_layers + 1 ? p->n_below : p->layers[i - 1].n;
 }
 
+const uint32_t fm_mcml_mwc_a[FM_MCML_MWC_COUNT] = FM_MCML_MWC_MULTIPLIERS;
+
 void fm_mcml_job_prepare(fm_mcml_job *job)
 {
     const fm_mcml_params *p = &job->params;
@@ -82,39 +85,68 @@ void fm_mcml_job_prepare(fm_mcml_job *job)
     m->nz = p->nz;
     m->nr = p->nr;
     m->na = p->na;
-    m->dz = (float)p->dz_cm;
-    m->dr = (float)p->dr_cm;
-    m->da = (float)(0.5 * FM_PI / p->na);
     m->inv_dz = (float)(1.0 / p->dz_cm);
     m->inv_dr = (float)(1.0 / p->dr_cm);
     m->inv_da = (float)(p->na / (0.5 * FM_PI));
+    m->nz_max = (float)(p->nz - 1);
+    m->nr_max = (float)(p->nr - 1);
+    m->na_max = (float)(p->na - 1);
     double z = 0.0;
     for (int i = 0; i <= p->n_layers + 1; i++) {
         fm_mcml_layer_f *L = &m->layer[i];
         L->n = (float)layer_n(p, i);
         if (i >= 1 && i <= p->n_layers) {
             const fm_mcml_layer *l = &p->layers[i - 1];
-            double mut = l->mua_per_cm + l->mus_per_cm;
-            L->z0 = (float)z;
+            const double mut = l->mua_per_cm + l->mus_per_cm, g = l->g;
+            fm_mcml_layer_hot *H = &L->hot;
+            H->z0 = (float)z;
             z += l->thickness_cm;
-            L->z1 = (float)z;
-            L->mua = (float)l->mua_per_cm;
-            L->mut = (float)mut;
-            L->inv_mut = mut > 0.0 ? (float)(1.0 / mut) : 0.0f;
-            L->g = (float)l->g;
-            /* MCML's CriticalAngle: total internal reflection only towards a lower index. */
-            double n = layer_n(p, i), nu = layer_n(p, i - 1), nd = layer_n(p, i + 1);
-            L->cos_crit_up = n > nu ? (float)sqrt(1.0 - nu * nu / (n * n)) : 0.0f;
-            L->cos_crit_dn = n > nd ? (float)sqrt(1.0 - nd * nd / (n * n)) : 0.0f;
+            H->z1 = (float)z;
+            /* A clear layer: flights of at least 3e37 * 2^-22 cm always reach a face. */
+            H->step_scale = mut > 0.0 ? (float)(-log(2.0) / mut) : -3e37f;
+            const double f = mut > 0.0 ? l->mua_per_cm / mut * 4294967296.0 : 0.0;
+            H->mua_mut_q = f >= 4294967295.0 ? 0xFFFFFFFFu : (uint32_t)llround(f);
+            H->hg_a = (float)(1.0 - g * g);
+            H->hg_b = (float)(1.0 - g);
+            H->hg_c = (float)(2.0 * g);
+            H->hg_d = (float)(1.0 + g * g);
+            H->hg_e = g != 0.0 ? (float)(0.5 / g) : 0.0f;
+            L->eta_up = (float)(layer_n(p, i) / layer_n(p, i - 1));
+            L->eta_dn = (float)(layer_n(p, i) / layer_n(p, i + 1));
         }
     }
     const fm_mcml_layer *l1 = &p->layers[0];
     int clear1 = l1->mua_per_cm == 0.0 && l1->mus_per_cm == 0.0;
     job->rsp = fm_mcml_rspecular(p->n_above, l1->n, layer_n(p, 2), clear1);
-    m->w0 = (float)(1.0 - job->rsp);
+    m->w0_q = (uint32_t)llround((1.0 - job->rsp) * FM_MCML_QSCALE);
     /* MCML's LaunchPhoton: a clear first layer is already accounted for in Rsp. */
     m->start_layer = clear1 && p->n_layers > 1 ? 2 : 1;
-    m->start_z = m->start_layer == 2 ? m->layer[2].z0 : 0.0f;
+    m->start_z = m->start_layer == 2 ? m->layer[2].hot.z0 : 0.0f;
+}
+
+void fm_mcml_count_batches(fm_mcml_raw *raw, long long lo, long long hi)
+{
+    if (hi <= lo)
+        return;
+    for (int b = 0; b < FM_MCML_BATCHES; b++) {
+        /* indices i in [lo, hi) with i mod B = b: those below hi minus those below lo */
+        long long below_hi = (hi - b + FM_MCML_BATCHES - 1) / FM_MCML_BATCHES;
+        long long below_lo = (lo - b + FM_MCML_BATCHES - 1) / FM_MCML_BATCHES;
+        if (hi <= b)
+            below_hi = 0;
+        if (lo <= b)
+            below_lo = 0;
+        raw->batch[b][FM_MCML_B_COUNT] += (unsigned long long)(below_hi - below_lo);
+    }
+}
+
+/* Absorbed weight of a batch, fixed point: every launched unit that did not escape, roulette's
+ * net included (exact in integers). */
+static double batch_absorbed(const fm_mcml_job *job, const unsigned long long *b)
+{
+    unsigned long long a = b[FM_MCML_B_COUNT] * job->medium.w0_q + b[FM_MCML_B_ROUL] -
+                           b[FM_MCML_B_RD] - b[FM_MCML_B_TT];
+    return (double)a;
 }
 
 /* MCML's ScaleRdTt and ScaleA (mcmlio.c), with the effective photon count n_eff in place of N. */
@@ -123,13 +155,14 @@ static void normalise(const fm_mcml_job *job, const fm_mcml_raw *raw, fm_mcml_re
     const fm_mcml_params *p = &job->params;
     const int nr = p->nr, nz = p->nz, na = p->na, nl = p->n_layers;
     const double dr = p->dr_cm, dz = p->dz_cm, da = 0.5 * FM_PI / na, q = FM_MCML_QSCALE;
-    const double w0q = (double)FM_MCML_Q(job->medium.w0) / q, w0 = 1.0 - job->rsp;
-    double sum[FM_MCML_B_N] = {0};
+    const double w0q = (double)job->medium.w0_q / q, w0 = 1.0 - job->rsp;
+    double sum[FM_MCML_B_N] = {0}, sum_a = 0;
     long long roul = 0;
     for (int b = 0; b < FM_MCML_BATCHES; b++) {
         for (int k = 0; k < FM_MCML_B_N; k++)
             sum[k] += (double)raw->batch[b][k];
         roul += (long long)raw->batch[b][FM_MCML_B_ROUL];
+        sum_a += batch_absorbed(job, raw->batch[b]);
     }
     const double n = (double)raw->photons_done;
     /* Entered weight from the exact accounting; n_eff = N when roulette's net is zero. */
@@ -139,7 +172,7 @@ static void normalise(const fm_mcml_job *job, const fm_mcml_raw *raw, fm_mcml_re
     r->photons_done = raw->photons_done;
     r->roulette_net = n > 0 ? (double)roul / q / n : 0.0;
     r->rd = n_eff > 0 ? sum[FM_MCML_B_RD] / q / n_eff : 0.0;
-    r->a = n_eff > 0 ? sum[FM_MCML_B_A] / q / n_eff : 0.0;
+    r->a = n_eff > 0 ? sum_a / q / n_eff : 0.0;
     r->tt = n_eff > 0 ? sum[FM_MCML_B_TT] / q / n_eff : 0.0;
 
     /* Standard errors: spread of the batch estimates (each normalised the same way). */
@@ -152,7 +185,7 @@ static void normalise(const fm_mcml_job *job, const fm_mcml_raw *raw, fm_mcml_re
         double e = cnt * w0q + (double)(long long)raw->batch[b][FM_MCML_B_ROUL] / q;
         double ne = w0 > 0.0 && e > 0.0 ? e / w0 : cnt;
         x[nb][0] = raw->batch[b][FM_MCML_B_RD] / q / ne;
-        x[nb][1] = raw->batch[b][FM_MCML_B_A] / q / ne;
+        x[nb][1] = batch_absorbed(job, raw->batch[b]) / q / ne;
         x[nb][2] = raw->batch[b][FM_MCML_B_TT] / q / ne;
         for (int k = 0; k < 3; k++)
             mean[k] += x[nb][k];
@@ -276,8 +309,8 @@ done:
     if (status == FM_OK || status == FM_ERR_CANCELLED) {
         normalise(&job, &raw, result);
         if (status == FM_ERR_CANCELLED)
-            fm_fail(status, msg, msg_len, "cancelled after %lld of %lld photons",
-                    raw.photons_done, params->n_photons);
+            fm_fail(status, msg, msg_len, "cancelled after %lld of %lld photons", raw.photons_done,
+                    params->n_photons);
     }
 cleanup:
     free(raw.a_rz);

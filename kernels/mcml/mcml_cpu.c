@@ -6,6 +6,7 @@
 
 #include "../device.h"
 #include "mcml_impl.h"
+#include "mcml_mwc_table.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -21,31 +22,31 @@ static void run_photon(const fm_mcml_job *job, unsigned long long index, thread_
 {
     const fm_mcml_medium *m = &job->medium;
     const int nz = m->nz, na = m->na;
+    unsigned long long *b = t->batch[index % FM_MCML_BATCHES];
     fm_mcml_photon p;
     fm_mcml_event ev;
-    unsigned long long escaped = 0;
-    int escape = 0;
-    fm_mcml_launch(&p, m, job->params.seed, index);
-    while (!p.dead) {
-        fm_mcml_step(&p, m, &ev);
-        if (ev.absorb_q) {
-            t->a_layer[ev.absorb_layer] += ev.absorb_q;
-            if (t->a_rz)
-                t->a_rz[(size_t)ev.absorb_ir * nz + ev.absorb_iz] += ev.absorb_q;
+    fm_mcml_launch(&p, m, job->params.seed, index, fm_mcml_mwc_a[index % FM_MCML_MWC_COUNT]);
+    while (p.w != 0) {
+        const int layer = p.layer;
+        const int flags = fm_mcml_step(&p, m, &ev);
+        if (ev.drop) {
+            t->a_layer[layer] += ev.drop;
+            if (t->a_rz) {
+                int ir, iz;
+                fm_mcml_rz_bin(&p, m, &ir, &iz);
+                t->a_rz[(size_t)ir * nz + iz] += ev.drop;
+            }
         }
-        if (ev.escape) {
+        if (flags & FM_MCML_EV_ESCAPE) {
+            int ir, ia;
+            fm_mcml_ra_bin(&p, m, ev.escape_cos, &ir, &ia);
             unsigned long long *ra = ev.escape == 1 ? t->rd_ra : t->tt_ra;
-            ra[(size_t)ev.escape_ir * na + ev.escape_ia] += ev.escape_q;
-            escape = ev.escape;
-            escaped = ev.escape_q;
+            ra[(size_t)ir * na + ia] += ev.escape_w;
+            b[ev.escape == 1 ? FM_MCML_B_RD : FM_MCML_B_TT] += ev.escape_w;
         }
+        if (flags & FM_MCML_EV_ROULETTE)
+            b[FM_MCML_B_ROUL] += (unsigned long long)(long long)ev.roulette;
     }
-    /* Absorbed = launched + roulette net - escaped, exactly (see fm_mcml_step). */
-    unsigned long long *b = t->batch[index % FM_MCML_BATCHES];
-    b[FM_MCML_B_COUNT]++;
-    b[escape == 1 ? FM_MCML_B_RD : FM_MCML_B_TT] += escaped;
-    b[FM_MCML_B_A] += FM_MCML_Q(m->w0) + (unsigned long long)p.roulette_q - escaped;
-    b[FM_MCML_B_ROUL] += (unsigned long long)p.roulette_q;
 }
 
 fm_status fm_mcml_cpu_run(const fm_mcml_job *job, fm_mcml_raw *raw, char *msg, size_t msg_len)
@@ -107,6 +108,7 @@ fm_status fm_mcml_cpu_run(const fm_mcml_job *job, fm_mcml_raw *raw, char *msg, s
                 raw->batch[b][k] += tt[t].batch[b][k];
     }
     raw->photons_done += done;
+    fm_mcml_count_batches(raw, 0, done);
     if (status == FM_ERR_CANCELLED)
         fm_fail(status, msg, msg_len, "cancelled after %lld of %lld photons", done, n);
 cleanup:

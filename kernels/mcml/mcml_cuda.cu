@@ -1,121 +1,182 @@
-/* CUDA MCML after GPU-MCML (Alerstam et al. 2010): persistent threads, the high-fluence corner
- * of A[r][z] cached in shared memory with 64-bit integer accumulators, the last absorption kept
- * in registers, 64-bit global atomics elsewhere, and one host thread per GPU. */
+/* CUDA MCML after GPU-MCML (Alerstam et al. 2010): one persistent kernel whose warps take photon
+ * indices from a global counter in chunks; each thread carries its photon and multiply-with-carry
+ * stream in registers; the high-fluence corner of A[r][z] is cached in shared memory as 32-bit
+ * accumulators whose overflow carries into the global 64-bit ones; repeated drops into one voxel
+ * and one layer are merged in registers; one host thread per GPU polls progress and forwards a
+ * cancel while the kernel runs. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../cuda_check.h"
 #include "../cuda_staging.h"
 #include "../device_private.h"
 #include "mcml_impl.h"
+#include "mcml_mwc_table.h"
 
-#define THREADS 256
-/* -DMCML_MIN_BLOCKS=n (for timing) asks ptxas to fit n blocks per SM; by default its own choice
- * (74 registers for sm_90, CUDA 13.0: 3 blocks; a bare minimum of 1 lets it take 106). */
-#ifdef MCML_MIN_BLOCKS
-#define MCML_BOUNDS __launch_bounds__(THREADS, MCML_MIN_BLOCKS)
-#else
-#define MCML_BOUNDS __launch_bounds__(THREADS)
+/* One block of 1024 threads per SM by default: the register file holds 1024 threads at 64
+ * registers, and a single block gets nearly all of the SM's shared memory for the A[r][z] cache
+ * (on an H100, 57k voxels: 99 % of the skin model's absorption events). -DFM_MCML_THREADS=n
+ * -DFM_MCML_MIN_BLOCKS=k (bench/variant.sh) times k blocks of n threads, each with 1/k of it. */
+#ifndef FM_MCML_THREADS
+#define FM_MCML_THREADS 1024
 #endif
-/* Shared memory asked for per block: small enough for several resident blocks per SM (the
- * paper's trade-off between cache size and occupancy). */
-#define CACHE_BYTES (40 * 1024)
+#ifndef FM_MCML_MIN_BLOCKS
+#define FM_MCML_MIN_BLOCKS 1
+#endif
+#define THREADS FM_MCML_THREADS
+#define WARPS (THREADS / 32)
+/* Photon indices a warp takes from the global counter at a time: one global atomic per 64
+ * photons, and at most 64 photons per warp still run after a cancel. */
+#define CHUNK 64
 #define N_LAYER_SLOTS (FM_MCML_MAX_LAYERS + 2)
+#define OUTSIDE 0x80000000u /* tally code: a global A[r][z] index, not a cache index */
+#define NONE 0xFFFFFFFFu
+#define FULL 0xFFFFFFFFu
 
 typedef unsigned long long u64;
 
-/* Adds one merged absorption run to the shared cache (the paper's high-fluence region near the
- * source) or, outside it, to global memory. */
-__device__ __forceinline__ void flush_voxel(int ir, int iz, u64 q, u64 *s_cache, int cache_r,
+__device__ const uint32_t d_mwc_a[FM_MCML_MWC_COUNT] = FM_MCML_MWC_MULTIPLIERS;
+
+/* Where the kernel takes photons and the host reads progress and asks it to stop. */
+typedef struct {
+    u64 next; /* next photon index to hand out (photons below it have started) */
+    int stop; /* set by the host: hand out no more chunks */
+} control;
+
+/* Adds a merged run of drops to its voxel: shared memory (32-bit, the overflow carried as 2^32
+ * into the global 64-bit voxel) or global memory. */
+__device__ __forceinline__ void flush_voxel(uint32_t code, uint32_t q, uint32_t *s_cache,
                                             int cache_z, u64 *a_rz, int nz)
 {
     if (q == 0)
         return;
-    if (ir < cache_r && iz < cache_z)
-        atomicAdd(s_cache + ir * cache_z + iz, q);
-    else
-        atomicAdd(a_rz + (size_t)ir * nz + iz, q);
-}
-
-__global__ void MCML_BOUNDS
-    mcml_photons(const fm_mcml_medium medium, u64 seed, u64 *next, u64 end, u64 *a_rz, u64 *rd_ra,
-                 u64 *tt_ra, u64 *a_layer, u64 *batch, int cache_r, int cache_z)
-{
-    __shared__ fm_mcml_medium m; /* lanes in different layers read it without serialising */
-    extern __shared__ u64 smem[];
-    u64 *s_layer = smem, *s_batch = smem + N_LAYER_SLOTS;
-    u64 *s_cache = s_batch + FM_MCML_BATCHES * FM_MCML_B_N;
-    const int n_cache = a_rz ? cache_r * cache_z : 0;
-    if (threadIdx.x == 0)
-        m = medium;
-    for (int i = threadIdx.x; i < N_LAYER_SLOTS + FM_MCML_BATCHES * FM_MCML_B_N + n_cache;
-         i += blockDim.x)
-        smem[i] = 0;
-    __syncthreads();
-
-    const int nz = m.nz, na = m.na;
-    const u64 q0 = FM_MCML_Q(m.w0);
-    fm_mcml_photon p;
-    fm_mcml_event ev;
-    p.dead = 1;
-    int have = 0, escape = 0;
-    u64 index = 0, escaped = 0;
-    int last_ir = 0, last_iz = 0, lay = 0; /* last absorption kept in registers */
-    u64 last_q = 0, lay_q = 0;
-    for (;;) {
-        if (p.dead) {
-            if (have) {
-                u64 *b = s_batch + (index % FM_MCML_BATCHES) * FM_MCML_B_N;
-                atomicAdd(b + FM_MCML_B_COUNT, 1ull);
-                if (escaped)
-                    atomicAdd(b + (escape == 1 ? FM_MCML_B_RD : FM_MCML_B_TT), escaped);
-                atomicAdd(b + FM_MCML_B_A, q0 + (u64)p.roulette_q - escaped);
-                if (p.roulette_q)
-                    atomicAdd(b + FM_MCML_B_ROUL, (u64)p.roulette_q);
-            }
-            index = atomicAdd(next, 1ull);
-            if (index >= end)
-                break;
-            fm_mcml_launch(&p, &m, seed, index);
-            have = 1;
-            escape = 0;
-            escaped = 0;
-        }
-        fm_mcml_step(&p, &m, &ev);
-        if (ev.absorb_q) {
-            if (ev.absorb_layer != lay) {
-                if (lay_q)
-                    atomicAdd(s_layer + lay, lay_q);
-                lay = ev.absorb_layer;
-                lay_q = 0;
-            }
-            lay_q += ev.absorb_q;
-            if (a_rz) {
-                if (ev.absorb_ir != last_ir || ev.absorb_iz != last_iz) {
-                    flush_voxel(last_ir, last_iz, last_q, s_cache, cache_r, cache_z, a_rz, nz);
-                    last_ir = ev.absorb_ir;
-                    last_iz = ev.absorb_iz;
-                    last_q = 0;
-                }
-                last_q += ev.absorb_q;
-            }
-        }
-        if (ev.escape) {
-            u64 *ra = ev.escape == 1 ? rd_ra : tt_ra;
-            atomicAdd(ra + (size_t)ev.escape_ir * na + ev.escape_ia, ev.escape_q);
-            escape = ev.escape;
-            escaped = ev.escape_q;
+    if (code & OUTSIDE) {
+        atomicAdd(a_rz + (code & ~OUTSIDE), (u64)q);
+    } else {
+        const uint32_t old = atomicAdd(s_cache + code, q);
+        if (old + q < old) {
+            const uint32_t ir = code / cache_z, iz = code - ir * cache_z;
+            atomicAdd(a_rz + (size_t)ir * nz + iz, 1ull << 32);
         }
     }
-    if (a_rz)
-        flush_voxel(last_ir, last_iz, last_q, s_cache, cache_r, cache_z, a_rz, nz);
-    if (lay_q)
-        atomicAdd(s_layer + lay, lay_q);
+}
+
+template <int RECORD>
+__global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
+    mcml_photons(const fm_mcml_medium medium, u64 seed, control *ctl, u64 end, u64 *a_rz,
+                 u64 *rd_ra, u64 *tt_ra, u64 *a_layer, u64 *batch, int cache_r, int cache_z)
+{
+    /* The layer table in shared memory: lanes in different layers read it without serialising,
+     * as they would from constant memory (64-byte rows: a few two-way bank conflicts at most). */
+    __shared__ fm_mcml_medium m;
+    __shared__ u64 s_layer[N_LAYER_SLOTS];
+    __shared__ u64 s_batch[FM_MCML_BATCHES * FM_MCML_B_N];
+    __shared__ u64 s_pool[WARPS][2]; /* each warp's chunk: next and end */
+    extern __shared__ uint32_t s_cache[];
+    const int n_cache = RECORD ? cache_r * cache_z : 0;
+    {
+        const int *src = (const int *)&medium;
+        int *dst = (int *)&m;
+        for (int i = threadIdx.x; i < (int)(sizeof m / sizeof(int)); i += blockDim.x)
+            dst[i] = src[i];
+    }
+    for (int i = threadIdx.x; i < n_cache; i += blockDim.x)
+        s_cache[i] = 0;
+    for (int i = threadIdx.x; i < N_LAYER_SLOTS; i += blockDim.x)
+        s_layer[i] = 0;
+    for (int i = threadIdx.x; i < FM_MCML_BATCHES * FM_MCML_B_N; i += blockDim.x)
+        s_batch[i] = 0;
+    for (int i = threadIdx.x; i < WARPS * 2; i += blockDim.x)
+        s_pool[i / 2][i % 2] = 0;
+    __syncthreads();
+
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nz = m.nz, na = m.na;
+    fm_mcml_photon p;
+    memset(&p, 0, sizeof p);                     /* w = 0: no photon yet */
+    int bi = 0;                                  /* the photon's batch row in s_batch */
+    uint32_t last = NONE, last_q = 0, lay_q = 0; /* drops merged in registers */
+    int more = 1;                                /* warp-uniform: chunks may remain */
+    for (;;) {
+        /* Dead lanes take the next indices of the warp's chunk, in lane order; the warp leader
+         * takes a new chunk when this one runs short. */
+        const unsigned dead = __ballot_sync(FULL, p.w == 0);
+        if (dead && more) {
+            u64 pn = s_pool[warp][0], pe = s_pool[warp][1];
+            const unsigned n = __popc(dead), rank = __popc(dead & ((1u << lane) - 1u));
+            const u64 avail = pe - pn;
+            u64 idx = pn + rank;
+            if (n > avail) {
+                u64 base = end;
+                if (lane == 0 && !*(volatile int *)&ctl->stop)
+                    base = atomicAdd(&ctl->next, (u64)CHUNK);
+                base = __shfl_sync(FULL, base, 0);
+                if (rank >= avail)
+                    idx = base + (rank - avail);
+                pn = base + (n - avail);
+                pe = base + CHUNK;
+                more = base < end;
+            } else {
+                pn += n;
+            }
+            __syncwarp();
+            if (lane == 0) {
+                s_pool[warp][0] = pn;
+                s_pool[warp][1] = pe;
+            }
+            __syncwarp();
+            if (((dead >> lane) & 1u) && idx < end) {
+                fm_mcml_launch(&p, &m, seed, idx, __ldg(&d_mwc_a[idx % FM_MCML_MWC_COUNT]));
+                bi = (int)(idx % FM_MCML_BATCHES) * FM_MCML_B_N;
+            }
+        }
+        if (!__any_sync(FULL, p.w != 0))
+            break;
+        if (p.w == 0)
+            continue;
+        const int layer = p.layer;
+        fm_mcml_event ev;
+        const int flags = fm_mcml_step(&p, &m, &ev);
+        /* Absorption per layer: summed over the stay in a layer, added when it ends. */
+        lay_q += ev.drop;
+        if (RECORD && ev.drop) {
+            int ir, iz;
+            fm_mcml_rz_bin(&p, &m, &ir, &iz);
+            const uint32_t code = ir < cache_r && iz < cache_z ? (uint32_t)(ir * cache_z + iz)
+                                                               : OUTSIDE | (uint32_t)(ir * nz + iz);
+            if (code != last || last_q >= 0x80000000u) {
+                flush_voxel(last, last_q, s_cache, cache_z, a_rz, nz);
+                last = code;
+                last_q = 0;
+            }
+            last_q += ev.drop;
+        }
+        if (flags) {
+            if (flags & (FM_MCML_EV_LAYER | FM_MCML_EV_DEAD | FM_MCML_EV_ROULETTE)) {
+                /* (after a roulette win too: the stay's sum then stays below 2^32) */
+                if (lay_q)
+                    atomicAdd(s_layer + layer, (u64)lay_q);
+                lay_q = 0;
+            }
+            if (flags & FM_MCML_EV_ESCAPE) {
+                int ir, ia;
+                fm_mcml_ra_bin(&p, &m, ev.escape_cos, &ir, &ia);
+                atomicAdd((ev.escape == 1 ? rd_ra : tt_ra) + (size_t)ir * na + ia,
+                          (u64)ev.escape_w);
+                atomicAdd(s_batch + bi + (ev.escape == 1 ? FM_MCML_B_RD : FM_MCML_B_TT),
+                          (u64)ev.escape_w);
+            }
+            if (flags & FM_MCML_EV_ROULETTE)
+                atomicAdd(s_batch + bi + FM_MCML_B_ROUL, (u64)(long long)ev.roulette);
+        }
+    }
+    if (RECORD)
+        flush_voxel(last, last_q, s_cache, cache_z, a_rz, nz);
     __syncthreads();
     for (int i = threadIdx.x; i < n_cache; i += blockDim.x)
         if (s_cache[i])
-            atomicAdd(a_rz + (size_t)(i / cache_z) * nz + i % cache_z, s_cache[i]);
+            atomicAdd(a_rz + (size_t)(i / cache_z) * nz + i % cache_z, (u64)s_cache[i]);
     for (int i = threadIdx.x; i < N_LAYER_SLOTS; i += blockDim.x)
         if (s_layer[i])
             atomicAdd(a_layer + i, s_layer[i]);
@@ -131,12 +192,30 @@ typedef struct {
     u64 *a_rz, *rd_ra, *tt_ra; /* host copies of this GPU's tallies */
     u64 a_layer[N_LAYER_SLOTS];
     u64 batch[FM_MCML_BATCHES * FM_MCML_B_N];
-    long long done; /* photons finished, read by the polling thread */
+    long long done; /* photons started (all of them finish), read by the polling thread */
     volatile int *cancel;
     int finished;
     fm_status status;
     char msg[FM_MSG_LEN];
 } gpu_work;
+
+/* The cached corner of A[r][z] for `entries` voxels: a region about as deep as it is wide in
+ * centimetres (the light spreads about equally in r and z from the source), clipped to the grid,
+ * the rest of the budget given to the other direction. */
+static void cache_shape(const fm_mcml_params *p, size_t entries, int *cache_r, int *cache_z)
+{
+    double side_cm = sqrt((double)entries * p->dz_cm * p->dr_cm);
+    long long cz = (long long)(side_cm / p->dz_cm), cr;
+    cz = cz < 1 ? 1 : cz > p->nz ? p->nz : cz;
+    cr = (long long)entries / cz;
+    if (cr >= p->nr) {
+        cr = p->nr;
+        cz = (long long)entries / cr;
+        cz = cz > p->nz ? p->nz : cz;
+    }
+    *cache_r = (int)cr;
+    *cache_z = (int)cz;
+}
 
 static fm_status run_device(gpu_work *w)
 {
@@ -146,15 +225,19 @@ static fm_status run_device(gpu_work *w)
     fm_status status = FM_OK;
     const size_t n_rz = (size_t)prm->nr * prm->nz, n_ra = (size_t)prm->nr * prm->na;
     const int record = prm->record_absorption != 0;
-    u64 *d_a_rz = NULL, *d_rd = NULL, *d_tt = NULL, *d_layer = NULL, *d_batch = NULL,
-        *d_next = NULL;
-    cudaStream_t stream = NULL;
+    u64 *d_a_rz = NULL, *d_rd = NULL, *d_tt = NULL, *d_layer = NULL, *d_batch = NULL;
+    control *d_ctl = NULL, *h_ctl = NULL;
+    cudaStream_t stream = NULL, side = NULL;
     cudaDeviceProp prop;
-    int per_sm = 0, cache_r = 0, cache_z = 0;
+    cudaFuncAttributes attr;
+    int per_sm = 0, cache_r = 0, cache_z = 0, stopped = 0;
+    void (*kernel)(const fm_mcml_medium, u64, control *, u64, u64 *, u64 *, u64 *, u64 *, u64 *,
+                   int, int) = record ? mcml_photons<1> : mcml_photons<0>;
 
     FM_CUDA_TRY(cudaSetDevice(w->device));
     FM_CUDA_TRY(cudaGetDeviceProperties(&prop, w->device));
     FM_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    FM_CUDA_TRY(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
     if (record) {
         FM_CUDA_TRY(cudaMalloc((void **)&d_a_rz, n_rz * sizeof(u64)));
         FM_CUDA_TRY(cudaMemsetAsync(d_a_rz, 0, n_rz * sizeof(u64), stream));
@@ -163,65 +246,94 @@ static fm_status run_device(gpu_work *w)
     FM_CUDA_TRY(cudaMalloc((void **)&d_tt, n_ra * sizeof(u64)));
     FM_CUDA_TRY(cudaMalloc((void **)&d_layer, sizeof w->a_layer));
     FM_CUDA_TRY(cudaMalloc((void **)&d_batch, sizeof w->batch));
-    FM_CUDA_TRY(cudaMalloc((void **)&d_next, sizeof(u64)));
+    FM_CUDA_TRY(cudaMalloc((void **)&d_ctl, sizeof *d_ctl));
+    FM_CUDA_TRY(fm_staging_alloc((void **)&h_ctl, sizeof *h_ctl));
     FM_CUDA_TRY(cudaMemsetAsync(d_rd, 0, n_ra * sizeof(u64), stream));
     FM_CUDA_TRY(cudaMemsetAsync(d_tt, 0, n_ra * sizeof(u64), stream));
     FM_CUDA_TRY(cudaMemsetAsync(d_layer, 0, sizeof w->a_layer, stream));
     FM_CUDA_TRY(cudaMemsetAsync(d_batch, 0, sizeof w->batch, stream));
+    h_ctl->next = (u64)w->lo;
+    h_ctl->stop = 0;
+    FM_CUDA_TRY(cudaMemcpyAsync(d_ctl, h_ctl, sizeof *h_ctl, cudaMemcpyHostToDevice, stream));
 
-    /* The cached corner: all depths up to 100 bins (the source's neighbourhood) and as many
-     * radial bins as fit; R/T-only runs and cache-off runs ask for none. */
+    /* The cache takes the shared memory a block may have beyond the kernel's own; R/T-only and
+     * cache-off runs ask for none. */
+    FM_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
     if (record && prm->shared_cache) {
-        size_t entries = (CACHE_BYTES - (N_LAYER_SLOTS + FM_MCML_BATCHES * FM_MCML_B_N) * 8) / 8;
-        cache_z = prm->nz < 100 ? prm->nz : 100;
-        cache_r = (int)(entries / cache_z);
-        if (cache_r > prm->nr)
-            cache_r = prm->nr;
+        /* per block: its share of the SM (less the 1 KB the runtime keeps per block) */
+        size_t budget = prop.sharedMemPerMultiprocessor / FM_MCML_MIN_BLOCKS - 1024;
+        budget = budget < prop.sharedMemPerBlockOptin ? budget : prop.sharedMemPerBlockOptin;
+        budget -= attr.sharedSizeBytes;
+        cache_shape(prm, budget / sizeof(uint32_t), &cache_r, &cache_z);
     }
     {
-        size_t smem = (N_LAYER_SLOTS + FM_MCML_BATCHES * FM_MCML_B_N + (size_t)cache_r * cache_z) *
-                      sizeof(u64);
-        FM_CUDA_TRY(cudaFuncSetAttribute(mcml_photons, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)smem));
+        const size_t smem = (size_t)cache_r * cache_z * sizeof(uint32_t);
         FM_CUDA_TRY(
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mcml_photons, THREADS, smem));
-        if (per_sm < 1)
-            per_sm = 1;
-        const int blocks = prop.multiProcessorCount * per_sm;
-        /* Launch in rounds so that progress and cancel are seen; each round is long enough that
-         * the tail (threads finishing their last photon) costs little. */
-        const long long n = w->hi - w->lo, min_round = (long long)blocks * THREADS * 32;
-        long long round = n / 8 > min_round ? n / 8 : min_round;
-        for (long long s = w->lo; s < w->hi; s += round) {
-            const long long e = w->hi - s > round ? s + round : w->hi;
-            u64 start = (u64)s;
-            FM_CUDA_TRY(
-                cudaMemcpyAsync(d_next, &start, sizeof start, cudaMemcpyHostToDevice, stream));
-            mcml_photons<<<blocks, THREADS, smem, stream>>>(w->job->medium, prm->seed, d_next,
-                                                            (u64)e, d_a_rz, d_rd, d_tt, d_layer,
-                                                            d_batch, cache_r, cache_z);
-            FM_CUDA_CHECK_LAUNCH("mcml_photons");
-            FM_CUDA_TRY(cudaStreamSynchronize(stream));
-            __atomic_store_n(&w->done, e - w->lo, __ATOMIC_RELEASE);
-            if (*w->cancel)
-                break;
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        FM_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, smem));
+        if (per_sm < 1) {
+            status = fm_fail(FM_ERR_DEVICE, msg, msg_len,
+                             "mcml_photons: a block of %d threads with %zu bytes of shared "
+                             "memory does not fit on %s",
+                             THREADS, smem, prop.name);
+            goto cleanup;
         }
+        kernel<<<prop.multiProcessorCount * per_sm, THREADS, smem, stream>>>(
+            w->job->medium, prm->seed, d_ctl, (u64)w->hi, d_a_rz, d_rd, d_tt, d_layer, d_batch,
+            cache_r, cache_z);
+        FM_CUDA_CHECK_LAUNCH("mcml_photons");
     }
+    /* While it runs: photons handed out so far, read through a second stream every millisecond;
+     * a cancel stops the hand-out, and the photons already started finish. */
+    for (;;) {
+        cudaError_t q = cudaStreamQuery(stream);
+        if (q == cudaSuccess)
+            break;
+        if (q != cudaErrorNotReady)
+            FM_CUDA_TRY(q);
+        FM_CUDA_TRY(cudaMemcpyAsync(&h_ctl->next, &d_ctl->next, sizeof h_ctl->next,
+                                    cudaMemcpyDeviceToHost, side));
+        FM_CUDA_TRY(cudaStreamSynchronize(side));
+        const long long started = (long long)h_ctl->next < w->hi ? (long long)h_ctl->next : w->hi;
+        __atomic_store_n(&w->done, started - w->lo, __ATOMIC_RELEASE);
+        if (*w->cancel && !stopped) {
+            h_ctl->stop = 1;
+            FM_CUDA_TRY(cudaMemcpyAsync(&d_ctl->stop, &h_ctl->stop, sizeof h_ctl->stop,
+                                        cudaMemcpyHostToDevice, side));
+            stopped = 1;
+        }
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    FM_CUDA_TRY(cudaMemcpyAsync(h_ctl, d_ctl, sizeof *h_ctl, cudaMemcpyDeviceToHost, stream));
     if (record)
-        FM_CUDA_TRY(cudaMemcpy(w->a_rz, d_a_rz, n_rz * sizeof(u64), cudaMemcpyDeviceToHost));
-    FM_CUDA_TRY(cudaMemcpy(w->rd_ra, d_rd, n_ra * sizeof(u64), cudaMemcpyDeviceToHost));
-    FM_CUDA_TRY(cudaMemcpy(w->tt_ra, d_tt, n_ra * sizeof(u64), cudaMemcpyDeviceToHost));
-    FM_CUDA_TRY(cudaMemcpy(w->a_layer, d_layer, sizeof w->a_layer, cudaMemcpyDeviceToHost));
-    FM_CUDA_TRY(cudaMemcpy(w->batch, d_batch, sizeof w->batch, cudaMemcpyDeviceToHost));
+        FM_CUDA_TRY(
+            cudaMemcpyAsync(w->a_rz, d_a_rz, n_rz * sizeof(u64), cudaMemcpyDeviceToHost, stream));
+    FM_CUDA_TRY(
+        cudaMemcpyAsync(w->rd_ra, d_rd, n_ra * sizeof(u64), cudaMemcpyDeviceToHost, stream));
+    FM_CUDA_TRY(
+        cudaMemcpyAsync(w->tt_ra, d_tt, n_ra * sizeof(u64), cudaMemcpyDeviceToHost, stream));
+    FM_CUDA_TRY(
+        cudaMemcpyAsync(w->a_layer, d_layer, sizeof w->a_layer, cudaMemcpyDeviceToHost, stream));
+    FM_CUDA_TRY(
+        cudaMemcpyAsync(w->batch, d_batch, sizeof w->batch, cudaMemcpyDeviceToHost, stream));
+    FM_CUDA_TRY(cudaStreamSynchronize(stream));
+    {
+        const long long started = (long long)h_ctl->next < w->hi ? (long long)h_ctl->next : w->hi;
+        __atomic_store_n(&w->done, started - w->lo, __ATOMIC_RELEASE);
+    }
 cleanup:
     cudaFree(d_a_rz);
     cudaFree(d_rd);
     cudaFree(d_tt);
     cudaFree(d_layer);
     cudaFree(d_batch);
-    cudaFree(d_next);
+    cudaFree(d_ctl);
+    fm_staging_free(h_ctl);
     if (stream)
         cudaStreamDestroy(stream);
+    if (side)
+        cudaStreamDestroy(side);
     return status;
 }
 
@@ -290,6 +402,7 @@ extern "C" fm_status fm_mcml_cuda_run(const fm_mcml_job *job, fm_mcml_raw *raw, 
             for (int k = 0; k < FM_MCML_B_N; k++)
                 raw->batch[b][k] += w->batch[b * FM_MCML_B_N + k];
         raw->photons_done += w->done;
+        fm_mcml_count_batches(raw, w->lo, w->lo + w->done);
     }
     if (job->tick && !cancel)
         job->tick(job->tick_user, (double)raw->photons_done / prm->n_photons);

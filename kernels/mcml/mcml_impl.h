@@ -19,7 +19,7 @@ typedef struct {
 
 /* Raw tallies, fixed point (FM_MCML_QSCALE per unit weight), zeroed by the caller; backends add
  * to them. a_rz is NULL in the reflectance/transmittance-only mode. batch[b] holds photons, Rd,
- * A, Tt and roulette net (two's complement) of the photons whose index mod FM_MCML_BATCHES is b. */
+ * Tt and roulette net (two's complement) of the photons whose index mod FM_MCML_BATCHES is b. */
 typedef struct {
     unsigned long long *a_rz;          /* nr * nz, index ir * nz + iz */
     unsigned long long *rd_ra, *tt_ra; /* nr * na, index ir * na + ia */
@@ -35,6 +35,12 @@ fm_status fm_mcml_cuda_run(const fm_mcml_job *job, fm_mcml_raw *raw, char *msg, 
 
 /* Fills job->medium and job->rsp from job->params (already checked). */
 void fm_mcml_job_prepare(fm_mcml_job *job);
+
+/* Adds the photons [lo, hi) to the photon counts of their batches. */
+void fm_mcml_count_batches(fm_mcml_raw *raw, long long lo, long long hi);
+
+/* The multiply-with-carry multipliers (mcml_mwc_table.h), the CPU twin's copy. */
+extern const uint32_t fm_mcml_mwc_a[];
 
 #ifdef __cplusplus
 }

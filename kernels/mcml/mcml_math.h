@@ -1,9 +1,11 @@
-/* MCML photon physics written once for the CPU twin and the CUDA kernels: Philox RNG, launch,
- * hop/drop/spin, Fresnel boundaries and roulette (Wang, Jacques, Zheng 1995, sections 3-4). */
+/* MCML photon physics written once for the CPU twin and the CUDA kernel: per-photon generator,
+ * launch, hop/drop/spin, Fresnel boundaries and roulette (Wang, Jacques, Zheng 1995, sections
+ * 3-4), in the branch-light form of GPU-MCML (Alerstam et al. 2010, section 2). */
 #pragma once
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../fm_kernel.h"
 
@@ -11,26 +13,24 @@
 extern "C" {
 #endif
 
-#define FM_MCML_WEIGHT_MIN 1e-4f /* MCML's WEIGHT: roulette threshold */
-#define FM_MCML_CHANCE 0.1f      /* MCML's CHANCE: roulette survival probability */
-/* Single precision (as GPU-MCML): MCML's 1 - 1e-12 would round to 1. */
+/* Weights are 32-bit fixed point, 2^31 per unit weight, in the photon as in the tallies
+ * (GPU-MCML's integer accumulators, carried into the photon): a drop removes an integer, so the
+ * tallies balance to the last unit and do not depend on the order of addition; a fixed seed gives
+ * the same CPU result with any thread count. A photon's weight never exceeds 1 (2^31). */
+#define FM_MCML_QSCALE 2147483648.0
+#define FM_MCML_WEIGHT_MIN 214748u /* MCML's WEIGHT 1e-4, fixed point: roulette threshold */
+#define FM_MCML_CHANCE 0.1f        /* MCML's CHANCE: roulette survival probability */
 #define FM_MCML_COSZERO (1.0f - 1.0e-6f)
-#define FM_MCML_COS90D 1.0e-6f
-/* Tallies are 64-bit fixed point, 2^32 per unit weight (GPU-MCML's integer accumulators): the
- * sums are exact and independent of the order of addition, so a fixed seed gives the same CPU
- * result with any thread count, and one voxel holds up to 2^31 photons of full weight. */
-#define FM_MCML_QSCALE 4294967296.0f
 #define FM_MCML_BATCHES 16 /* photon batches (photon index mod 16) for standard errors */
-enum { FM_MCML_B_COUNT, FM_MCML_B_RD, FM_MCML_B_A, FM_MCML_B_TT, FM_MCML_B_ROUL, FM_MCML_B_N };
+/* Per batch: photons, Rd and Tt weight, roulette's net weight (two's complement); absorbed is
+ * photons * launched weight + roulette net - Rd - Tt, exactly. */
+enum { FM_MCML_B_COUNT, FM_MCML_B_RD, FM_MCML_B_TT, FM_MCML_B_ROUL, FM_MCML_B_N };
 
-/* FM_MCML_FAST_MATH=1 (a build option for timing it: -Dcuda_args=-DFM_MCML_FAST_MATH=1) turns
- * the hot path's IEEE divisions and square roots into the approximate hardware ones on the GPU,
- * as GPU-MCML's -use_fast_math does; the CPU twin keeps IEEE. Off until a device run shows it
- * pays and keeps the statistics (test-kernels-mcml-cuda). */
-#ifndef FM_MCML_FAST_MATH
-#define FM_MCML_FAST_MATH 0
-#endif
-#if defined(__CUDA_ARCH__) && FM_MCML_FAST_MATH
+/* The device uses the hardware's approximate reciprocal, square root, logarithm and sincos
+ * (GPU-MCML's -use_fast_math); the CPU twin keeps IEEE. Both draw the same numbers, so a photon
+ * follows the same path on both until a rounding difference flips a decision (a Fresnel draw, a
+ * bin edge); from there the two are statistically equal, which test-kernels-mcml-cuda checks. */
+#if defined(__CUDA_ARCH__)
 __device__ static inline float fm_mcml_fast_sqrt(float x)
 {
     float y;
@@ -39,36 +39,49 @@ __device__ static inline float fm_mcml_fast_sqrt(float x)
 }
 #define FM_MCML_DIV(a, b) __fdividef(a, b)
 #define FM_MCML_SQRT(x) fm_mcml_fast_sqrt(x)
+#define FM_MCML_LOG2F(x) __log2f(x)
+#define FM_MCML_SINCOSF(x, s, c) __sincosf(x, s, c)
+#define FM_MCML_MULHI(a, b) __umulhi(a, b)
+#define FM_MCML_AS_FLOAT(u) __uint_as_float(u)
 #else
 #define FM_MCML_DIV(a, b) ((a) / (b))
 #define FM_MCML_SQRT(x) sqrtf(x)
+#define FM_MCML_LOG2F(x) log2f(x)
+#define FM_MCML_SINCOSF(x, s, c) (*(s) = sinf(x), *(c) = cosf(x))
+#define FM_MCML_MULHI(a, b) ((uint32_t)(((uint64_t)(a) * (uint64_t)(b)) >> 32))
+static inline float fm_mcml_as_float(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+#define FM_MCML_AS_FLOAT(u) fm_mcml_as_float(u)
 #endif
 
-#if defined(__CUDA_ARCH__)
-#define FM_MCML_LOGF(x) __logf(x)
-#define FM_MCML_SINCOSF(x, s, c) __sincosf(x, s, c)
-#define FM_MCML_Q(w) __float2ull_rn((w) * FM_MCML_QSCALE)
-#define FM_MCML_MULHI(a, b) __umulhi(a, b)
-#else
-#define FM_MCML_LOGF(x) logf(x)
-#define FM_MCML_SINCOSF(x, s, c) (*(s) = sinf(x), *(c) = cosf(x))
-/* Same rounding as __float2ull_rn (nearest even): the product is exact (power of two). */
-#define FM_MCML_Q(w) ((unsigned long long)llrintf((w) * FM_MCML_QSCALE))
-#define FM_MCML_MULHI(a, b) ((uint32_t)(((uint64_t)(a) * (uint64_t)(b)) >> 32))
-#endif
+/* What a flight, a drop and a spin read of the photon's layer: the photon carries a copy (in
+ * registers on the GPU) and refreshes it when it enters another layer. */
+typedef struct {
+    float z0, z1;           /* top and bottom depth, cm */
+    float step_scale;       /* -ln 2 / (mua + mus): log2(xi) times it is the flight in cm;
+                             * -3e37 for a clear layer, whose flights always reach a face */
+    uint32_t mua_mut_q;     /* mua / (mua + mus), 0.32 fixed point: the fraction a drop removes */
+    float hg_a, hg_b, hg_c; /* Henyey-Greenstein: 1 - g^2, 1 - g, 2 g */
+    float hg_d, hg_e;       /* 1 + g^2, 1 / (2 g) (0 when g = 0: isotropic) */
+} fm_mcml_layer_hot;
 
 /* One layer in single precision; index 0 is the medium above, n_layers + 1 the one below. */
 typedef struct {
-    float z0, z1;                   /* top and bottom depth, cm */
-    float n, mua, mut, inv_mut, g;  /* mut = mua + mus; inv_mut 0 for a clear (glass) layer */
-    float cos_crit_up, cos_crit_dn; /* cosines of the critical angles (0 when none) */
+    fm_mcml_layer_hot hot;
+    float eta_up, eta_dn; /* n / n of the layer above, below */
+    float n;
 } fm_mcml_layer_f;
 
 typedef struct {
     int n_layers, nz, nr, na;
-    float dz, dr, da, inv_dz, inv_dr, inv_da;
-    float w0;          /* launched weight 1 - Rsp */
-    int start_layer;   /* 1, or 2 when layer 1 is glass (MCML's LaunchPhoton) */
+    float inv_dz, inv_dr, inv_da;
+    float nz_max, nr_max, na_max; /* the last bins, as floats, for clamping */
+    uint32_t w0_q;                /* launched weight 1 - Rsp, fixed point */
+    int start_layer;              /* 1, or 2 when layer 1 is clear (MCML's LaunchPhoton) */
     float start_z;
     fm_mcml_layer_f layer[34]; /* FM_MCML_MAX_LAYERS + 2 */
 } fm_mcml_medium;
@@ -91,64 +104,66 @@ FM_HD static inline void fm_mcml_philox(uint32_t c[4], uint32_t k0, uint32_t k1)
     }
 }
 
-/* The photon's own stream: xoshiro128** (Blackman & Vigna, "Scrambled linear pseudorandom number
- * generators", ACM TOMS 47(4), 2021), 128-bit state, period 2^128 - 1, passes BigCrush; its
- * state is Philox's output for the photon. Every draw costs the same dozen 32-bit operations
- * with no branch: drawing Philox blocks four outputs at a time made the lanes of a warp refill at
- * different draws, so the warp ran the 10-round block at nearly every draw. */
+/* The photon's own stream: multiply-with-carry, z -> a (z mod 2^32) + floor(z / 2^32)
+ * (Marsaglia 2003; GPU-MCML's generator), one 32x32+32 -> 64-bit multiply-add per draw held in
+ * three registers. a is the photon's multiplier (its index mod FM_MCML_MWC_COUNT, from
+ * mcml_mwc_table.h): a 2^32 - 1 is a safe prime, so the stream has period (a 2^32 - 2) / 2, about
+ * 2^62; Philox(index, seed) picks the photon's starting point on it. */
 typedef struct {
-    uint32_t s0, s1, s2, s3;
+    uint32_t x, c, a;
 } fm_mcml_rng;
 
 FM_HD static inline void fm_mcml_rng_init(fm_mcml_rng *g, unsigned long long seed,
-                                          unsigned long long photon)
+                                          unsigned long long photon, uint32_t a)
 {
-    uint32_t c[4] = {(uint32_t)photon, (uint32_t)(photon >> 32), 0, 0};
-    fm_mcml_philox(c, (uint32_t)seed, (uint32_t)(seed >> 32));
-    g->s0 = c[0] | ((c[0] | c[1] | c[2] | c[3]) == 0); /* the all-zero state is a fixed point */
-    g->s1 = c[1];
-    g->s2 = c[2];
-    g->s3 = c[3];
-}
-
-FM_HD static inline uint32_t fm_mcml_rotl(uint32_t x, int k)
-{
-    return (x << k) | (x >> (32 - k));
+    uint32_t k[4] = {(uint32_t)photon, (uint32_t)(photon >> 32), 0, 0};
+    fm_mcml_philox(k, (uint32_t)seed, (uint32_t)(seed >> 32));
+    /* A state z = c 2^32 + x in [1, a 2^32 - 2]: c < 2^31 < a - 1, and z = 0 is a fixed point. */
+    g->c = k[1] & 0x7FFFFFFFu;
+    g->x = k[0] | (g->c == 0 && k[0] == 0);
+    g->a = a;
 }
 
 FM_HD static inline uint32_t fm_mcml_next(fm_mcml_rng *g)
 {
-    const uint32_t r = fm_mcml_rotl(g->s1 * 5u, 7) * 9u, t = g->s1 << 9;
-    g->s2 ^= g->s0;
-    g->s3 ^= g->s1;
-    g->s1 ^= g->s2;
-    g->s0 ^= g->s3;
-    g->s2 ^= t;
-    g->s3 = fm_mcml_rotl(g->s3, 11);
-    return r;
+    const uint64_t z = (uint64_t)g->a * g->x + g->c;
+    g->x = (uint32_t)z;
+    g->c = (uint32_t)(z >> 32);
+    return g->x;
 }
 
-/* Uniform in (0, 1]: the top 24 bits, exact in float; never 0, so -log is finite (MCML rejects
- * 0). */
+/* Uniform in (0, 1), open at both ends so that -log(u) is finite and positive: the top 22 bits
+ * with the lowest mantissa bit set, as a float in (1, 2), subtracted from 2 (two integer and one
+ * float operation, no conversion). */
 FM_HD static inline float fm_mcml_rand(fm_mcml_rng *g)
 {
-    return (float)((fm_mcml_next(g) >> 8) + 1u) * (1.0f / 16777216.0f);
+    return 2.0f - FM_MCML_AS_FLOAT((fm_mcml_next(g) >> 9) | 0x3F800001u);
 }
 
+/* x y z direction, weight (0: dead), layer and a copy of its data, generator. */
 typedef struct {
-    float x, y, z, ux, uy, uz, w, sleft; /* sleft: dimensionless remaining step (MCML) */
-    int layer, dead;
-    long long roulette_q; /* weight roulette added (+) or removed (-), fixed point */
+    float x, y, z, ux, uy, uz;
+    uint32_t w;
+    int layer;
+    fm_mcml_layer_hot L;
     fm_mcml_rng rng;
 } fm_mcml_photon;
 
+/* What one step did beyond a drop (fm_mcml_step's return value, 0 on most steps). */
+enum {
+    FM_MCML_EV_ESCAPE = 1,   /* left through the top (escape 1) or bottom (2): ev escape fields */
+    FM_MCML_EV_ROULETTE = 2, /* roulette added or removed weight: ev.roulette */
+    FM_MCML_EV_LAYER = 4,    /* entered another layer (or left the tissue) */
+    FM_MCML_EV_DEAD = 8,     /* weight 0: the photon is done */
+};
+
 /* What one step scored; the backend adds it to its own tallies. */
 typedef struct {
-    unsigned long long absorb_q; /* 0: no drop this step */
-    int absorb_ir, absorb_iz, absorb_layer;
-    int escape; /* 0 none, 1 reflected (Rd), 2 transmitted (Tt) */
-    int escape_ir, escape_ia;
-    unsigned long long escape_q;
+    uint32_t drop; /* weight absorbed at (x, y, z) after the step; 0 when none */
+    int escape;    /* 1 reflected (Rd), 2 transmitted (Tt) */
+    uint32_t escape_w;
+    float escape_cos; /* cosine of the exit angle */
+    int32_t roulette; /* weight roulette added (+) or removed (-) */
 } fm_mcml_event;
 
 /* MCML's Rspecular, including multiple reflection in a clear first layer. */
@@ -165,206 +180,144 @@ static inline double fm_mcml_rspecular(double n0, double n1, double n2, int laye
 }
 
 FM_HD static inline void fm_mcml_launch(fm_mcml_photon *p, const fm_mcml_medium *m,
-                                        unsigned long long seed, unsigned long long index)
+                                        unsigned long long seed, unsigned long long index,
+                                        uint32_t a)
 {
     p->x = p->y = 0.0f;
     p->z = m->start_z;
     p->ux = p->uy = 0.0f;
     p->uz = 1.0f;
-    p->w = m->w0;
-    p->sleft = 0.0f;
+    p->w = m->w0_q;
     p->layer = m->start_layer;
-    p->dead = 0;
-    p->roulette_q = 0;
-    fm_mcml_rng_init(&p->rng, seed, index);
+    p->L = m->layer[m->start_layer].hot;
+    fm_mcml_rng_init(&p->rng, seed, index, a);
 }
 
-FM_HD static inline int fm_mcml_clamp_bin(float f, int n)
+/* Bin of a non-negative coordinate already divided by the bin width, clamped to the last bin
+ * (as MCML): min, max and one conversion. */
+FM_HD static inline int fm_mcml_bin(float f, float last)
 {
-    return f <= 0.0f ? 0 : f >= (float)(n - 1) ? n - 1 : (int)f;
+    return (int)fminf(fmaxf(f, 0.0f), last);
 }
 
-/* MCML's RFresnel: unpolarised Fresnel reflectance for incidence cosine ca1 (> 0) from n1 into
- * n2; *ca2 gets the cosine of the transmission angle. */
-FM_HD static inline float fm_mcml_fresnel(float n1, float n2, float ca1, float *ca2)
+/* A[r][z] bin of the photon's position. */
+FM_HD static inline void fm_mcml_rz_bin(const fm_mcml_photon *p, const fm_mcml_medium *m, int *ir,
+                                        int *iz)
 {
-    if (n1 == n2) {
-        *ca2 = ca1;
-        return 0.0f;
-    }
-    if (ca1 > FM_MCML_COSZERO) {
-        *ca2 = ca1;
-        float r = (n2 - n1) / (n2 + n1);
-        return r * r;
-    }
-    if (ca1 < FM_MCML_COS90D) {
-        *ca2 = 0.0f;
-        return 1.0f;
-    }
-    float sa1 = sqrtf(1.0f - ca1 * ca1), sa2 = n1 * sa1 / n2;
-    if (sa2 >= 1.0f) {
-        *ca2 = 0.0f;
-        return 1.0f;
-    }
-    float c2 = sqrtf(1.0f - sa2 * sa2);
-    *ca2 = c2;
-    float cap = ca1 * c2 - sa1 * sa2, cam = ca1 * c2 + sa1 * sa2; /* cos(a1 +- a2) */
-    float sap = sa1 * c2 + ca1 * sa2, sam = sa1 * c2 - ca1 * sa2; /* sin(a1 +- a2) */
-    float r = 0.5f * sam * sam * (cam * cam + cap * cap) / (sap * sap * cam * cam);
-    return r > 1.0f ? 1.0f : r;
+    *ir = fm_mcml_bin(FM_MCML_SQRT(p->x * p->x + p->y * p->y) * m->inv_dr, m->nr_max);
+    *iz = fm_mcml_bin(p->z * m->inv_dz, m->nz_max);
 }
 
-/* MCML's SpinTheta and direction update (eqs. 3.22-3.25 of the MCML manual). */
-FM_HD static inline void fm_mcml_spin(fm_mcml_photon *p, float g)
+/* R[r][a] or T[r][a] bin of an escaped photon. */
+FM_HD static inline void fm_mcml_ra_bin(const fm_mcml_photon *p, const fm_mcml_medium *m,
+                                        float cos_exit, int *ir, int *ia)
 {
-    float cost;
-    float xi = fm_mcml_rand(&p->rng);
-    if (g == 0.0f) {
-        cost = 2.0f * xi - 1.0f;
-    } else {
-        float t = FM_MCML_DIV(1.0f - g * g, 1.0f - g + 2.0f * g * xi);
-        cost = FM_MCML_DIV(1.0f + g * g - t * t, 2.0f * g);
-        cost = cost < -1.0f ? -1.0f : cost > 1.0f ? 1.0f : cost;
-    }
-    float sint = FM_MCML_SQRT(1.0f - cost * cost), sinp, cosp;
-    /* psi uniform on the circle; [-pi, pi) keeps the fast device sincos in its accurate range. */
-    float psi = 3.14159265358979f * (2.0f * fm_mcml_rand(&p->rng) - 1.0f);
-    FM_MCML_SINCOSF(psi, &sinp, &cosp);
-    float ux = p->ux, uy = p->uy, uz = p->uz;
-    if (fabsf(uz) > FM_MCML_COSZERO) {
-        p->ux = sint * cosp;
-        p->uy = sint * sinp;
-        p->uz = uz >= 0.0f ? cost : -cost;
-    } else {
-        float t = FM_MCML_SQRT(1.0f - uz * uz), it = FM_MCML_DIV(1.0f, t);
-        p->ux = sint * (ux * uz * cosp - uy * sinp) * it + ux * cost;
-        p->uy = sint * (uy * uz * cosp + ux * sinp) * it + uy * cost;
-        p->uz = -sint * cosp * t + uz * cost;
-    }
+    *ir = fm_mcml_bin(FM_MCML_SQRT(p->x * p->x + p->y * p->y) * m->inv_dr, m->nr_max);
+    *ia = fm_mcml_bin(acosf(fminf(cos_exit, 1.0f)) * m->inv_da, m->na_max);
 }
 
-/* Escape through the top (reflect = 1, MCML's RecordR) or bottom (RecordT): the whole weight
- * leaves (MCML's statistical partial reflection, PARTIALREFLECTION 0). */
-FM_HD static inline void fm_mcml_escape(fm_mcml_photon *p, const fm_mcml_medium *m,
-                                        fm_mcml_event *ev, int reflect, float cos_exit)
-{
-    float r = sqrtf(p->x * p->x + p->y * p->y);
-    ev->escape = reflect ? 1 : 2;
-    ev->escape_ir = fm_mcml_clamp_bin(r * m->inv_dr, m->nr);
-    ev->escape_ia = fm_mcml_clamp_bin(acosf(cos_exit) * m->inv_da, m->na);
-    ev->escape_q = FM_MCML_Q(p->w);
-    p->dead = 1;
-}
-
-/* MCML's CrossUpOrNot / CrossDnOrNot at the boundary the photon has just reached. */
-FM_HD static inline void fm_mcml_cross(fm_mcml_photon *p, const fm_mcml_medium *m,
-                                       fm_mcml_event *ev)
+/* Boundary (MCML's CrossUpOrNot / CrossDnOrNot, GPU-MCML's FastReflectTransmit): the photon sits
+ * on the face it hit. Unpolarised Fresnel reflectance for incidence cosine ca1 and index ratio
+ * eta = n_i / n_t, as the mean of the s and p reflectances (equal to MCML's RFresnel), total
+ * internal reflection when the transmitted sine reaches 1; one draw decides, every time. */
+FM_HD static inline int fm_mcml_cross(fm_mcml_photon *p, const fm_mcml_medium *m, fm_mcml_event *ev)
 {
     const fm_mcml_layer_f *L = &m->layer[p->layer];
-    float uz = p->uz, uz1 = 0.0f, r;
-    if (uz < 0.0f) {
-        float ni = L->n, nt = m->layer[p->layer - 1].n;
-        r = -uz <= L->cos_crit_up ? 1.0f : fm_mcml_fresnel(ni, nt, -uz, &uz1);
-        if (fm_mcml_rand(&p->rng) > r) {
-            if (p->layer == 1) {
-                p->uz = -uz1;
-                fm_mcml_escape(p, m, ev, 1, uz1);
-            } else {
-                p->layer--;
-                p->ux *= ni / nt;
-                p->uy *= ni / nt;
-                p->uz = -uz1;
-            }
-        } else {
-            p->uz = -uz;
+    const int up = p->uz < 0.0f;
+    const float eta = up ? L->eta_up : L->eta_dn;
+    const float ca1 = fabsf(p->uz);
+    const float sa2sq = eta * eta * (1.0f - ca1 * ca1);
+    const float ca2 = FM_MCML_SQRT(fmaxf(1.0f - sa2sq, 0.0f));
+    const float rs = FM_MCML_DIV(eta * ca1 - ca2, eta * ca1 + ca2);
+    const float rp = FM_MCML_DIV(eta * ca2 - ca1, eta * ca2 + ca1);
+    const float r = sa2sq >= 1.0f ? 1.0f : 0.5f * (rs * rs + rp * rp);
+    if (fm_mcml_rand(&p->rng) > r) { /* transmitted (r is NaN only at grazing: reflected) */
+        p->layer += up ? -1 : 1;
+        p->ux *= eta;
+        p->uy *= eta;
+        p->uz = up ? -ca2 : ca2;
+        if (p->layer == 0 || p->layer > m->n_layers) {
+            ev->escape = up ? 1 : 2;
+            ev->escape_w = p->w;
+            ev->escape_cos = ca2;
+            p->w = 0;
+            return FM_MCML_EV_LAYER | FM_MCML_EV_ESCAPE | FM_MCML_EV_DEAD;
         }
-    } else {
-        float ni = L->n, nt = m->layer[p->layer + 1].n;
-        r = uz <= L->cos_crit_dn ? 1.0f : fm_mcml_fresnel(ni, nt, uz, &uz1);
-        if (fm_mcml_rand(&p->rng) > r) {
-            if (p->layer == m->n_layers) {
-                p->uz = uz1;
-                fm_mcml_escape(p, m, ev, 0, uz1);
-            } else {
-                p->layer++;
-                p->ux *= ni / nt;
-                p->uy *= ni / nt;
-                p->uz = uz1;
-            }
-        } else {
-            p->uz = -uz;
-        }
+        p->L = m->layer[p->layer].hot;
+        return FM_MCML_EV_LAYER;
     }
+    p->uz = -p->uz;
+    return 0;
 }
 
-FM_HD static inline void fm_mcml_hop(fm_mcml_photon *p, float s)
+/* MCML's SpinTheta and direction update (eqs. 3.22-3.25 of the MCML manual); g = 0 (isotropic)
+ * and the near-vertical case by selects, not branches. */
+FM_HD static inline void fm_mcml_spin(fm_mcml_photon *p, const fm_mcml_layer_hot *L)
 {
+    const float xi = fm_mcml_rand(&p->rng);
+    const float t = FM_MCML_DIV(L->hg_a, L->hg_b + L->hg_c * xi);
+    float cost = L->hg_e == 0.0f ? 2.0f * xi - 1.0f : (L->hg_d - t * t) * L->hg_e;
+    cost = fminf(fmaxf(cost, -1.0f), 1.0f);
+    const float sint = FM_MCML_SQRT(1.0f - cost * cost);
+    /* psi uniform on the circle; (-pi, pi) keeps the fast device sincos in its accurate range. */
+    float sinp, cosp;
+    const float psi = 3.14159265358979f * (2.0f * fm_mcml_rand(&p->rng) - 1.0f);
+    FM_MCML_SINCOSF(psi, &sinp, &cosp);
+    const float ux = p->ux, uy = p->uy, uz = p->uz;
+    const float stcp = sint * cosp, stsp = sint * sinp;
+    const float ut = FM_MCML_SQRT(fmaxf(1.0f - uz * uz, 1.0e-12f)), it = FM_MCML_DIV(1.0f, ut);
+    const int vertical = fabsf(uz) > FM_MCML_COSZERO;
+    const float nx = (stcp * ux * uz - stsp * uy) * it + ux * cost;
+    const float ny = (stcp * uy * uz + stsp * ux) * it + uy * cost;
+    const float nz = -stcp * ut + uz * cost;
+    p->ux = vertical ? stcp : nx;
+    p->uy = vertical ? stsp : ny;
+    p->uz = vertical ? (uz >= 0.0f ? cost : -cost) : nz;
+}
+
+/* One MCML step (HopDropSpin): a flight of -ln(xi)/mut, cut at the layer's face if it reaches
+ * it. At a face the photon is reflected or refracted and its next flight is drawn afresh: the
+ * rest of an exponential flight is again exponential with the same mean free paths (memoryless),
+ * so redrawing is exact in distribution and spares MCML's sleft (as GPU-MCML). Otherwise
+ * absorption (Drop, the weight times mua/mut removed as an integer, in ev->drop, else 0) and
+ * scattering (Spin). Then MCML's roulette. Returns FM_MCML_EV_* flags, 0 on most steps. */
+FM_HD static inline int fm_mcml_step(fm_mcml_photon *p, const fm_mcml_medium *m, fm_mcml_event *ev)
+{
+    int flags = 0;
+    ev->drop = 0;
+    float s = FM_MCML_LOG2F(fm_mcml_rand(&p->rng)) * p->L.step_scale;
+    const float db = FM_MCML_DIV((p->uz > 0.0f ? p->L.z1 : p->L.z0) - p->z, p->uz);
+    const int hit = p->uz != 0.0f && s > db;
+    s = hit ? db : s;
     p->x += s * p->ux;
     p->y += s * p->uy;
     p->z += s * p->uz;
-}
-
-/* One MCML step (HopDropSpin): in tissue a step of -ln(xi)/mut, or the remaining dimensionless
- * step of the last boundary hit over the new layer's mut; at a boundary the photon stops there,
- * keeps the rest in sleft and is reflected or refracted; else absorption (Drop) and scattering
- * (Spin). Then roulette. Absorbed weight is scored as the drop of the fixed-point weight, and
- * roulette's gains and losses are kept exactly, so the tallies balance to the last unit. */
-FM_HD static inline void fm_mcml_step(fm_mcml_photon *p, const fm_mcml_medium *m,
-                                      fm_mcml_event *ev)
-{
-    const fm_mcml_layer_f *L = &m->layer[p->layer];
-    ev->absorb_q = 0;
-    ev->escape = 0;
-    if (L->inv_mut == 0.0f) { /* clear layer: straight to its boundary (MCML's HopInGlass) */
-        if (p->uz == 0.0f) {
-            p->roulette_q -= (long long)FM_MCML_Q(p->w); /* travels forever: lost, kept exact */
-            p->dead = 1;
-            return;
-        }
-        float s = (p->uz > 0.0f ? L->z1 - p->z : L->z0 - p->z) / p->uz;
-        fm_mcml_hop(p, s > 0.0f ? s : 0.0f);
-        fm_mcml_cross(p, m, ev);
+    if (hit) {
+        flags = fm_mcml_cross(p, m, ev);
+    } else if (p->L.step_scale < -1e30f) { /* flat in a clear layer: would travel forever */
+        ev->roulette = -(int32_t)p->w;     /* lost, kept exact */
+        p->w = 0;
+        return FM_MCML_EV_ROULETTE | FM_MCML_EV_DEAD;
     } else {
-        float s;
-        if (p->sleft == 0.0f) {
-            s = -FM_MCML_LOGF(fm_mcml_rand(&p->rng)) * L->inv_mut;
-        } else {
-            s = p->sleft * L->inv_mut;
-            p->sleft = 0.0f;
-        }
-        float db = 3.0e38f;
-        if (p->uz > 0.0f)
-            db = FM_MCML_DIV(L->z1 - p->z, p->uz);
-        else if (p->uz < 0.0f)
-            db = FM_MCML_DIV(L->z0 - p->z, p->uz);
-        db = db > 0.0f ? db : 0.0f;
-        if (s > db) {
-            p->sleft = (s - db) * L->mut;
-            fm_mcml_hop(p, db);
-            fm_mcml_cross(p, m, ev);
-        } else {
-            fm_mcml_hop(p, s);
-            float r = FM_MCML_SQRT(p->x * p->x + p->y * p->y);
-            float w1 = p->w - p->w * (L->mua * L->inv_mut);
-            ev->absorb_q = FM_MCML_Q(p->w) - FM_MCML_Q(w1);
-            ev->absorb_ir = fm_mcml_clamp_bin(r * m->inv_dr, m->nr);
-            ev->absorb_iz = fm_mcml_clamp_bin(p->z * m->inv_dz, m->nz);
-            ev->absorb_layer = p->layer;
-            p->w = w1;
-            fm_mcml_spin(p, L->g);
-        }
+        const uint32_t dw =
+            (uint32_t)(((uint64_t)p->w * p->L.mua_mut_q + 0x80000000u) >> 32); /* rounded */
+        ev->drop = dw;
+        p->w -= dw;
+        fm_mcml_spin(p, &p->L);
     }
-    if (!p->dead && p->w < FM_MCML_WEIGHT_MIN) { /* MCML's Roulette */
-        unsigned long long before = FM_MCML_Q(p->w);
-        if (fm_mcml_rand(&p->rng) <= FM_MCML_CHANCE) {
-            p->w /= FM_MCML_CHANCE;
-            p->roulette_q += (long long)(FM_MCML_Q(p->w) - before);
-        } else {
-            p->roulette_q -= (long long)before;
-            p->w = 0.0f;
-            p->dead = 1;
+    if (p->w < FM_MCML_WEIGHT_MIN) {
+        if (p->w == 0) /* escaped, or all absorbed in a purely absorbing layer */
+            return flags | FM_MCML_EV_DEAD;
+        if (fm_mcml_rand(&p->rng) <= FM_MCML_CHANCE) { /* MCML's Roulette */
+            ev->roulette = (int32_t)(9u * p->w);
+            p->w *= 10u;
+            return flags | FM_MCML_EV_ROULETTE;
         }
+        ev->roulette = -(int32_t)p->w;
+        p->w = 0;
+        return flags | FM_MCML_EV_ROULETTE | FM_MCML_EV_DEAD;
     }
+    return flags;
 }
 
 #ifdef __cplusplus

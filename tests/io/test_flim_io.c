@@ -310,7 +310,8 @@ static void ptu_round_trip(guint32 rec_type, int syncs_per_pixel, int gap, const
 {
     g_autoptr(fm_dataset) counts = make_counts(11, 7, 48, 40, 21);
     g_autofree char *path = tmp_path(name);
-    fm_ptu_write_options opt = {rec_type, syncs_per_pixel, gap};
+    fm_ptu_write_options opt = {
+        .record_type = rec_type, .syncs_per_pixel = syncs_per_pixel, .line_gap_syncs = gap};
     g_autoptr(GError) error = NULL;
     g_assert_true(fm_ptu_write(path, counts, 62.5, &opt, &error));
     g_assert_no_error(error);
@@ -454,7 +455,7 @@ static void test_ptu_corrupted(void)
     expect_bad_input(read_ptu, bad, "not a T3 format");
     patch_tag(path, bad, "CreatorSW_Name", 1ull << 50); /* string length beyond the file */
     expect_bad_input(read_ptu, bad, "truncated");
-    patch_tag(path, bad, "ImgHdr_LineStart", 9); /* no marker 9 in the records: no lines */
+    patch_tag(path, bad, "ImgHdr_LineStop", 9); /* LineStarts, but no marker 9 to end them */
     expect_bad_input(read_ptu, bad, "no complete scan line");
     g_autofree char *bytes = NULL;
     gsize len = 0;
@@ -501,7 +502,8 @@ static void test_fuzz(void)
     g_autofree char *sdt = tmp_path("fuzz.sdt");
     g_autofree char *ptu = tmp_path("fuzz.ptu");
     g_autofree char *pico = tmp_path("fuzz-pico.ptu");
-    fm_ptu_write_options ph = {FM_PTU_PICOHARP_T3, 4, 70000};
+    fm_ptu_write_options ph = {
+        .record_type = FM_PTU_PICOHARP_T3, .syncs_per_pixel = 4, .line_gap_syncs = 70000};
     g_assert_true(fm_sdt_write(sdt, counts, 100.0, NULL));
     g_assert_true(fm_ptu_write(ptu, counts, 100.0, NULL, NULL));
     g_assert_true(fm_ptu_write(pico, counts, 100.0, &ph, NULL));

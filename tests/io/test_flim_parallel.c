@@ -285,7 +285,8 @@ static void test_ptu_written(void)
     g_autofree char *path = tmp_path("written.ptu");
     g_autofree char *two = tmp_path("two-frames.ptu");
     for (gsize t = 0; t < G_N_ELEMENTS(types); t++) {
-        fm_ptu_write_options opt = {types[t], 6, 1500};
+        fm_ptu_write_options opt = {
+            .record_type = types[t], .syncs_per_pixel = 6, .line_gap_syncs = 1500};
         g_assert_true(fm_ptu_write(path, counts, 50.0, &opt, NULL));
         check_ptu(path, 0, 1);
         check_ptu(path, 7, 6); /* 40 bins summed in sixes: 7 bins, the last of four */

@@ -140,7 +140,22 @@ int main(void)
            "R/T-only mode: identical Rd, Tt, A and Rd_ra");
     p.record_absorption = 1;
 
-    /* Cancel: rounds of photons; a tick that stops at the first progress keeps a partial run. */
+    /* One voxel for the whole grid: every block's cached 32-bit accumulator overflows many times
+     * (about 900 unit weights per block at 2^31 per unit), so A_rz matches A only if every
+     * overflow was carried into the 64-bit global voxel. */
+    fm_mcml_params one = p;
+    one.nz = 1;
+    one.nr = 1;
+    one.dz_cm = 1.0;
+    one.dr_cm = 10.0;
+    run_out o1 = run(&one, FM_BACKEND_CUDA, NULL, NULL);
+    const double vol = 3.14159265358979323846 * one.dr_cm * one.dr_cm * one.dz_cm;
+    tap_ok(o1.status == FM_OK && fabs(o1.r.a_rz[0] * vol - o1.r.a) < 1e-9 * o1.r.a,
+           "one cached voxel: A_rz integrates to A (%.12f vs %.12f): 32-bit overflows carried",
+           o1.r.a_rz[0] * vol, o1.r.a);
+
+    /* Cancel: a tick that stops at the first progress keeps a partial run (the photons handed
+     * out so far, all finished). */
     p.n_photons = 50000000;
     run_out cancelled = run(&p, FM_BACKEND_CUDA, tick_cancel, NULL);
     double s2 = cancelled.r.rsp + cancelled.r.rd + cancelled.r.a + cancelled.r.tt;
@@ -156,5 +171,6 @@ int main(void)
     run_free(&nocache);
     run_free(&rt);
     run_free(&cancelled);
+    run_free(&o1);
     return tap_done();
 }

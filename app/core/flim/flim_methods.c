@@ -64,8 +64,9 @@ static const char *const model_choices[] = {"mono", "bi", NULL};
          .type = FM_PARAM_STRING,                                                                  \
          .title = N_("IRF file"),                                                                  \
          .default_choice = "",                                                                     \
-         .help = N_("Instrument response: CSV (one value or \"t,value\" per line) or a "           \
-                    "single-pixel decay TIFF with one value per bin; empty = none.")},             \
+         .help = N_("Instrument response: CSV (one value or \"t,value\" per line), a "             \
+                    "single-pixel decay TIFF with one value per bin, or a .ptu/.pt3 point "        \
+                    "measurement; empty = none.")},                                                \
         {.key = "fit_background",                                                                  \
          .type = FM_PARAM_BOOL,                                                                    \
          .title = N_("Fit background"),                                                            \

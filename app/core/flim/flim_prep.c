@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "app/core/error.h"
+#include "app/core/io/open.h"
 #include "app/core/io/tiff.h"
 #include "app/core/roi.h"
 
@@ -341,7 +342,8 @@ static GArray *read_decay_text(const char *path, const char *what, GError **erro
 static GArray *read_decay_tiff(const char *path, const char *what, GError **error)
 {
     GError *local = NULL;
-    g_autoptr(fm_dataset) ds = fm_tiff_read(path, &local);
+    /* TIFF, or a FLIM file: a .ptu/.pt3 point measurement is one decay */
+    g_autoptr(fm_dataset) ds = fm_dataset_open(path, NULL, NULL, NULL, &local);
     if (ds == NULL) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s file: %s"), what, local->message);
         g_error_free(local);
@@ -369,10 +371,12 @@ static GArray *read_decay_tiff(const char *path, const char *what, GError **erro
 
 float *fm_flim_prep_load_decay(const char *path, int n_bins, const char *what, GError **error)
 {
-    gboolean tiff = g_str_has_suffix(path, ".tif") || g_str_has_suffix(path, ".tiff") ||
-                    g_str_has_suffix(path, ".TIF") || g_str_has_suffix(path, ".TIFF");
+    g_autofree char *lower = g_ascii_strdown(path, -1);
+    gboolean image = g_str_has_suffix(lower, ".tif") || g_str_has_suffix(lower, ".tiff") ||
+                     g_str_has_suffix(lower, ".ptu") || g_str_has_suffix(lower, ".pt3") ||
+                     g_str_has_suffix(lower, ".sdt");
     g_autoptr(GArray) values =
-        tiff ? read_decay_tiff(path, what, error) : read_decay_text(path, what, error);
+        image ? read_decay_tiff(path, what, error) : read_decay_text(path, what, error);
     if (values == NULL)
         return NULL;
     if ((int)values->len != n_bins) {

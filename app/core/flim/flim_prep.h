@@ -69,7 +69,8 @@ void fm_flim_prep_tile_shape(int tile_pixels, int *tile_width, int *tile_height)
 
 /* A decay of n_bins values from a file: CSV/text with one value per line or "t,value" per line
  * ('#' comments and a non-numeric header line allowed), or a TIFF whose pages are the bins
- * (summed over the image: a single-pixel decay or a reference measurement). Normalised to sum 1.
+ * (summed over the image: a single-pixel decay or a reference measurement), or a FLIM file
+ * (.ptu/.pt3 point measurement, .sdt; an image is summed likewise). Normalised to sum 1.
  * what names it in messages ("IRF", "calibration reference"). g_free the result. */
 float *fm_flim_prep_load_decay(const char *path, int n_bins, const char *what, GError **error);
 

@@ -11,16 +11,26 @@
 #include "app/core/io/dicom.h"
 #include "app/core/io/nifti.h"
 #include "app/core/io/oct_raw.h"
+#include "app/core/io/pt3.h"
 #include "app/core/io/ptu.h"
 #include "app/core/io/sdt.h"
 #include "app/core/io/tiff.h"
 
-typedef enum { FORMAT_UNKNOWN, FORMAT_TIFF, FORMAT_SDT, FORMAT_PTU, FORMAT_NIFTI } file_format;
+typedef enum {
+    FORMAT_UNKNOWN,
+    FORMAT_TIFF,
+    FORMAT_SDT,
+    FORMAT_PTU,
+    FORMAT_PT3,
+    FORMAT_NIFTI
+} file_format;
 
 static file_format format_from_content(const guint8 *m, gsize n)
 {
     if (n >= 8 && memcmp(m, "PQTTTR\0\0", 8) == 0)
         return FORMAT_PTU;
+    if (fm_pt3_sniff(m, n))
+        return FORMAT_PT3;
     if (n >= 4 && ((m[0] == 'I' && m[1] == 'I' && (m[2] == 42 || m[2] == 43) && m[3] == 0) ||
                    (m[0] == 'M' && m[1] == 'M' && m[2] == 0 && (m[3] == 42 || m[3] == 43))))
         return FORMAT_TIFF;
@@ -46,6 +56,8 @@ static file_format format_from_name(const char *path)
         return FORMAT_SDT;
     if (g_str_has_suffix(lower, ".ptu"))
         return FORMAT_PTU;
+    if (g_str_has_suffix(lower, ".pt3"))
+        return FORMAT_PT3;
     if (g_str_has_suffix(lower, ".nii") || g_str_has_suffix(lower, ".nii.gz"))
         return FORMAT_NIFTI;
     return FORMAT_UNKNOWN;
@@ -88,6 +100,8 @@ fm_dataset *fm_dataset_open(const char *path, void (*progress)(double fraction, 
         return fm_sdt_read(path, -1, error);
     case FORMAT_PTU:
         return fm_ptu_read(path, 0, progress, progress_user, cancellable, error);
+    case FORMAT_PT3:
+        return fm_pt3_read(path, 0, 0, progress, progress_user, cancellable, error);
     case FORMAT_NIFTI:
         return fm_nifti_read(path, error);
     case FORMAT_UNKNOWN:
@@ -96,7 +110,7 @@ fm_dataset *fm_dataset_open(const char *path, void (*progress)(double fraction, 
     g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
                 n == 0 ? _("%s: empty file")
                        : _("%s: unknown file format (readable: TIFF, Becker & Hickl .sdt, "
-                           "PicoQuant .ptu, NIfTI .nii/.nii.gz, a DICOM series folder)"),
+                           "PicoQuant .ptu/.pt3, NIfTI .nii/.nii.gz, a DICOM series folder)"),
                 path);
     return NULL;
 }
@@ -104,7 +118,8 @@ fm_dataset *fm_dataset_open(const char *path, void (*progress)(double fraction, 
 static const fm_file_format formats[] = {
     {N_("TIFF images and stacks (LSI, FLIM time bins, DCE)"),
      {"*.tif", "*.tiff", "*.TIF", "*.TIFF"}},
-    {N_("FLIM: Becker & Hickl .sdt, PicoQuant .ptu"), {"*.sdt", "*.SDT", "*.ptu", "*.PTU"}},
+    {N_("FLIM: Becker & Hickl .sdt, PicoQuant .ptu and .pt3"),
+     {"*.sdt", "*.SDT", "*.ptu", "*.PTU", "*.pt3", "*.PT3"}},
     {N_("DCE: NIfTI, or any file of a DICOM series"),
      {"*.nii", "*.nii.gz", "*.NII", "*.NII.GZ", "*.dcm", "*.DCM", "*.ima", "*.IMA"}},
     {N_("SD-OCT raw spectra (.raw, .bin, .oct beside their JSON sidecar)"),

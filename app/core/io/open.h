@@ -6,7 +6,7 @@
 
 G_BEGIN_DECLS
 
-/* .tif/.tiff (LSI stacks or FLIM time-bin pages), .sdt (Becker & Hickl), .ptu (PicoQuant T3);
+/* .tif/.tiff (LSI stacks or FLIM time-bin pages), .sdt (Becker & Hickl), .ptu and .pt3 (PicoQuant T3);
  * .nii/.nii.gz (NIfTI-1/2) and a folder (DICOM series) open as 4-D DCE x,y,z,t float32.
  * Progress (0..1) for slow readers such as .ptu histogramming; may be NULL; cancellable may be
  * NULL. FLIM datasets have dims x, y, t with t spacing = bin width in ns and unit "ns", and

@@ -490,11 +490,6 @@ static const fm_method *page_get_method(FmWindow *win)
     return fm_dce_panel_get_method(state_of(win)->panel);
 }
 
-static gboolean page_select_method(FmWindow *win, const char *method_id)
-{
-    return page_get_method(win) == fm_method_find(method_id);
-}
-
 static fm_params *page_get_params(FmWindow *win)
 {
     return fm_dce_panel_get_params(state_of(win)->panel, NULL);
@@ -583,7 +578,6 @@ FmFamilyPage *fm_dce_page_new(FmWindow *win)
         .dataset_changed = dce_dataset_changed,
         .run = page_run,
         .show_result = page_show_result,
-        .select_method = page_select_method,
         .set_param = page_set_param,
         .get_method = page_get_method,
         .get_params = page_get_params,
