@@ -1,9 +1,11 @@
 /* fluxmap-cli on Becker & Hickl .sdt files ($FLUXMAP_CLI): phasorpy's real tcspc.sdt runs
  * flim.phasor with exit 0 (it failed with exit 3 before the reader took SPCM's layouts), and
- * --block picks a dataset of a several-block file (exit 3 past the last, 2 on other formats). */
+ * --block picks a dataset of a several-block file (exit 3 past the last, 2 on other formats),
+ * and a single-decay .sdt serves as irf_file. */
 #include <gio/gio.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -110,6 +112,32 @@ static void test_block_option(void)
     g_assert_nonnull(strstr(e3, "--block applies to Becker & Hickl .sdt files only"));
 }
 
+/* An IRF as SPCM saves it (one decay) as irf_file of a fit on a two-block file's second block. */
+static void test_irf_sdt(void)
+{
+    gsize one[3] = {1, 1, 32};
+    g_autoptr(fm_dataset) irf = fm_dataset_new(FM_PIXEL_U16, 3, one, NULL);
+    guint16 *c = irf->data;
+    for (int t = 0; t < 32; t++)
+        c[t] = (guint16)(5000.0 * exp(-0.5 * (t - 3) * (t - 3)) + 0.5);
+    g_autoptr(fm_dataset) a = make_counts(4, 3, 64, 10);
+    g_autoptr(fm_dataset) b = make_counts(5, 2, 32, 20);
+    const fm_dataset *sets[2] = {a, b}, *irf_set[1] = {irf};
+    g_autofree char *sdt = cli_test_tmp_path("fit.sdt"), *irf_path = cli_test_tmp_path("irf.sdt");
+    g_autofree char *out = cli_test_tmp_path("out-irf");
+    fm_sdt_write_options o = {.datasets = sets, .n_datasets = 2, .bin_width_ps = 100.0};
+    fm_sdt_write_options oi = {.datasets = irf_set, .n_datasets = 1, .bin_width_ps = 100.0};
+    g_assert_true(fm_sdt_write_ex(sdt, &o, NULL));
+    g_assert_true(fm_sdt_write_ex(irf_path, &oi, NULL));
+    g_autofree char *irf_opt = g_strconcat("--irf_file=", irf_path, NULL);
+    g_autofree char *o1 = NULL, *e1 = NULL;
+    int rc = run_cli(&o1, &e1, "run", "flim.lsm", irf_opt, "--block=2", "--min_photons=1", sdt,
+                     "-o", out, "--backend=cpu", NULL);
+    if (rc != 0)
+        g_printerr("exit %d, stderr: %s\n", rc, e1);
+    g_assert_cmpint(rc, ==, 0);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -119,5 +147,6 @@ int main(int argc, char **argv)
     }
     g_test_add_func("/cli/sdt/real-tcspc", test_real_tcspc);
     g_test_add_func("/cli/sdt/block-option", test_block_option);
+    g_test_add_func("/cli/sdt/irf-sdt", test_irf_sdt);
     return cli_test_finish(g_test_run());
 }
