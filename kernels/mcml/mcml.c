@@ -88,6 +88,9 @@ void fm_mcml_job_prepare(fm_mcml_job *job)
     m->inv_dz = (float)(1.0 / p->dz_cm);
     m->inv_dr = (float)(1.0 / p->dr_cm);
     m->inv_da = (float)(p->na / (0.5 * FM_PI));
+    m->nz_max = (float)(p->nz - 1);
+    m->nr_max = (float)(p->nr - 1);
+    m->na_max = (float)(p->na - 1);
     double z = 0.0;
     for (int i = 0; i <= p->n_layers + 1; i++) {
         fm_mcml_layer_f *L = &m->layer[i];
@@ -95,19 +98,19 @@ void fm_mcml_job_prepare(fm_mcml_job *job)
         if (i >= 1 && i <= p->n_layers) {
             const fm_mcml_layer *l = &p->layers[i - 1];
             const double mut = l->mua_per_cm + l->mus_per_cm, g = l->g;
-            L->z0 = (float)z;
+            fm_mcml_layer_hot *H = &L->hot;
+            H->z0 = (float)z;
             z += l->thickness_cm;
-            L->z1 = (float)z;
-            L->mut = (float)mut;
-            /* A clear layer: flights of 3e37 cm (at least 3e30 after -ln) always reach a face. */
-            L->inv_mut = mut > 0.0 ? (float)(1.0 / mut) : 3e37f;
+            H->z1 = (float)z;
+            /* A clear layer: flights of at least 3e37 * 2^-22 cm always reach a face. */
+            H->step_scale = mut > 0.0 ? (float)(-log(2.0) / mut) : -3e37f;
             const double f = mut > 0.0 ? l->mua_per_cm / mut * 4294967296.0 : 0.0;
-            L->mua_mut_q = f >= 4294967295.0 ? 0xFFFFFFFFu : (uint32_t)llround(f);
-            L->hg_a = (float)(1.0 - g * g);
-            L->hg_b = (float)(1.0 - g);
-            L->hg_c = (float)(2.0 * g);
-            L->hg_d = (float)(1.0 + g * g);
-            L->hg_e = g != 0.0 ? (float)(0.5 / g) : 0.0f;
+            H->mua_mut_q = f >= 4294967295.0 ? 0xFFFFFFFFu : (uint32_t)llround(f);
+            H->hg_a = (float)(1.0 - g * g);
+            H->hg_b = (float)(1.0 - g);
+            H->hg_c = (float)(2.0 * g);
+            H->hg_d = (float)(1.0 + g * g);
+            H->hg_e = g != 0.0 ? (float)(0.5 / g) : 0.0f;
             L->eta_up = (float)(layer_n(p, i) / layer_n(p, i - 1));
             L->eta_dn = (float)(layer_n(p, i) / layer_n(p, i + 1));
         }
@@ -118,7 +121,7 @@ void fm_mcml_job_prepare(fm_mcml_job *job)
     m->w0_q = (uint32_t)llround((1.0 - job->rsp) * FM_MCML_QSCALE);
     /* MCML's LaunchPhoton: a clear first layer is already accounted for in Rsp. */
     m->start_layer = clear1 && p->n_layers > 1 ? 2 : 1;
-    m->start_z = m->start_layer == 2 ? m->layer[2].z0 : 0.0f;
+    m->start_z = m->start_layer == 2 ? m->layer[2].hot.z0 : 0.0f;
 }
 
 void fm_mcml_count_batches(fm_mcml_raw *raw, long long lo, long long hi)

@@ -28,7 +28,7 @@ static void run_photon(const fm_mcml_job *job, unsigned long long index, thread_
     fm_mcml_launch(&p, m, job->params.seed, index, fm_mcml_mwc_a[index % FM_MCML_MWC_COUNT]);
     while (p.w != 0) {
         const int layer = p.layer;
-        fm_mcml_step(&p, m, &ev);
+        const int flags = fm_mcml_step(&p, m, &ev);
         if (ev.drop) {
             t->a_layer[layer] += ev.drop;
             if (t->a_rz) {
@@ -37,14 +37,14 @@ static void run_photon(const fm_mcml_job *job, unsigned long long index, thread_
                 t->a_rz[(size_t)ir * nz + iz] += ev.drop;
             }
         }
-        if (ev.escape) {
+        if (flags & FM_MCML_EV_ESCAPE) {
             int ir, ia;
             fm_mcml_ra_bin(&p, m, ev.escape_cos, &ir, &ia);
             unsigned long long *ra = ev.escape == 1 ? t->rd_ra : t->tt_ra;
             ra[(size_t)ir * na + ia] += ev.escape_w;
             b[ev.escape == 1 ? FM_MCML_B_RD : FM_MCML_B_TT] += ev.escape_w;
         }
-        if (ev.roulette)
+        if (flags & FM_MCML_EV_ROULETTE)
             b[FM_MCML_B_ROUL] += (unsigned long long)(long long)ev.roulette;
     }
 }

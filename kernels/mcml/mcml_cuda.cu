@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
     memset(&p, 0, sizeof p);                     /* w = 0: no photon yet */
     int bi = 0;                                  /* the photon's batch row in s_batch */
     uint32_t last = NONE, last_q = 0, lay_q = 0; /* drops merged in registers */
-    int lay = 0, more = 1;                       /* more: warp-uniform, chunks may remain */
+    int more = 1;                                /* warp-uniform: chunks may remain */
     for (;;) {
         /* Dead lanes take the next indices of the warp's chunk, in lane order; the warp leader
          * takes a new chunk when this one runs short. */
@@ -137,43 +137,42 @@ __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
             continue;
         const int layer = p.layer;
         fm_mcml_event ev;
-        fm_mcml_step(&p, &m, &ev);
-        if (ev.drop) {
-            if (layer != lay || lay_q >= 0x80000000u) {
+        const int flags = fm_mcml_step(&p, &m, &ev);
+        /* Absorption per layer: summed over the stay in a layer, added when it ends. */
+        lay_q += ev.drop;
+        if (RECORD && ev.drop) {
+            int ir, iz;
+            fm_mcml_rz_bin(&p, &m, &ir, &iz);
+            const uint32_t code = ir < cache_r && iz < cache_z ? (uint32_t)(ir * cache_z + iz)
+                                                               : OUTSIDE | (uint32_t)(ir * nz + iz);
+            if (code != last || last_q >= 0x80000000u) {
+                flush_voxel(last, last_q, s_cache, cache_z, a_rz, nz);
+                last = code;
+                last_q = 0;
+            }
+            last_q += ev.drop;
+        }
+        if (flags) {
+            if (flags & (FM_MCML_EV_LAYER | FM_MCML_EV_DEAD | FM_MCML_EV_ROULETTE)) {
+                /* (after a roulette win too: the stay's sum then stays below 2^32) */
                 if (lay_q)
-                    atomicAdd(s_layer + lay, (u64)lay_q);
-                lay = layer;
+                    atomicAdd(s_layer + layer, (u64)lay_q);
                 lay_q = 0;
             }
-            lay_q += ev.drop;
-            if (RECORD) {
-                int ir, iz;
-                fm_mcml_rz_bin(&p, &m, &ir, &iz);
-                const uint32_t code = ir < cache_r && iz < cache_z
-                                          ? (uint32_t)(ir * cache_z + iz)
-                                          : OUTSIDE | (uint32_t)(ir * nz + iz);
-                if (code != last || last_q >= 0x80000000u) {
-                    flush_voxel(last, last_q, s_cache, cache_z, a_rz, nz);
-                    last = code;
-                    last_q = 0;
-                }
-                last_q += ev.drop;
+            if (flags & FM_MCML_EV_ESCAPE) {
+                int ir, ia;
+                fm_mcml_ra_bin(&p, &m, ev.escape_cos, &ir, &ia);
+                atomicAdd((ev.escape == 1 ? rd_ra : tt_ra) + (size_t)ir * na + ia,
+                          (u64)ev.escape_w);
+                atomicAdd(s_batch + bi + (ev.escape == 1 ? FM_MCML_B_RD : FM_MCML_B_TT),
+                          (u64)ev.escape_w);
             }
+            if (flags & FM_MCML_EV_ROULETTE)
+                atomicAdd(s_batch + bi + FM_MCML_B_ROUL, (u64)(long long)ev.roulette);
         }
-        if (ev.escape) {
-            int ir, ia;
-            fm_mcml_ra_bin(&p, &m, ev.escape_cos, &ir, &ia);
-            atomicAdd((ev.escape == 1 ? rd_ra : tt_ra) + (size_t)ir * na + ia, (u64)ev.escape_w);
-            atomicAdd(s_batch + bi + (ev.escape == 1 ? FM_MCML_B_RD : FM_MCML_B_TT),
-                      (u64)ev.escape_w);
-        }
-        if (ev.roulette)
-            atomicAdd(s_batch + bi + FM_MCML_B_ROUL, (u64)(long long)ev.roulette);
     }
     if (RECORD)
         flush_voxel(last, last_q, s_cache, cache_z, a_rz, nz);
-    if (lay_q)
-        atomicAdd(s_layer + lay, (u64)lay_q);
     __syncthreads();
     for (int i = threadIdx.x; i < n_cache; i += blockDim.x)
         if (s_cache[i])

@@ -39,14 +39,14 @@ __device__ static inline float fm_mcml_fast_sqrt(float x)
 }
 #define FM_MCML_DIV(a, b) __fdividef(a, b)
 #define FM_MCML_SQRT(x) fm_mcml_fast_sqrt(x)
-#define FM_MCML_LOGF(x) __logf(x)
+#define FM_MCML_LOG2F(x) __log2f(x)
 #define FM_MCML_SINCOSF(x, s, c) __sincosf(x, s, c)
 #define FM_MCML_MULHI(a, b) __umulhi(a, b)
 #define FM_MCML_AS_FLOAT(u) __uint_as_float(u)
 #else
 #define FM_MCML_DIV(a, b) ((a) / (b))
 #define FM_MCML_SQRT(x) sqrtf(x)
-#define FM_MCML_LOGF(x) logf(x)
+#define FM_MCML_LOG2F(x) log2f(x)
 #define FM_MCML_SINCOSF(x, s, c) (*(s) = sinf(x), *(c) = cosf(x))
 #define FM_MCML_MULHI(a, b) ((uint32_t)(((uint64_t)(a) * (uint64_t)(b)) >> 32))
 static inline float fm_mcml_as_float(uint32_t u)
@@ -58,25 +58,31 @@ static inline float fm_mcml_as_float(uint32_t u)
 #define FM_MCML_AS_FLOAT(u) fm_mcml_as_float(u)
 #endif
 
-/* One layer in single precision; index 0 is the medium above, n_layers + 1 the one below. */
+/* What a flight, a drop and a spin read of the photon's layer: the photon carries a copy (in
+ * registers on the GPU) and refreshes it when it enters another layer. */
 typedef struct {
     float z0, z1;           /* top and bottom depth, cm */
-    float inv_mut;          /* 1 / (mua + mus); 3e37 for a clear layer: every flight hits a face */
+    float step_scale;       /* -ln 2 / (mua + mus): log2(xi) times it is the flight in cm;
+                             * -3e37 for a clear layer, whose flights always reach a face */
     uint32_t mua_mut_q;     /* mua / (mua + mus), 0.32 fixed point: the fraction a drop removes */
     float hg_a, hg_b, hg_c; /* Henyey-Greenstein: 1 - g^2, 1 - g, 2 g */
     float hg_d, hg_e;       /* 1 + g^2, 1 / (2 g) (0 when g = 0: isotropic) */
-    float eta_up, eta_dn;   /* n / n of the layer above, below */
-    float n, mut;           /* mut 0 for a clear layer */
-    float pad[2];           /* 16 words: 64 bytes */
+} fm_mcml_layer_hot;
+
+/* One layer in single precision; index 0 is the medium above, n_layers + 1 the one below. */
+typedef struct {
+    fm_mcml_layer_hot hot;
+    float eta_up, eta_dn; /* n / n of the layer above, below */
+    float n;
 } fm_mcml_layer_f;
 
 typedef struct {
     int n_layers, nz, nr, na;
     float inv_dz, inv_dr, inv_da;
-    uint32_t w0_q;   /* launched weight 1 - Rsp, fixed point */
-    int start_layer; /* 1, or 2 when layer 1 is clear (MCML's LaunchPhoton) */
+    float nz_max, nr_max, na_max; /* the last bins, as floats, for clamping */
+    uint32_t w0_q;                /* launched weight 1 - Rsp, fixed point */
+    int start_layer;              /* 1, or 2 when layer 1 is clear (MCML's LaunchPhoton) */
     float start_z;
-    int pad[2];
     fm_mcml_layer_f layer[34]; /* FM_MCML_MAX_LAYERS + 2 */
 } fm_mcml_medium;
 
@@ -134,18 +140,27 @@ FM_HD static inline float fm_mcml_rand(fm_mcml_rng *g)
     return 2.0f - FM_MCML_AS_FLOAT((fm_mcml_next(g) >> 9) | 0x3F800001u);
 }
 
-/* x y z direction, weight (0: dead), layer, generator. */
+/* x y z direction, weight (0: dead), layer and a copy of its data, generator. */
 typedef struct {
     float x, y, z, ux, uy, uz;
     uint32_t w;
     int layer;
+    fm_mcml_layer_hot L;
     fm_mcml_rng rng;
 } fm_mcml_photon;
 
-/* What one step did; the backend adds it to its own tallies. */
+/* What one step did beyond a drop (fm_mcml_step's return value, 0 on most steps). */
+enum {
+    FM_MCML_EV_ESCAPE = 1,   /* left through the top (escape 1) or bottom (2): ev escape fields */
+    FM_MCML_EV_ROULETTE = 2, /* roulette added or removed weight: ev.roulette */
+    FM_MCML_EV_LAYER = 4,    /* entered another layer (or left the tissue) */
+    FM_MCML_EV_DEAD = 8,     /* weight 0: the photon is done */
+};
+
+/* What one step scored; the backend adds it to its own tallies. */
 typedef struct {
     uint32_t drop; /* weight absorbed at (x, y, z) after the step; 0 when none */
-    int escape;    /* 0 none, 1 reflected (Rd), 2 transmitted (Tt) */
+    int escape;    /* 1 reflected (Rd), 2 transmitted (Tt) */
     uint32_t escape_w;
     float escape_cos; /* cosine of the exit angle */
     int32_t roulette; /* weight roulette added (+) or removed (-) */
@@ -174,36 +189,38 @@ FM_HD static inline void fm_mcml_launch(fm_mcml_photon *p, const fm_mcml_medium 
     p->uz = 1.0f;
     p->w = m->w0_q;
     p->layer = m->start_layer;
+    p->L = m->layer[m->start_layer].hot;
     fm_mcml_rng_init(&p->rng, seed, index, a);
 }
 
-FM_HD static inline int fm_mcml_clamp_bin(float f, int n)
+/* Bin of a non-negative coordinate already divided by the bin width, clamped to the last bin
+ * (as MCML): min, max and one conversion. */
+FM_HD static inline int fm_mcml_bin(float f, float last)
 {
-    return f <= 0.0f ? 0 : f >= (float)(n - 1) ? n - 1 : (int)f;
+    return (int)fminf(fmaxf(f, 0.0f), last);
 }
 
-/* A[r][z] bin of the photon's position (MCML clamps to the last bins). */
+/* A[r][z] bin of the photon's position. */
 FM_HD static inline void fm_mcml_rz_bin(const fm_mcml_photon *p, const fm_mcml_medium *m, int *ir,
                                         int *iz)
 {
-    *ir = fm_mcml_clamp_bin(FM_MCML_SQRT(p->x * p->x + p->y * p->y) * m->inv_dr, m->nr);
-    *iz = fm_mcml_clamp_bin(p->z * m->inv_dz, m->nz);
+    *ir = fm_mcml_bin(FM_MCML_SQRT(p->x * p->x + p->y * p->y) * m->inv_dr, m->nr_max);
+    *iz = fm_mcml_bin(p->z * m->inv_dz, m->nz_max);
 }
 
 /* R[r][a] or T[r][a] bin of an escaped photon. */
 FM_HD static inline void fm_mcml_ra_bin(const fm_mcml_photon *p, const fm_mcml_medium *m,
                                         float cos_exit, int *ir, int *ia)
 {
-    *ir = fm_mcml_clamp_bin(FM_MCML_SQRT(p->x * p->x + p->y * p->y) * m->inv_dr, m->nr);
-    *ia = fm_mcml_clamp_bin(acosf(fminf(cos_exit, 1.0f)) * m->inv_da, m->na);
+    *ir = fm_mcml_bin(FM_MCML_SQRT(p->x * p->x + p->y * p->y) * m->inv_dr, m->nr_max);
+    *ia = fm_mcml_bin(acosf(fminf(cos_exit, 1.0f)) * m->inv_da, m->na_max);
 }
 
 /* Boundary (MCML's CrossUpOrNot / CrossDnOrNot, GPU-MCML's FastReflectTransmit): the photon sits
  * on the face it hit. Unpolarised Fresnel reflectance for incidence cosine ca1 and index ratio
  * eta = n_i / n_t, as the mean of the s and p reflectances (equal to MCML's RFresnel), total
  * internal reflection when the transmitted sine reaches 1; one draw decides, every time. */
-FM_HD static inline void fm_mcml_cross(fm_mcml_photon *p, const fm_mcml_medium *m,
-                                       fm_mcml_event *ev)
+FM_HD static inline int fm_mcml_cross(fm_mcml_photon *p, const fm_mcml_medium *m, fm_mcml_event *ev)
 {
     const fm_mcml_layer_f *L = &m->layer[p->layer];
     const int up = p->uz < 0.0f;
@@ -224,15 +241,18 @@ FM_HD static inline void fm_mcml_cross(fm_mcml_photon *p, const fm_mcml_medium *
             ev->escape_w = p->w;
             ev->escape_cos = ca2;
             p->w = 0;
+            return FM_MCML_EV_LAYER | FM_MCML_EV_ESCAPE | FM_MCML_EV_DEAD;
         }
-    } else {
-        p->uz = -p->uz;
+        p->L = m->layer[p->layer].hot;
+        return FM_MCML_EV_LAYER;
     }
+    p->uz = -p->uz;
+    return 0;
 }
 
 /* MCML's SpinTheta and direction update (eqs. 3.22-3.25 of the MCML manual); g = 0 (isotropic)
  * and the near-vertical case by selects, not branches. */
-FM_HD static inline void fm_mcml_spin(fm_mcml_photon *p, const fm_mcml_layer_f *L)
+FM_HD static inline void fm_mcml_spin(fm_mcml_photon *p, const fm_mcml_layer_hot *L)
 {
     const float xi = fm_mcml_rand(&p->rng);
     const float t = FM_MCML_DIV(L->hg_a, L->hg_b + L->hg_c * xi);
@@ -259,43 +279,45 @@ FM_HD static inline void fm_mcml_spin(fm_mcml_photon *p, const fm_mcml_layer_f *
  * it. At a face the photon is reflected or refracted and its next flight is drawn afresh: the
  * rest of an exponential flight is again exponential with the same mean free paths (memoryless),
  * so redrawing is exact in distribution and spares MCML's sleft (as GPU-MCML). Otherwise
- * absorption (Drop, the weight times mua/mut removed as an integer) and scattering (Spin). Then
- * MCML's roulette. */
-FM_HD static inline void fm_mcml_step(fm_mcml_photon *p, const fm_mcml_medium *m, fm_mcml_event *ev)
+ * absorption (Drop, the weight times mua/mut removed as an integer, in ev->drop, else 0) and
+ * scattering (Spin). Then MCML's roulette. Returns FM_MCML_EV_* flags, 0 on most steps. */
+FM_HD static inline int fm_mcml_step(fm_mcml_photon *p, const fm_mcml_medium *m, fm_mcml_event *ev)
 {
-    const fm_mcml_layer_f *L = &m->layer[p->layer];
+    int flags = 0;
     ev->drop = 0;
-    ev->escape = 0;
-    ev->roulette = 0;
-    float s = -FM_MCML_LOGF(fm_mcml_rand(&p->rng)) * L->inv_mut;
-    const float db = FM_MCML_DIV((p->uz > 0.0f ? L->z1 : L->z0) - p->z, p->uz);
+    float s = FM_MCML_LOG2F(fm_mcml_rand(&p->rng)) * p->L.step_scale;
+    const float db = FM_MCML_DIV((p->uz > 0.0f ? p->L.z1 : p->L.z0) - p->z, p->uz);
     const int hit = p->uz != 0.0f && s > db;
     s = hit ? db : s;
     p->x += s * p->ux;
     p->y += s * p->uy;
     p->z += s * p->uz;
     if (hit) {
-        fm_mcml_cross(p, m, ev);
-    } else if (L->mut == 0.0f) { /* flat in a clear layer: would travel forever; lost, kept exact */
-        ev->roulette = -(int32_t)p->w;
+        flags = fm_mcml_cross(p, m, ev);
+    } else if (p->L.step_scale < -1e30f) { /* flat in a clear layer: would travel forever */
+        ev->roulette = -(int32_t)p->w;     /* lost, kept exact */
         p->w = 0;
-        return;
+        return FM_MCML_EV_ROULETTE | FM_MCML_EV_DEAD;
     } else {
         const uint32_t dw =
-            (uint32_t)(((uint64_t)p->w * L->mua_mut_q + 0x80000000u) >> 32); /* rounded */
+            (uint32_t)(((uint64_t)p->w * p->L.mua_mut_q + 0x80000000u) >> 32); /* rounded */
         ev->drop = dw;
         p->w -= dw;
-        fm_mcml_spin(p, L);
+        fm_mcml_spin(p, &p->L);
     }
-    if (p->w < FM_MCML_WEIGHT_MIN && p->w != 0) { /* MCML's Roulette */
-        if (fm_mcml_rand(&p->rng) <= FM_MCML_CHANCE) {
+    if (p->w < FM_MCML_WEIGHT_MIN) {
+        if (p->w == 0) /* escaped, or all absorbed in a purely absorbing layer */
+            return flags | FM_MCML_EV_DEAD;
+        if (fm_mcml_rand(&p->rng) <= FM_MCML_CHANCE) { /* MCML's Roulette */
             ev->roulette = (int32_t)(9u * p->w);
             p->w *= 10u;
-        } else {
-            ev->roulette = -(int32_t)p->w;
-            p->w = 0;
+            return flags | FM_MCML_EV_ROULETTE;
         }
+        ev->roulette = -(int32_t)p->w;
+        p->w = 0;
+        return flags | FM_MCML_EV_ROULETTE | FM_MCML_EV_DEAD;
     }
+    return flags;
 }
 
 #ifdef __cplusplus
