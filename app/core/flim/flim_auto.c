@@ -2,11 +2,9 @@
  * photon threshold, so that an instrument's file gives a lifetime map without hand tuning. */
 #include "app/core/flim/flim_auto.h"
 
-#include <glib/gi18n.h>
 #include <math.h>
 #include <string.h>
 
-#include "app/core/error.h"
 
 #define DECAY_SUM_KEY "flim.decay-sum"
 
