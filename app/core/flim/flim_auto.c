@@ -19,9 +19,17 @@ GBytes *fm_flim_decay_sum(fm_dataset *ds)
     /* one bin per iteration, summed in pixel order: the same bits on any thread count */
 #pragma omp parallel for schedule(static)
     for (int b = 0; b < n_bins; b++) {
+        const gsize at = (gsize)b * n_px;
         double s = 0.0;
-        for (gsize p = 0; p < n_px; p++)
-            s += fm_dataset_value(ds, (gsize)b * n_px + p);
+        /* TCSPC histograms are uint16: read them directly, not value by value */
+        if (ds->type == FM_PIXEL_U16) {
+            const guint16 *row = (const guint16 *)ds->data + at;
+            for (gsize p = 0; p < n_px; p++)
+                s += row[p];
+        } else {
+            for (gsize p = 0; p < n_px; p++)
+                s += fm_dataset_value(ds, at + p);
+        }
         decay[b] = s;
     }
     sum = g_bytes_new_take(decay, sizeof(double) * (gsize)MAX(n_bins, 1));
