@@ -290,9 +290,8 @@ static void fm_param_form_finalize(GObject *object)
 static void fm_param_form_class_init(FmParamFormClass *klass)
 {
     G_OBJECT_CLASS(klass)->finalize = fm_param_form_finalize;
-    signals[SIGNAL_CHANGED] =
-        g_signal_new("changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                     G_TYPE_NONE, 1, G_TYPE_STRING);
+    signals[SIGNAL_CHANGED] = g_signal_new("changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
+                                           0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void fm_param_form_init(FmParamForm *self)

@@ -96,8 +96,8 @@ static void test_offset_time_zero(void)
     g_assert_true(fm_flim_window_choose(ds, FM_FLIM_AUTO, FM_FLIM_AUTO, bw, 0.0,
                                         FM_FLIM_WINDOW_TAIL, FALSE, NULL, &w, &error));
     g_assert_no_error(error);
-    g_test_message("expected peak bin %d, auto window [%d, %d), rise at %d", expected_peak,
-                   w.start, w.end, w.shape.rise);
+    g_test_message("expected peak bin %d, auto window [%d, %d), rise at %d", expected_peak, w.start,
+                   w.end, w.shape.rise);
     g_assert_cmpint(abs(w.start - expected_peak), <=, 1);
     g_assert_cmpint(w.end, ==, p.n_bins); /* no background: the window runs to the end */
     g_assert_true(isnan(w.shape.background) || w.shape.background < 1e-3);
@@ -121,7 +121,8 @@ static void test_offset_time_zero(void)
     }
 
     /* the old whole-range window, asked for explicitly, starts at bin 0 and says nothing */
-    const char *const whole[] = {"fit_start_ns", "0", "fit_end_ns", "0", "min_photons", "100", NULL};
+    const char *const whole[] = {"fit_start_ns", "0",   "fit_end_ns", "0",
+                                 "min_photons",  "100", NULL};
     g_autoptr(fm_result) old = run_kv("flim.cmm", ds, whole);
     g_assert_true(old->note == NULL || strstr(old->note, "fit window") == NULL);
     double biased = bar_mean(&p, fm_result_get_map(old, "tau")->data, 1);
@@ -180,7 +181,8 @@ static void test_background(void)
     g_autoptr(fm_result) r = run_kv("flim.mle", ds, with_bg);
     g_assert_nonnull(strstr(r->note, "to the end of the period"));
     g_assert_nonnull(strstr(r->note, "background before the rise"));
-    const float *tau = fm_result_get_map(r, "tau")->data, *bg = fm_result_get_map(r, "background")->data;
+    const float *tau = fm_result_get_map(r, "tau")->data,
+                *bg = fm_result_get_map(r, "background")->data;
     double bg_sum = 0;
     int bg_n = 0;
     for (int i = 0; i < n_px; i++)
@@ -267,15 +269,15 @@ static void test_irf_resampled(void)
 
     g_autoptr(GError) error = NULL;
     g_autoptr(GString) note = g_string_new(NULL);
-    g_autofree float *loaded = fm_flim_load_decay_resampled(fine_path, n_bins, bw, "IRF", note,
-                                                            &error);
+    g_autofree float *loaded =
+        fm_flim_load_decay_resampled(fine_path, n_bins, bw, "IRF", note, &error);
     g_assert_no_error(error);
     g_assert_nonnull(strstr(note->str, "IRF: 4096 bins resampled onto the data's 256 bins"));
     for (int b = 0; b < n_bins; b++)
         g_assert_cmpfloat(fabs(loaded[b] - irf[b]), <, 1e-6);
     g_string_truncate(note, 0);
-    g_autofree float *timed = fm_flim_load_decay_resampled(timed_path, n_bins, bw, "IRF", note,
-                                                           &error);
+    g_autofree float *timed =
+        fm_flim_load_decay_resampled(timed_path, n_bins, bw, "IRF", note, &error);
     g_assert_no_error(error);
     g_assert_nonnull(strstr(note->str, "4096 bins of 6.25 ps resampled"));
     for (int b = 0; b < n_bins; b++)
@@ -350,8 +352,8 @@ static void test_period_end(void)
     g_assert_cmpint(w.start, ==, 0);
     g_assert_cmpint(w.end, ==, 254);
     /* given edges are kept, and bad ones rejected with the usual message */
-    g_assert_true(fm_flim_window_choose(ds, 2.0, FM_FLIM_AUTO, bw, 0.0, FM_FLIM_WINDOW_TAIL,
-                                        TRUE, NULL, &w, NULL));
+    g_assert_true(fm_flim_window_choose(ds, 2.0, FM_FLIM_AUTO, bw, 0.0, FM_FLIM_WINDOW_TAIL, TRUE,
+                                        NULL, &w, NULL));
     g_assert_cmpint(w.start, ==, 20);
     g_assert_false(w.start_auto);
     g_autoptr(GError) error = NULL;
@@ -443,8 +445,8 @@ static void test_run_window(void)
     g_assert_nonnull(strstr(r->note, bins));
     g_assert_cmpint(start, >, 15);
     g_assert_false(fm_flim_run_window(ds, "lsi.spatial", "{}", &start, &end));
-    g_assert_true(fm_flim_run_window(ds, "flim.cmm", "{\"fit_start_ns\":1,\"fit_end_ns\":5}",
-                                     &start, &end));
+    g_assert_true(
+        fm_flim_run_window(ds, "flim.cmm", "{\"fit_start_ns\":1,\"fit_end_ns\":5}", &start, &end));
     g_assert_cmpint(start, ==, 10);
     g_assert_cmpint(end, ==, 50);
 }

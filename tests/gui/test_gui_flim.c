@@ -201,8 +201,8 @@ static void test_fit_window(void)
     const char *method_id = NULL;
     g_autofree char *json = fm_window_get_page_params(win, "flim", &method_id);
     int run_start, run_end;
-    g_assert_true(fm_flim_run_window(fm_window_get_dataset(win), method_id, json, &run_start,
-                                     &run_end));
+    g_assert_true(
+        fm_flim_run_window(fm_window_get_dataset(win), method_id, json, &run_start, &run_end));
     g_test_message("auto window on the plot [%d, %d), the run's [%d, %d)", start, end, run_start,
                    run_end);
     g_assert_cmpint(start, ==, run_start);

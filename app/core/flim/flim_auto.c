@@ -5,7 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-
 #define DECAY_SUM_KEY "flim.decay-sum"
 
 GBytes *fm_flim_decay_sum(fm_dataset *ds)

@@ -404,9 +404,8 @@ static gboolean setup_fit(fm_flim_params *kp, const fm_params *params, GString *
     kp->fraction_init = fm_params_get_double(params, "fraction_init");
     const char *irf_file = fm_params_get_string(params, "irf_file");
     if (irf_file && *irf_file) {
-        float *irf =
-            fm_flim_load_decay_resampled(irf_file, kp->n_bins, kp->bin_width_ns, _("IRF"), note,
-                                         error);
+        float *irf = fm_flim_load_decay_resampled(irf_file, kp->n_bins, kp->bin_width_ns, _("IRF"),
+                                                  note, error);
         if (irf == NULL)
             return FALSE;
         kp->irf = irf; /* freed by the caller */

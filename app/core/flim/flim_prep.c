@@ -313,8 +313,7 @@ static gboolean parse_decay_line(const char *line, double *t, double *value)
     return TRUE;
 }
 
-static GArray *read_decay_text(const char *path, const char *what, GArray *times,
-                               GError **error)
+static GArray *read_decay_text(const char *path, const char *what, GArray *times, GError **error)
 {
     g_autofree char *text = NULL;
     GError *local = NULL;

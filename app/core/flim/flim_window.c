@@ -67,11 +67,11 @@ gboolean fm_flim_run_window(fm_dataset *ds, const char *method_id, const char *p
 
 char *fm_flim_window_describe(const fm_flim_window *w, double bin_width_ns)
 {
-    const char *from = !w->start_auto                   ? _("as given")
+    const char *from = !w->start_auto                     ? _("as given")
                        : w->kind == FM_FLIM_WINDOW_IRF    ? _("from the IRF's onset")
                        : w->kind == FM_FLIM_WINDOW_PERIOD ? _("from the period's start")
                                                           : _("from the decay's peak");
-    const char *to = !w->end_auto        ? _("to the end given")
+    const char *to = !w->end_auto       ? _("to the end given")
                      : w->to_background ? _("to where the tail meets the background")
                                         : _("to the end of the period");
     return g_strdup_printf(_("fit window %.3g–%.3g ns (bins %d–%d; %s %s)"),

@@ -265,9 +265,9 @@ static void fm_decay_view_class_init(FmDecayViewClass *klass)
     widget_class->button_press_event = fm_decay_view_press;
     widget_class->motion_notify_event = fm_decay_view_motion;
     widget_class->button_release_event = fm_decay_view_release;
-    signals[SIGNAL_WINDOW_CHANGED] = g_signal_new(
-        "window-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-        G_TYPE_NONE, 3, G_TYPE_BOOLEAN, G_TYPE_DOUBLE, G_TYPE_DOUBLE);
+    signals[SIGNAL_WINDOW_CHANGED] =
+        g_signal_new("window-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                     NULL, G_TYPE_NONE, 3, G_TYPE_BOOLEAN, G_TYPE_DOUBLE, G_TYPE_DOUBLE);
 }
 
 static void fm_decay_view_init(FmDecayView *self)

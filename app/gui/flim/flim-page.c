@@ -206,8 +206,8 @@ static void params_changed(FmFlimPanel *panel, const char *key, FmFlimPage *self
 }
 
 /* An edge of the fit window dragged on the decay plot: that edge is given from now on. */
-static void window_dragged(FmDecayView *decay, gboolean start_edge, double start_ns,
-                           double end_ns, FmFlimPage *self)
+static void window_dragged(FmDecayView *decay, gboolean start_edge, double start_ns, double end_ns,
+                           FmFlimPage *self)
 {
     (void)decay;
     char text[G_ASCII_DTOSTR_BUF_SIZE];
