@@ -160,7 +160,7 @@ static void widen(int n_bins, gboolean start_auto, int *start, int *end)
 }
 
 gboolean fm_flim_window_choose(fm_dataset *ds, double start_ns, double end_ns, double bin_width_ns,
-                               double period_ns, fm_flim_window_kind kind, gboolean fit_background,
+                               double period_ns, fm_flim_window_kind kind, gboolean to_period_end,
                                const float *irf, fm_flim_window *window, GError **error)
 {
     memset(window, 0, sizeof *window);
@@ -188,7 +188,7 @@ gboolean fm_flim_window_choose(fm_dataset *ds, double start_ns, double end_ns, d
             start = sh->peak;
     }
     window->kind = kind == FM_FLIM_WINDOW_IRF && irf == NULL ? FM_FLIM_WINDOW_TAIL : kind;
-    window->to_background = window->kind == FM_FLIM_WINDOW_TAIL && !fit_background &&
+    window->to_background = window->kind == FM_FLIM_WINDOW_TAIL && !to_period_end &&
                             sh->background_end < sh->period_end;
     if (window->end_auto)
         end = window->to_background ? sh->background_end : sh->period_end;

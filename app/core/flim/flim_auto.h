@@ -59,11 +59,11 @@ typedef struct {
 
 /* The fit window for fit_start_ns/fit_end_ns as given (>= 0; end 0 = the last bin) or chosen
  * from the summed decay where negative (FM_FLIM_AUTO): start at the peak (TAIL), the IRF's onset
- * (IRF, irf needed) or bin 0 (PERIOD); end before the tail sinks into the background (TAIL
- * without a fitted background), else at the end of the laser period. Errors as
+ * (IRF, irf needed) or bin 0 (PERIOD); end before the tail sinks into the background (TAIL,
+ * unless to_period_end: a fitted background, a phasor), else at the end of the laser period. Errors as
  * fm_flim_prep_fit_range. period_ns 0 = unknown. */
 gboolean fm_flim_window_choose(fm_dataset *ds, double start_ns, double end_ns, double bin_width_ns,
-                               double period_ns, fm_flim_window_kind kind, gboolean fit_background,
+                               double period_ns, fm_flim_window_kind kind, gboolean to_period_end,
                                const float *irf, fm_flim_window *window, GError **error);
 
 /* The laser period in ns from a repetition rate in MHz (> 0), else the dataset's rep_rate_mhz

@@ -35,12 +35,15 @@ gboolean fm_flim_params_window(fm_dataset *ds, const fm_params *params, double b
     }
     if (has_key(params, "cal_tau_ns") && fm_params_get_double(params, "cal_tau_ns") > 0.0)
         kind = FM_FLIM_WINDOW_PERIOD;
-    gboolean fit_background =
-        has_key(params, "fit_background") && fm_params_get_bool(params, "fit_background");
+    /* a fitted background needs the bins where the tail has sunk into it; the phasor's
+     * transform runs over the laser period: both take the window to the period's end */
+    gboolean to_period_end =
+        (has_key(params, "fit_background") && fm_params_get_bool(params, "fit_background")) ||
+        has_key(params, "harmonic");
     double rep = has_key(params, "rep_rate_mhz") ? fm_params_get_double(params, "rep_rate_mhz") : 0;
     return fm_flim_window_choose(ds, fm_params_get_double(params, "fit_start_ns"),
                                  fm_params_get_double(params, "fit_end_ns"), bin_width_ns,
-                                 fm_flim_period_ns(ds, rep), kind, fit_background, irf, window,
+                                 fm_flim_period_ns(ds, rep), kind, to_period_end, irf, window,
                                  error);
 }
 
