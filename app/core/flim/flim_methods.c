@@ -75,7 +75,8 @@ static const char *const model_choices[] = {"mono", "bi", NULL};
          .default_choice = "",                                                                     \
          .help = N_("Instrument response: CSV (one value or \"t,value\" per line), a "             \
                     "single-pixel decay TIFF with one value per bin, or a .ptu/.pt3 point "        \
-                    "measurement; empty = none.")},                                                \
+                    "measurement; other bins than the data's are resampled onto them; empty = "    \
+                    "none.")},                                                                     \
         {.key = "fit_background",                                                                  \
          .type = FM_PARAM_BOOL,                                                                    \
          .title = N_("Fit background"),                                                            \
