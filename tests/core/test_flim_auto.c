@@ -153,8 +153,10 @@ static void test_background(void)
     const int n_px = p.width * p.height;
     /* Poisson: sd of the mean over n_px x bins values sqrt(0.5 / (n_px bins)) */
     const double sd = sqrt(p.background / ((double)n_px * MAX(sh->background_bins, 1)));
-    g_test_message("background %.4f from bins 0..%d (truth %.2f, sd %.4f); window [%d, %d)",
-                   sh->background, sh->background_bins - 1, p.background, sd, w.start, w.end);
+    g_test_message("background %.4f from bins %d..%d (truth %.2f, sd %.4f); window [%d, %d)",
+                   sh->background, sh->background_first,
+                   sh->background_first + sh->background_bins - 1, p.background, sd, w.start,
+                   w.end);
     g_assert_cmpint(sh->background_bins, >=, 20); /* 3 ns of 100 ps bins before the rise */
     g_assert_cmpfloat(fabs(sh->background - p.background), <, 5 * sd);
 
@@ -175,6 +177,20 @@ static void test_background(void)
     g_test_message("expected meeting bin %d, auto end %d", meet, w.end);
     g_assert_cmpint(abs(w.end - meet), <=, 3);
     g_assert_true(w.to_background);
+
+    /* the first 8 bins outside the TAC's measured range (no counts at all, as a B&H ADC range
+     * that starts late): not background, so left out of its estimate */
+    g_autoptr(fm_dataset) copy = simulate(&p);
+    for (gsize i = 0; i < (gsize)8 * n_px; i++)
+        ((guint16 *)copy->data)[i] = 0;
+    fm_flim_window wd;
+    g_assert_true(fm_flim_window_choose(copy, FM_FLIM_AUTO, FM_FLIM_AUTO, bw, 0.0,
+                                        FM_FLIM_WINDOW_TAIL, FALSE, NULL, &wd, NULL));
+    g_test_message("dead first bins: background %.4f from bin %d on", wd.shape.background,
+                   wd.shape.background_first);
+    g_assert_cmpint(wd.shape.background_first, ==, 8);
+    g_assert_cmpfloat(fabs(wd.shape.background - p.background), <, 6 * sd);
+    g_assert_cmpint(wd.start, ==, w.start);
 
     /* with a background term the window runs to the end and the lifetimes come back */
     const char *const with_bg[] = {"fit_background", "true", NULL};

@@ -36,6 +36,8 @@ GBytes *fm_flim_decay_sum(fm_dataset *ds)
     return sum;
 }
 
+static double select_kth(double *v, int n, int k);
+
 /* Mean of decay over [b - half, b + half], clipped to [lo, hi). */
 static double local_mean(const double *decay, int lo, int hi, int b, int half)
 {
@@ -84,32 +86,40 @@ void fm_flim_decay_shape_of(const double *decay, int n_bins, int n_pixels, doubl
     shape->period_end = trim_drop_off(decay, peak, end);
     shape->background_end = shape->period_end;
 
+    /* Bins before the first with any count lie outside what the TAC measured (a B&H ADC
+     * range starting late): they are neither background nor decay. */
+    int lit = 0;
+    while (lit < peak && !(decay[lit] > 0.0))
+        lit++;
+    shape->background_first = lit;
     /* The rise begins after the last bin before the peak that is still near the floor (5 % of
      * the way from the lowest level before the peak to the peak, smoothed over 3 bins so that
      * one noisy bin neither starts nor hides it). The bins before it are background (and what
      * the previous period's tail left). */
     double floor_level = INFINITY;
-    for (int b = 0; b <= peak; b++)
-        floor_level = MIN(floor_level, local_mean(decay, 0, end, b, 1));
+    for (int b = lit; b <= peak; b++)
+        floor_level = MIN(floor_level, local_mean(decay, lit, end, b, 1));
     const double near_floor = floor_level + 0.05 * (decay[peak] - floor_level);
-    int rise = 0;
-    for (int b = peak - 1; b >= 0; b--)
-        if (local_mean(decay, 0, end, b, 1) <= near_floor) {
+    int rise = lit;
+    for (int b = peak - 1; b >= lit; b--)
+        if (local_mean(decay, lit, end, b, 1) <= near_floor) {
             rise = b + 1;
             break;
         }
     shape->rise = rise;
     /* A rise shaped by the IRF leaks into the bins before it about as far as it takes to
-     * climb: those are left out too (at least one). */
-    const int bg_bins = rise - MAX(1, peak - rise);
-    if (bg_bins < 3 || n_pixels < 1)
+     * climb: those are left out too (at least one). The median of the rest, so that a ramp at
+     * the TAC's start or a stray bin does not move it. */
+    const int bg_end = rise - MAX(1, peak - rise);
+    if (bg_end - lit < 3 || n_pixels < 1)
         return;
-    double bg = 0.0;
-    for (int b = 0; b < bg_bins; b++)
-        bg += decay[b];
-    bg /= bg_bins;
+    g_autofree double *pre = g_memdup2(decay + lit, sizeof(double) * (gsize)(bg_end - lit));
+    const int n_pre = bg_end - lit;
+    double bg = select_kth(pre, n_pre, n_pre / 2);
+    if (n_pre % 2 == 0) /* the mean of the two middle values */
+        bg = 0.5 * (bg + select_kth(pre, n_pre, n_pre / 2 - 1));
     shape->background = bg / n_pixels;
-    shape->background_bins = bg_bins;
+    shape->background_bins = n_pre;
     if (!(bg > 0.0))
         return;
     /* Past the bin where the tail (less background) falls to the background itself, a bin

@@ -21,12 +21,14 @@ G_BEGIN_DECLS
 
 /* What the summed decay says about the time axis (bins of the data). */
 typedef struct {
-    int peak;           /* bin of the maximum of the summed decay */
-    int rise;           /* first bin of the rise: bins [0, rise) lie before it */
-    int period_end;     /* one past the last usable bin: the laser period or where counts drop */
-    int background_end; /* one past the last bin before the tail sinks into the background,
-                           or period_end when the background is unknown or zero */
-    double background;  /* mean counts per bin per pixel in bins [0, background_bins), or NaN */
+    int peak;             /* bin of the maximum of the summed decay */
+    int rise;             /* first bin of the rise: bins [0, rise) lie before it */
+    int period_end;       /* one past the last usable bin: the laser period or where counts drop */
+    int background_end;   /* one past the last bin before the tail sinks into the background,
+                             or period_end when the background is unknown or zero */
+    double background;    /* counts per bin per pixel before the rise (the median of bins
+                             [background_first, + background_bins)), or NaN when too few */
+    int background_first; /* the first bin with any count (the TAC's measured range) */
     int background_bins;
 } fm_flim_decay_shape;
 
@@ -60,8 +62,8 @@ typedef struct {
 /* The fit window for fit_start_ns/fit_end_ns as given (>= 0; end 0 = the last bin) or chosen
  * from the summed decay where negative (FM_FLIM_AUTO): start at the peak (TAIL), the IRF's onset
  * (IRF, irf needed) or bin 0 (PERIOD); end before the tail sinks into the background (TAIL,
- * unless to_period_end: a fitted background, a phasor), else at the end of the laser period. Errors as
- * fm_flim_prep_fit_range. period_ns 0 = unknown. */
+ * unless to_period_end: a fitted background, a phasor), else at the end of the laser period. Errors
+ * as fm_flim_prep_fit_range. period_ns 0 = unknown. */
 gboolean fm_flim_window_choose(fm_dataset *ds, double start_ns, double end_ns, double bin_width_ns,
                                double period_ns, fm_flim_window_kind kind, gboolean to_period_end,
                                const float *irf, fm_flim_window *window, GError **error);

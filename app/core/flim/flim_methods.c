@@ -482,8 +482,9 @@ static fm_result *flim_run(const fm_method *method, fm_dataset *dataset, const f
     if (window.start_auto && isfinite(window.shape.background)) {
         g_autofree char *t =
             g_strdup_printf(_("background before the rise %.3g counts per bin per pixel "
-                              "(bins 0–%d)"),
-                            window.shape.background, window.shape.background_bins - 1);
+                              "(bins %d–%d)"),
+                            window.shape.background, window.shape.background_first,
+                            window.shape.background_first + window.shape.background_bins - 1);
         append_note(note, t);
     }
     if (km == FM_FLIM_PHASOR &&
