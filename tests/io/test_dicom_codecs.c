@@ -103,8 +103,8 @@ static void assert_same_shape(const fm_dataset *a, const fm_dataset *b)
 }
 
 /* Every value of got equals scale × want's (relative tolerance rel: 0 for exact). */
-static void assert_pixels(const fm_dataset *got, const fm_dataset *want, double scale,
-                          double rel, const char *what)
+static void assert_pixels(const fm_dataset *got, const fm_dataset *want, double scale, double rel,
+                          const char *what)
 {
     const float *g = got->data, *w = want->data;
     gsize n = MIN(fm_dataset_n_elements(got), fm_dataset_n_elements(want));
@@ -182,8 +182,8 @@ static void test_lossless_twins(void)
     }
     for (gsize i = 0; i < G_N_ELEMENTS(pydicom_sums); i++) {
         g_autoptr(fm_dataset) ds = must_open(pydicom_sums[i].file);
-        g_test_message("%s: pixel_sum %.10g, pydicom %.10g", pydicom_sums[i].file,
-                       pixel_sum(ds), pydicom_sums[i].sum);
+        g_test_message("%s: pixel_sum %.10g, pydicom %.10g", pydicom_sums[i].file, pixel_sum(ds),
+                       pydicom_sums[i].sum);
         g_assert_cmpfloat_with_epsilon(pixel_sum(ds), pydicom_sums[i].sum,
                                        1e-9 * fabs(pydicom_sums[i].sum) + 1e-6);
     }
@@ -241,7 +241,7 @@ static void test_lossy_twins(void)
     if (!need_files())
         return;
     static const char *const lossy[] = {
-        "SC_rgb_dcmtk_+eb+cr.dcm",    "SC_rgb_dcmtk_+eb+cy+n1.dcm", "SC_rgb_dcmtk_+eb+cy+n2.dcm",
+        "SC_rgb_dcmtk_+eb+cr.dcm", "SC_rgb_dcmtk_+eb+cy+n1.dcm", "SC_rgb_dcmtk_+eb+cy+n2.dcm",
         "SC_rgb_dcmtk_+eb+cy+np.dcm", "SC_rgb_dcmtk_+eb+cy+s2.dcm", "SC_rgb_dcmtk_+eb+cy+s4.dcm",
         "SC_rgb_jpeg_dcmtk.dcm",
         /* YBR_FULL_422 stored uncompressed (the +n2 file's samples before colour conversion):
@@ -305,8 +305,7 @@ static void test_lossy_nm(void)
         peak = MAX(peak, fabs(b[k]));
     }
     mae /= n;
-    g_test_message("JPEG2000.dcm vs JPGExtended.dcm: mean |difference| %.3f, peak %.0f", mae,
-                   peak);
+    g_test_message("JPEG2000.dcm vs JPGExtended.dcm: mean |difference| %.3f, peak %.0f", mae, peak);
     /* Both are lossy (the J2K file is 3 kB for 256 k pixels), so only a loose bound: within
      * 3 % of the peak on average (measured: 1.6 %). JPEG2000.dcm's exact pixels are checked
      * against pydicom + Pillow in lossless-twins. */
@@ -353,7 +352,8 @@ static void test_single_images(void)
     g_assert_cmpuint(mr->dims[0].size, ==, 64);
     g_assert_cmpstr(mr->dims[0].unit, ==, "mm");
     g_assert_cmpfloat_with_epsilon(mr->dims[0].spacing, 0.3125, 1e-9);
-    g_assert_nonnull(strstr(fm_dataset_get_meta(mr, "dicom_transfer_syntax"), "1.2.840.10008.1.2.4.80"));
+    g_assert_nonnull(
+        strstr(fm_dataset_get_meta(mr, "dicom_transfer_syntax"), "1.2.840.10008.1.2.4.80"));
     g_autoptr(fm_dataset) dose = must_open("rtdose.dcm");
     g_assert_cmpint(dose->n_dims, ==, 3);
     g_assert_cmpstr(dose->dims[2].name, ==, "z");
@@ -440,6 +440,18 @@ static void test_bad_files(void)
     g_mkdir(sub4, 0755);
     g_autofree char *delim = copy_into(sub4, "JPEG2000-embedded-sequence-delimiter.dcm", 0);
     expect_error(delim, "OpenJPEG cannot decode");
+    /* JPEG-LS whose entropy-coded data is overwritten (length kept): the decoder's reason. */
+    g_autofree char *sub7 = g_build_filename(dir, "g", NULL);
+    g_mkdir(sub7, 0755);
+    g_autofree char *smashed = copy_into(sub7, "MR_small_jpeg_ls_lossless.dcm", 0);
+    {
+        g_autofree char *bytes = NULL;
+        gsize n = 0;
+        g_assert_true(g_file_get_contents(smashed, &bytes, &n, NULL));
+        memset(bytes + n - 3000, 0xff, 2000);
+        g_assert_true(g_file_set_contents(smashed, bytes, n, NULL));
+    }
+    expect_error(smashed, "DCMTK cannot decode");
     /* A syntax no codec here reads (a retired JPEG process, 3 and 5): named with its UID. */
     g_autofree char *sub5 = g_build_filename(dir, "e", NULL);
     g_mkdir(sub5, 0755);
@@ -515,6 +527,22 @@ static void test_cli_exit_codes(void)
     g_assert_nonnull(strstr(err, "holds 2 series"));
     g_free(g_steal_pointer(&err));
 
+    /* One series whose files differ in size (8x5 among 6x5). */
+    g_autofree char *sizes = g_build_filename(dir, "sizes", NULL);
+    const double times[2] = {0, 2};
+    fm_dicom_test_series spec = {
+        .nx = 6, .ny = 5, .nz = 2, .nt = 2, .frame_times_s = times, .slope = 1};
+    g_assert_true(fm_dicom_write_test_series(sizes, &spec, NULL));
+    spec.nx = 8;
+    spec.nz = spec.nt = 1;
+    spec.file_prefix = "XX";
+    g_assert_true(fm_dicom_write_test_series(sizes, &spec, NULL));
+    const char *mixed_sizes[] = {"run", "dce.dual_input", sizes, "-o", out, NULL};
+    g_assert_cmpint(run_cli(mixed_sizes, &err), ==, 3);
+    g_assert_nonnull(strstr(err, "mixed image sizes"));
+    g_assert_nonnull(strstr(err, "XX0000 is 8x5"));
+    g_free(g_steal_pointer(&err));
+
     g_autofree char *retired_dir = g_build_filename(dir, "retired", NULL);
     g_mkdir(retired_dir, 0755);
     g_autofree char *retired = copy_into(retired_dir, "MR_small_jpeg_ls_lossless.dcm", 0);
@@ -522,6 +550,37 @@ static void test_cli_exit_codes(void)
     const char *unsupported[] = {"run", "lsi.spatial", retired, "-o", out, NULL};
     g_assert_cmpint(run_cli(unsupported, &err), ==, 3);
     g_assert_nonnull(strstr(err, "MR_small_jpeg_ls_lossless.dcm: no decoder for transfer"));
+    remove_tree(dir);
+}
+
+/* An enhanced multi-frame object of one frame is one 2-D image; of several frames at several
+ * positions and times, a 4-D series (as before). */
+static void test_enhanced_single_frame(void)
+{
+    if (!fm_dicom_available()) {
+        g_test_skip("built without DCMTK");
+        return;
+    }
+    const double times[1] = {0};
+    fm_dicom_test_series spec = {.nx = 5,
+                                 .ny = 4,
+                                 .nz = 1,
+                                 .nt = 1,
+                                 .frame_times_s = times,
+                                 .slope = 2,
+                                 .intercept = 1,
+                                 .enhanced = TRUE};
+    g_autofree char *dir = g_dir_make_tmp("fm-dicom-enh-XXXXXX", NULL);
+    g_autoptr(GError) error = NULL;
+    g_assert_true(fm_dicom_write_test_series(dir, &spec, &error));
+    g_autoptr(fm_dataset) ds = fm_dataset_open(dir, NULL, NULL, NULL, &error);
+    g_assert_no_error(error);
+    g_assert_cmpint(ds->n_dims, ==, 2);
+    g_assert_cmpuint(ds->dims[0].size, ==, 5);
+    const float *v = ds->data;
+    for (int y = 0; y < 4; y++)
+        for (int x = 0; x < 5; x++)
+            g_assert_cmpfloat(v[y * 5 + x], ==, 2.0 * fm_dicom_test_stored_value(x, y, 0, 0) + 1);
     remove_tree(dir);
 }
 
@@ -588,5 +647,6 @@ int main(int argc, char **argv)
     g_test_add_func("/io/dicom/bad-files", test_bad_files);
     g_test_add_func("/io/dicom/cli-exit-codes", test_cli_exit_codes);
     g_test_add_func("/io/dicom/time-tags", test_time_tags);
+    g_test_add_func("/io/dicom/enhanced-single-frame", test_enhanced_single_frame);
     return g_test_run();
 }

@@ -235,9 +235,9 @@ bool fail(GError **error, const char *fmt, ...)
  * that already reached PixelData is a truncated pixel block. */
 bool load(DcmFileFormat &ff, const std::string &path, bool header_only, GError **error)
 {
-    OFCondition st = header_only ? ff.loadFile(path.c_str(), EXS_Unknown, EGL_noChange,
-                                               kHeaderReadLimit)
-                                 : ff.loadFile(path.c_str());
+    OFCondition st = header_only
+                         ? ff.loadFile(path.c_str(), EXS_Unknown, EGL_noChange, kHeaderReadLimit)
+                         : ff.loadFile(path.c_str());
     if (st.good())
         return true;
     if (ff.getDataset()->tagExists(DCM_PixelData))
@@ -533,8 +533,8 @@ bool j2k_frames(DcmDataset *ds, const std::string &file, int n_frames,
         out.back().insert(out.back().end(), frag.first, frag.first + frag.second);
     }
     if ((int)out.size() != n_frames)
-        return fail(error, _("%s: %d frames but %zu JPEG 2000 codestreams"), file.c_str(),
-                    n_frames, out.size());
+        return fail(error, _("%s: %d frames but %zu JPEG 2000 codestreams"), file.c_str(), n_frames,
+                    out.size());
     return true;
 }
 
@@ -568,16 +568,17 @@ fm_dicom_pixel_layout pixel_layout(DcmDataset *ds)
 
 /* Every frame of a loaded file as stored values (no rescale), frame after frame, each
  * samples_per_pixel planes of cols x rows floats. Decompresses what is compressed. */
-bool decode_file(DcmFileFormat &ff, const std::string &file, int n_frames,
-                 std::vector<float> &out, GError **error)
+bool decode_file(DcmFileFormat &ff, const std::string &file, int n_frames, std::vector<float> &out,
+                 GError **error)
 {
     DcmDataset *ds = ff.getDataset();
     E_TransferSyntax xfer = ds->getOriginalXfer();
     fm_dicom_pixel_layout layout = pixel_layout(ds);
     std::string photometric = get_str(ds, DCM_PhotometricInterpretation);
     if (photometric == "PALETTE COLOR")
-        return fail(error, _("%s: PALETTE COLOR images (indices into a colour table) are not "
-                             "supported"),
+        return fail(error,
+                    _("%s: PALETTE COLOR images (indices into a colour table) are not "
+                      "supported"),
                     file.c_str());
     if (is_jpeg2000(xfer)) {
         /* OpenJPEG undoes the codestream's own colour transform (YBR_RCT / YBR_ICT). */
@@ -598,8 +599,8 @@ bool decode_file(DcmFileFormat &ff, const std::string &file, int n_frames,
         for (int k = 0; k < n_frames; k++) {
             fm_dicom_pixel_layout l = layout;
             char *why = nullptr;
-            if (!fm_j2k_decode_frame(codestreams[k].data(), codestreams[k].size(), &l,
-                                     frame.data(), &why)) {
+            if (!fm_j2k_decode_frame(codestreams[k].data(), codestreams[k].size(), &l, frame.data(),
+                                     &why)) {
                 fail(error, _("%s: frame %d: %s"), file.c_str(), k + 1, why);
                 g_free(why);
                 return false;
@@ -609,8 +610,7 @@ bool decode_file(DcmFileFormat &ff, const std::string &file, int n_frames,
         return true;
     }
     if (DcmXfer(xfer).isEncapsulated() || xfer == EXS_Unknown) {
-        if (xfer != EXS_Unknown &&
-            DcmCodecList::canChangeCoding(xfer, EXS_LittleEndianExplicit)) {
+        if (xfer != EXS_Unknown && DcmCodecList::canChangeCoding(xfer, EXS_LittleEndianExplicit)) {
             OFCondition st = ds->chooseRepresentation(EXS_LittleEndianExplicit, nullptr);
             if (st.bad() || !ds->canWriteXfer(EXS_LittleEndianExplicit))
                 return fail(error, _("%s: DCMTK cannot decode its %s pixel data (%s)"),
@@ -621,8 +621,9 @@ bool decode_file(DcmFileFormat &ff, const std::string &file, int n_frames,
                           "(baseline, extended, lossless), JPEG-LS and RLE, OpenJPEG reads "
                           "JPEG 2000, and neither reads this one%s"),
                         file.c_str(), xfer_label(ff).c_str(),
-                        FM_HAVE_DCMTK_CODECS ? "" : _(" (this Fluxmap was built without DCMTK's "
-                                                      "codecs)"));
+                        FM_HAVE_DCMTK_CODECS ? ""
+                                             : _(" (this Fluxmap was built without DCMTK's "
+                                                 "codecs)"));
         }
         layout = pixel_layout(ds); /* a decoder may change colour model and planes */
     }
@@ -927,7 +928,8 @@ fm_dataset *read_frames(const char *folder, std::vector<Frame> &frames, const Sc
     bool one_file = true;
     for (const Frame &f : frames)
         one_file = one_file && f.file == frames[0].file;
-    if (one_file && !frames[0].per_frame_groups)
+    /* An enhanced object of one frame is one image too, not a 1x1 volume series. */
+    if (one_file && (!frames[0].per_frame_groups || frames.size() == 1))
         return read_single(frames, scan, duplicates, error);
     return read_series(folder, frames, scan, duplicates, prog, error);
 }

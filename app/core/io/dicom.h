@@ -73,16 +73,16 @@ typedef enum {
 
 typedef struct {
     int nx, ny, nz, nt;
-    const double *frame_times_s; /* nt times written as acquisition times (from 10:00:00) */
-    double slope, intercept;     /* RescaleSlope / RescaleIntercept */
-    double pixel_spacing_mm[2];  /* (x, y); 0 = 1 mm */
-    double slice_spacing_mm;     /* 0 = 1 mm */
-    double tilt_deg;             /* rotation of the slice plane about the patient x axis */
-    const char *series_uid;      /* NULL: a fixed default */
-    guint32 shuffle_seed;        /* file names IM0000.. are a shuffle of (z, t) by this seed */
-    gboolean enhanced;           /* one enhanced MR multi-frame object instead of nz*nt files */
-    gboolean temporal_index;     /* write TemporalPositionIdentifier (index) in classic files */
-    const char *file_prefix;     /* NULL: "IM" */
+    const double *frame_times_s;     /* nt times written as acquisition times (from 10:00:00) */
+    double slope, intercept;         /* RescaleSlope / RescaleIntercept */
+    double pixel_spacing_mm[2];      /* (x, y); 0 = 1 mm */
+    double slice_spacing_mm;         /* 0 = 1 mm */
+    double tilt_deg;                 /* rotation of the slice plane about the patient x axis */
+    const char *series_uid;          /* NULL: a fixed default */
+    guint32 shuffle_seed;            /* file names IM0000.. are a shuffle of (z, t) by this seed */
+    gboolean enhanced;               /* one enhanced MR multi-frame object instead of nz*nt files */
+    gboolean temporal_index;         /* write TemporalPositionIdentifier (index) in classic files */
+    const char *file_prefix;         /* NULL: "IM" */
     fm_dicom_test_time_tag time_tag; /* classic files only */
 } fm_dicom_test_series;
 

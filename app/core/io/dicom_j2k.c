@@ -79,8 +79,8 @@ static gboolean check_image(const opj_image_t *img, const fm_dicom_pixel_layout 
     }
     for (OPJ_UINT32 c = 0; c < img->numcomps; c++) {
         const opj_image_comp_t *comp = &img->comps[c];
-        if ((int)comp->w != l->cols || (int)comp->h != l->rows || comp->dx != 1 ||
-            comp->dy != 1 || comp->data == NULL) {
+        if ((int)comp->w != l->cols || (int)comp->h != l->rows || comp->dx != 1 || comp->dy != 1 ||
+            comp->data == NULL) {
             *why = g_strdup_printf("JPEG 2000 component %u is %ux%u (subsampling %ux%u), the "
                                    "header says %dx%d",
                                    c, comp->w, comp->h, comp->dx, comp->dy, l->cols, l->rows);
@@ -99,8 +99,8 @@ static gboolean check_image(const opj_image_t *img, const fm_dicom_pixel_layout 
 gboolean fm_j2k_decode_frame(const guint8 *bytes, gsize n, fm_dicom_pixel_layout *layout,
                              guint8 *frame, char **why)
 {
-    static const guint8 jp2_signature[12] = {0, 0, 0, 0x0c, 'j', 'P', ' ', ' ', 0x0d, 0x0a,
-                                             0x87, 0x0a};
+    static const guint8 jp2_signature[12] = {0,   0,   0,    0x0c, 'j',  'P',
+                                             ' ', ' ', 0x0d, 0x0a, 0x87, 0x0a};
     OPJ_CODEC_FORMAT format;
     if (n >= 4 && bytes[0] == 0xff && bytes[1] == 0x4f && bytes[2] == 0xff && bytes[3] == 0x51)
         format = OPJ_CODEC_J2K;

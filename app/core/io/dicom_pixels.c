@@ -18,8 +18,7 @@ const char *fm_dicom_layout_problem(const fm_dicom_pixel_layout *layout)
         return "image without Rows/Columns";
     if (layout->samples_per_pixel != 1 && layout->samples_per_pixel != 3)
         return "only 1 (grey) or 3 (colour) samples per pixel are supported";
-    if (layout->bits_allocated != 8 && layout->bits_allocated != 16 &&
-        layout->bits_allocated != 32)
+    if (layout->bits_allocated != 8 && layout->bits_allocated != 16 && layout->bits_allocated != 32)
         return "only 8, 16 or 32 bits allocated per sample are supported (1-bit "
                "segmentations are not)";
     if (layout->bits_stored < 1 || layout->bits_stored > layout->bits_allocated)
