@@ -553,6 +553,90 @@ static void test_cli_exit_codes(void)
     remove_tree(dir);
 }
 
+/* A DCE series as an archive sends it, compressed file by file (and as one enhanced multi-frame
+ * object) with DCMTK's encoders: the 4-D reader returns stored × slope + intercept exactly for
+ * lossless syntaxes and within NEAR stored units for JPEG-LS near-lossless (ISO 14495-1's
+ * bound). Covers what no pydicom file above has: JPEG lossless process 14 with predictor 6
+ * (.57), SV1 (.70), JPEG-LS near-lossless (.81), multi-frame and multi-fragment JPEG 2000. */
+static void test_compressed_series(void)
+{
+    if (!fm_dicom_available()) {
+        g_test_skip("built without DCMTK");
+        return;
+    }
+    const struct {
+        const char *uid;
+        int near;
+        gboolean enhanced;
+        int j2k_fragments;
+    } cases[] = {
+        {"1.2.840.10008.1.2.5", 0, FALSE, 0},    /* RLE lossless */
+        {"1.2.840.10008.1.2.4.80", 0, FALSE, 0}, /* JPEG-LS lossless */
+        {"1.2.840.10008.1.2.4.81", 2, FALSE, 0}, /* JPEG-LS near-lossless, NEAR 2 */
+        {"1.2.840.10008.1.2.4.57", 0, FALSE, 0}, /* JPEG lossless, process 14 */
+        {"1.2.840.10008.1.2.4.70", 0, FALSE, 0}, /* JPEG lossless, SV1 */
+        {"1.2.840.10008.1.2.2", 0, FALSE, 0},    /* explicit VR big endian */
+        {"1.2.840.10008.1.2", 0, FALSE, 0},      /* implicit VR little endian */
+        {"1.2.840.10008.1.2.4.80", 0, TRUE, 0},  /* one enhanced object, 12 frames, JPEG-LS */
+        {"1.2.840.10008.1.2.5", 0, TRUE, 0},     /* one enhanced object, RLE */
+        /* JPEG 2000 lossless through OpenJPEG, as one fragment per frame and as codestreams
+         * split over 3 fragments each (found by their SOC markers) */
+        {"1.2.840.10008.1.2.4.90", 0, FALSE, 3},
+        {"1.2.840.10008.1.2.4.90", 0, TRUE, 1},
+        {"1.2.840.10008.1.2.4.90", 0, TRUE, 3},
+    };
+    const double times[4] = {0, 3.5, 7, 12.25};
+    for (gsize c = 0; c < G_N_ELEMENTS(cases); c++) {
+        fm_dicom_test_series spec = {.nx = 6,
+                                     .ny = 5,
+                                     .nz = 3,
+                                     .nt = 4,
+                                     .frame_times_s = times,
+                                     .slope = 0.5,
+                                     .intercept = -100,
+                                     .pixel_spacing_mm = {0.75, 0.8},
+                                     .slice_spacing_mm = 2.5,
+                                     .tilt_deg = 20,
+                                     .shuffle_seed = 5 + (guint32)c,
+                                     .enhanced = cases[c].enhanced,
+                                     .transfer_syntax_uid = cases[c].uid,
+                                     .near_lossless = cases[c].near,
+                                     .j2k_fragments = cases[c].j2k_fragments};
+        g_autofree char *dir = g_dir_make_tmp("fm-dicom-cseries-XXXXXX", NULL);
+        g_autoptr(GError) error = NULL;
+        g_assert_true(fm_dicom_write_test_series(dir, &spec, &error));
+        g_assert_no_error(error);
+        g_autoptr(fm_dataset) ds = fm_dataset_open(dir, NULL, NULL, NULL, &error);
+        g_assert_no_error(error);
+        g_assert_cmpint(ds->n_dims, ==, 4);
+        g_assert_cmpuint(ds->dims[2].size, ==, 3);
+        g_assert_cmpuint(ds->dims[3].size, ==, 4);
+        /* The files were written (and read) in that syntax, not silently left uncompressed. */
+        g_autofree char *uid = g_strdup_printf("(%s)", cases[c].uid);
+        g_assert_nonnull(strstr(fm_dataset_get_meta(ds, "dicom_transfer_syntax"), uid));
+        const float *v = ds->data;
+        double worst = 0;
+        for (int t = 0; t < 4; t++)
+            for (int z = 0; z < 3; z++)
+                for (int y = 0; y < 5; y++)
+                    for (int x = 0; x < 6; x++) {
+                        gsize i = (((gsize)t * 3 + z) * 5 + y) * 6 + x;
+                        double want = fm_dicom_test_stored_value(x, y, z, t) * 0.5 - 100;
+                        worst = MAX(worst, fabs(v[i] - want));
+                    }
+        g_test_message("%s%s: largest error %g", cases[c].uid,
+                       cases[c].enhanced ? " (enhanced)" : "", worst);
+        g_assert_cmpfloat(worst, <=, cases[c].near * spec.slope);
+        double *got = NULL;
+        int n = 0;
+        g_assert_true(fm_dataset_get_frame_times(ds, &got, &n));
+        for (int t = 0; t < 4; t++)
+            g_assert_cmpfloat_with_epsilon(got[t], times[t], 1e-5);
+        g_free(got);
+        remove_tree(dir);
+    }
+}
+
 /* An enhanced multi-frame object of one frame is one 2-D image; of several frames at several
  * positions and times, a 4-D series (as before). */
 static void test_enhanced_single_frame(void)
@@ -648,5 +732,6 @@ int main(int argc, char **argv)
     g_test_add_func("/io/dicom/cli-exit-codes", test_cli_exit_codes);
     g_test_add_func("/io/dicom/time-tags", test_time_tags);
     g_test_add_func("/io/dicom/enhanced-single-frame", test_enhanced_single_frame);
+    g_test_add_func("/io/dicom/compressed-series", test_compressed_series);
     return g_test_run();
 }

@@ -12,9 +12,16 @@
 #include "app/core/fm_dce_io_config.h"
 #if FM_HAVE_DCMTK_CODECS
 #include "dcmtk/dcmdata/dcrledrg.h"
+#include "dcmtk/dcmdata/dcrleerg.h"
 #include "dcmtk/dcmjpeg/djdecode.h"
+#include "dcmtk/dcmjpeg/djencode.h"
+#include "dcmtk/dcmjpeg/djrplol.h"
 #include "dcmtk/dcmjpls/djdecode.h"
+#include "dcmtk/dcmjpls/djencode.h"
+#include "dcmtk/dcmjpls/djrparam.h"
 #endif
+
+#include <memory>
 
 #include <algorithm>
 #include <cmath>
@@ -1091,9 +1098,101 @@ void fill_frame(const fm_dicom_test_series *spec, int z, int t, Uint16 *dst)
             dst[y * spec->nx + x] = fm_dicom_test_stored_value(x, y, z, t);
 }
 
-bool save(DcmFileFormat &ff, const std::string &path, GError **error)
+/* The test writer's encoders, registered on first use only (readers need none). */
+void init_encoders()
 {
-    OFCondition st = ff.saveFile(path.c_str(), EXS_LittleEndianExplicit);
+    static gsize done = 0;
+    if (g_once_init_enter(&done)) {
+#if FM_HAVE_DCMTK_CODECS
+        DJEncoderRegistration::registerCodecs();
+        DJLSEncoderRegistration::registerCodecs();
+        DcmRLEEncoderRegistration::registerCodecs();
+#endif
+        g_once_init_leave(&done, 1);
+    }
+}
+
+bool save_as(DcmFileFormat &ff, const std::string &path, E_TransferSyntax xfer, GError **error)
+{
+    OFCondition st = ff.saveFile(path.c_str(), xfer);
+    if (st.good())
+        return true;
+    g_set_error(error, FM_ERROR, FM_ERROR_IO, _("%s: cannot write: %s"), path.c_str(), st.text());
+    return false;
+}
+
+/* JPEG 2000 (DCMTK has no encoder): each frame through OpenJPEG, then encapsulated as PS3.5 A.4
+ * allows, an empty offset table and each codestream in j2k_fragments even-sized fragments (at
+ * least one), so that the reader's frame splitting is exercised. */
+bool encapsulate_j2k(DcmFileFormat &ff, const std::string &path, const fm_dicom_test_series *spec,
+                     GError **error)
+{
+    DcmDataset *ds = ff.getDataset();
+    const Uint16 *pixels = nullptr;
+    unsigned long count = 0;
+    ds->findAndGetUint16Array(DCM_PixelData, pixels, &count);
+    gsize plane = (gsize)spec->nx * spec->ny;
+    DcmPixelSequence *seq = new DcmPixelSequence(DCM_PixelSequenceTag);
+    seq->insert(new DcmPixelItem(DCM_PixelItemTag));
+    for (gsize f = 0; f * plane < count; f++) {
+        char *why = nullptr;
+        GBytes *code = fm_j2k_encode_test_frame(pixels + f * plane, spec->nx, spec->ny, &why);
+        if (code == nullptr) {
+            g_set_error(error, FM_ERROR, FM_ERROR_IO, "%s: %s", path.c_str(), why);
+            g_free(why);
+            delete seq;
+            return false;
+        }
+        gsize n = 0;
+        const Uint8 *bytes = (const Uint8 *)g_bytes_get_data(code, &n);
+        std::vector<Uint8> padded(bytes, bytes + n);
+        if (padded.size() % 2)
+            padded.push_back(0); /* fragments have even lengths (PS3.5 A.4) */
+        int pieces = std::max(1, spec->j2k_fragments);
+        gsize step = ((padded.size() / pieces) + 1) & ~(gsize)1;
+        for (gsize at = 0; at < padded.size(); at += step) {
+            DcmPixelItem *item = new DcmPixelItem(DCM_PixelItemTag);
+            item->putUint8Array(padded.data() + at, (Uint32)std::min(step, padded.size() - at));
+            seq->insert(item);
+        }
+        g_bytes_unref(code);
+    }
+    DcmPixelData *pd = new DcmPixelData(DCM_PixelData);
+    E_TransferSyntax xfer = DcmXfer(spec->transfer_syntax_uid).getXfer();
+    pd->putOriginalRepresentation(xfer, nullptr, seq);
+    ds->insert(pd, true);
+    return true;
+}
+
+/* Saves in spec's transfer syntax, compressing through DCMTK's encoders where it names one. */
+bool save(DcmFileFormat &ff, const std::string &path, const fm_dicom_test_series *spec,
+          GError **error)
+{
+    E_TransferSyntax xfer = EXS_LittleEndianExplicit;
+    OFCondition st = EC_Normal;
+    if (spec->transfer_syntax_uid != nullptr) {
+        init_encoders();
+        xfer = DcmXfer(spec->transfer_syntax_uid).getXfer();
+        std::unique_ptr<DcmRepresentationParameter> param;
+#if FM_HAVE_DCMTK_CODECS
+        if (xfer == EXS_JPEGLSLossy)
+            param.reset(new DJLSRepresentationParameter((Uint16)spec->near_lossless, OFFalse));
+        else if (xfer == EXS_JPEGProcess14)
+            param.reset(new DJ_RPLossless(6, 0)); /* a predictor other than SV1's */
+        else if (xfer == EXS_JPEGProcess14SV1)
+            param.reset(new DJ_RPLossless(1, 0));
+#endif
+        if (xfer == EXS_Unknown)
+            st = EC_UnsupportedEncoding;
+        else if (is_jpeg2000(xfer))
+            return encapsulate_j2k(ff, path, spec, error) && save_as(ff, path, xfer, error);
+        else if (DcmXfer(xfer).isEncapsulated())
+            st = ff.getDataset()->chooseRepresentation(xfer, param.get());
+        if (st.good() && !ff.getDataset()->canWriteXfer(xfer))
+            st = EC_CannotChangeRepresentation;
+    }
+    if (st.good())
+        st = ff.saveFile(path.c_str(), xfer);
     if (st.good())
         return true;
     g_set_error(error, FM_ERROR, FM_ERROR_IO, _("%s: cannot write: %s"), path.c_str(), st.text());
@@ -1168,7 +1267,7 @@ extern "C" gboolean fm_dicom_write_test_series(const char *dir, const fm_dicom_t
         }
         ds->putAndInsertUint16Array(DCM_PixelData, pixels.data(), (unsigned long)pixels.size());
         char *path = g_strdup_printf("%s/%s0000", dir, prefix);
-        bool ok = save(ff, path, error);
+        bool ok = save(ff, path, spec, error);
         g_free(path);
         return ok;
     }
@@ -1219,7 +1318,7 @@ extern "C" gboolean fm_dicom_write_test_series(const char *dir, const fm_dicom_t
         fill_frame(spec, z, t, pixels.data());
         ds->putAndInsertUint16Array(DCM_PixelData, pixels.data(), (unsigned long)plane);
         char *path = g_strdup_printf("%s/%s%04d", dir, prefix, perm[i]);
-        bool ok = save(ff, path, error);
+        bool ok = save(ff, path, spec, error);
         g_free(path);
         if (!ok)
             return FALSE;

@@ -84,6 +84,11 @@ typedef struct {
     gboolean temporal_index;         /* write TemporalPositionIdentifier (index) in classic files */
     const char *file_prefix;         /* NULL: "IM" */
     fm_dicom_test_time_tag time_tag; /* classic files only */
+    /* NULL: explicit VR little endian; else the UID of a syntax DCMTK writes (big endian,
+     * implicit VR, RLE, JPEG lossless .57/.70, JPEG-LS .80/.81; OpenJPEG: JPEG 2000 .90) */
+    const char *transfer_syntax_uid;
+    int near_lossless; /* JPEG-LS near-lossless (.81): the NEAR bound in stored units */
+    int j2k_fragments; /* JPEG 2000 (.90, through OpenJPEG): fragments per frame (0: 1) */
 } fm_dicom_test_series;
 
 /* The stored integer written for voxel (x, y, z, t); the reader must return

@@ -163,7 +163,97 @@ gboolean fm_j2k_decode_frame(const guint8 *bytes, gsize n, fm_dicom_pixel_layout
     return ok;
 }
 
+/* A growable output buffer with a position: the encoder may skip and seek while writing. */
+typedef struct {
+    GByteArray *bytes;
+    gsize pos;
+} out_stream;
+
+static OPJ_SIZE_T out_write(void *buffer, OPJ_SIZE_T n, void *user)
+{
+    out_stream *s = user;
+    if (s->pos + n > s->bytes->len)
+        g_byte_array_set_size(s->bytes, (guint)(s->pos + n));
+    memcpy(s->bytes->data + s->pos, buffer, n);
+    s->pos += n;
+    return n;
+}
+
+static OPJ_OFF_T out_skip(OPJ_OFF_T n, void *user)
+{
+    out_stream *s = user;
+    if (n < 0 && (gsize)-n > s->pos)
+        return -1;
+    s->pos = (gsize)((OPJ_OFF_T)s->pos + n);
+    if (s->pos > s->bytes->len)
+        g_byte_array_set_size(s->bytes, (guint)s->pos);
+    return n;
+}
+
+static OPJ_BOOL out_seek(OPJ_OFF_T pos, void *user)
+{
+    out_stream *s = user;
+    if (pos < 0)
+        return OPJ_FALSE;
+    s->pos = (gsize)pos;
+    if (s->pos > s->bytes->len)
+        g_byte_array_set_size(s->bytes, (guint)s->pos);
+    return OPJ_TRUE;
+}
+
+GBytes *fm_j2k_encode_test_frame(const guint16 *samples, int cols, int rows, char **why)
+{
+    opj_image_cmptparm_t comp = {0};
+    comp.dx = comp.dy = 1;
+    comp.w = (OPJ_UINT32)cols;
+    comp.h = (OPJ_UINT32)rows;
+    comp.prec = 16;
+    comp.sgnd = 0;
+    opj_image_t *img = opj_image_create(1, &comp, OPJ_CLRSPC_GRAY);
+    img->x1 = (OPJ_UINT32)cols;
+    img->y1 = (OPJ_UINT32)rows;
+    for (gsize i = 0; i < (gsize)cols * (gsize)rows; i++)
+        img->comps[0].data[i] = samples[i];
+    opj_cparameters_t params;
+    opj_set_default_encoder_parameters(&params); /* reversible wavelet, one lossless layer */
+    params.tcp_numlayers = 1;
+    params.tcp_rates[0] = 0;
+    params.cp_disto_alloc = 1;
+    params.numresolution = 2; /* small test frames: fewer levels than the default 6 */
+    opj_codec_t *codec = opj_create_compress(OPJ_CODEC_J2K);
+    g_autoptr(GString) errors = g_string_new(NULL);
+    opj_set_error_handler(codec, keep_first_error, errors);
+    opj_set_warning_handler(codec, ignore_message, NULL);
+    opj_set_info_handler(codec, ignore_message, NULL);
+    out_stream out = {g_byte_array_new(), 0};
+    opj_stream_t *stream = opj_stream_create(OPJ_J2K_STREAM_CHUNK_SIZE, OPJ_FALSE);
+    opj_stream_set_user_data(stream, &out, NULL);
+    opj_stream_set_write_function(stream, out_write);
+    opj_stream_set_skip_function(stream, out_skip);
+    opj_stream_set_seek_function(stream, out_seek);
+    gboolean ok = opj_setup_encoder(codec, &params, img) &&
+                  opj_start_compress(codec, img, stream) && opj_encode(codec, stream) &&
+                  opj_end_compress(codec, stream);
+    opj_stream_destroy(stream);
+    opj_destroy_codec(codec);
+    opj_image_destroy(img);
+    if (!ok) {
+        *why = g_strdup_printf("OpenJPEG cannot encode (%s)",
+                               errors->len ? errors->str : "no reason given");
+        g_byte_array_unref(out.bytes);
+        return NULL;
+    }
+    return g_byte_array_free_to_bytes(out.bytes);
+}
+
 #else
+
+GBytes *fm_j2k_encode_test_frame(const guint16 *samples, int cols, int rows, char **why)
+{
+    (void)samples, (void)cols, (void)rows;
+    *why = g_strdup("this Fluxmap was built without OpenJPEG");
+    return NULL;
+}
 
 gboolean fm_j2k_available(void)
 {

@@ -18,4 +18,8 @@ gboolean fm_j2k_available(void);
 gboolean fm_j2k_decode_frame(const guint8 *bytes, gsize n, fm_dicom_pixel_layout *layout,
                              guint8 *frame, char **why);
 
+/* Test support: one grey frame of unsigned 16-bit samples as a lossless (reversible 5/3) J2K
+ * codestream, or NULL with *why (g_free). */
+GBytes *fm_j2k_encode_test_frame(const guint16 *samples, int cols, int rows, char **why);
+
 G_END_DECLS
