@@ -354,6 +354,7 @@ static void test_single_images(void)
     g_assert_cmpfloat_with_epsilon(mr->dims[0].spacing, 0.3125, 1e-9);
     g_assert_nonnull(
         strstr(fm_dataset_get_meta(mr, "dicom_transfer_syntax"), "1.2.840.10008.1.2.4.80"));
+    g_assert_cmpstr(fm_dataset_get_meta(mr, "dicom_lossy"), ==, "no");
     g_autoptr(fm_dataset) dose = must_open("rtdose.dcm");
     g_assert_cmpint(dose->n_dims, ==, 3);
     g_assert_cmpstr(dose->dims[2].name, ==, "z");
@@ -627,6 +628,7 @@ static void test_compressed_series(void)
         g_test_message("%s%s: largest error %g", cases[c].uid,
                        cases[c].enhanced ? " (enhanced)" : "", worst);
         g_assert_cmpfloat(worst, <=, cases[c].near * spec.slope);
+        g_assert_cmpstr(fm_dataset_get_meta(ds, "dicom_lossy"), ==, cases[c].near ? "yes" : "no");
         double *got = NULL;
         int n = 0;
         g_assert_true(fm_dataset_get_frame_times(ds, &got, &n));

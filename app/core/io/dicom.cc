@@ -51,6 +51,11 @@ const double kSameSliceMm = 0.01;
 /* Elements longer than this stay on disk while the headers of a folder are scanned. */
 const Uint32 kHeaderReadLimit = 4096;
 
+/* The most samples one dataset may hold (8 GiB of float32) and frames one file may declare: a
+ * damaged NumberOfFrames or Rows must fail with a message, not exhaust memory. */
+const double kMaxSamples = 2147483648.0;
+const Sint32 kMaxFramesPerFile = 1000000;
+
 enum TimeSource { TIME_ACQUISITION, TIME_TRIGGER, TIME_CONTENT, N_TIME_SOURCES };
 const char *const kTimeSourceNames[N_TIME_SOURCES] = {"AcquisitionTime", "TriggerTime",
                                                       "ContentTime"};
@@ -281,8 +286,10 @@ bool scan_file(const std::string &path, std::vector<Frame> &frames, GError **err
     Sint32 n_frames = 1;
     if (ds->findAndGetSint32(DCM_NumberOfFrames, n_frames).bad())
         n_frames = 1;
-    if (n_frames < 1)
-        return fail(error, _("%s: NumberOfFrames is %d"), path.c_str(), (int)n_frames);
+    if (n_frames < 1 || n_frames > kMaxFramesPerFile ||
+        (double)rows * cols * spp * n_frames > kMaxSamples)
+        return fail(error, _("%s: NumberOfFrames %d of %ux%u pixels is beyond what Fluxmap reads"),
+                    path.c_str(), (int)n_frames, cols, rows);
     base.frames_in_file = n_frames;
     DcmItem *shared = nullptr;
     ds->findAndGetSequenceItem(DCM_SharedFunctionalGroupsSequence, shared);
@@ -666,6 +673,15 @@ bool decode_file(DcmFileFormat &ff, const std::string &file, int n_frames, std::
     return true;
 }
 
+/* Lossy when the image says it was ever compressed lossily, or its syntax only holds lossy
+ * data (JPEG baseline/extended, JPEG-LS near-lossless, JPEG 2000 .91 in DCMTK's table). */
+bool is_lossy(DcmDataset *ds)
+{
+    E_TransferSyntax xfer = ds->getOriginalXfer();
+    return get_str(ds, DCM_LossyImageCompression) == "01" ||
+           (xfer != EXS_Unknown && DcmXfer(xfer).isLossy());
+}
+
 void set_common_meta(fm_dataset *out, const Frame &first, const Scan &scan, int duplicates,
                      const std::string &xfer)
 {
@@ -744,8 +760,7 @@ fm_dataset *read_single(const std::vector<Frame> &frames, const Scan &scan, int 
     char buf[32];
     g_snprintf(buf, sizeof buf, "%d", n);
     fm_dataset_set_meta(out, "dicom_frames", buf);
-    std::string lossy = get_str(ds, DCM_LossyImageCompression);
-    fm_dataset_set_meta(out, "dicom_lossy", lossy == "01" ? "yes" : "no");
+    fm_dataset_set_meta(out, "dicom_lossy", is_lossy(ds) ? "yes" : "no");
     out->source_path = g_canonicalize_filename(first.file.c_str(), nullptr);
     return (fm_dataset *)g_steal_pointer(&out);
 }
@@ -859,6 +874,11 @@ fm_dataset *read_series(const char *folder, std::vector<Frame> &frames, const Sc
         t -= t0;
 
     int nx = first.cols, ny = first.rows;
+    if ((double)nx * ny * nz * nt > kMaxSamples) {
+        fail(error, _("%s: %dx%dx%dx%d samples are beyond what Fluxmap reads"), folder, nx, ny, nz,
+             nt);
+        return nullptr;
+    }
     gsize sizes[4] = {(gsize)nx, (gsize)ny, (gsize)nz, (gsize)nt};
     const char *const names[4] = {"x", "y", "z", "t"};
     g_autoptr(fm_dataset) out = fm_dataset_new(FM_PIXEL_F32, 4, sizes, names);
@@ -870,6 +890,7 @@ fm_dataset *read_series(const char *folder, std::vector<Frame> &frames, const Sc
     gsize plane = (gsize)nx * ny;
     size_t files_read = 0;
     std::string xfer;
+    bool lossy = false;
     for (const auto &entry : by_file) {
         if (files_read++ % 16 == 0 &&
             !prog.tick(0.3 + 0.7 * (double)files_read / by_file.size(), error))
@@ -879,6 +900,7 @@ fm_dataset *read_series(const char *folder, std::vector<Frame> &frames, const Sc
             return nullptr;
         if (xfer.empty())
             xfer = xfer_label(ff);
+        lossy = lossy || is_lossy(ff.getDataset());
         const Frame &any = frames[entry.second[0].first];
         std::vector<float> samples;
         if (!decode_file(ff, entry.first, any.frames_in_file, samples, error))
@@ -920,6 +942,7 @@ fm_dataset *read_series(const char *folder, std::vector<Frame> &frames, const Sc
     fm_dataset_set_affine(out, affine);
     set_common_meta(out, first, scan, duplicates, xfer);
     fm_dataset_set_meta(out, "dicom_time_source", nt > 1 ? kTimeSourceNames[source] : "none");
+    fm_dataset_set_meta(out, "dicom_lossy", lossy ? "yes" : "no");
     out->source_path = g_canonicalize_filename(folder, nullptr);
     return (fm_dataset *)g_steal_pointer(&out);
 }
@@ -948,12 +971,26 @@ extern "C" fm_dataset *fm_dicom_read(const char *folder, const char *series_uid,
     return fm_dicom_read_progress(folder, series_uid, nullptr, nullptr, nullptr, error);
 }
 
-extern "C" fm_dataset *fm_dicom_read_progress(const char *folder, const char *series_uid,
-                                              void (*progress)(double fraction, gpointer user),
-                                              gpointer user, GCancellable *cancellable,
-                                              GError **error)
+namespace
 {
-    const Progress prog{progress, user, cancellable};
+
+/* No C++ exception crosses into C: a header that asks for more memory than there is (a damaged
+ * or hostile file) becomes a GError like any other bad input. */
+template <typename Body> fm_dataset *guarded(const char *path, GError **error, Body body)
+{
+    try {
+        return body();
+    } catch (const std::bad_alloc &) {
+        fail(error, _("%s: not enough memory for the images its header declares"), path);
+    } catch (const std::exception &e) {
+        fail(error, "%s: %s", path, e.what());
+    }
+    return nullptr;
+}
+
+fm_dataset *read_folder(const char *folder, const char *series_uid, const Progress &prog,
+                        GError **error)
+{
     Scan scan;
     if (!scan_folder(folder, nullptr, std::string(), scan, prog, error))
         return nullptr;
@@ -983,13 +1020,9 @@ extern "C" fm_dataset *fm_dicom_read_progress(const char *folder, const char *se
     return read_frames(folder, frames, scan, nullptr, prog, error);
 }
 
-extern "C" fm_dataset *fm_dicom_read_file_series(const char *file,
-                                                 void (*progress)(double fraction, gpointer user),
-                                                 gpointer user, GCancellable *cancellable,
-                                                 GError **error)
+fm_dataset *read_file_series(const char *file, const Progress &prog, GError **error)
 {
     init_dcmtk();
-    const Progress prog{progress, user, cancellable};
     Scan own;
     if (!scan_file(file, own.frames, error))
         return nullptr;
@@ -1013,13 +1046,39 @@ extern "C" fm_dataset *fm_dicom_read_file_series(const char *file,
     return read_frames(folder, scan.frames, scan, listed, prog, error);
 }
 
+} // namespace
+
+extern "C" fm_dataset *fm_dicom_read_progress(const char *folder, const char *series_uid,
+                                              void (*progress)(double fraction, gpointer user),
+                                              gpointer user, GCancellable *cancellable,
+                                              GError **error)
+{
+    const Progress prog{progress, user, cancellable};
+    return guarded(folder, error, [&] { return read_folder(folder, series_uid, prog, error); });
+}
+
+extern "C" fm_dataset *fm_dicom_read_file_series(const char *file,
+                                                 void (*progress)(double fraction, gpointer user),
+                                                 gpointer user, GCancellable *cancellable,
+                                                 GError **error)
+{
+    const Progress prog{progress, user, cancellable};
+    return guarded(file, error, [&] { return read_file_series(file, prog, error); });
+}
+
 extern "C" char **fm_dicom_list_series(const char *folder, GError **error)
 {
     Scan scan;
-    if (!scan_folder(folder, nullptr, std::string(), scan, Progress{nullptr, nullptr, nullptr},
-                     error))
+    std::vector<std::string> uids;
+    try {
+        if (!scan_folder(folder, nullptr, std::string(), scan, Progress{nullptr, nullptr, nullptr},
+                         error))
+            return nullptr;
+        uids = series_of(scan.frames);
+    } catch (const std::exception &e) {
+        fail(error, "%s: %s", folder, e.what());
         return nullptr;
-    std::vector<std::string> uids = series_of(scan.frames);
+    }
     char **out = g_new0(char *, uids.size() + 1);
     for (size_t i = 0; i < uids.size(); i++)
         out[i] = g_strdup(uids[i].c_str());
