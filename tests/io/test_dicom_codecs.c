@@ -4,6 +4,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -384,6 +385,10 @@ static void test_single_images(void)
     g_assert_no_error(error);
     g_assert_cmpint(mr2->n_dims, ==, 2);
     g_assert_cmpfloat(pixel_sum(mr2), ==, 2125338);
+    g_assert_cmpstr(fm_dataset_get_meta(mr2, "dicom_files"), ==, "1");
+    g_test_message("in place: %s copies of MR_small's instance dropped",
+                   fm_dataset_get_meta(mr2, "dicom_duplicate_files"));
+    g_assert_cmpint(atoi(fm_dataset_get_meta(mr2, "dicom_duplicate_files")), >=, 7);
 }
 
 static void expect_error(const char *path, const char *fragment)

@@ -413,7 +413,7 @@ bool scan_folder(const char *folder, const char *only_series, const std::string 
             ++scan.skipped;
             continue;
         }
-        if (only_series != nullptr && !found.empty() && found[0].series != only_series)
+        if (only_series != nullptr && (found.empty() || found[0].series != only_series))
             continue;
         scan.frames.insert(scan.frames.end(), found.begin(), found.end());
         ++scan.n_files;
