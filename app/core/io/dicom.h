@@ -21,9 +21,9 @@ G_BEGIN_DECLS
  * else px), or, for a multi-frame object without per-frame functional groups, a stack x, y, N
  * where N is "z" (RT dose GridFrameOffsetVector, mm), "t" (cine FrameTime, s) or "frame";
  * colour adds c (3) after y. Metadata "dicom_frames", "dicom_lossy", "dicom_transfer_syntax".
- * Several files (or an enhanced multi-frame object) are a 4-D series as below.
+ * Several files (or an enhanced multi-frame object of several frames) are a 4-D series:
  *
- * Reads every file in folder (not its subfolders) as one 4-D DCE series x, y, z, t, float32
+ * every file in folder (not its subfolders) is read as one 4-D DCE series x, y, z, t, float32
  * after RescaleSlope/Intercept (or the enhanced objects' Pixel Value Transformation).
  * Files without the Part-10 "DICM" preamble are skipped silently and counted in metadata
  * "dicom_skipped_files". series_uid picks one SeriesInstanceUID when the folder holds several
@@ -38,8 +38,9 @@ G_BEGIN_DECLS
  * "dicom_files", "dicom_skipped_files", "dicom_time_source", "modality".
  * Errors (FM_ERROR_BAD_INPUT) name the file or the problem: "<folder>/IM0007: truncated pixel
  * data", "folder holds 3 series; choose one", unequal frame counts per slice position,
- * non-monotonic times, mixed image sizes, compressed transfer syntaxes. Built without DCMTK,
- * it fails with a message saying so. */
+ * non-monotonic times, mixed image sizes, a syntax neither DCMTK nor OpenJPEG decodes ("no
+ * decoder for transfer syntax <name> (<UID>)"), a decoder's failure with its reason. Built
+ * without DCMTK, it fails with a message saying so. */
 fm_dataset *fm_dicom_read(const char *folder, const char *series_uid, GError **error);
 /* The same with progress (0..1, on the calling thread) and cancel (G_IO_ERROR_CANCELLED); both
  * may be NULL. */
