@@ -225,8 +225,9 @@ static int execute(const fm_method *method, const fm_params *params, fm_backend 
     if (input && g_str_has_suffix(input, ".mci"))
         dataset = fm_mci_dataset_new(input, &error);
     else if (input)
-        dataset = fm_dataset_open(input, isatty(STDERR_FILENO) ? report_read_progress : NULL,
-                                  &reading, NULL, &error);
+        dataset = fm_dataset_open_with_params(input, params,
+                                              isatty(STDERR_FILENO) ? report_read_progress : NULL,
+                                              &reading, NULL, &error);
     if (reading.shown)
         fprintf(stderr, "\n");
     if (input && !dataset)

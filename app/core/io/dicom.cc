@@ -580,6 +580,7 @@ extern "C" fm_dataset *fm_dicom_read_progress(const char *folder, const char *se
     out->dims[3].unit = g_strdup("s");
     fm_dataset_set_frame_times(out, times.data(), nt);
     fm_dataset_set_affine(out, affine);
+    fm_dataset_set_meta(out, "format", "dicom");
     fm_dataset_set_meta(out, "dicom_series_uid", uid.c_str());
     char buf[32];
     g_snprintf(buf, sizeof buf, "%d", n_files);

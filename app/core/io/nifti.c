@@ -290,6 +290,8 @@ static fm_dataset *convert_image(const char *path, nifti_image *nim, GError **er
     void *hdr = nifti_read_header(path, &version, 0);
     free(hdr);
     fm_dataset_set_meta(ds, "nifti_version", version == 2 ? "2" : "1");
+    fm_dataset_set_meta(ds, "format", "nifti");
+    fm_dataset_set_meta(ds, "format_variant", version == 2 ? "NIfTI-2" : "NIfTI-1");
     if (nim->descrip[0] != '\0')
         fm_dataset_set_meta(ds, "nifti_descrip", nim->descrip);
     ds->source_path = g_canonicalize_filename(path, NULL);
