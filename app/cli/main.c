@@ -23,6 +23,7 @@ static void print_help(FILE *out)
               "  simulate dce [OPTIONS] -o FILE.nii|.tif  write a DCE liver phantom\n"
               "  simulate oct [OPTIONS] -o FILE.raw|.tif  write SD-OCT spectra\n"
               "  catalogue list|show ID [--json]        browse earlier runs\n"
+              "  info FILE [--json]                     what Fluxmap reads in FILE\n"
               "  mcml run FILE.mci|--preset NAME -o OUT.mco [--photons N] [--rt-only]\n"
               "                                         MCML light transport, .mco + TIFFs\n"
               "\n"
@@ -64,6 +65,8 @@ int main(int argc, char **argv)
         return fm_cli_simulate(argc - 2, argv + 2);
     if (strcmp(command, "catalogue") == 0)
         return fm_cli_catalogue(argc - 2, argv + 2);
+    if (strcmp(command, "info") == 0)
+        return fm_cli_info(argc - 2, argv + 2); /* app/cli/cli-info.c */
     if (strcmp(command, "mcml") == 0)
         return fm_cli_mcml(argc - 2, argv + 2); /* app/cli/cli-mcml.c */
     return fm_cli_fail(FM_EXIT_USAGE, _("unknown command '%s' (see 'fluxmap-cli --help')"),
