@@ -181,11 +181,15 @@ static gboolean check_file_size(const char *path, const nifti_image *nim, GError
 /* Loads the voxels into the dataset's float buffer and converts them there: types of at most 4
  * bytes are read into its tail and widened forward in place (value i, at byte tail + i*size, is
  * read before float i, at byte 4i, can reach it), so the file's voxels are never held twice.
- * float64 needs nifticlib's own buffer. nim->data is left NULL. */
+ * float64 and compressed files use nifticlib's own buffer. nim->data is left NULL. */
 static gboolean load_into(nifti_image *nim, fm_dataset *ds)
 {
     const gsize n = fm_dataset_n_elements(ds), size = (gsize)nim->nbyper;
-    const gboolean in_place = size <= sizeof(float);
+    /* nifticlib frees the buffer it reads into when the read comes up short: ours would be freed
+     * twice (or, at an offset, not be a heap block at all). Only a compressed file can come up
+     * short here (check_file_size vouches for the others), so it reads into nifticlib's own. */
+    g_autofree char *lower = g_ascii_strdown(nim->iname ? nim->iname : "", -1);
+    const gboolean in_place = size <= sizeof(float) && !g_str_has_suffix(lower, ".gz");
     nim->data = in_place ? (guint8 *)ds->data + (sizeof(float) - size) * n : NULL;
     if (nifti_image_load(nim) != 0 || nim->data == NULL) {
         if (in_place)
