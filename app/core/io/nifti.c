@@ -178,6 +178,34 @@ static gboolean check_file_size(const char *path, const nifti_image *nim, GError
     return TRUE;
 }
 
+/* A damaged header can declare more voxels than 64 bits count or memory holds; before anything
+ * is allocated, the voxels must fit the file: byte for byte, or at deflate's largest ratio
+ * (about 1032:1) for a .gz. */
+static gboolean check_voxel_count(const char *path, const nifti_image *nim, const gint64 *n,
+                                  GError **error)
+{
+    GStatBuf st;
+    if (g_stat(path, &st) != 0)
+        return TRUE; /* nifti_image_load will report it */
+    g_autofree char *lower = g_ascii_strdown(nim->iname ? nim->iname : path, -1);
+    guint64 room = (guint64)st.st_size * (g_str_has_suffix(lower, ".gz") ? 1032 : 1);
+    guint64 voxels = 1, bytes = 0;
+    gboolean fits = TRUE;
+    for (int d = 1; d <= 4; d++)
+        fits = fits && g_uint64_checked_mul(&voxels, voxels, (guint64)n[d]);
+    fits = fits && g_uint64_checked_mul(&bytes, voxels, (guint64)MAX(nim->nbyper, 1)) &&
+           bytes <= room && voxels <= G_MAXSIZE / sizeof(float);
+    if (!fits) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                    _("%s: the header declares %lld x %lld x %lld x %lld voxels of %d bytes, more "
+                      "than the file's %lld bytes can hold"),
+                    path, (long long)n[1], (long long)n[2], (long long)n[3], (long long)n[4],
+                    nim->nbyper, (long long)st.st_size);
+        return FALSE;
+    }
+    return TRUE;
+}
+
 /* Loads the voxels into the dataset's float buffer and converts them there: types of at most 4
  * bytes are read into its tail and widened forward in place (value i, at byte tail + i*size, is
  * read before float i, at byte 4i, can reach it), so the file's voxels are never held twice.
@@ -234,7 +262,7 @@ static fm_dataset *convert_image(const char *path, nifti_image *nim, GError **er
                     path, nifti_datatype_string(nim->datatype));
         return NULL;
     }
-    if (!check_file_size(path, nim, error))
+    if (!check_voxel_count(path, nim, n, error) || !check_file_size(path, nim, error))
         return NULL;
 
     int nt = (int)n[4];
