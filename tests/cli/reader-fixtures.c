@@ -2,6 +2,7 @@
  * test knows, and records what a reader must find in each. */
 #include "tests/cli/reader-fixtures.h"
 
+#include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <math.h>
 
@@ -258,6 +259,41 @@ static void add_mci(GPtrArray *all, const char *dir)
     g_assert_true(fm_mci_write(f->path, mci, NULL));
     f->format = "mci";
     g_ptr_array_add(all, f);
+}
+
+static guint32 le32(const guint8 *p)
+{
+    return (guint32)p[0] | (guint32)p[1] << 8 | (guint32)p[2] << 16 | (guint32)p[3] << 24;
+}
+
+/* A ZIP member is a local header (signature, sizes at 18 and 22, name and extra lengths at 26
+ * and 28) followed by raw deflate data. */
+gboolean reader_fixture_unzip(const char *zip_path, const char *path)
+{
+    g_autofree char *zip = NULL;
+    gsize len = 0;
+    if (!g_file_get_contents(zip_path, &zip, &len, NULL) || len < 30)
+        return FALSE;
+    const guint8 *z = (const guint8 *)zip;
+    if (le32(z) != 0x04034b50u)
+        return FALSE;
+    gsize data_at = 30 + (gsize)(z[26] | z[27] << 8) + (gsize)(z[28] | z[29] << 8);
+    gsize packed = le32(z + 18), size = le32(z + 22);
+    if (data_at + packed > len)
+        return FALSE;
+    g_autoptr(GZlibDecompressor) inflater = g_zlib_decompressor_new(G_ZLIB_COMPRESSOR_FORMAT_RAW);
+    g_autofree guint8 *out = g_malloc(MAX(size, 1));
+    gsize in_done = 0, out_done = 0;
+    GConverterResult r = G_CONVERTER_CONVERTED;
+    while (r != G_CONVERTER_FINISHED && r != G_CONVERTER_ERROR) {
+        gsize nr = 0, nw = 0;
+        r = g_converter_convert(G_CONVERTER(inflater), z + data_at + in_done, packed - in_done,
+                                out + out_done, size - out_done, G_CONVERTER_INPUT_AT_END, &nr, &nw,
+                                NULL);
+        in_done += nr, out_done += nw;
+    }
+    return r == G_CONVERTER_FINISHED && out_done == size &&
+           g_file_set_contents(path, (char *)out, (gssize)out_done, NULL);
 }
 
 GPtrArray *reader_fixtures_write(const char *dir)

@@ -27,6 +27,9 @@ typedef struct {
 
 void reader_fixture_free(reader_fixture *f);
 
+/* Inflates the one member of a ZIP archive (as shared/refdata keeps tcspc.sdt) into path. */
+gboolean reader_fixture_unzip(const char *zip_path, const char *path);
+
 /* Writes every fixture into dir (each in its own subfolder, so that a DICOM series or a file
  * with its sidecar stands alone) and returns them (free with g_ptr_array_unref). DICOM is left
  * out when this build has no DCMTK. */
