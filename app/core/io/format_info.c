@@ -3,6 +3,8 @@
 
 #include <glib/gi18n.h>
 
+#include "app/core/io/oct_raw.h"
+
 typedef struct {
     const char *id;
     const char *title; /* N_() */
@@ -32,10 +34,11 @@ char *fm_format_describe(const fm_dataset *ds)
     if (!title)
         return NULL;
     /* "OCT raw u12packed" reads better than "OCT raw, u12packed"; the others are lists */
+    fm_oct_raw_format sample_format;
+    if (variant && fm_oct_raw_format_parse(variant, &sample_format))
+        return g_strdup_printf("%s %s", title, variant);
     if (variant && *variant)
-        return g_strdup_printf(
-            g_strcmp0(fm_dataset_get_meta(ds, FM_META_FORMAT), "oct_raw") == 0 ? "%s %s" : "%s, %s",
-            title, variant);
+        return g_strdup_printf("%s, %s", title, variant);
     return g_strdup(title);
 }
 
