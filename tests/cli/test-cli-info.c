@@ -296,6 +296,20 @@ static void test_real_sdt(void)
                  "tcspc");
 }
 
+/* A name that says another format keeps it even with a "<file>.json" beside it (NIfTI's sidecar
+ * may be named so): the reader of that format says what is wrong. */
+static void test_name_wins_over_sidecar(void)
+{
+    g_autofree char *nii = write_zeros("damaged.nii", 400);
+    g_autofree char *sidecar = g_strconcat(nii, ".json", NULL);
+    g_assert_true(g_file_set_contents(sidecar, "{\"FrameTimes\": [0]}", -1, NULL));
+    g_auto(cli_result) r = cli_test_run(NULL, NULL, "info", nii, NULL);
+    g_assert_cmpint(r.status, ==, 3);
+    if (!strstr(r.err, "damaged.nii: not a NIfTI"))
+        g_printerr("stderr: %s", r.err);
+    g_assert_nonnull(strstr(r.err, "damaged.nii: not a NIfTI"));
+}
+
 static void expect_exit(int code, const char *needle, ...)
 {
     va_list ap;
@@ -347,6 +361,7 @@ int main(int argc, char **argv)
     g_test_add_func("/info/oct-names", test_oct_names);
     g_test_add_func("/info/size-mismatch", test_size_mismatch);
     g_test_add_func("/info/errors", test_errors);
+    g_test_add_func("/info/name-wins-over-sidecar", test_name_wins_over_sidecar);
     g_test_add_func("/info/real/ptu", test_real_ptu);
     g_test_add_func("/info/real/sdt", test_real_sdt);
     int status = g_test_run();

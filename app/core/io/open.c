@@ -126,15 +126,15 @@ fm_dataset *fm_dataset_open_with_layout(const char *path, const fm_oct_raw_layou
     if (n == sizeof head && memcmp(head + 128, "DICM", 4) == 0)
         return fm_dicom_read_file_series(path, progress, progress_user, cancellable, error);
     file_format format = format_from_content(head, n);
-    /* SD-OCT raw spectra have no magic bytes: only when the content names no other format are
-     * they considered, then by their layout (given, or the JSON sidecar's) whatever the
-     * extension; without either, a raw-looking name brings them back undecoded for oct.bscan's
-     * layout parameters. */
+    if (format == FORMAT_UNKNOWN)
+        format = format_from_name(path);
+    /* SD-OCT raw spectra have no magic bytes: only when neither the content nor the extension
+     * names another format are they considered, then by their layout (given, or the JSON
+     * sidecar's) whatever the extension; without either, a raw-looking name brings them back
+     * undecoded for oct.bscan's layout parameters. */
     if (format == FORMAT_UNKNOWN && n > 0 &&
         (raw_layout || fm_oct_raw_has_sidecar(path) || raw_spectra_name(path)))
         return fm_oct_raw_read(path, raw_layout, error);
-    if (format == FORMAT_UNKNOWN)
-        format = format_from_name(path);
     switch (format) {
     case FORMAT_TIFF:
         return fm_tiff_read(path, error);
