@@ -84,6 +84,7 @@ static void add_flim(GPtrArray *all, const char *dir)
         const char *label, *variant;
         guint32 record_type;
     } ptu[] = {{"ptu-picoharp", "PicoHarp T3", FM_PTU_PICOHARP_T3},
+               {"ptu-hydraharp1", "HydraHarp v1 T3", FM_PTU_HYDRAHARP_T3},
                {"ptu-hydraharp2", "HydraHarp v2 T3", FM_PTU_HYDRAHARP2_T3}};
     for (gsize i = 0; i < G_N_ELEMENTS(ptu); i++) {
         f = fixture_new(dir, ptu[i].label, "image.ptu");
@@ -163,14 +164,21 @@ static void add_nifti(GPtrArray *all, const char *dir, int version)
     g_ptr_array_add(all, f);
 }
 
-static void add_dicom(GPtrArray *all, const char *dir)
+/* A classic series (one file per slice and time) or one enhanced multi-frame object. */
+static void add_dicom(GPtrArray *all, const char *dir, gboolean enhanced)
 {
     if (!fm_dicom_available())
         return;
     static const double times[] = {0, 2, 5};
-    fm_dicom_test_series spec = {
-        .nx = 6, .ny = 5, .nz = 2, .nt = 3, .frame_times_s = times, .slope = 0.5, .intercept = -10};
-    reader_fixture *f = fixture_new(dir, "dicom", "IM0000");
+    fm_dicom_test_series spec = {.nx = 6,
+                                 .ny = 5,
+                                 .nz = 2,
+                                 .nt = 3,
+                                 .frame_times_s = times,
+                                 .slope = 0.5,
+                                 .intercept = -10,
+                                 .enhanced = enhanced};
+    reader_fixture *f = fixture_new(dir, enhanced ? "dicom-enhanced" : "dicom", "IM0000");
     g_autofree char *folder = g_path_get_dirname(f->path);
     g_assert_true(fm_dicom_write_test_series(folder, &spec, NULL));
     double sum = 0;
@@ -303,7 +311,8 @@ GPtrArray *reader_fixtures_write(const char *dir)
     add_tiff_float(all, dir);
     add_nifti(all, dir, 1);
     add_nifti(all, dir, 2);
-    add_dicom(all, dir);
+    add_dicom(all, dir, FALSE);
+    add_dicom(all, dir, TRUE);
     add_oct(all, dir, "oct-u12-sidecar", "spectra.raw", FM_OCT_RAW_U12_PACKED, TRUE, 64);
     add_oct(all, dir, "oct-u16-dat-sidecar", "spectra.dat", FM_OCT_RAW_U16, TRUE, 64);
     add_oct(all, dir, "oct-u16-layout", "spectra.u16", FM_OCT_RAW_U16, FALSE, 64);
