@@ -4,8 +4,9 @@
  * huge length fields in the header); every mutant must end within the time limit with exit 0, 2,
  * 3 or 4 (never a signal), and a failure must say something on stderr.
  * FLUXMAP_FUZZ_SEED, FLUXMAP_FUZZ_COUNT (mutants), FLUXMAP_FUZZ_TIMEOUT_S (per mutant),
- * FLUXMAP_FUZZ_CASE (run that case alone) and FLUXMAP_FUZZ_KEEP (a folder that receives every
- * failing mutant) make longer or narrower runs. */
+ * FLUXMAP_FUZZ_CASE (run that case alone), FLUXMAP_FUZZ_JOBS (cases at a time; default one per
+ * core) and FLUXMAP_FUZZ_KEEP (a folder that receives every failing mutant) make longer or
+ * narrower runs. */
 #include <errno.h>
 #include <fcntl.h>
 #include <gio/gio.h>
@@ -227,9 +228,11 @@ static void mutate(GRand *rand, mutant *m)
         all[g_rand_int_range(rand, 0, G_N_ELEMENTS(all))](rand, m);
 }
 
-/* --- running one case --- */
+/* --- running the cases, several at a time --- */
 
-static void copy_dir(const char *from, const char *to)
+/* The seed's folder in the case's: hard links (the mutated file is then replaced, not written
+ * through the link), copies where links are refused. */
+static void link_dir(const char *from, const char *to)
 {
     g_assert_cmpint(g_mkdir_with_parents(to, 0755), ==, 0);
     g_autoptr(GDir) dir = g_dir_open(from, 0, NULL);
@@ -237,6 +240,8 @@ static void copy_dir(const char *from, const char *to)
     for (const char *name; (name = g_dir_read_name(dir));) {
         g_autofree char *a = g_build_filename(from, name, NULL);
         g_autofree char *b = g_build_filename(to, name, NULL);
+        if (link(a, b) == 0)
+            continue;
         g_autofree char *bytes = NULL;
         gsize len = 0;
         g_assert_true(g_file_get_contents(a, &bytes, &len, NULL));
@@ -256,75 +261,152 @@ static void remove_dir(const char *path)
 
 typedef enum { CASE_OK, CASE_CRASH, CASE_HANG, CASE_BAD_EXIT, CASE_SILENT } case_outcome;
 
-/* Runs `fluxmap-cli info --json FILE [layout]` with stdout discarded and stderr in err_path;
- * *status gets the wait status. */
-static case_outcome run_case(const char *file, char **layout, const char *err_path,
-                             double timeout_s, int *status, double *seconds)
+static const char *const outcome_names[] = {"ok", "crash (signal)", "hang", "bad exit code",
+                                            "failed without a message"};
+
+typedef struct {
+    guint64 seed, first, end;
+    double timeout_s;
+    const char *keep; /* FLUXMAP_FUZZ_KEEP, or NULL */
+    int failures, exits[5];
+    double slowest;
+} fuzz_run;
+
+/* One mutant being read: its folder, what was done to it, the process reading it. */
+typedef struct {
+    guint64 c;
+    const fuzz_seed *seed;
+    char *case_dir, *err_path;
+    const char *target;
+    mutant m;
+    GPid pid; /* 0: the slot is free */
+    gint64 start_us;
+} fuzz_case;
+
+/* Makes case c's mutant and starts `fluxmap-cli info --json FILE [layout]` on it, stdout
+ * discarded, stderr kept for the report. */
+static void case_start(fuzz_case *fc, const fuzz_run *run, guint64 c, const fuzz_seed *s)
 {
+    fc->c = c;
+    fc->seed = s;
+    /* each case has its own generator, so FLUXMAP_FUZZ_CASE replays it alone */
+    g_autoptr(GRand) rand = g_rand_new_with_seed_array(
+        (const guint32[]){(guint32)run->seed, (guint32)(run->seed >> 32), (guint32)c}, 3);
+    fc->case_dir = g_strdup_printf("%s/case%" G_GUINT64_FORMAT, tmp_dir, c);
+    fc->err_path = g_strdup_printf("%s.stderr", fc->case_dir);
+    link_dir(s->dir, fc->case_dir);
+    /* one mutant in eight hits the sidecar that describes the file, where there is one */
+    fc->target = s->sidecar && g_rand_int_range(rand, 0, 8) == 0 ? s->sidecar : s->name;
+    g_autofree char *target_path = g_build_filename(fc->case_dir, fc->target, NULL);
+    g_autofree char *file = g_build_filename(fc->case_dir, s->name, NULL);
+    g_autofree char *bytes = NULL;
+    gsize len = 0;
+    g_assert_true(g_file_get_contents(target_path, &bytes, &len, NULL));
+    fc->m = (mutant){g_byte_array_new(), g_string_new(NULL)};
+    g_byte_array_append(fc->m.bytes, (const guint8 *)bytes, (guint)len);
+    mutate(rand, &fc->m);
+    g_assert_cmpint(g_unlink(target_path), ==, 0); /* a link to the seed: never write through */
+    g_assert_true(
+        g_file_set_contents(target_path, (const char *)fc->m.bytes->data, fc->m.bytes->len, NULL));
+
     g_autoptr(GPtrArray) argv = g_ptr_array_new();
     g_ptr_array_add(argv, (gpointer)cli_path);
     g_ptr_array_add(argv, "info");
     g_ptr_array_add(argv, "--json");
-    g_ptr_array_add(argv, (gpointer)file);
-    for (int i = 0; layout && layout[i]; i++)
-        g_ptr_array_add(argv, layout[i]);
+    g_ptr_array_add(argv, file);
+    for (int i = 0; s->layout && s->layout[i]; i++)
+        g_ptr_array_add(argv, s->layout[i]);
     g_ptr_array_add(argv, NULL);
     int out_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-    int err_fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int err_fd = open(fc->err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     g_assert_cmpint(out_fd, >=, 0);
     g_assert_cmpint(err_fd, >=, 0);
-    GPid pid = 0;
     g_autoptr(GError) error = NULL;
-    gint64 start = g_get_monotonic_time();
+    fc->start_us = g_get_monotonic_time();
     gboolean ok =
         g_spawn_async_with_fds(NULL, (char **)argv->pdata, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL,
-                               NULL, &pid, -1, out_fd, err_fd, &error);
+                               NULL, &fc->pid, -1, out_fd, err_fd, &error);
     close(out_fd);
     close(err_fd);
     g_assert_no_error(error);
     g_assert_true(ok);
-    gint64 deadline = start + (gint64)(timeout_s * G_USEC_PER_SEC);
-    case_outcome outcome = CASE_OK;
-    for (;;) {
-        pid_t done = waitpid(pid, status, WNOHANG);
-        if (done == pid)
-            break;
-        g_assert_cmpint(done, ==, 0);
-        if (g_get_monotonic_time() > deadline) {
-            kill(pid, SIGKILL);
-            waitpid(pid, status, 0);
-            outcome = CASE_HANG;
-            break;
-        }
-        g_usleep(1000);
-    }
-    *seconds = (double)(g_get_monotonic_time() - start) / G_USEC_PER_SEC;
-    g_spawn_close_pid(pid);
-    if (outcome == CASE_HANG)
-        return outcome;
-    if (!WIFEXITED(*status))
+}
+
+static case_outcome judge(const fuzz_case *fc, int status)
+{
+    if (!WIFEXITED(status))
         return CASE_CRASH;
-    int code = WEXITSTATUS(*status);
+    int code = WEXITSTATUS(status);
     if (code != 0 && code != 2 && code != 3 && code != 4)
         return CASE_BAD_EXIT;
-    if (code != 0) {
-        GStatBuf st;
-        if (g_stat(err_path, &st) != 0 || st.st_size == 0)
-            return CASE_SILENT;
-    }
+    GStatBuf st;
+    if (code != 0 && (g_stat(fc->err_path, &st) != 0 || st.st_size == 0))
+        return CASE_SILENT;
     return CASE_OK;
 }
 
-static const char *const outcome_names[] = {"ok", "crash (signal)", "hang", "bad exit code",
-                                            "failed without a message"};
+/* TRUE when the case's process ended (or was killed for running past the limit) and the case
+ * was judged, reported and cleaned up; its slot is then free. */
+static gboolean case_poll(fuzz_case *fc, fuzz_run *run)
+{
+    int status = 0;
+    pid_t done = waitpid(fc->pid, &status, WNOHANG);
+    g_assert_cmpint(done, >=, 0);
+    double seconds = (double)(g_get_monotonic_time() - fc->start_us) / G_USEC_PER_SEC;
+    case_outcome outcome;
+    if (done == fc->pid) {
+        outcome = judge(fc, status);
+    } else if (seconds > run->timeout_s) {
+        kill(fc->pid, SIGKILL);
+        waitpid(fc->pid, &status, 0);
+        outcome = CASE_HANG;
+    } else {
+        return FALSE;
+    }
+    g_spawn_close_pid(fc->pid);
+    run->slowest = MAX(run->slowest, seconds);
+    if (outcome != CASE_HANG && WIFEXITED(status) && WEXITSTATUS(status) <= 4)
+        run->exits[WEXITSTATUS(status)]++;
+    if (outcome != CASE_OK) {
+        run->failures++;
+        g_autofree char *err = NULL;
+        g_file_get_contents(fc->err_path, &err, NULL, NULL);
+        g_printerr("fuzz case %" G_GUINT64_FORMAT " (seed %" G_GUINT64_FORMAT
+                   ", %s, %s):%s: %s (wait status 0x%x, %.2f s)\n%s\n",
+                   fc->c, run->seed, fc->seed->label, fc->target, fc->m.log->str,
+                   outcome_names[outcome], status, seconds, err ? err : "");
+        if (run->keep) {
+            g_autofree char *kept = g_strdup_printf("%s/case%" G_GUINT64_FORMAT "-%s-%s", run->keep,
+                                                    fc->c, fc->seed->label, fc->target);
+            g_mkdir_with_parents(run->keep, 0755);
+            g_file_set_contents(kept, (const char *)fc->m.bytes->data, fc->m.bytes->len, NULL);
+        }
+    }
+    g_byte_array_unref(fc->m.bytes);
+    g_string_free(fc->m.log, TRUE);
+    remove_dir(fc->case_dir);
+    g_unlink(fc->err_path);
+    g_free(fc->case_dir);
+    g_free(fc->err_path);
+    *fc = (fuzz_case){0};
+    return TRUE;
+}
 
 static void test_fuzz(void)
 {
-    guint64 seed = env_number("FLUXMAP_FUZZ_SEED", DEFAULT_SEED);
-    guint64 count = env_number("FLUXMAP_FUZZ_COUNT", DEFAULT_COUNT);
-    double timeout_s = (double)env_number("FLUXMAP_FUZZ_TIMEOUT_S", DEFAULT_TIMEOUT_S);
+    fuzz_run run = {
+        .seed = env_number("FLUXMAP_FUZZ_SEED", DEFAULT_SEED),
+        .end = env_number("FLUXMAP_FUZZ_COUNT", DEFAULT_COUNT),
+        .timeout_s = (double)env_number("FLUXMAP_FUZZ_TIMEOUT_S", DEFAULT_TIMEOUT_S),
+        .keep = g_getenv("FLUXMAP_FUZZ_KEEP"),
+    };
     const char *only = g_getenv("FLUXMAP_FUZZ_CASE");
-    const char *keep = g_getenv("FLUXMAP_FUZZ_KEEP");
+    if (only && *only) {
+        run.first = env_number("FLUXMAP_FUZZ_CASE", 0);
+        run.end = run.first + 1;
+    }
+    /* one process per core: the readers are mostly single-threaded on files this small */
+    int jobs = (int)CLAMP(env_number("FLUXMAP_FUZZ_JOBS", (guint64)g_get_num_processors()), 1, 64);
     g_autofree char *seed_dir = cli_test_tmp_path("seeds");
     g_autoptr(GPtrArray) fixtures = reader_fixtures_write(seed_dir);
     g_autoptr(GPtrArray) seeds = g_ptr_array_new_with_free_func((GDestroyNotify)fuzz_seed_free);
@@ -332,69 +414,36 @@ static void test_fuzz(void)
         g_ptr_array_add(seeds, seed_from_fixture(fixtures->pdata[i]));
     add_refdata(seeds, seed_dir);
     g_test_message("fuzz: seed %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT " mutants over %u seed "
-                   "files, %.0f s per mutant",
-                   seed, count, seeds->len, timeout_s);
+                   "files, %.0f s per mutant, %d at a time",
+                   run.seed, run.end - run.first, seeds->len, run.timeout_s, jobs);
 
-    int failures = 0, exits[5] = {0};
-    double slowest = 0;
-    guint64 first = 0, end = count;
-    if (only && *only) {
-        first = env_number("FLUXMAP_FUZZ_CASE", 0);
-        end = first + 1;
-    }
-    for (guint64 c = first; c < end; c++) {
-        const fuzz_seed *s = seeds->pdata[c % seeds->len];
-        /* each case has its own generator, so FLUXMAP_FUZZ_CASE replays it alone */
-        g_autoptr(GRand) rand = g_rand_new_with_seed_array(
-            (const guint32[]){(guint32)seed, (guint32)(seed >> 32), (guint32)c}, 3);
-        g_autofree char *case_dir = g_strdup_printf("%s/case%" G_GUINT64_FORMAT, tmp_dir, c);
-        copy_dir(s->dir, case_dir);
-        /* one mutant in eight hits the sidecar that describes the file, where there is one */
-        const char *target = s->sidecar && g_rand_int_range(rand, 0, 8) == 0 ? s->sidecar : s->name;
-        g_autofree char *target_path = g_build_filename(case_dir, target, NULL);
-        g_autofree char *file = g_build_filename(case_dir, s->name, NULL);
-        g_autofree char *bytes = NULL;
-        gsize len = 0;
-        g_assert_true(g_file_get_contents(target_path, &bytes, &len, NULL));
-        mutant m = {g_byte_array_new(), g_string_new(NULL)};
-        g_byte_array_append(m.bytes, (const guint8 *)bytes, (guint)len);
-        mutate(rand, &m);
-        g_assert_true(
-            g_file_set_contents(target_path, (const char *)m.bytes->data, m.bytes->len, NULL));
-        g_autofree char *err_path = g_strdup_printf("%s.stderr", case_dir);
-        int status = 0;
-        double seconds = 0;
-        case_outcome outcome = run_case(file, s->layout, err_path, timeout_s, &status, &seconds);
-        slowest = MAX(slowest, seconds);
-        if (WIFEXITED(status) && WEXITSTATUS(status) <= 4)
-            exits[WEXITSTATUS(status)]++;
-        if (outcome != CASE_OK) {
-            failures++;
-            g_autofree char *err = NULL;
-            g_file_get_contents(err_path, &err, NULL, NULL);
-            g_printerr("fuzz case %" G_GUINT64_FORMAT " (seed %" G_GUINT64_FORMAT
-                       ", %s, %s):%s: %s (wait status 0x%x, %.2f s)\n%s\n",
-                       c, seed, s->label, target, m.log->str, outcome_names[outcome], status,
-                       seconds, err ? err : "");
-            if (keep) {
-                g_autofree char *kept = g_strdup_printf("%s/case%" G_GUINT64_FORMAT "-%s-%s", keep,
-                                                        c, s->label, target);
-                g_mkdir_with_parents(keep, 0755);
-                g_file_set_contents(kept, (const char *)m.bytes->data, m.bytes->len, NULL);
+    g_autofree fuzz_case *slots = g_new0(fuzz_case, jobs);
+    guint64 next = run.first;
+    int running = 0;
+    while (next < run.end || running > 0) {
+        for (int j = 0; j < jobs && next < run.end; j++)
+            if (slots[j].pid == 0) {
+                case_start(&slots[j], &run, next, seeds->pdata[next % seeds->len]);
+                next++;
+                running++;
             }
-        }
-        g_byte_array_unref(m.bytes);
-        g_string_free(m.log, TRUE);
-        remove_dir(case_dir);
-        g_unlink(err_path);
+        gboolean any = FALSE;
+        for (int j = 0; j < jobs; j++)
+            if (slots[j].pid != 0 && case_poll(&slots[j], &run)) {
+                running--;
+                any = TRUE;
+            }
+        if (!any)
+            g_usleep(1000);
     }
     g_test_message("fuzz: exit 0: %d, 2: %d, 3: %d, 4: %d; slowest mutant %.2f s; %d failures",
-                   exits[0], exits[2], exits[3], exits[4], slowest, failures);
-    g_assert_cmpint(failures, ==, 0);
+                   run.exits[0], run.exits[2], run.exits[3], run.exits[4], run.slowest,
+                   run.failures);
+    g_assert_cmpint(run.failures, ==, 0);
     /* the mutants must reach the readers' error paths, not only be refused or all accepted */
-    if (end - first >= 50) {
-        g_assert_cmpint(exits[0], >, 0);
-        g_assert_cmpint(exits[3], >, 0);
+    if (run.end - run.first >= 50) {
+        g_assert_cmpint(run.exits[0], >, 0);
+        g_assert_cmpint(run.exits[3], >, 0);
     }
 }
 
