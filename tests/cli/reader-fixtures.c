@@ -80,21 +80,42 @@ static void add_flim(GPtrArray *all, const char *dir)
     f->rep_rate_mhz = 78.125;
     g_ptr_array_add(all, f);
 
+    /* every record type, several channels and frames, a bidirectional scan, a point
+     * measurement (one decay, float32), and the same records behind a .pt3 header */
     static const struct {
-        const char *label, *variant;
-        guint32 record_type;
-    } ptu[] = {{"ptu-picoharp", "PicoHarp T3", FM_PTU_PICOHARP_T3},
-               {"ptu-hydraharp1", "HydraHarp v1 T3", FM_PTU_HYDRAHARP_T3},
-               {"ptu-hydraharp2", "HydraHarp v2 T3", FM_PTU_HYDRAHARP2_T3}};
+        const char *label, *file, *variant;
+        fm_ptu_write_options options;
+    } ptu[] = {
+        {"ptu-picoharp", "image.ptu", "PicoHarp T3", {.record_type = FM_PTU_PICOHARP_T3}},
+        {"ptu-hydraharp1", "image.ptu", "HydraHarp v1 T3", {.record_type = FM_PTU_HYDRAHARP_T3}},
+        {"ptu-hydraharp2", "image.ptu", "HydraHarp v2 T3", {.record_type = FM_PTU_HYDRAHARP2_T3}},
+        {"ptu-timeharp260p",
+         "image.ptu",
+         "TimeHarp 260P T3",
+         {.record_type = FM_PTU_TIMEHARP260P_T3, .frames = 2}},
+        {"ptu-generic-bidirectional",
+         "image.ptu",
+         "generic T3 (MultiHarp, PicoHarp 330)",
+         {.record_type = FM_PTU_GENERIC_T3, .channels = 2, .bidirectional = TRUE}},
+        {"ptu-point", "decay.ptu", "HydraHarp v2 T3", {.point = TRUE}},
+        {"pt3", "image.pt3", NULL, {.record_type = FM_PTU_PICOHARP_T3}},
+    };
     for (gsize i = 0; i < G_N_ELEMENTS(ptu); i++) {
-        f = fixture_new(dir, ptu[i].label, "image.ptu");
-        fm_ptu_write_options options = {.record_type = ptu[i].record_type};
-        g_assert_true(fm_ptu_write(f->path, counts, bin_ps, &options, NULL));
-        f->format = "ptu";
+        f = fixture_new(dir, ptu[i].label, ptu[i].file);
+        gboolean pt3 = g_str_has_suffix(ptu[i].file, ".pt3");
+        g_assert_true(pt3 ? fm_pt3_write(f->path, counts, bin_ps, &ptu[i].options, NULL)
+                          : fm_ptu_write(f->path, counts, bin_ps, &ptu[i].options, NULL));
+        f->format = pt3 ? "pt3" : "ptu";
         f->variant = ptu[i].variant;
         set_dims(f, 3, sizes, units);
         f->pixel_type = "uint16";
         f->bits_per_sample = 16;
+        if (ptu[i].options.point) {
+            f->sizes[0] = f->sizes[1] = 1;
+            f->units[0] = f->units[1] = NULL; /* not checked */
+            f->pixel_type = "float32";
+            f->bits_per_sample = 32;
+        }
         f->pixel_sum = sum;
         f->bin_width_ps = bin_ps;
         f->rep_rate_mhz = 78.125;

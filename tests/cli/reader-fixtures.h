@@ -11,7 +11,7 @@ typedef struct {
     const char *variant; /* expected "format_variant", or NULL when the reader sets none */
     int n_dims;
     gsize sizes[4];
-    const char *units[4];
+    const char *units[4];   /* NULL: not checked */
     const char *pixel_type; /* "uint16", "float32", NULL for .mci */
     int bits_per_sample;
     double pixel_sum;                  /* computed from the values written, not from any reader */

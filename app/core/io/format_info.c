@@ -67,9 +67,9 @@ const char *fm_ptu_record_type_name(guint32 record_type)
     case 0x00010206:
         return "TimeHarp 260P T2";
     case 0x00010307:
-        return "MultiHarp / generic T3";
+        return "generic T3 (MultiHarp, PicoHarp 330)";
     case 0x00010207:
-        return "MultiHarp / generic T2";
+        return "generic T2 (MultiHarp, PicoHarp 330)";
     }
     static GPrivate buffer = G_PRIVATE_INIT(g_free);
     char *text = g_strdup_printf("record type 0x%08x", record_type);
