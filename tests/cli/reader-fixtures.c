@@ -9,6 +9,7 @@
 #include "app/core/dataset.h"
 #include "app/core/io/dicom.h"
 #include "app/core/io/flim_write.h"
+#include "app/core/io/sdt_write.h"
 #include "app/core/io/mci.h"
 #include "app/core/io/nifti.h"
 #include "app/core/io/oct_raw.h"
@@ -71,6 +72,23 @@ static void add_flim(GPtrArray *all, const char *dir)
 
     reader_fixture *f = fixture_new(dir, "sdt", "decay.sdt");
     g_assert_true(fm_sdt_write(f->path, counts, bin_ps, NULL));
+    f->format = "sdt";
+    set_dims(f, 3, sizes, units);
+    f->pixel_type = "uint16";
+    f->bits_per_sample = 16;
+    f->pixel_sum = sum;
+    f->bin_width_ps = bin_ps;
+    f->rep_rate_mhz = 78.125;
+    g_ptr_array_add(all, f);
+
+    /* SPCM's other shapes: two routing channels in one zip-compressed block (the first opens) */
+    double sum2 = 0;
+    g_autoptr(fm_dataset) counts2 = counts_cube(w, h, bins, 5, 12, &sum2);
+    const fm_dataset *pair[] = {counts, counts2};
+    fm_sdt_write_options zipped = {.datasets = pair, .n_datasets = 2, .channels = 2,
+                                   .bin_width_ps = bin_ps, .compress = TRUE};
+    f = fixture_new(dir, "sdt-zip-channels", "zipped.sdt");
+    g_assert_true(fm_sdt_write_ex(f->path, &zipped, NULL));
     f->format = "sdt";
     set_dims(f, 3, sizes, units);
     f->pixel_type = "uint16";

@@ -108,6 +108,31 @@ static void add_refdata(GPtrArray *seeds, const char *dir)
     }
 }
 
+/* Compressed DICOM as archives send it (Debian's python3-pydicom test images), when present:
+ * the codecs' decoders get mutated streams too. */
+static void add_pydicom(GPtrArray *seeds, const char *dir)
+{
+    static const char *const names[] = {"MR_small_jpeg_ls_lossless.dcm", "MR_small_RLE.dcm",
+                                        "SC_rgb_jpeg_dcmtk.dcm", "MR_small_jp2klossless.dcm",
+                                        "JPEG2000.dcm", "MR_small_bigendian.dcm"};
+    const char *base = "/usr/lib/python3/dist-packages/pydicom/data/test_files";
+    for (gsize i = 0; i < G_N_ELEMENTS(names); i++) {
+        g_autofree char *source = g_build_filename(base, names[i], NULL);
+        g_autofree char *bytes = NULL;
+        gsize len = 0;
+        if (!g_file_get_contents(source, &bytes, &len, NULL))
+            continue;
+        fuzz_seed *s = g_new0(fuzz_seed, 1);
+        s->label = g_strdup_printf("pydicom-%s", names[i]);
+        s->dir = g_build_filename(dir, s->label, NULL);
+        s->name = g_strdup(names[i]);
+        g_assert_cmpint(g_mkdir_with_parents(s->dir, 0755), ==, 0);
+        g_autofree char *path = g_build_filename(s->dir, s->name, NULL);
+        g_assert_true(g_file_set_contents(path, bytes, (gssize)len, NULL));
+        g_ptr_array_add(seeds, s);
+    }
+}
+
 /* --- mutations --- */
 
 typedef struct {
@@ -413,6 +438,7 @@ static void test_fuzz(void)
     for (guint i = 0; i < fixtures->len; i++)
         g_ptr_array_add(seeds, seed_from_fixture(fixtures->pdata[i]));
     add_refdata(seeds, seed_dir);
+    add_pydicom(seeds, seed_dir);
     g_test_message("fuzz: seed %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT " mutants over %u seed "
                    "files, %.0f s per mutant, %d at a time",
                    run.seed, run.end - run.first, seeds->len, run.timeout_s, jobs);
