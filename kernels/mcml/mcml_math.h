@@ -26,26 +26,40 @@ extern "C" {
  * photons * launched weight + roulette net - Rd - Tt, exactly. */
 enum { FM_MCML_B_COUNT, FM_MCML_B_RD, FM_MCML_B_TT, FM_MCML_B_ROUL, FM_MCML_B_N };
 
-/* The device uses the hardware's approximate reciprocal, square root, logarithm and sincos
- * (GPU-MCML's -use_fast_math); the CPU twin keeps IEEE. Both draw the same numbers, so a photon
- * follows the same path on both until a rounding difference flips a decision (a Fresnel draw, a
- * bin edge); from there the two are statistically equal, which test-kernels-mcml-cuda checks. */
+/* The device uses the hardware's approximate reciprocal, square root, logarithm and sine
+ * (GPU-MCML's -use_fast_math), flushing denormals (.ftz: without it each costs three more
+ * instructions to rescale tiny inputs, and no input here is tiny enough to matter); the CPU twin
+ * keeps IEEE. Both draw the same numbers, so a photon follows the same path on both until a
+ * rounding difference flips a decision (a Fresnel draw, a bin edge); from there the two are
+ * statistically equal, which test-kernels-mcml-cuda checks. */
 #if defined(__CUDA_ARCH__)
-__device__ static inline float fm_mcml_fast_sqrt(float x)
-{
-    float y;
-    asm("sqrt.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-}
-#define FM_MCML_DIV(a, b) __fdividef(a, b)
-#define FM_MCML_SQRT(x) fm_mcml_fast_sqrt(x)
-#define FM_MCML_LOG2F(x) __log2f(x)
-#define FM_MCML_SINCOSF(x, s, c) __sincosf(x, s, c)
+#define FM_MCML_PTX_UNARY(name, op)                                                                \
+    __device__ static inline float name(float x)                                                   \
+    {                                                                                              \
+        float y;                                                                                   \
+        asm(op " %0, %1;" : "=f"(y) : "f"(x));                                                     \
+        return y;                                                                                  \
+    }
+FM_MCML_PTX_UNARY(fm_mcml_rcp_ftz, "rcp.approx.ftz.f32")
+FM_MCML_PTX_UNARY(fm_mcml_sqrt_ftz, "sqrt.approx.ftz.f32")
+FM_MCML_PTX_UNARY(fm_mcml_rsqrt_ftz, "rsqrt.approx.ftz.f32")
+FM_MCML_PTX_UNARY(fm_mcml_lg2_ftz, "lg2.approx.ftz.f32")
+FM_MCML_PTX_UNARY(fm_mcml_sin_ftz, "sin.approx.ftz.f32")
+FM_MCML_PTX_UNARY(fm_mcml_cos_ftz, "cos.approx.ftz.f32")
+#define FM_MCML_RCP(x) fm_mcml_rcp_ftz(x)
+#define FM_MCML_DIV(a, b) ((a)*fm_mcml_rcp_ftz(b))
+#define FM_MCML_SQRT(x) fm_mcml_sqrt_ftz(x)
+#define FM_MCML_RSQRT(x) fm_mcml_rsqrt_ftz(x)
+#define FM_MCML_LOG2F(x) fm_mcml_lg2_ftz(x)
+/* psi is in (-pi, pi): the range where sin.approx and cos.approx are accurate */
+#define FM_MCML_SINCOSF(x, s, c) (*(s) = fm_mcml_sin_ftz(x), *(c) = fm_mcml_cos_ftz(x))
 #define FM_MCML_MULHI(a, b) __umulhi(a, b)
 #define FM_MCML_AS_FLOAT(u) __uint_as_float(u)
 #else
+#define FM_MCML_RCP(x) (1.0f / (x))
 #define FM_MCML_DIV(a, b) ((a) / (b))
 #define FM_MCML_SQRT(x) sqrtf(x)
+#define FM_MCML_RSQRT(x) (1.0f / sqrtf(x))
 #define FM_MCML_LOG2F(x) log2f(x)
 #define FM_MCML_SINCOSF(x, s, c) (*(s) = sinf(x), *(c) = cosf(x))
 #define FM_MCML_MULHI(a, b) ((uint32_t)(((uint64_t)(a) * (uint64_t)(b)) >> 32))
@@ -76,12 +90,17 @@ typedef struct {
     float n;
 } fm_mcml_layer_f;
 
+/* The scoring grid: inverse bin widths and the last bins (as floats, for clamping). */
+typedef struct {
+    float inv_dz, inv_dr, inv_da;
+    float nz_max, nr_max, na_max;
+} fm_mcml_grid;
+
 typedef struct {
     int n_layers, nz, nr, na;
-    float inv_dz, inv_dr, inv_da;
-    float nz_max, nr_max, na_max; /* the last bins, as floats, for clamping */
-    uint32_t w0_q;                /* launched weight 1 - Rsp, fixed point */
-    int start_layer;              /* 1, or 2 when layer 1 is clear (MCML's LaunchPhoton) */
+    fm_mcml_grid grid;
+    uint32_t w0_q;   /* launched weight 1 - Rsp, fixed point */
+    int start_layer; /* 1, or 2 when layer 1 is clear (MCML's LaunchPhoton) */
     float start_z;
     fm_mcml_layer_f layer[34]; /* FM_MCML_MAX_LAYERS + 2 */
 } fm_mcml_medium;
@@ -153,8 +172,6 @@ typedef struct {
 enum {
     FM_MCML_EV_ESCAPE = 1,   /* left through the top (escape 1) or bottom (2): ev escape fields */
     FM_MCML_EV_ROULETTE = 2, /* roulette added or removed weight: ev.roulette */
-    FM_MCML_EV_LAYER = 4,    /* entered another layer (or left the tissue) */
-    FM_MCML_EV_DEAD = 8,     /* weight 0: the photon is done */
 };
 
 /* What one step scored; the backend adds it to its own tallies. */
@@ -201,19 +218,19 @@ FM_HD static inline int fm_mcml_bin(float f, float last)
 }
 
 /* A[r][z] bin of the photon's position. */
-FM_HD static inline void fm_mcml_rz_bin(const fm_mcml_photon *p, const fm_mcml_medium *m, int *ir,
+FM_HD static inline void fm_mcml_rz_bin(const fm_mcml_photon *p, const fm_mcml_grid *g, int *ir,
                                         int *iz)
 {
-    *ir = fm_mcml_bin(FM_MCML_SQRT(p->x * p->x + p->y * p->y) * m->inv_dr, m->nr_max);
-    *iz = fm_mcml_bin(p->z * m->inv_dz, m->nz_max);
+    *ir = fm_mcml_bin(FM_MCML_SQRT(p->x * p->x + p->y * p->y) * g->inv_dr, g->nr_max);
+    *iz = fm_mcml_bin(p->z * g->inv_dz, g->nz_max);
 }
 
 /* R[r][a] or T[r][a] bin of an escaped photon. */
-FM_HD static inline void fm_mcml_ra_bin(const fm_mcml_photon *p, const fm_mcml_medium *m,
+FM_HD static inline void fm_mcml_ra_bin(const fm_mcml_photon *p, const fm_mcml_grid *g,
                                         float cos_exit, int *ir, int *ia)
 {
-    *ir = fm_mcml_bin(FM_MCML_SQRT(p->x * p->x + p->y * p->y) * m->inv_dr, m->nr_max);
-    *ia = fm_mcml_bin(acosf(fminf(cos_exit, 1.0f)) * m->inv_da, m->na_max);
+    *ir = fm_mcml_bin(FM_MCML_SQRT(p->x * p->x + p->y * p->y) * g->inv_dr, g->nr_max);
+    *ia = fm_mcml_bin(acosf(fminf(cos_exit, 1.0f)) * g->inv_da, g->na_max);
 }
 
 /* Boundary (MCML's CrossUpOrNot / CrossDnOrNot, GPU-MCML's FastReflectTransmit): the photon sits
@@ -241,10 +258,10 @@ FM_HD static inline int fm_mcml_cross(fm_mcml_photon *p, const fm_mcml_medium *m
             ev->escape_w = p->w;
             ev->escape_cos = ca2;
             p->w = 0;
-            return FM_MCML_EV_LAYER | FM_MCML_EV_ESCAPE | FM_MCML_EV_DEAD;
+            return FM_MCML_EV_ESCAPE;
         }
         p->L = m->layer[p->layer].hot;
-        return FM_MCML_EV_LAYER;
+        return 0;
     }
     p->uz = -p->uz;
     return 0;
@@ -265,7 +282,7 @@ FM_HD static inline void fm_mcml_spin(fm_mcml_photon *p, const fm_mcml_layer_hot
     FM_MCML_SINCOSF(psi, &sinp, &cosp);
     const float ux = p->ux, uy = p->uy, uz = p->uz;
     const float stcp = sint * cosp, stsp = sint * sinp;
-    const float ut = FM_MCML_SQRT(fmaxf(1.0f - uz * uz, 1.0e-12f)), it = FM_MCML_DIV(1.0f, ut);
+    const float ut2 = fmaxf(1.0f - uz * uz, 1.0e-12f), it = FM_MCML_RSQRT(ut2), ut = ut2 * it;
     const int vertical = fabsf(uz) > FM_MCML_COSZERO;
     const float nx = (stcp * ux * uz - stsp * uy) * it + ux * cost;
     const float ny = (stcp * uy * uz + stsp * ux) * it + uy * cost;
@@ -297,7 +314,7 @@ FM_HD static inline int fm_mcml_step(fm_mcml_photon *p, const fm_mcml_medium *m,
     } else if (p->L.step_scale < -1e30f) { /* flat in a clear layer: would travel forever */
         ev->roulette = -(int32_t)p->w;     /* lost, kept exact */
         p->w = 0;
-        return FM_MCML_EV_ROULETTE | FM_MCML_EV_DEAD;
+        return FM_MCML_EV_ROULETTE;
     } else {
         const uint32_t dw =
             (uint32_t)(((uint64_t)p->w * p->L.mua_mut_q + 0x80000000u) >> 32); /* rounded */
@@ -307,7 +324,7 @@ FM_HD static inline int fm_mcml_step(fm_mcml_photon *p, const fm_mcml_medium *m,
     }
     if (p->w < FM_MCML_WEIGHT_MIN) {
         if (p->w == 0) /* escaped, or all absorbed in a purely absorbing layer */
-            return flags | FM_MCML_EV_DEAD;
+            return flags;
         if (fm_mcml_rand(&p->rng) <= FM_MCML_CHANCE) { /* MCML's Roulette */
             ev->roulette = (int32_t)(9u * p->w);
             p->w *= 10u;
@@ -315,7 +332,7 @@ FM_HD static inline int fm_mcml_step(fm_mcml_photon *p, const fm_mcml_medium *m,
         }
         ev->roulette = -(int32_t)p->w;
         p->w = 0;
-        return flags | FM_MCML_EV_ROULETTE | FM_MCML_EV_DEAD;
+        return flags | FM_MCML_EV_ROULETTE;
     }
     return flags;
 }
