@@ -32,7 +32,7 @@
 #define CHUNK 64
 /* Steps each lane takes between the warp's votes for dead lanes (-DFM_MCML_STEPS_PER_VOTE=n). */
 #ifndef FM_MCML_STEPS_PER_VOTE
-#define FM_MCML_STEPS_PER_VOTE 4
+#define FM_MCML_STEPS_PER_VOTE 8
 #endif
 #define STEPS_PER_VOTE FM_MCML_STEPS_PER_VOTE
 #define OUTSIDE 0x80000000u /* tally code: a global A[r][z] index, not a cache index */
@@ -72,8 +72,8 @@ __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
     mcml_photons(const fm_mcml_medium medium, u64 seed, control *ctl, u64 end, u64 *a_rz,
                  u64 *rd_ra, u64 *tt_ra, u64 *batch, int cache_r, int cache_z)
 {
-    /* The layer table in shared memory: lanes in different layers read it without serialising,
-     * as they would from constant memory (64-byte rows: a few two-way bank conflicts at most). */
+    /* The layer table in shared memory, read when a photon enters a layer (lanes in different
+     * layers would serialise on constant memory). */
     __shared__ fm_mcml_medium m;
     __shared__ u64 s_batch[FM_MCML_BATCHES * FM_MCML_B_N];
     __shared__ u64 s_pool[WARPS][2]; /* each warp's chunk: next and end */

@@ -72,8 +72,9 @@ static inline float fm_mcml_as_float(uint32_t u)
 #define FM_MCML_AS_FLOAT(u) fm_mcml_as_float(u)
 #endif
 
-/* What a flight, a drop and a spin read of the photon's layer: the photon carries a copy (in
- * registers on the GPU) and refreshes it when it enters another layer. */
+/* One layer in single precision; index 0 is the medium above, n_layers + 1 the one below. The
+ * photon carries a copy of its layer's (in registers on the GPU) and refreshes it when it enters
+ * another layer. */
 typedef struct {
     float z0, z1;           /* top and bottom depth, cm */
     float step_scale;       /* -ln 2 / (mua + mus): log2(xi) times it is the flight in cm;
@@ -81,13 +82,7 @@ typedef struct {
     uint32_t mua_mut_q;     /* mua / (mua + mus), 0.32 fixed point: the fraction a drop removes */
     float hg_a, hg_b, hg_c; /* Henyey-Greenstein: 1 - g^2, 1 - g, 2 g */
     float hg_d, hg_e;       /* 1 + g^2, 1 / (2 g) (0 when g = 0: isotropic) */
-} fm_mcml_layer_hot;
-
-/* One layer in single precision; index 0 is the medium above, n_layers + 1 the one below. */
-typedef struct {
-    fm_mcml_layer_hot hot;
-    float eta_up, eta_dn; /* n / n of the layer above, below */
-    float n;
+    float eta_up, eta_dn;   /* n / n of the layer above, below */
 } fm_mcml_layer_f;
 
 /* The scoring grid: inverse bin widths and the last bins (as floats, for clamping). */
@@ -164,7 +159,7 @@ typedef struct {
     float x, y, z, ux, uy, uz;
     uint32_t w;
     int layer;
-    fm_mcml_layer_hot L;
+    fm_mcml_layer_f L;
     fm_mcml_rng rng;
 } fm_mcml_photon;
 
@@ -206,7 +201,7 @@ FM_HD static inline void fm_mcml_launch(fm_mcml_photon *p, const fm_mcml_medium 
     p->uz = 1.0f;
     p->w = m->w0_q;
     p->layer = m->start_layer;
-    p->L = m->layer[m->start_layer].hot;
+    p->L = m->layer[m->start_layer];
     fm_mcml_rng_init(&p->rng, seed, index, a);
 }
 
@@ -239,9 +234,8 @@ FM_HD static inline void fm_mcml_ra_bin(const fm_mcml_photon *p, const fm_mcml_g
  * internal reflection when the transmitted sine reaches 1; one draw decides, every time. */
 FM_HD static inline int fm_mcml_cross(fm_mcml_photon *p, const fm_mcml_medium *m, fm_mcml_event *ev)
 {
-    const fm_mcml_layer_f *L = &m->layer[p->layer];
     const int up = p->uz < 0.0f;
-    const float eta = up ? L->eta_up : L->eta_dn;
+    const float eta = up ? p->L.eta_up : p->L.eta_dn;
     const float ca1 = fabsf(p->uz);
     const float sa2sq = eta * eta * (1.0f - ca1 * ca1);
     const float ca2 = FM_MCML_SQRT(fmaxf(1.0f - sa2sq, 0.0f));
@@ -253,14 +247,14 @@ FM_HD static inline int fm_mcml_cross(fm_mcml_photon *p, const fm_mcml_medium *m
         p->ux *= eta;
         p->uy *= eta;
         p->uz = up ? -ca2 : ca2;
-        if (p->layer == 0 || p->layer > m->n_layers) {
+        if ((unsigned)(p->layer - 1) >= (unsigned)m->n_layers) { /* layer 0 or n_layers + 1 */
             ev->escape = up ? 1 : 2;
             ev->escape_w = p->w;
             ev->escape_cos = ca2;
             p->w = 0;
             return FM_MCML_EV_ESCAPE;
         }
-        p->L = m->layer[p->layer].hot;
+        p->L = m->layer[p->layer];
         return 0;
     }
     p->uz = -p->uz;
@@ -269,7 +263,7 @@ FM_HD static inline int fm_mcml_cross(fm_mcml_photon *p, const fm_mcml_medium *m
 
 /* MCML's SpinTheta and direction update (eqs. 3.22-3.25 of the MCML manual); g = 0 (isotropic)
  * and the near-vertical case by selects, not branches. */
-FM_HD static inline void fm_mcml_spin(fm_mcml_photon *p, const fm_mcml_layer_hot *L)
+FM_HD static inline void fm_mcml_spin(fm_mcml_photon *p, const fm_mcml_layer_f *L)
 {
     const float xi = fm_mcml_rand(&p->rng);
     const float t = FM_MCML_DIV(L->hg_a, L->hg_b + L->hg_c * xi);
