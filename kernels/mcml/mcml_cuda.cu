@@ -35,6 +35,11 @@
 #define FM_MCML_STEPS_PER_VOTE 8
 #endif
 #define STEPS_PER_VOTE FM_MCML_STEPS_PER_VOTE
+/* Consecutive drops into one voxel summed in registers before one atomic add (GPU-MCML's
+ * merge); -DFM_MCML_MERGE_DROPS=0 times one atomic per drop instead. */
+#ifndef FM_MCML_MERGE_DROPS
+#define FM_MCML_MERGE_DROPS 1
+#endif
 #define OUTSIDE 0x80000000u /* tally code: a global A[r][z] index, not a cache index */
 #define NONE 0xFFFFFFFFu
 #define FULL 0xFFFFFFFFu
@@ -146,12 +151,16 @@ __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
                 const uint32_t code = ir < cache_r && iz < cache_z
                                           ? (uint32_t)(ir * cache_z + iz)
                                           : OUTSIDE | (uint32_t)(ir * nz + iz);
+#if FM_MCML_MERGE_DROPS
                 if (code != last || last_q >= 0x80000000u) {
                     flush_voxel(last, last_q, s_cache, cache_z, a_rz, nz);
                     last = code;
                     last_q = 0;
                 }
                 last_q += ev.drop;
+#else
+                flush_voxel(code, ev.drop, s_cache, cache_z, a_rz, nz);
+#endif
             }
             if (flags) {
                 if (flags & FM_MCML_EV_ESCAPE) {
