@@ -86,12 +86,12 @@ static int list_runs(fm_catalogue *cat, const fm_cli_args *args)
         fm_cli_json_print(b);
         return FM_EXIT_OK;
     }
-    printf("%6s  %-9s  %-19s  %-20s  %-5s  %s\n", "id", _("status"), _("started"), _("method"),
+    printf("%6s  %-11s  %-19s  %-20s  %-5s  %s\n", "id", _("status"), _("started"), _("method"),
            _("backend"), _("dataset"));
     for (guint i = 0; i < runs->len; i++) {
         const fm_catalogue_run *r = runs->pdata[i];
         g_autofree char *started = format_time(r->started_unix);
-        printf("%6" G_GINT64_FORMAT "  %-9s  %-19s  %-20s  %-5s  %s\n", r->id,
+        printf("%6" G_GINT64_FORMAT "  %-11s  %-19s  %-20s  %-5s  %s\n", r->id,
                fm_run_status_name(r->status), started, r->method_id, r->backend ? r->backend : "-",
                r->dataset_path ? r->dataset_path : "-");
     }

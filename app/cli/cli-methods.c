@@ -105,6 +105,10 @@ static void print_text(const fm_method *const *methods, int n)
             if (s->type == FM_PARAM_ENUM && s->choices) {
                 g_autofree char *joined = g_strjoinv("|", (char **)s->choices);
                 range = g_strdup_printf("%s, default %s", joined, s->default_choice);
+            } else if (s->auto_at_min && s->default_value <= s->min) {
+                /* the minimum means "chosen from the data" */
+                range = g_strdup_printf("auto or %g..%g%s%s, default auto", MAX(s->min, 0.0),
+                                        s->max, s->unit ? " " : "", s->unit ? s->unit : "");
             } else if (s->type == FM_PARAM_INT || s->type == FM_PARAM_DOUBLE) {
                 range =
                     g_strdup_printf("%g..%g%s%s, default %g", s->min, s->max, s->unit ? " " : "",

@@ -7,35 +7,47 @@
 #include <unistd.h>
 
 #include "app/cli/cli.h"
+#include "app/cli/cli-roi.h"
 #include "app/core/catalogue.h"
 #include "app/core/device_warmup.h"
 #include "app/core/error.h"
 #include "app/core/export.h"
 #include "app/core/io/mci.h"
 #include "app/core/io/open.h"
+#include "app/core/io/sdt.h"
 #include "app/core/method.h"
 #include "app/core/roi.h"
 #include "kernels/device.h"
 
 static const fm_cli_option options[] = {
-    {"output", TRUE}, {"backend", TRUE}, {"json", FALSE},    {"no_catalogue", FALSE},
-    {"roi", TRUE},    {"help", FALSE},   {"profile", FALSE},
+    {"output", TRUE}, {"backend", TRUE},  {"json", FALSE}, {"no_catalogue", FALSE}, {"roi", TRUE},
+    {"help", FALSE},  {"profile", FALSE}, {"block", TRUE}, /* the N-th dataset of a Becker & Hickl
+                                                              .sdt file */
 };
 
 static void print_help(void)
 {
     printf("%s", _("Usage: fluxmap-cli run METHOD [--PARAM=VALUE...] INPUT -o OUTDIR\n"
                    "          [--backend=auto|cpu|cuda] [--json] [--no-catalogue] [--roi FILE]\n"
-                   "          [--profile]\n"
+                   "          [--profile] [--block N]\n"
                    "Runs METHOD on INPUT (TIFF, Becker & Hickl .sdt, PicoQuant .ptu/.pt3, NIfTI\n"
                    ".nii/.nii.gz or a DICOM series folder) and writes OUTDIR/<output>.tif for\n"
                    "each output map (one page per frame or slice). The run is recorded in the\n"
                    "catalogue unless --no-catalogue. --roi FILE: a JSON array of ROIs with\n"
                    "roles (e.g. aorta, portal_vein, liver for dce.dual_input; \"slice\": z\n"
-                   "puts one on a single slice of a volume).\n"
+                   "puts one on a single slice of a volume), or a label map (.nii, .nii.gz,\n"
+                   ".tif, .tiff, as ITK-SNAP or 3D Slicer save them; the size of INPUT): one\n"
+                   "ROI per label and slice, named \"label N\" unless --roi-labels MAP gives\n"
+                   "roles: 1=aorta,2=portal_vein,3=liver, or an ITK-SNAP label description\n"
+                   "file. --export-rois LABELS writes the ROIs as a label map with INPUT's\n"
+                   "geometry (see 'fluxmap-cli roi export --help').\n"
                    "--profile adds the time of each stage (read, device start, prepare,\n"
                    "upload, compute, download, statistics, write, catalogue) and the peak\n"
                    "memory to the output.\n"
+                   "--block N: the N-th dataset (1 = the first) of a Becker & Hickl .sdt\n"
+                   "file: its blocks of decays in order, one per routing channel where a\n"
+                   "block holds several ('fluxmap-cli info' or the sdt_datasets metadata says\n"
+                   "how many).\n"
                    "'fluxmap-cli methods' lists METHOD ids and their parameters; both\n"
                    "--PARAM=VALUE and --PARAM VALUE are accepted.\n"));
 }
@@ -134,6 +146,7 @@ static int parse_command(int argc, char **argv, fm_cli_args *args, const fm_meth
     g_autoptr(GHashTable) extra = g_hash_table_new(g_str_hash, g_str_equal);
     for (int i = 0; i < (*method)->n_params; i++)
         g_hash_table_insert(extra, (gpointer)(*method)->params[i].key, GINT_TO_POINTER(TRUE));
+    fm_cli_roi_add_options(extra); /* --roi-labels, --export-rois */
     g_autofree char *message = NULL;
     if (!fm_cli_parse(argc - 1, argv + 1, options, G_N_ELEMENTS(options), extra, args, &message))
         return fm_cli_fail(FM_EXIT_USAGE, "%s: %s", (*method)->id, message);
@@ -163,7 +176,11 @@ static int parse_command(int argc, char **argv, fm_cli_args *args, const fm_meth
     const char *outdir = fm_cli_get(args, "output");
     if (!outdir || !*outdir)
         return fm_cli_fail(FM_EXIT_USAGE, _("run: missing -o OUTDIR"));
-    return FM_EXIT_OK;
+    int block = 1;
+    g_autofree char *block_message = NULL;
+    if (!fm_cli_get_positive_int(args, "block", &block, &block_message))
+        return fm_cli_fail(FM_EXIT_USAGE, "%s", block_message);
+    return fm_cli_check_roi_options(args);
 }
 
 /* Summaries of every map, each computed in parallel inside fm_map_statistics. */
@@ -201,6 +218,28 @@ static int write_maps(const fm_method *method, const fm_result *result, const ch
     return FM_EXIT_OK;
 }
 
+/* --block N (checked by parse_command) picks a dataset of an .sdt file; other formats have
+ * none to pick, which is a parameter error. */
+static fm_dataset *open_sdt_block(const char *input, const fm_cli_args *args, GError **error)
+{
+    int block = 1;
+    g_autofree char *message = NULL;
+    fm_cli_get_positive_int(args, "block", &block, &message);
+    guint8 head[64] = {0};
+    gsize n = 0;
+    FILE *f = g_fopen(input, "rb");
+    if (f) {
+        n = fread(head, 1, sizeof head, f);
+        fclose(f);
+    }
+    if (f && !fm_sdt_sniff(head, n)) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
+                    _("%s: --block applies to Becker & Hickl .sdt files only"), input);
+        return NULL;
+    }
+    return fm_sdt_read(input, block - 1, error);
+}
+
 static int execute(const fm_method *method, const fm_params *params, fm_backend backend,
                    const fm_cli_args *args)
 {
@@ -216,14 +255,16 @@ static int execute(const fm_method *method, const fm_params *params, fm_backend 
     const char *outdir = fm_cli_get(args, "output");
     g_autoptr(GError) error = NULL;
     g_autoptr(GPtrArray) rois = NULL;
-    const char *roi_file = fm_cli_get(args, "roi");
-    if (roi_file && !(rois = fm_roi_list_from_file(roi_file, &error)))
-        return fm_cli_fail_error(error);
+    int code = fm_cli_load_rois(args, NULL, FALSE, &rois); /* JSON shapes need no dataset */
+    if (code != FM_EXIT_OK)
+        return code;
     /* .ptu files are histogrammed while read, which takes a while for large ones */
     read_progress reading = {input, FALSE};
     g_autoptr(fm_dataset) dataset = NULL;
     if (input && g_str_has_suffix(input, ".mci"))
         dataset = fm_mci_dataset_new(input, &error);
+    else if (input && fm_cli_get(args, "block"))
+        dataset = open_sdt_block(input, args, &error);
     else if (input)
         dataset = fm_dataset_open(input, isatty(STDERR_FILENO) ? report_read_progress : NULL,
                                   &reading, NULL, &error);
@@ -231,6 +272,9 @@ static int execute(const fm_method *method, const fm_params *params, fm_backend 
         fprintf(stderr, "\n");
     if (input && !dataset)
         return fm_cli_fail_error(error);
+    if ((code = fm_cli_load_rois(args, dataset, TRUE, &rois)) != FM_EXIT_OK ||
+        (code = fm_cli_export_rois(args, rois, dataset)) != FM_EXIT_OK)
+        return code;
     stages->ms[FM_STAGE_READ] = fm_stage_now_ms() - t;
     if (warmup)
         stages->ms[FM_STAGE_DEVICE_START] =
@@ -238,7 +282,7 @@ static int execute(const fm_method *method, const fm_params *params, fm_backend 
 
     t = fm_stage_now_ms();
     g_auto(fm_cli_record) record = {0};
-    int code = fm_cli_record_begin(&record, args, dataset, method->id, params, rois);
+    code = fm_cli_record_begin(&record, args, dataset, method->id, params, rois);
     if (code != FM_EXIT_OK)
         return code;
     stages->ms[FM_STAGE_CATALOGUE] = fm_stage_now_ms() - t;

@@ -23,6 +23,8 @@ static void print_help(FILE *out)
               "  simulate dce [OPTIONS] -o FILE.nii|.tif  write a DCE liver phantom\n"
               "  simulate oct [OPTIONS] -o FILE.raw|.tif  write SD-OCT spectra\n"
               "  catalogue list|show ID [--json]        browse earlier runs\n"
+              "  roi export INPUT --roi FILE [--roi-labels MAP] -o LABELS.nii.gz|.tif\n"
+              "                                         ROIs as a label map over INPUT\n"
               "  mcml run FILE.mci|--preset NAME -o OUT.mco [--photons N] [--rt-only]\n"
               "                                         MCML light transport, .mco + TIFFs\n"
               "\n"
@@ -32,6 +34,7 @@ static void print_help(FILE *out)
 }
 
 int fm_cli_mcml(int argc, char **argv); /* app/cli/cli-mcml.c */
+int fm_cli_roi(int argc, char **argv);  /* app/cli/cli-roi.c */
 
 int main(int argc, char **argv)
 {
@@ -66,6 +69,8 @@ int main(int argc, char **argv)
         return fm_cli_catalogue(argc - 2, argv + 2);
     if (strcmp(command, "mcml") == 0)
         return fm_cli_mcml(argc - 2, argv + 2); /* app/cli/cli-mcml.c */
+    if (strcmp(command, "roi") == 0)
+        return fm_cli_roi(argc - 2, argv + 2);
     return fm_cli_fail(FM_EXIT_USAGE, _("unknown command '%s' (see 'fluxmap-cli --help')"),
                        command);
 }

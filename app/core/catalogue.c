@@ -18,6 +18,7 @@
 #include "error.h"
 #include "export.h"
 #include "io/tiff.h"
+#include "process_owner.h"
 
 /* Forward migrations: migrations[v] takes a database from user_version v to v + 1.
  * Version 0 is an SQLite file with user_version 0 and none of our tables (a new, empty file,
@@ -39,19 +40,27 @@ static const char *const migrations[] = {
     "  id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
     "  name TEXT NOT NULL, unit TEXT, file TEXT NOT NULL, min REAL, max REAL, mean REAL,"
     "  median REAL, valid_pixels INTEGER, UNIQUE(run_id, name));",
+    /* 2: the process that owns a run (process_owner.h), so that a run whose process died can be
+     * told from one still running in another window */
+    "ALTER TABLE runs ADD COLUMN owner_host TEXT;"
+    "ALTER TABLE runs ADD COLUMN owner_boot TEXT;"
+    "ALTER TABLE runs ADD COLUMN owner_pid_ns TEXT;"
+    "ALTER TABLE runs ADD COLUMN owner_pid INTEGER;"
+    "ALTER TABLE runs ADD COLUMN owner_start INTEGER;",
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(migrations) == FM_CATALOGUE_SCHEMA_VERSION);
 
-static const char *const status_names[] = {"running", "done", "failed", "cancelled"};
+static const char *const status_names[] = {"running", "done", "failed", "cancelled",
+                                            "interrupted"};
 
 const char *fm_run_status_name(fm_run_status status)
 {
-    return (status >= 0 && status <= FM_RUN_CANCELLED) ? status_names[status] : "unknown";
+    return (status >= 0 && status <= FM_RUN_INTERRUPTED) ? status_names[status] : "unknown";
 }
 
 fm_run_status fm_catalogue_status_parse(const char *text)
 {
-    for (int i = 0; i <= FM_RUN_CANCELLED; i++)
+    for (int i = 0; i <= FM_RUN_INTERRUPTED; i++)
         if (g_strcmp0(text, status_names[i]) == 0)
             return (fm_run_status)i;
     return FM_RUN_FAILED;
@@ -166,7 +175,8 @@ fm_catalogue *fm_catalogue_open(const char *dir, GError **error)
     if (!exec(cat, "PRAGMA busy_timeout = 10000", error) ||
         !exec(cat, "PRAGMA journal_mode = WAL", error) ||
         !exec(cat, "PRAGMA foreign_keys = ON", error) ||
-        !exec(cat, "PRAGMA synchronous = NORMAL", error) || !migrate(cat, error)) {
+        !exec(cat, "PRAGMA synchronous = NORMAL", error) || !migrate(cat, error) ||
+        !fm_catalogue_recover_interrupted(cat, NULL, error)) {
         fm_catalogue_close(cat);
         return NULL;
     }
@@ -266,6 +276,22 @@ static gboolean insert_rois(fm_catalogue *cat, gint64 run_id, GPtrArray *rois, G
     return TRUE;
 }
 
+/* This process as the run's owner, in parameters first.. first + 4 (host, boot, pid namespace,
+ * pid, start ticks); left NULL where /proc cannot tell, and such a run is never taken for dead.
+ * (A function of its own: the owner's cleanup must not lie in the scope the gotos of
+ * fm_catalogue_begin_run jump over.) */
+static void bind_owner(sqlite3_stmt *st, int first)
+{
+    g_auto(fm_process_owner) owner = {0};
+    if (!fm_process_owner_self(&owner))
+        return;
+    bind_text(st, first, owner.host);
+    bind_text(st, first + 1, owner.boot_id);
+    bind_text(st, first + 2, owner.pid_ns);
+    sqlite3_bind_int64(st, first + 3, owner.pid);
+    sqlite3_bind_int64(st, first + 4, (sqlite3_int64)owner.start_ticks);
+}
+
 gint64 fm_catalogue_begin_run(fm_catalogue *cat, const fm_dataset *dataset, const char *method_id,
                               const char *params_json, GPtrArray *rois, GError **error)
 {
@@ -277,7 +303,9 @@ gint64 fm_catalogue_begin_run(fm_catalogue *cat, const fm_dataset *dataset, cons
     if (dataset && ds_id == 0)
         goto fail;
     sqlite3_stmt *st = fm_catalogue_prepare(
-        cat, "INSERT INTO runs(dataset_id, method, params_json, status, started) VALUES(?,?,?,?,?)",
+        cat,
+        "INSERT INTO runs(dataset_id, method, params_json, status, started, owner_host,"
+        " owner_boot, owner_pid_ns, owner_pid, owner_start) VALUES(?,?,?,?,?,?,?,?,?,?)",
         error);
     if (st == NULL)
         goto fail;
@@ -289,6 +317,7 @@ gint64 fm_catalogue_begin_run(fm_catalogue *cat, const fm_dataset *dataset, cons
     bind_text(st, 3, params_json ? params_json : "{}");
     bind_text(st, 4, fm_run_status_name(FM_RUN_RUNNING));
     sqlite3_bind_int64(st, 5, g_get_real_time() / G_USEC_PER_SEC);
+    bind_owner(st, 6);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -314,8 +343,7 @@ static char *run_dir(fm_catalogue *cat, gint64 run_id)
     return g_build_filename(cat->dir, "runs", id, NULL);
 }
 
-/* Deletes runs/<id> and whatever is in it (finished maps or .part leftovers). */
-static void remove_run_files(fm_catalogue *cat, gint64 run_id)
+void fm_catalogue_remove_run_files(fm_catalogue *cat, gint64 run_id)
 {
     g_autofree char *dir = run_dir(cat, run_id);
     GDir *d = g_dir_open(dir, 0, NULL);
@@ -361,7 +389,7 @@ static gboolean set_status(fm_catalogue *cat, gint64 run_id, fm_run_status statu
 gboolean fm_catalogue_abort_run(fm_catalogue *cat, gint64 run_id, fm_run_status status,
                                 const char *message, GError **error)
 {
-    remove_run_files(cat, run_id);
+    fm_catalogue_remove_run_files(cat, run_id);
     g_mutex_lock(&cat->lock);
     gboolean ok = exec(cat, "BEGIN IMMEDIATE", error);
     if (ok) {

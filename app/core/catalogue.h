@@ -8,13 +8,15 @@
 
 G_BEGIN_DECLS
 
-#define FM_CATALOGUE_SCHEMA_VERSION 1
+#define FM_CATALOGUE_SCHEMA_VERSION 2
 
 typedef struct fm_catalogue fm_catalogue;
 
 /* Directory: FLUXMAP_DATA_DIR if set, else $XDG_DATA_HOME/fluxmap. g_free it. */
 char *fm_catalogue_default_dir(void);
-/* Opens or creates dir/catalogue.db, migrating older schemas forward. */
+/* Opens or creates dir/catalogue.db, migrating older schemas forward. Runs left "running" by a
+ * process that has ended (killed, crashed, the machine rebooted) become "interrupted" and their
+ * files are removed (fm_catalogue_recover_interrupted); runs of live processes stay running. */
 fm_catalogue *fm_catalogue_open(const char *dir, GError **error);
 void fm_catalogue_close(fm_catalogue *cat);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(fm_catalogue, fm_catalogue_close)
@@ -26,11 +28,13 @@ typedef enum {
     FM_RUN_DONE,
     FM_RUN_FAILED,
     FM_RUN_CANCELLED,
+    FM_RUN_INTERRUPTED, /* its process ended before it did (found when a catalogue is opened) */
 } fm_run_status;
-const char *fm_run_status_name(fm_run_status status); /* "running", "done", "failed", "cancelled" */
+/* "running", "done", "failed", "cancelled", "interrupted" */
+const char *fm_run_status_name(fm_run_status status);
 
 /* Records the dataset (by path and sha256, reused when known), the ROIs and a run in state
- * running. Returns the run id (> 0) or 0 with error. Thread-safe: one connection per call. */
+ * running, owned by this process (fm_process_owner). Returns the run id (> 0) or 0 with error. Thread-safe: one connection per call. */
 gint64 fm_catalogue_begin_run(fm_catalogue *cat, const fm_dataset *dataset,
                               const char *method_id, const char *params_json,
                               GPtrArray *rois, GError **error);
@@ -47,6 +51,12 @@ gboolean fm_catalogue_finish_run_with(fm_catalogue *cat, gint64 run_id, const fm
 /* Marks a run failed or cancelled with a message; removes any files it had. */
 gboolean fm_catalogue_abort_run(fm_catalogue *cat, gint64 run_id, fm_run_status status,
                                 const char *message, GError **error);
+
+/* Marks every running run whose owning process has ended as interrupted, with no outputs: its
+ * runs/<id>/ folder (finished maps and .part files) is removed, then its row changed. Runs of
+ * live processes, of other hosts and of runs recorded before owners were (schema 1) are left
+ * running. *n_interrupted (may be NULL) counts them. fm_catalogue_open calls it. */
+gboolean fm_catalogue_recover_interrupted(fm_catalogue *cat, int *n_interrupted, GError **error);
 
 typedef struct {
     char *name, *unit, *file; /* file is absolute */

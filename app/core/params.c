@@ -184,6 +184,9 @@ gboolean fm_params_set_from_string(fm_params *params, const char *key, const cha
         text = "";
     g_autofree char *trimmed = g_strstrip(g_strdup(text));
     char *end = NULL;
+    if (s->auto_at_min && (s->type == FM_PARAM_INT || s->type == FM_PARAM_DOUBLE) &&
+        g_ascii_strcasecmp(trimmed, "auto") == 0)
+        return check_and_store(params, i, s->min, trimmed, error);
     switch (s->type) {
     case FM_PARAM_ENUM:
         return set_choice(params, i, trimmed, error);

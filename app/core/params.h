@@ -24,6 +24,8 @@ typedef struct {
     const char *help;          /* one sentence, marked N_() */
     const char *const *choices;/* ENUM: NULL-terminated */
     gboolean odd_only;         /* INT that must be odd (window sizes) */
+    gboolean auto_at_min;      /* INT, DOUBLE: min means "chosen from the data"; the text "auto"
+                                  sets it and forms show it as "auto" */
 } fm_param_spec;
 
 const char *fm_param_type_name(fm_param_type type); /* "int", "double", "enum", "bool" */

@@ -5,11 +5,12 @@
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "error.h"
 #include "json_text.h"
 
-static const char *const kind_names[] = {"rectangle", "ellipse", "polygon"};
+static const char *const kind_names[] = {"rectangle", "ellipse", "polygon", "mask"};
 
 fm_roi *fm_roi_new(fm_roi_kind kind, const char *name)
 {
@@ -37,6 +38,18 @@ fm_roi *fm_roi_new_ellipse(const char *name, double x0, double y0, double x1, do
     return roi;
 }
 
+fm_roi *fm_roi_new_mask(const char *name, const guint8 *mask, int width, int height)
+{
+    fm_roi *roi = fm_roi_new(FM_ROI_MASK, name);
+    gsize n = (gsize)MAX(width, 0) * (gsize)MAX(height, 0);
+    roi->mask = g_new0(guint8, MAX(n, 1));
+    roi->mask_width = MAX(width, 0);
+    roi->mask_height = MAX(height, 0);
+    for (gsize i = 0; mask != NULL && i < n; i++)
+        roi->mask[i] = mask[i] != 0;
+    return roi;
+}
+
 void fm_roi_add_point(fm_roi *roi, double x, double y)
 {
     fm_point p = {x, y};
@@ -45,7 +58,9 @@ void fm_roi_add_point(fm_roi *roi, double x, double y)
 
 fm_roi *fm_roi_copy(const fm_roi *roi)
 {
-    fm_roi *c = fm_roi_new(roi->kind, roi->name);
+    fm_roi *c = roi->kind == FM_ROI_MASK
+                    ? fm_roi_new_mask(roi->name, roi->mask, roi->mask_width, roi->mask_height)
+                    : fm_roi_new(roi->kind, roi->name);
     c->role = g_strdup(roi->role);
     c->slice = roi->slice;
     g_array_append_vals(c->points, roi->points->data, roi->points->len);
@@ -59,17 +74,18 @@ void fm_roi_free(fm_roi *roi)
     g_free(roi->name);
     g_free(roi->role);
     g_array_unref(roi->points);
+    g_free(roi->mask);
     g_free(roi);
 }
 
 const char *fm_roi_kind_name(fm_roi_kind kind)
 {
-    return (kind >= 0 && kind <= FM_ROI_POLYGON) ? kind_names[kind] : "unknown";
+    return (kind >= 0 && kind <= FM_ROI_MASK) ? kind_names[kind] : "unknown";
 }
 
 gboolean fm_roi_kind_parse(const char *text, fm_roi_kind *out)
 {
-    for (int i = 0; i <= FM_ROI_POLYGON; i++) {
+    for (int i = 0; i <= FM_ROI_MASK; i++) {
         if (text != NULL && g_ascii_strcasecmp(text, kind_names[i]) == 0) {
             *out = (fm_roi_kind)i;
             return TRUE;
@@ -126,6 +142,13 @@ static void rasterise_polygon(const fm_roi *roi, guint8 *mask, int width, int he
 guint8 *fm_roi_rasterise(const fm_roi *roi, int width, int height)
 {
     guint8 *mask = g_new0(guint8, MAX((gsize)width * (gsize)height, 1));
+    if (roi->kind == FM_ROI_MASK) { /* the part of the mask that lies on the image */
+        int w = MIN(width, roi->mask_width), h = MIN(height, roi->mask_height);
+        for (int j = 0; j < h; j++)
+            memcpy(mask + (gsize)j * width, roi->mask + (gsize)j * roi->mask_width,
+                   (gsize)MAX(w, 0));
+        return mask;
+    }
     if (roi->kind == FM_ROI_POLYGON) {
         rasterise_polygon(roi, mask, width, height);
         return mask;
@@ -171,6 +194,35 @@ gsize fm_roi_count_pixels(const fm_roi *roi, int width, int height)
     return n;
 }
 
+gboolean fm_roi_bounds(const fm_roi *roi, double *x0, double *y0, double *x1, double *y1)
+{
+    double lo_x = INFINITY, lo_y = INFINITY, hi_x = -INFINITY, hi_y = -INFINITY;
+    if (roi->kind == FM_ROI_MASK) {
+        for (int j = 0; j < roi->mask_height; j++)
+            for (int i = 0; i < roi->mask_width; i++)
+                if (roi->mask[(gsize)j * roi->mask_width + i]) {
+                    lo_x = MIN(lo_x, i);
+                    hi_x = MAX(hi_x, i + 1);
+                    lo_y = MIN(lo_y, j);
+                    hi_y = MAX(hi_y, j + 1);
+                }
+    } else {
+        for (guint i = 0; i < roi->points->len; i++) {
+            lo_x = MIN(lo_x, pt(roi, i).x);
+            hi_x = MAX(hi_x, pt(roi, i).x);
+            lo_y = MIN(lo_y, pt(roi, i).y);
+            hi_y = MAX(hi_y, pt(roi, i).y);
+        }
+    }
+    if (!(hi_x >= lo_x && hi_y >= lo_y))
+        return FALSE;
+    *x0 = lo_x;
+    *y0 = lo_y;
+    *x1 = hi_x;
+    *y1 = hi_y;
+    return TRUE;
+}
+
 fm_roi_stats fm_roi_statistics(const fm_roi *roi, const float *map, int width, int height)
 {
     fm_roi_stats s = {0, NAN, NAN, NAN, NAN};
@@ -201,6 +253,31 @@ fm_roi_stats fm_roi_statistics(const fm_roi *roi, const float *map, int width, i
     return s;
 }
 
+/* "size":[w,h] and "runs":[start,length,...] of the inside pixels, row-major. */
+static void add_mask_members(JsonBuilder *b, const fm_roi *roi)
+{
+    json_builder_set_member_name(b, "size");
+    json_builder_begin_array(b);
+    json_builder_add_int_value(b, roi->mask_width);
+    json_builder_add_int_value(b, roi->mask_height);
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "runs");
+    json_builder_begin_array(b);
+    gsize n = (gsize)roi->mask_width * (gsize)roi->mask_height;
+    for (gsize i = 0; i < n;) {
+        if (!roi->mask[i]) {
+            i++;
+            continue;
+        }
+        gsize start = i;
+        while (i < n && roi->mask[i])
+            i++;
+        json_builder_add_int_value(b, (gint64)start);
+        json_builder_add_int_value(b, (gint64)(i - start));
+    }
+    json_builder_end_array(b);
+}
+
 static JsonNode *roi_to_node(const fm_roi *roi)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
@@ -223,6 +300,8 @@ static JsonNode *roi_to_node(const fm_roi *roi)
         json_builder_end_array(b);
     }
     json_builder_end_array(b);
+    if (roi->kind == FM_ROI_MASK)
+        add_mask_members(b, roi);
     if (roi->slice >= 0) { /* omitted for "every slice", so 2-D ROI files stay as they were */
         json_builder_set_member_name(b, "slice");
         json_builder_add_int_value(b, roi->slice);
@@ -252,6 +331,53 @@ static double node_number(JsonNode *n, gboolean *ok)
     return 0;
 }
 
+/* The "size" and "runs" of a mask ROI (see roi.h); FALSE with error when they do not fit. */
+static gboolean read_mask_members(JsonObject *o, fm_roi *roi, const char *where, GError **error)
+{
+    JsonNode *size_node = json_object_get_member(o, "size");
+    JsonNode *runs_node = json_object_get_member(o, "runs");
+    JsonArray *size =
+        size_node && JSON_NODE_HOLDS_ARRAY(size_node) ? json_node_get_array(size_node) : NULL;
+    JsonArray *runs =
+        runs_node && JSON_NODE_HOLDS_ARRAY(runs_node) ? json_node_get_array(runs_node) : NULL;
+    gboolean ok = size != NULL && runs != NULL && json_array_get_length(size) == 2 &&
+                  json_array_get_length(runs) % 2 == 0;
+    double w = 0, h = 0;
+    if (ok) {
+        w = node_number(json_array_get_element(size, 0), &ok);
+        h = node_number(json_array_get_element(size, 1), &ok);
+    }
+    /* bounds the allocation a damaged file can ask for (256 MiB) */
+    if (!ok || w != floor(w) || h != floor(h) || w < 1 || h < 1 || w > 65536 || h > 65536 ||
+        w * h > (double)(1 << 28)) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                    _("%s: mask ROI '%s' needs \"size\": [width, height] and \"runs\": "
+                      "[start, length, ...]"),
+                    where, roi->name);
+        return FALSE;
+    }
+    gsize n = (gsize)w * (gsize)h;
+    roi->mask_width = (int)w;
+    roi->mask_height = (int)h;
+    roi->mask = g_new0(guint8, n);
+    double end = 0; /* runs ascend and do not overlap */
+    for (guint k = 0; k < json_array_get_length(runs); k += 2) {
+        double start = node_number(json_array_get_element(runs, k), &ok);
+        double length = node_number(json_array_get_element(runs, k + 1), &ok);
+        if (!ok || start != floor(start) || length != floor(length) || start < end || length < 1 ||
+            start + length > (double)n) {
+            g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                        _("%s: mask ROI '%s' run %u is not inside its %dx%d mask after the "
+                          "run before"),
+                        where, roi->name, k / 2 + 1, roi->mask_width, roi->mask_height);
+            return FALSE;
+        }
+        memset(roi->mask + (gsize)start, 1, (gsize)length);
+        end = start + length;
+    }
+    return TRUE;
+}
+
 static fm_roi *roi_from_node(JsonNode *node, const char *where, GError **error)
 {
     if (!JSON_NODE_HOLDS_OBJECT(node)) {
@@ -264,7 +390,7 @@ static fm_roi *roi_from_node(JsonNode *node, const char *where, GError **error)
     fm_roi_kind kind;
     if (!fm_roi_kind_parse(kind_text, &kind)) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                    _("%s: kind '%s' is not rectangle, ellipse or polygon"), where,
+                    _("%s: kind '%s' is not rectangle, ellipse, polygon or mask"), where,
                     kind_text ? kind_text : "");
         return NULL;
     }
@@ -276,12 +402,12 @@ static fm_roi *roi_from_node(JsonNode *node, const char *where, GError **error)
     JsonNode *pts_node = json_object_get_member(o, "points");
     JsonArray *pts =
         pts_node && JSON_NODE_HOLDS_ARRAY(pts_node) ? json_node_get_array(pts_node) : NULL;
-    if (pts == NULL) {
+    if (pts == NULL && kind != FM_ROI_MASK) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: ROI '%s' has no points"), where,
                     name);
         return NULL;
     }
-    for (guint i = 0; i < json_array_get_length(pts); i++) {
+    for (guint i = 0; pts != NULL && i < json_array_get_length(pts); i++) {
         JsonNode *p = json_array_get_element(pts, i);
         gboolean ok =
             JSON_NODE_HOLDS_ARRAY(p) && json_array_get_length(json_node_get_array(p)) == 2;
@@ -309,6 +435,8 @@ static fm_roi *roi_from_node(JsonNode *node, const char *where, GError **error)
         }
         roi->slice = (int)z;
     }
+    if (kind == FM_ROI_MASK)
+        return read_mask_members(o, roi, where, error) ? g_steal_pointer(&roi) : NULL;
     guint need = kind == FM_ROI_POLYGON ? 3 : 2;
     if (roi->points->len < need || (kind != FM_ROI_POLYGON && roi->points->len != 2)) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,

@@ -43,6 +43,11 @@ static void compare_clicked(GtkButton *button, FmCatalogueView *self)
 static void refresh_clicked(GtkButton *button, FmCatalogueView *self)
 {
     g_autoptr(GError) error = NULL;
+    /* Reloading is opening again: runs whose process has died since show as interrupted. */
+    if (self->cat != NULL && !fm_catalogue_recover_interrupted(self->cat, NULL, &error)) {
+        g_warning("%s", error->message);
+        g_clear_error(&error);
+    }
     if (!fm_catalogue_view_refresh(self, &error))
         g_warning("%s", error->message);
 }

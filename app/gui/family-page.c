@@ -79,6 +79,16 @@ fm_params *fm_family_page_get_params(FmFamilyPage *page)
     return IFACE(page)->get_params != NULL ? IFACE(page)->get_params(page) : NULL;
 }
 
+gboolean fm_family_page_add_rois(FmFamilyPage *page, GPtrArray *rois)
+{
+    return IFACE(page)->add_rois != NULL && IFACE(page)->add_rois(page, rois);
+}
+
+GPtrArray *fm_family_page_get_rois(FmFamilyPage *page)
+{
+    return IFACE(page)->get_rois != NULL ? IFACE(page)->get_rois(page) : NULL;
+}
+
 /* ---- a page from plain functions ---------------------------------------------------------- */
 
 #define FM_TYPE_FUNCS_PAGE (fm_funcs_page_get_type())
@@ -157,6 +167,18 @@ static fm_params *funcs_get_params(FmFamilyPage *page)
     return self->funcs->get_params != NULL ? self->funcs->get_params(self->win) : NULL;
 }
 
+static gboolean funcs_add_rois(FmFamilyPage *page, GPtrArray *rois)
+{
+    FmFuncsPage *self = FM_FUNCS_PAGE(page);
+    return self->funcs->add_rois != NULL && self->funcs->add_rois(self->win, rois);
+}
+
+static GPtrArray *funcs_get_rois(FmFamilyPage *page)
+{
+    FmFuncsPage *self = FM_FUNCS_PAGE(page);
+    return self->funcs->get_rois != NULL ? self->funcs->get_rois(self->win) : NULL;
+}
+
 static void funcs_iface_init(FmFamilyPageInterface *iface)
 {
     iface->get_id = funcs_get_id;
@@ -169,6 +191,8 @@ static void funcs_iface_init(FmFamilyPageInterface *iface)
     iface->set_param = funcs_set_param;
     iface->get_method = funcs_get_method;
     iface->get_params = funcs_get_params;
+    iface->add_rois = funcs_add_rois;
+    iface->get_rois = funcs_get_rois;
 }
 
 static void fm_funcs_page_init(FmFuncsPage *self)

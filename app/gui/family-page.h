@@ -72,6 +72,13 @@ struct _FmFamilyPageInterface {
      * the user left them (NULL when the page has no method panel or a value is out of range). */
     const fm_method *(*get_method)(FmFamilyPage *page);
     fm_params *(*get_params)(FmFamilyPage *page);
+    /* ROIs imported from a file (win.import-rois; fm_roi*, the page copies what it keeps): a
+     * page whose ROIs live on slices keeps each on its own; FALSE leaves them to the window,
+     * which puts them on the map view. */
+    gboolean (*add_rois)(FmFamilyPage *page, GPtrArray *rois);
+    /* Every ROI of the page, those of slices not on show included (a container of borrowed
+     * pointers; unref it), for win.export-rois; NULL: the map view's are all there are. */
+    GPtrArray *(*get_rois)(FmFamilyPage *page);
 };
 
 const char *fm_family_page_get_id(FmFamilyPage *page);
@@ -88,6 +95,8 @@ guint fm_family_page_get_bars(FmFamilyPage *page);
 gboolean fm_family_page_get_live(FmFamilyPage *page, fm_page_live *live, GError **error);
 const fm_method *fm_family_page_get_method(FmFamilyPage *page);
 fm_params *fm_family_page_get_params(FmFamilyPage *page);
+gboolean fm_family_page_add_rois(FmFamilyPage *page, GPtrArray *rois);
+GPtrArray *fm_family_page_get_rois(FmFamilyPage *page);
 
 /* A page from plain functions of the window, for families whose page needs only these. */
 typedef struct _FmWindow FmWindow;
@@ -103,6 +112,8 @@ typedef struct {
     gboolean (*set_param)(FmWindow *win, const char *key, const char *text);
     const fm_method *(*get_method)(FmWindow *win);
     fm_params *(*get_params)(FmWindow *win);
+    gboolean (*add_rois)(FmWindow *win, GPtrArray *rois);
+    GPtrArray *(*get_rois)(FmWindow *win);
 } fm_page_funcs;
 FmFamilyPage *fm_family_page_from_funcs(FmWindow *win, const fm_page_funcs *funcs);
 

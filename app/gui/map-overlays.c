@@ -26,6 +26,11 @@ static void to_widget(const FmMapTransform *t, fm_point p, double *wx, double *w
 
 gboolean fm_map_roi_contains(const fm_roi *roi, fm_point p)
 {
+    if (roi->kind == FM_ROI_MASK) {
+        int i = (int)floor(p.x), j = (int)floor(p.y);
+        return i >= 0 && j >= 0 && i < roi->mask_width && j < roi->mask_height &&
+               roi->mask[(gsize)j * roi->mask_width + i];
+    }
     if (roi->points->len < 2)
         return FALSE;
     const fm_point *pts = (const fm_point *)roi->points->data;
@@ -41,6 +46,8 @@ gboolean fm_map_roi_contains(const fm_roi *roi, fm_point p)
         double dx = (p.x - 0.5 * (x0 + x1)) / rx, dy = (p.y - 0.5 * (y0 + y1)) / ry;
         return dx * dx + dy * dy <= 1.0;
     }
+    case FM_ROI_MASK:
+        break;
     case FM_ROI_POLYGON: {
         gboolean inside = FALSE; /* even-odd ray casting */
         guint n = roi->points->len;
@@ -55,8 +62,40 @@ gboolean fm_map_roi_contains(const fm_roi *roi, fm_point p)
     return FALSE;
 }
 
+/* The edges between inside and outside pixels of a mask ROI, one segment per pixel side. */
+static void mask_path(cairo_t *cr, const FmMapTransform *t, const fm_roi *roi)
+{
+    const int w = roi->mask_width, h = roi->mask_height;
+#define INSIDE(i, j) ((i) >= 0 && (j) >= 0 && (i) < w && (j) < h && roi->mask[(gsize)(j)*w + (i)])
+    for (int j = 0; j < h; j++) {
+        for (int i = 0; i < w; i++) {
+            if (!INSIDE(i, j))
+                continue;
+            /* each side (from, to) of the pixel whose neighbour across it is outside */
+            const int sides[4][5] = {
+                {i, j - 1, 0, 0, 1}, {i, j + 1, 0, 1, 1}, {i - 1, j, 0, 0, 0}, {i + 1, j, 1, 0, 0}};
+            for (int s = 0; s < 4; s++) {
+                if (INSIDE(sides[s][0], sides[s][1]))
+                    continue;
+                double ax, ay, bx, by;
+                fm_point a = {i + sides[s][2], j + sides[s][3]};
+                fm_point b = {a.x + (sides[s][4] ? 1 : 0), a.y + (sides[s][4] ? 0 : 1)};
+                to_widget(t, a, &ax, &ay);
+                to_widget(t, b, &bx, &by);
+                cairo_move_to(cr, ax, ay);
+                cairo_line_to(cr, bx, by);
+            }
+        }
+    }
+#undef INSIDE
+}
+
 void fm_map_roi_path(cairo_t *cr, const FmMapTransform *t, const fm_roi *roi, gboolean close)
 {
+    if (roi->kind == FM_ROI_MASK) {
+        mask_path(cr, t, roi);
+        return;
+    }
     const fm_point *pts = (const fm_point *)roi->points->data;
     guint n = roi->points->len;
     double ax, ay, bx, by;
@@ -110,14 +149,10 @@ void fm_map_stroke_outline(cairo_t *cr, const double rgb[3], double width, gbool
 void fm_map_roi_label(GtkWidget *widget, cairo_t *cr, const FmMapTransform *t, const fm_roi *roi,
                       const double rgb[3])
 {
-    if (!roi->name || roi->points->len == 0)
+    double x0, y0, x1, y1;
+    if (!roi->name || !fm_roi_bounds(roi, &x0, &y0, &x1, &y1))
         return;
-    const fm_point *pts = (const fm_point *)roi->points->data;
-    fm_point top_left = pts[0];
-    for (guint i = 1; i < roi->points->len; i++) {
-        top_left.x = MIN(top_left.x, pts[i].x);
-        top_left.y = MIN(top_left.y, pts[i].y);
-    }
+    fm_point top_left = {x0, y0};
     double x, y;
     to_widget(t, top_left, &x, &y);
     PangoLayout *layout = gtk_widget_create_pango_layout(widget, roi->name);

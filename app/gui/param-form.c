@@ -14,6 +14,37 @@ struct _FmParamForm {
 
 G_DEFINE_TYPE(FmParamForm, fm_param_form, GTK_TYPE_GRID)
 
+enum { SIGNAL_CHANGED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+/* Spin buttons of parameters whose minimum means "chosen from the data" show that as "auto"
+ * and take "auto" typed in. */
+static gboolean auto_output(GtkSpinButton *spin, gpointer user)
+{
+    (void)user;
+    GtkAdjustment *adj = gtk_spin_button_get_adjustment(spin);
+    if (gtk_adjustment_get_value(adj) > gtk_adjustment_get_lower(adj))
+        return FALSE;
+    if (g_strcmp0(gtk_entry_get_text(GTK_ENTRY(spin)), _("auto")) != 0)
+        gtk_entry_set_text(GTK_ENTRY(spin), _("auto"));
+    return TRUE;
+}
+
+static gint auto_input(GtkSpinButton *spin, gdouble *new_value, gpointer user)
+{
+    (void)user;
+    const char *text = gtk_entry_get_text(GTK_ENTRY(spin));
+    if (g_ascii_strcasecmp(text, "auto") != 0 && g_strcmp0(text, _("auto")) != 0)
+        return FALSE;
+    *new_value = gtk_adjustment_get_lower(gtk_spin_button_get_adjustment(spin));
+    return TRUE;
+}
+
+static void editor_changed(GtkWidget *editor, FmParamForm *self)
+{
+    g_signal_emit(self, signals[SIGNAL_CHANGED], 0, gtk_widget_get_name(editor));
+}
+
 /* Schema ranges may be unbounded; GtkAdjustment needs finite limits. */
 static double finite_limit(double v, double fallback)
 {
@@ -99,8 +130,15 @@ static GtkWidget *editor_for_spec(const fm_param_spec *spec, GtkWidget **row_out
     }
     }
     if (w != NULL && GTK_IS_SPIN_BUTTON(w)) {
-        gtk_spin_button_set_numeric(GTK_SPIN_BUTTON(w), TRUE);
+        /* numeric spins refuse letters, so "auto" could not be typed */
+        gtk_spin_button_set_numeric(GTK_SPIN_BUTTON(w), !spec->auto_at_min);
         gtk_entry_set_width_chars(GTK_ENTRY(w), 8);
+        if (spec->auto_at_min) {
+            g_signal_connect(w, "output", G_CALLBACK(auto_output), NULL);
+            g_signal_connect(w, "input", G_CALLBACK(auto_input), NULL);
+            gtk_spin_button_update(GTK_SPIN_BUTTON(w));
+            auto_output(GTK_SPIN_BUTTON(w), NULL);
+        }
     }
     if (*row_out == NULL)
         *row_out = w;
@@ -128,7 +166,11 @@ static char *editor_text(GtkWidget *w)
 
 static void set_editor_text(GtkWidget *w, const char *text)
 {
-    if (GTK_IS_SPIN_BUTTON(w))
+    if (GTK_IS_SPIN_BUTTON(w) && g_ascii_strcasecmp(text, "auto") == 0)
+        gtk_spin_button_set_value(
+            GTK_SPIN_BUTTON(w),
+            gtk_adjustment_get_lower(gtk_spin_button_get_adjustment(GTK_SPIN_BUTTON(w))));
+    else if (GTK_IS_SPIN_BUTTON(w))
         gtk_spin_button_set_value(GTK_SPIN_BUTTON(w), g_ascii_strtod(text, NULL));
     else if (GTK_IS_CHECK_BUTTON(w))
         gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(w),
@@ -183,12 +225,19 @@ void fm_param_form_set_method(FmParamForm *self, const fm_method *m)
         const char *kept = g_hash_table_lookup(self->remembered, spec->key);
         if (kept != NULL)
             set_editor_text(editor, kept);
+        if (GTK_IS_SPIN_BUTTON(editor))
+            g_signal_connect(editor, "value-changed", G_CALLBACK(editor_changed), self);
+        else if (GTK_IS_TOGGLE_BUTTON(editor))
+            g_signal_connect(editor, "toggled", G_CALLBACK(editor_changed), self);
+        else if (GTK_IS_COMBO_BOX(editor) || GTK_IS_ENTRY(editor))
+            g_signal_connect(editor, "changed", G_CALLBACK(editor_changed), self);
         gtk_grid_attach(GTK_GRID(self), label, 0, i, 1, 1);
         gtk_grid_attach(GTK_GRID(self), row, 1, i, 1, 1);
         gtk_grid_attach(GTK_GRID(self), unit, 2, i, 1, 1);
         g_hash_table_insert(self->editors, (gpointer)spec->key, editor);
     }
     gtk_widget_show_all(GTK_WIDGET(self));
+    g_signal_emit(self, signals[SIGNAL_CHANGED], 0, NULL);
 }
 
 fm_params *fm_param_form_get_params(FmParamForm *self, const fm_method *method, GError **error)
@@ -241,6 +290,8 @@ static void fm_param_form_finalize(GObject *object)
 static void fm_param_form_class_init(FmParamFormClass *klass)
 {
     G_OBJECT_CLASS(klass)->finalize = fm_param_form_finalize;
+    signals[SIGNAL_CHANGED] = g_signal_new("changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
+                                           0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void fm_param_form_init(FmParamForm *self)

@@ -20,4 +20,7 @@ fm_params *fm_param_form_get_params(FmParamForm *form, const fm_method *method, 
 /* Sets the editor of key from text as the CLI would take it; FALSE when the form lacks key. */
 gboolean fm_param_form_set_value(FmParamForm *form, const char *key, const char *text);
 
+/* Signals: "changed" (const char *key): an editor's value changed, or (key NULL) the form was
+ * rebuilt for another method. */
+
 G_END_DECLS

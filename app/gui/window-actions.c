@@ -1,5 +1,5 @@
-/* FmWindow actions beyond running jobs: colormap, playback toggle, zoom, exports, open dialog,
- * recent files, catalogue reopen/compare and drag-and-drop. */
+/* FmWindow actions beyond running jobs: colormap, playback toggle, zoom, exports, ROIs from and
+ * to label maps, open dialog, recent files, catalogue reopen/compare and drag-and-drop. */
 #include "window-private.h"
 
 #include "app/core/io/open.h"
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app/core/export.h"
+#include "app/core/roi_labels.h"
 #include "compare-view.h"
 
 /* ---- colormap, play, zoom --------------------------------------------------------------- */
@@ -166,6 +167,206 @@ static void export_csv_activated(GSimpleAction *a, GVariant *p, gpointer user)
     export_ask(user, EXPORT_CSV);
 }
 
+/* ---- ROIs from and to label maps --------------------------------------------------------- */
+
+/* Every ROI on show or kept by the page for other slices (borrowed pointers). */
+static GPtrArray *all_rois(FmWindow *win)
+{
+    GPtrArray *rois = fm_family_page_get_rois(fm_window_active_page(win));
+    if (rois != NULL)
+        return rois;
+    rois = g_ptr_array_new();
+    GPtrArray *shown = fm_map_view_get_rois(win->map_view);
+    for (guint i = 0; shown != NULL && i < shown->len; i++)
+        g_ptr_array_add(rois, shown->pdata[i]);
+    return rois;
+}
+
+/* A label map as ROIs over the open dataset: roles from roles_text ("1=aorta,..."), else from
+ * the description file beside the map, else none ("label N"). */
+static gboolean import_rois(FmWindow *win, const char *path, const char *roles_text,
+                            GError **error)
+{
+    if (win->dataset == NULL) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                    _("Open a dataset before importing ROIs drawn on it."));
+        return FALSE;
+    }
+    g_autofree char *sidecar = fm_roi_labels_sidecar_path(path);
+    gboolean typed = roles_text != NULL && *roles_text != '\0';
+    const char *roles = typed ? roles_text
+                        : g_file_test(sidecar, G_FILE_TEST_IS_REGULAR) ? sidecar
+                                                                        : NULL;
+    g_autoptr(GPtrArray) labels = roles ? fm_roi_labels_parse(roles, NULL, error) : NULL;
+    if (roles != NULL && labels == NULL)
+        return FALSE;
+    g_autoptr(GPtrArray) rois = fm_roi_list_from_label_map(path, win->dataset, labels, typed, error);
+    if (rois == NULL)
+        return FALSE;
+    if (!fm_family_page_add_rois(fm_window_active_page(win), rois))
+        for (guint i = 0; i < rois->len; i++)
+            fm_map_view_add_roi(win->map_view, fm_roi_copy(rois->pdata[i]));
+    g_autofree char *base = g_path_get_basename(path);
+    g_autofree char *status =
+        g_strdup_printf(ngettext("Imported %u ROI from %s", "Imported %u ROIs from %s",
+                                    rois->len),
+                        rois->len, base);
+    fm_window_set_status(win, status);
+    return TRUE;
+}
+
+static void import_and_report(FmWindow *win, const char *path, const char *roles)
+{
+    g_autoptr(GError) error = NULL;
+    if (!import_rois(win, path, roles, &error)) {
+        g_autofree char *msg = g_strdup_printf(_("Importing ROIs failed: %s"), error->message);
+        fm_window_show_message(win, GTK_MESSAGE_ERROR, msg);
+    }
+}
+
+/* win.import-rois-file (path, roles): roles "" reads the description file beside the map. */
+static void import_rois_file_activated(GSimpleAction *a, GVariant *parameter, gpointer user)
+{
+    const char *path = NULL, *roles = NULL;
+    g_variant_get(parameter, "(&s&s)", &path, &roles);
+    import_and_report(user, path, roles);
+}
+
+/* Without a description file beside the map, a small dialog asks which label is which role. */
+static void ask_roles(FmWindow *win, const char *path)
+{
+    GtkWidget *dialog = gtk_dialog_new_with_buttons(
+        _("Label Roles"), GTK_WINDOW(win), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+        _("_Cancel"), GTK_RESPONSE_CANCEL, _("_Import"), GTK_RESPONSE_ACCEPT, NULL);
+    gtk_dialog_set_default_response(GTK_DIALOG(dialog), GTK_RESPONSE_ACCEPT);
+    GtkWidget *box = gtk_dialog_get_content_area(GTK_DIALOG(dialog));
+    gtk_container_set_border_width(GTK_CONTAINER(box), 12);
+    gtk_box_set_spacing(GTK_BOX(box), 6);
+    g_autofree char *base = g_path_get_basename(path);
+    g_autofree char *text = g_strdup_printf(
+        _("Roles of the labels in %s, e.g. 1=aorta,2=portal_vein,3=liver.\n"
+          "Leave empty to name the ROIs \"label 1\", \"label 2\", …"),
+        base);
+    GtkWidget *label = gtk_label_new(text);
+    gtk_label_set_xalign(GTK_LABEL(label), 0);
+    GtkWidget *entry = gtk_entry_new();
+    gtk_entry_set_activates_default(GTK_ENTRY(entry), TRUE);
+    gtk_entry_set_placeholder_text(GTK_ENTRY(entry), "1=aorta,2=portal_vein,3=liver");
+    gtk_box_pack_start(GTK_BOX(box), label, FALSE, FALSE, 0);
+    gtk_box_pack_start(GTK_BOX(box), entry, FALSE, FALSE, 0);
+    gtk_widget_show_all(dialog);
+    if (gtk_dialog_run(GTK_DIALOG(dialog)) == GTK_RESPONSE_ACCEPT && !win->disposed) {
+        g_autofree char *roles = g_strdup(gtk_entry_get_text(GTK_ENTRY(entry)));
+        gtk_widget_destroy(dialog);
+        import_and_report(win, path, roles);
+        return;
+    }
+    gtk_widget_destroy(dialog);
+}
+
+static void import_response(GtkNativeDialog *dialog, int response, gpointer user)
+{
+    FmWindow *win = user;
+    g_autofree char *path = response == GTK_RESPONSE_ACCEPT
+                                ? gtk_file_chooser_get_filename(GTK_FILE_CHOOSER(dialog))
+                                : NULL;
+    g_object_unref(dialog);
+    if (path != NULL && !win->disposed) {
+        g_autofree char *sidecar = fm_roi_labels_sidecar_path(path);
+        if (g_file_test(sidecar, G_FILE_TEST_IS_REGULAR))
+            import_and_report(win, path, NULL);
+        else
+            ask_roles(win, path);
+    }
+    g_object_unref(win);
+}
+
+static GtkFileFilter *label_map_filter(void)
+{
+    GtkFileFilter *filter = gtk_file_filter_new();
+    gtk_file_filter_set_name(filter, _("Label maps (NIfTI, TIFF)"));
+    static const char *const patterns[] = {"*.nii", "*.nii.gz", "*.NII", "*.NII.GZ",
+                                           "*.tif", "*.tiff",   "*.TIF", "*.TIFF"};
+    for (gsize i = 0; i < G_N_ELEMENTS(patterns); i++)
+        gtk_file_filter_add_pattern(filter, patterns[i]);
+    return filter;
+}
+
+static void import_rois_activated(GSimpleAction *a, GVariant *p, gpointer user)
+{
+    FmWindow *win = user;
+    GtkFileChooserNative *dialog =
+        gtk_file_chooser_native_new(_("Import ROIs from Mask"), GTK_WINDOW(win),
+                                    GTK_FILE_CHOOSER_ACTION_OPEN, _("_Import"), _("_Cancel"));
+    gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(dialog), label_map_filter());
+    if (win->dataset != NULL && win->dataset->source_path != NULL) {
+        g_autofree char *folder = g_path_get_dirname(win->dataset->source_path);
+        gtk_file_chooser_set_current_folder(GTK_FILE_CHOOSER(dialog), folder);
+    }
+    g_signal_connect(dialog, "response", G_CALLBACK(import_response), g_object_ref(win));
+    gtk_native_dialog_show(GTK_NATIVE_DIALOG(dialog));
+}
+
+static void export_rois_to(FmWindow *win, const char *path)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GPtrArray) rois = all_rois(win);
+    g_autofree char *mapping = NULL;
+    if (win->dataset == NULL)
+        g_set_error(&error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                    _("Open a dataset: the label map takes its grid and geometry."));
+    else if (rois->len == 0)
+        g_set_error(&error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                    _("Draw or import at least one ROI before exporting them."));
+    if (error != NULL || !fm_roi_list_to_label_map(path, rois, win->dataset, &mapping, &error)) {
+        g_autofree char *msg = g_strdup_printf(_("Export to %s failed: %s"), path, error->message);
+        fm_window_show_message(win, GTK_MESSAGE_ERROR, msg);
+        return;
+    }
+    g_autofree char *msg = g_strdup_printf(_("Exported %u ROIs to %s (%s)"), rois->len, path,
+                                           *mapping ? mapping : _("no roles"));
+    fm_window_set_status(win, msg);
+}
+
+static void export_rois_file_activated(GSimpleAction *a, GVariant *parameter, gpointer user)
+{
+    export_rois_to(user, g_variant_get_string(parameter, NULL));
+}
+
+static void export_rois_response(GtkNativeDialog *dialog, int response, gpointer user)
+{
+    FmWindow *win = user;
+    g_autofree char *path = response == GTK_RESPONSE_ACCEPT
+                                ? gtk_file_chooser_get_filename(GTK_FILE_CHOOSER(dialog))
+                                : NULL;
+    g_object_unref(dialog);
+    if (path != NULL && !win->disposed)
+        export_rois_to(win, path);
+    g_object_unref(win);
+}
+
+static void export_rois_activated(GSimpleAction *a, GVariant *p, gpointer user)
+{
+    FmWindow *win = user;
+    GtkFileChooserNative *dialog =
+        gtk_file_chooser_native_new(_("Export ROIs as Label Map"), GTK_WINDOW(win),
+                                    GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
+    gtk_file_chooser_set_do_overwrite_confirmation(GTK_FILE_CHOOSER(dialog), TRUE);
+    gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(dialog), label_map_filter());
+    g_autofree char *stem = NULL;
+    if (win->dataset != NULL && win->dataset->source_path != NULL) {
+        g_autofree char *base = g_path_get_basename(win->dataset->source_path);
+        char *dot = strchr(base, '.');
+        if (dot != NULL)
+            *dot = '\0';
+        stem = g_strdup(base);
+    }
+    g_autofree char *name = g_strdup_printf("%s-rois.nii.gz", stem != NULL ? stem : "fluxmap");
+    gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(dialog), name);
+    g_signal_connect(dialog, "response", G_CALLBACK(export_rois_response), g_object_ref(win));
+    gtk_native_dialog_show(GTK_NATIVE_DIALOG(dialog));
+}
+
 static const GActionEntry entries[] = {
     {"colormap", NULL, "s", "'viridis'", colormap_change_state, {0}},
     {"play", play_activated, NULL, "false", play_change_state, {0}},
@@ -173,6 +374,10 @@ static const GActionEntry entries[] = {
     {"export-png", export_png_activated, NULL, NULL, NULL, {0}},
     {"export-tiff", export_tiff_activated, NULL, NULL, NULL, {0}},
     {"export-csv", export_csv_activated, NULL, NULL, NULL, {0}},
+    {"import-rois", import_rois_activated, NULL, NULL, NULL, {0}},
+    {"import-rois-file", import_rois_file_activated, "(ss)", NULL, NULL, {0}},
+    {"export-rois", export_rois_activated, NULL, NULL, NULL, {0}},
+    {"export-rois-file", export_rois_file_activated, "s", NULL, NULL, {0}},
 };
 
 static void set_enabled(FmWindow *win, const char *name, gboolean enabled)
@@ -189,6 +394,10 @@ void fm_window_update_action_state(FmWindow *win)
     set_enabled(win, "export-png", have || win->result != NULL);
     set_enabled(win, "export-tiff", have || win->result != NULL);
     set_enabled(win, "export-csv", have || win->result != NULL);
+    set_enabled(win, "import-rois", have);
+    set_enabled(win, "import-rois-file", have);
+    set_enabled(win, "export-rois", have);
+    set_enabled(win, "export-rois-file", have);
 }
 
 void fm_window_actions_init(FmWindow *win)

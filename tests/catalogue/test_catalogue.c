@@ -161,7 +161,7 @@ static void test_migrate_from_0(Fixture *fx, gconstpointer data)
     g_autoptr(GError) error = NULL;
     g_autoptr(fm_catalogue) cat = fm_catalogue_open(fx->dir, &error);
     g_assert_no_error(error);
-    g_assert_cmpint(fm_catalogue_schema_version(cat), ==, 1);
+    g_assert_cmpint(fm_catalogue_schema_version(cat), ==, FM_CATALOGUE_SCHEMA_VERSION);
     g_assert_cmpint(query_int(fx->dir, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
                                        " AND name IN ('datasets','rois','runs','outputs')"),
                     ==, 4);
@@ -177,7 +177,7 @@ static void test_migrate_from_0(Fixture *fx, gconstpointer data)
     g_assert_true(g_file_set_contents(empty, "", 0, NULL));
     g_autoptr(fm_catalogue) cat2 = fm_catalogue_open(empty_dir, &error);
     g_assert_no_error(error);
-    g_assert_cmpint(fm_catalogue_schema_version(cat2), ==, 1);
+    g_assert_cmpint(fm_catalogue_schema_version(cat2), ==, FM_CATALOGUE_SCHEMA_VERSION);
 
     /* A catalogue from a newer Fluxmap is refused, not damaged. */
     g_autofree char *future_dir = g_build_filename(fx->dir, "future", NULL);

@@ -9,6 +9,7 @@
 #include "app/core/io/tiff.h"
 #include "app/core/roi.h"
 #include "app/core/flim/flim_sim.h"
+#include "app/core/flim/flim_window.h"
 #include "app/gui/application.h"
 #include "app/gui/flim/compare-methods.h"
 #include "app/gui/flim/flim-views.h"
@@ -173,6 +174,69 @@ static void test_compare_methods(void)
     gtk_widget_destroy(cm);
 }
 
+/* The fit window on the decay plot: where the decay starts when the parameters say auto (time
+ * zero 2 ns into the range here), dragged by its start edge into the panel's fit_start_ns, used
+ * and reported by the next run, and back to auto from the form. */
+static char *offset_path;
+
+static gboolean window_shown(gpointer unused G_GNUC_UNUSED)
+{
+    int start, end;
+    FmFlimViews *views = FM_FLIM_VIEWS(fm_window_get_flim_views(win));
+    return fm_decay_view_get_window(fm_flim_views_get_decay_view(views), &start, &end);
+}
+
+static void test_fit_window(void)
+{
+    g_action_group_activate_action(G_ACTION_GROUP(app), "open", g_variant_new_string(offset_path));
+    g_assert_true(fm_gui_test_wait_until(dataset_loaded, NULL, 30));
+    g_assert_null(error_message());
+    g_assert_true(fm_window_select_method(win, "flim.cmm"));
+    g_assert_true(fm_gui_test_wait_until(window_shown, NULL, 10));
+    FmFlimViews *views = FM_FLIM_VIEWS(fm_window_get_flim_views(win));
+    FmDecayView *decay = fm_flim_views_get_decay_view(views);
+    int start = -1, end = -1;
+    g_assert_true(fm_decay_view_get_window(decay, &start, &end));
+    /* what the method will choose, from the core's own function */
+    const char *method_id = NULL;
+    g_autofree char *json = fm_window_get_page_params(win, "flim", &method_id);
+    int run_start, run_end;
+    g_assert_true(
+        fm_flim_run_window(fm_window_get_dataset(win), method_id, json, &run_start, &run_end));
+    g_test_message("auto window on the plot [%d, %d), the run's [%d, %d)", start, end, run_start,
+                   run_end);
+    g_assert_cmpint(start, ==, run_start);
+    g_assert_cmpint(end, ==, run_end);
+    g_assert_cmpint(start, >=, 20); /* the peak, not bin 0 */
+
+    /* drag the start edge to bin 25 (2.5 ns): the form says so */
+    fm_decay_view_drag_window(decay, TRUE, 25);
+    drain_events();
+    g_free(json);
+    json = fm_window_get_page_params(win, "flim", &method_id);
+    g_test_message("after the drag: %s", json);
+    g_assert_nonnull(strstr(json, "\"fit_start_ns\":2.5"));
+    g_assert_true(fm_decay_view_get_window(decay, &start, &end));
+    g_assert_cmpint(start, ==, 25);
+
+    fm_gui_test_run_job(win, "run", 60);
+    const char *note = fm_window_get_message(win, NULL);
+    g_test_message("info bar: %s", note ? note : "(none)");
+    g_assert_nonnull(note);
+    g_assert_nonnull(strstr(note, "fit window 2.5–"));
+    g_assert_nonnull(strstr(note, "bins 25–"));
+    g_assert_nonnull(strstr(note, "min_photons"));
+    fm_flim_views_show_decay(views, -1, -1);
+    drain_events();
+    save_widget(GTK_WIDGET(decay), "-window");
+
+    /* "auto" typed back: the window returns to the peak */
+    g_assert_true(fm_window_set_param(win, "fit_start_ns", "auto"));
+    drain_events();
+    g_assert_true(fm_decay_view_get_window(decay, &start, &end));
+    g_assert_cmpint(start, ==, run_start);
+}
+
 int main(int argc, char **argv)
 {
     data_dir = fm_gui_test_init(&argc, &argv, "fluxmap-gui-flim-XXXXXX");
@@ -199,14 +263,26 @@ int main(int argc, char **argv)
     g_assert_true(g_file_set_contents(truth_path, truth->str, -1, NULL));
     g_string_free(truth, TRUE);
 
+    /* Time zero 2 ns into the range (IRF 2 ns, sigma 100 ps): the auto window's case. */
+    fm_flim_sim_params offset = sim;
+    offset.irf_sigma_ns = 0.1;
+    offset.irf_offset_ns = 2.0;
+    offset.photons = 300;
+    g_autoptr(fm_dataset) late = fm_flim_simulate(&offset, &error);
+    g_assert_no_error(error);
+    offset_path = g_build_filename(data_dir, "offset.tif", NULL);
+    g_assert_true(fm_tiff_write_dataset(offset_path, late, "bin_width_ps=100", &error));
+
     app = fm_gui_test_new_app();
     win = fm_gui_test_activate(app);
     drain_events();
 
     g_test_add_func("/gui-flim/open-run", test_open_and_run);
     g_test_add_func("/gui-flim/compare-methods", test_compare_methods);
+    g_test_add_func("/gui-flim/fit-window", test_fit_window);
     int status = g_test_run();
     fm_gui_test_shutdown(app, GTK_WIDGET(win), data_dir);
     g_free(tif_path);
+    g_free(offset_path);
     return status;
 }

@@ -13,6 +13,8 @@
 #include "app/core/io/open.h"
 #include "app/core/io/ptu.h"
 #include "app/core/io/sdt.h"
+#include "app/core/io/sdt_layout.h"
+#include "app/core/io/sdt_write.h"
 #include "app/core/io/tiff.h"
 
 static char *tmp_dir;
@@ -186,72 +188,89 @@ static void test_sdt_corrupted(void)
     gsize len = 0;
     g_assert_true(g_file_get_contents(path, &bytes, &len, NULL));
     guint32 md_at = (guint8)bytes[24] | (guint8)bytes[25] << 8;
-    patch_file(path, bad, md_at + 86, bins64, 2); /* 64 bins over 8x8x32 data: 2048 / 64 */
+    patch_file(path, bad, md_at + SDT_MD_ADC_RE, bins64, 2); /* 64 bins: 2048 / 64 decays */
     g_autoptr(GError) error = NULL;
     g_autoptr(fm_dataset) odd = fm_sdt_read(bad, -1, &error);
     /* 2048 samples of 64 bins = 32 decays, not 8x8 and not square: refused */
     g_assert_null(odd);
     g_assert_error(error, FM_ERROR, FM_ERROR_BAD_INPUT);
     g_assert_nonnull(strstr(error->message, "declares 8x8 pixels of 64 bins"));
-    patch_file(path, bad, md_at + 86, zero2, 2);
-    expect_bad_input(read_sdt, bad, "0 time bins");
+    patch_file(path, bad, md_at + SDT_MD_ADC_RE, zero2, 2); /* documented as 65536 bins */
+    expect_bad_input(read_sdt, bad, "declares 65536 bins");
     guint32 block_at = (guint8)bytes[14] | (guint8)bytes[15] << 8;
     patch_file(path, bad, block_at + 18, huge, 4); /* block length 2 GiB */
     expect_bad_input(read_sdt, bad, "truncated");
     guint8 bins3[2] = {3, 0};
-    patch_file(path, bad, md_at + 86, bins3, 2); /* 4096 bytes are no whole 6-byte decays */
+    patch_file(path, bad, md_at + SDT_MD_ADC_RE, bins3, 2); /* 4096 bytes: no 6-byte decays */
     expect_bad_input(read_sdt, bad, "declares 3 bins but holds 4096 bytes");
 }
 
-/* A block rewritten as B&H does when compressing: a one-member ZIP archive of raw deflate. */
+/* The block inflated independently of the reader (GIO's raw inflater over the archive's local
+ * header), to check that the writer's ZIP blocks are what B&H writes: one member of raw
+ * deflate data holding the plain block. */
+static GBytes *inflate_member(const guint8 *zip, gsize len)
+{
+    g_assert_cmpuint(len, >=, 30);
+    g_assert_cmpuint(zip[0] | zip[1] << 8 | zip[2] << 16 | (guint32)zip[3] << 24, ==, 0x04034b50u);
+    g_assert_cmpuint(zip[8], ==, 8); /* deflate */
+    gsize data_at = 30 + (gsize)(zip[26] | zip[27] << 8) + (gsize)(zip[28] | zip[29] << 8);
+    gsize size = zip[22] | zip[23] << 8 | zip[24] << 16 | (gsize)zip[25] << 24;
+    g_autoptr(GZlibDecompressor) z = g_zlib_decompressor_new(G_ZLIB_COMPRESSOR_FORMAT_RAW);
+    guint8 *out = g_malloc(size + 1);
+    gsize nr = 0, nw = 0;
+    GConverterResult r = g_converter_convert(G_CONVERTER(z), zip + data_at, len - data_at, out,
+                                             size + 1, G_CONVERTER_INPUT_AT_END, &nr, &nw, NULL);
+    g_assert_cmpint(r, ==, G_CONVERTER_FINISHED);
+    g_assert_cmpuint(nw, ==, size);
+    return g_bytes_new_take(out, size);
+}
+
+static guint32 le32_at(const char *b, gsize at)
+{
+    const guint8 *p = (const guint8 *)b + at;
+    return p[0] | p[1] << 8 | p[2] << 16 | (guint32)p[3] << 24;
+}
+
 static void test_sdt_zipped(void)
 {
     g_autoptr(fm_dataset) counts = make_counts(6, 5, 40, 300, 14);
     g_autofree char *path = tmp_path("plain.sdt");
-    g_assert_true(fm_sdt_write(path, counts, 120.0, NULL));
-    g_autofree char *bytes = NULL;
-    gsize len = 0;
-    g_assert_true(g_file_get_contents(path, &bytes, &len, NULL));
-    guint8 *b = (guint8 *)bytes;
-    guint32 block_at = b[14] | b[15] << 8;
-    guint32 data_at = b[block_at + 2] | b[block_at + 3] << 8;
-    gsize raw_len = len - data_at;
-    g_autoptr(GZlibCompressor) z = g_zlib_compressor_new(G_ZLIB_COMPRESSOR_FORMAT_RAW, 6);
-    g_autofree guint8 *packed = g_malloc(raw_len + 1024);
-    gsize nr = 0, nw = 0;
-    GConverterResult r =
-        g_converter_convert(G_CONVERTER(z), b + data_at, raw_len, packed, raw_len + 1024,
-                            G_CONVERTER_INPUT_AT_END, &nr, &nw, NULL);
-    g_assert_cmpint(r, ==, G_CONVERTER_FINISHED);
-    const char *name = "data_block";
-    guint8 local[30] = {0x50, 0x4b, 0x03, 0x04, 20, 0, 0, 0, 8, 0};
-    local[18] = (guint8)nw, local[19] = (guint8)(nw >> 8), local[20] = (guint8)(nw >> 16);
-    local[22] = (guint8)raw_len, local[23] = (guint8)(raw_len >> 8);
-    local[24] = (guint8)(raw_len >> 16);
-    local[26] = (guint8)strlen(name);
-    g_autoptr(GByteArray) out = g_byte_array_new();
-    g_byte_array_append(out, b, data_at);
-    g_byte_array_append(out, local, sizeof local);
-    g_byte_array_append(out, (const guint8 *)name, (guint)strlen(name));
-    g_byte_array_append(out, packed, (guint)nw);
-    guint32 zip_len = (guint32)(sizeof local + strlen(name) + nw);
-    out->data[block_at + 11] |= 0x10; /* DATA_ZIPPED, bit 12 of the little-endian type */
-    for (int i = 0; i < 4; i++)
-        out->data[block_at + 18 + i] = (guint8)(zip_len >> (8 * i));
     g_autofree char *zpath = tmp_path("zipped.sdt");
-    g_assert_true(g_file_set_contents(zpath, (char *)out->data, out->len, NULL));
+    g_assert_true(fm_sdt_write(path, counts, 120.0, NULL));
+    const fm_dataset *one[1] = {counts};
+    fm_sdt_write_options o = {
+        .datasets = one, .n_datasets = 1, .bin_width_ps = 120.0, .compress = TRUE};
+    g_assert_true(fm_sdt_write_ex(zpath, &o, NULL));
+    g_autofree char *plain = NULL, *zipped = NULL;
+    gsize plain_len = 0, zip_len = 0;
+    g_assert_true(g_file_get_contents(path, &plain, &plain_len, NULL));
+    g_assert_true(g_file_get_contents(zpath, &zipped, &zip_len, NULL));
+    guint32 block_at = le32_at(zipped, SDT_HDR_DATA_BLOCK_OFFS);
+    guint32 data_at = le32_at(zipped, block_at + SDT_BLK_DATA_OFFS);
+    guint32 plain_data_at = le32_at(plain, le32_at(plain, SDT_HDR_DATA_BLOCK_OFFS) + 2);
+    g_assert_true((guint8)zipped[block_at + SDT_BLK_TYPE + 1] & 0x10); /* DATA_ZIPPED */
+    /* the block length is the uncompressed length, as B&H documents it */
+    g_assert_cmpuint(le32_at(zipped, block_at + SDT_BLK_LENGTH), ==, plain_len - plain_data_at);
+    g_autoptr(GBytes) member = inflate_member((const guint8 *)zipped + data_at, zip_len - data_at);
+    g_assert_cmpuint(g_bytes_get_size(member), ==, plain_len - plain_data_at);
+    g_assert_true(memcmp(g_bytes_get_data(member, NULL), plain + plain_data_at,
+                         plain_len - plain_data_at) == 0);
     g_autoptr(GError) error = NULL;
     g_autoptr(fm_dataset) back = fm_sdt_read(zpath, -1, &error);
     g_assert_no_error(error);
     assert_same_counts(counts, back);
     expect_every_cut_fails(read_sdt, zpath, 3);
-    out->data[out->len - 20] ^= 0x5a; /* damaged deflate stream */
-    g_assert_true(g_file_set_contents(zpath, (char *)out->data, out->len, NULL));
-    g_autoptr(fm_dataset) damaged = fm_sdt_read(zpath, -1, &error);
-    if (damaged) /* a flipped byte may still inflate: then the counts must differ, not crash */
-        g_assert_false(memcmp(damaged->data, counts->data, fm_dataset_n_bytes(counts)) == 0);
-    else
-        g_assert_error(error, FM_ERROR, FM_ERROR_BAD_INPUT);
+    /* any damaged byte of the deflate stream is caught (invalid stream, size or CRC-32) */
+    g_autofree char *bad = tmp_path("zip-damaged.sdt");
+    gsize stream_at = data_at + 30 + strlen("data_block");
+    for (gsize at = stream_at; at < stream_at + 40; at += 3) {
+        guint8 flipped = (guint8)(zipped[at] ^ 0x5a);
+        patch_file(zpath, bad, at, &flipped, 1);
+        expect_bad_input(read_sdt, bad, "block 1");
+    }
+    /* a truncated archive (the stream cut, no directory) */
+    write_bytes(bad, zipped, zip_len - 30);
+    expect_bad_input(read_sdt, bad, NULL);
 }
 
 /* --- .ptu -------------------------------------------------------------------------------- */

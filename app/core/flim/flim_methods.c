@@ -5,7 +5,10 @@
 #include <string.h>
 
 #include "app/core/error.h"
+#include "app/core/flim/flim_auto.h"
+#include "app/core/flim/flim_irf.h"
 #include "app/core/flim/flim_prep.h"
+#include "app/core/flim/flim_window.h"
 #include "app/core/methods.h"
 #include "kernels/flim/flim.h"
 
@@ -16,19 +19,23 @@ static const char *const model_choices[] = {"mono", "bi", NULL};
     {.key = "fit_start_ns",                                                                        \
      .type = FM_PARAM_DOUBLE,                                                                      \
      .title = N_("Fit start"),                                                                     \
-     .default_value = 0,                                                                           \
-     .min = 0,                                                                                     \
+     .default_value = FM_FLIM_AUTO,                                                                \
+     .min = FM_FLIM_AUTO,                                                                          \
      .max = 1e6,                                                                                   \
      .unit = "ns",                                                                                 \
-     .help = N_("Start of the time range used; 0 and 0 use every bin.")},                          \
+     .auto_at_min = TRUE,                                                                          \
+     .help = N_("Start of the time range used; auto (-1): the peak of the summed decay, or the "   \
+                "IRF's onset when an IRF file is given; 0 and 0 use every bin.")},                 \
         {.key = "fit_end_ns",                                                                      \
          .type = FM_PARAM_DOUBLE,                                                                  \
          .title = N_("Fit end"),                                                                   \
-         .default_value = 0,                                                                       \
-         .min = 0,                                                                                 \
+         .default_value = FM_FLIM_AUTO,                                                            \
+         .min = FM_FLIM_AUTO,                                                                      \
          .max = 1e6,                                                                               \
          .unit = "ns",                                                                             \
-         .help = N_("End of the time range used; 0 means the last bin.")},                         \
+         .auto_at_min = TRUE,                                                                      \
+         .help = N_("End of the time range used; 0 means the last bin; auto (-1): where the "      \
+                    "tail sinks into the background, or the end of the laser period.")},           \
         {.key = "binning",                                                                         \
          .type = FM_PARAM_INT,                                                                     \
          .title = N_("Binning"),                                                                   \
@@ -41,11 +48,13 @@ static const char *const model_choices[] = {"mono", "bi", NULL};
         {.key = "min_photons",                                                                     \
          .type = FM_PARAM_DOUBLE,                                                                  \
          .title = N_("Minimum photons"),                                                           \
-         .default_value = 100,                                                                     \
-         .min = 0,                                                                                 \
+         .default_value = FM_FLIM_AUTO,                                                            \
+         .min = FM_FLIM_AUTO,                                                                      \
          .max = 1e9,                                                                               \
          .unit = "photons",                                                                        \
-         .help = N_("Pixels with fewer photons in the fit range (after binning) are left out.")},  \
+         .auto_at_min = TRUE,                                                                      \
+         .help = N_("Pixels with fewer photons in the fit range (after binning) are left out; "    \
+                    "auto (-1): 5 % of the brightest pixels' photons, at least 10.")},             \
     {                                                                                              \
         .key = "bin_width_ps", .type = FM_PARAM_DOUBLE, .title = N_("Bin width"),                  \
         .default_value = 0, .min = 0, .max = 1e6, .unit = "ps",                                    \
@@ -66,7 +75,8 @@ static const char *const model_choices[] = {"mono", "bi", NULL};
          .default_choice = "",                                                                     \
          .help = N_("Instrument response: CSV (one value or \"t,value\" per line), a "             \
                     "single-pixel decay TIFF with one value per bin, or a .ptu/.pt3 point "        \
-                    "measurement; empty = none.")},                                                \
+                    "measurement; other bins than the data's are resampled onto them; empty = "    \
+                    "none.")},                                                                     \
         {.key = "fit_background",                                                                  \
          .type = FM_PARAM_BOOL,                                                                    \
          .title = N_("Fit background"),                                                            \
@@ -120,7 +130,8 @@ static const fm_param_spec phasor_params[] = {
      .min = 0,
      .max = 1e5,
      .unit = "MHz",
-     .help = N_("Laser repetition rate; 0 = one period over the whole time range.")},
+     .help = N_("Laser repetition rate; 0 = the file's, else one period over the whole time "
+                "range.")},
     {.key = "cal_tau_ns",
      .type = FM_PARAM_DOUBLE,
      .title = N_("Reference lifetime"),
@@ -210,7 +221,7 @@ static const out_binding bindings[] = {
     }
 #define O_INTENSITY                                                                                \
     {                                                                                              \
-        .name = "intensity", .unit = "counts", .title = N_("Photons in the fit range")             \
+        .name = "intensity", .unit = "counts", .title = N_("Photons per pixel (every time bin)")   \
     }
 #define O_AVG_AMP                                                                                  \
     {                                                                                              \
@@ -328,6 +339,8 @@ static gboolean phasor_calibration(fm_flim_params *kp, const float *reference, d
     double wt = 2.0 * G_PI * kp->harmonic / period * tau_ref_ns;
     kp->cal_phase_rad = atan(wt) - atan2(s, g);
     kp->cal_modulation = (1.0 / sqrt(1.0 + wt * wt)) / m;
+    if (note->len)
+        g_string_append(note, "; ");
     g_string_append_printf(note,
                            _("phasor calibrated on a %g ns reference: phase %+.4f rad, "
                              "modulation x %.4f"),
@@ -350,19 +363,21 @@ static float *roi_decay(const fm_flim_counts *counts, int n_pixels, int n_bins, 
 }
 
 static gboolean setup_phasor(fm_flim_params *kp, const fm_params *params, GPtrArray *rois,
-                             const fm_flim_counts *counts, int width, int height, const char *label,
-                             GString *note, GError **error)
+                             const fm_flim_counts *counts, const fm_dataset *dataset,
+                             const char *label, GString *note, GError **error)
 {
+    const int width = fm_dataset_width(dataset), height = fm_dataset_height(dataset);
     kp->harmonic = fm_params_get_int(params, "harmonic");
-    double rep = fm_params_get_double(params, "rep_rate_mhz");
-    kp->period_ns = rep > 0.0 ? 1e3 / rep : 0.0;
+    /* the laser's period where the file gives it: the phasor's frequency is the laser's */
+    kp->period_ns = fm_flim_period_ns(dataset, fm_params_get_double(params, "rep_rate_mhz"));
     double tau_ref = fm_params_get_double(params, "cal_tau_ns");
     if (!(tau_ref > 0.0))
         return TRUE;
     const char *file = fm_params_get_string(params, "cal_file");
     g_autofree float *reference = NULL;
     if (file && *file) {
-        reference = fm_flim_prep_load_decay(file, kp->n_bins, _("calibration reference"), error);
+        reference = fm_flim_load_decay_resampled(file, kp->n_bins, kp->bin_width_ns,
+                                                 _("calibration reference"), note, error);
         if (reference == NULL)
             return FALSE;
     } else {
@@ -379,7 +394,8 @@ static gboolean setup_phasor(fm_flim_params *kp, const fm_params *params, GPtrAr
     return phasor_calibration(kp, reference, tau_ref, label, note, error);
 }
 
-static gboolean setup_fit(fm_flim_params *kp, const fm_params *params, GError **error)
+static gboolean setup_fit(fm_flim_params *kp, const fm_params *params, GString *note,
+                          GError **error)
 {
     kp->model = g_strcmp0(fm_params_get_choice(params, "model"), "bi") == 0 ? 2 : 1;
     kp->fit_background = fm_params_get_bool(params, "fit_background");
@@ -389,7 +405,8 @@ static gboolean setup_fit(fm_flim_params *kp, const fm_params *params, GError **
     kp->fraction_init = fm_params_get_double(params, "fraction_init");
     const char *irf_file = fm_params_get_string(params, "irf_file");
     if (irf_file && *irf_file) {
-        float *irf = fm_flim_prep_load_decay(irf_file, kp->n_bins, _("IRF"), error);
+        float *irf = fm_flim_load_decay_resampled(irf_file, kp->n_bins, kp->bin_width_ns, _("IRF"),
+                                                  note, error);
         if (irf == NULL)
             return FALSE;
         kp->irf = irf; /* freed by the caller */
@@ -433,13 +450,6 @@ static fm_result *flim_run(const fm_method *method, fm_dataset *dataset, const f
         return NULL;
     const int width = fm_dataset_width(dataset), height = fm_dataset_height(dataset);
     const int n_bins = fm_dataset_frames(dataset), n_pixels = width * height;
-    int start, end;
-    if (!fm_flim_prep_fit_range(fm_params_get_double(params, "fit_start_ns"),
-                                fm_params_get_double(params, "fit_end_ns"), n_bins, bin_width_ns,
-                                &start, &end, error)) {
-        g_prefix_error(error, "%s: ", label);
-        return NULL;
-    }
     /* uint16 data at binning 1 go to the kernels as they are (half the bytes to the GPU) */
     fm_flim_counts counts_buf;
     if (!fm_flim_prep_counts_typed(dataset, binning, &counts_buf, error))
@@ -448,24 +458,51 @@ static fm_result *flim_run(const fm_method *method, fm_dataset *dataset, const f
 
     fm_flim_params kp;
     fm_flim_params_defaults(&kp, n_bins, bin_width_ns);
-    kp.fit_start = start;
-    kp.fit_end = end;
-    kp.min_photons = fm_params_get_double(params, "min_photons");
     g_autoptr(GString) note = g_string_new(NULL);
     if (has_param(params, "tau_d_ns"))
         kp.tau_d_ns = fm_params_get_double(params, "tau_d_ns");
-    if (km == FM_FLIM_PHASOR &&
-        !setup_phasor(&kp, params, rois, &counts, width, height, label, note, error))
-        return NULL;
-    if (has_param(params, "model") && !setup_fit(&kp, params, error))
+    if (has_param(params, "model") && !setup_fit(&kp, params, note, error))
         return NULL;
     g_autofree float *irf = (float *)kp.irf;
 
+    /* The window where it is auto comes from the whole image's decay (time zero is the
+     * instrument's, not the ROI's), with the IRF just loaded. */
+    fm_flim_window window;
+    if (!fm_flim_params_window(dataset, params, bin_width_ns, irf, &window, error)) {
+        g_prefix_error(error, "%s: ", label);
+        return NULL;
+    }
+    kp.fit_start = window.start;
+    kp.fit_end = window.end;
+    const int start = window.start, end = window.end;
+    if (window.start_auto || window.end_auto) {
+        g_autofree char *t = fm_flim_window_describe(&window, bin_width_ns);
+        append_note(note, t);
+    }
+    if (window.start_auto && isfinite(window.shape.background)) {
+        g_autofree char *t =
+            g_strdup_printf(_("background before the rise %.3g counts per bin per pixel "
+                              "(bins %d–%d)"),
+                            window.shape.background, window.shape.background_first,
+                            window.shape.background_first + window.shape.background_bins - 1);
+        append_note(note, t);
+    }
+    if (km == FM_FLIM_PHASOR &&
+        !setup_phasor(&kp, params, rois, &counts, dataset, label, note, error))
+        return NULL;
+
     /* Pixels to fit: the ROIs', with at least one photon (zero-photon pixels stay NaN whatever
-     * min_photons says) and at least min_photons. */
+     * min_photons says) and at least min_photons, which auto sets from the image's brightest. */
     g_autofree guint8 *roi_mask = fm_flim_prep_mask(rois, width, height);
     g_autoptr(GBytes) photon_sums = photons_of(dataset, &counts, binning, n_pixels, start, end);
     const double *photons = g_bytes_get_data(photon_sums, NULL);
+    const double asked_photons = fm_params_get_double(params, "min_photons");
+    const gboolean photons_auto = asked_photons < 0.0;
+    kp.min_photons = photons_auto ? fm_flim_auto_min_photons(photons, n_pixels) : asked_photons;
+    if (photons_auto) {
+        g_autofree char *t = g_strdup_printf(_("min_photons %g (auto)"), kp.min_photons);
+        append_note(note, t);
+    }
     g_autofree guint8 *fit_mask = g_new0(guint8, n_pixels);
     long long selected = 0, below = 0;
     for (int p = 0; p < n_pixels; p++) {
@@ -536,6 +573,16 @@ static fm_result *flim_run(const fm_method *method, fm_dataset *dataset, const f
                     out.map[k][p] = NAN;
     }
 
+    /* Intensity is every photon of the pixel, not only the fit window's, and shown where
+     * the lifetime is not: the image as the instrument counted it (NaN where none came). */
+    if (out.map[FM_FLIM_OUT_INTENSITY]) {
+        g_autoptr(GBytes) all = photons_of(dataset, &counts, binning, n_pixels, 0, n_bins);
+        const double *total = g_bytes_get_data(all, NULL);
+        float *intensity = out.map[FM_FLIM_OUT_INTENSITY];
+        for (int p = 0; p < n_pixels; p++)
+            intensity[p] = total[p] > 0.0 ? (float)total[p] : NAN;
+    }
+
     result->backend = g_strdup(info.backend_used == FM_BACKEND_CUDA ? "cuda" : "cpu");
     result->device = g_strdup(info.device_name);
     if (info.fell_back) {
@@ -546,6 +593,20 @@ static fm_result *flim_run(const fm_method *method, fm_dataset *dataset, const f
         g_autofree char *t =
             g_strdup_printf(_("%lld of %lld pixels had fewer than %g photons and were left out"),
                             below, selected, MAX(kp.min_photons, 1.0));
+        append_note(note, t);
+    }
+    if (below > 0 && 2 * below > selected) {
+        /* k x k binning sums k^2 pixels' photons: what a low-count image needs first */
+        int k = fm_flim_suggest_binning(photons, n_pixels, kp.min_photons);
+        g_autofree char *t =
+            k > binning
+                ? g_strdup_printf(_("most pixels have fewer than %g photons: try binning %d"),
+                                  MAX(kp.min_photons, 1.0), k)
+            : binning < FM_FLIM_MAX_BINNING
+                ? g_strdup_printf(_("most pixels have fewer than %g photons: try binning %d or %d"),
+                                  MAX(kp.min_photons, 1.0), binning + 1, binning + 2)
+                : g_strdup_printf(_("most pixels have fewer than %g photons"),
+                                  MAX(kp.min_photons, 1.0));
         append_note(note, t);
     }
     if (failed > 0) {

@@ -7,7 +7,6 @@
 
 #include "app/core/error.h"
 #include "app/core/io/open.h"
-#include "app/core/io/tiff.h"
 #include "app/core/roi.h"
 
 static const char *dataset_label(const fm_dataset *ds)
@@ -283,14 +282,17 @@ int *fm_flim_prep_segments(GPtrArray *rois, const guint8 *mask, int width, int h
     return seg;
 }
 
-/* Parses one text line of a decay file: "value" or "t,value" (also ';', tab or blanks). */
-static gboolean parse_decay_line(const char *line, double *value)
+/* Parses one text line of a decay file: "value" or "t,value" (also ';', tab or blanks); *t is
+ * NaN without a time column. */
+static gboolean parse_decay_line(const char *line, double *t, double *value)
 {
     g_auto(GStrv) fields = g_strsplit_set(line, ",;\t ", -1);
-    const char *last = NULL;
+    const char *first = NULL, *last = NULL;
     int n_fields = 0;
     for (int i = 0; fields[i]; i++)
         if (*fields[i]) {
+            if (first == NULL)
+                first = fields[i];
             last = fields[i];
             n_fields++;
         }
@@ -300,11 +302,18 @@ static gboolean parse_decay_line(const char *line, double *value)
     double v = g_ascii_strtod(last, &end);
     if (end == last || *end != '\0' || !isfinite(v))
         return FALSE;
+    *t = NAN;
+    if (n_fields == 2) {
+        double tv = g_ascii_strtod(first, &end);
+        if (end == first || *end != '\0' || !isfinite(tv))
+            return FALSE;
+        *t = tv;
+    }
     *value = v;
     return TRUE;
 }
 
-static GArray *read_decay_text(const char *path, const char *what, GError **error)
+static GArray *read_decay_text(const char *path, const char *what, GArray *times, GError **error)
 {
     g_autofree char *text = NULL;
     GError *local = NULL;
@@ -321,8 +330,8 @@ static GArray *read_decay_text(const char *path, const char *what, GError **erro
         char *line = g_strstrip(lines[i]);
         if (*line == '\0' || *line == '#')
             continue;
-        double v;
-        if (!parse_decay_line(line, &v)) {
+        double t, v;
+        if (!parse_decay_line(line, &t, &v)) {
             if (first && values->len == 0) { /* a header such as "t_ns,counts" */
                 first = FALSE;
                 continue;
@@ -335,21 +344,30 @@ static GArray *read_decay_text(const char *path, const char *what, GError **erro
         }
         first = FALSE;
         g_array_append_val(values, v);
+        g_array_append_val(times, t);
     }
     return values;
 }
 
-static GArray *read_decay_tiff(const char *path, const char *what, GError **error)
+/* A decay recorded as an image file: a TIFF, or an instrument's own file (a B&H .sdt single
+ * decay, a PicoQuant point measurement), whatever fm_dataset_open reads. */
+static GArray *read_decay_dataset(const char *path, const char *what, double *bin_width_ns,
+                                  GError **error)
 {
     GError *local = NULL;
-    /* TIFF, or a FLIM file: a .ptu/.pt3 point measurement is one decay */
     g_autoptr(fm_dataset) ds = fm_dataset_open(path, NULL, NULL, NULL, &local);
     if (ds == NULL) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s file: %s"), what, local->message);
         g_error_free(local);
         return NULL;
     }
-    int w = fm_dataset_width(ds), h = fm_dataset_height(ds), pages = fm_dataset_frames(ds);
+    if (ds->n_dims < 2) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                    _("%s file %s: a decay needs one value per time bin"), what, path);
+        return NULL;
+    }
+    int w = fm_dataset_width(ds), h = fm_dataset_height(ds),
+        pages = ds->n_dims >= 3 ? fm_dataset_frames(ds) : 1;
     GArray *values = g_array_new(FALSE, FALSE, sizeof(double));
     if (pages == 1 && (w == 1 || h == 1)) {
         /* one row or column of values: the decay written as a line image */
@@ -366,17 +384,84 @@ static GArray *read_decay_tiff(const char *path, const char *what, GError **erro
             s += fm_dataset_value(ds, (gsize)b * w * h + i);
         g_array_append_val(values, s);
     }
+    if (!fm_flim_prep_bin_width(ds, 0.0, bin_width_ns, NULL))
+        *bin_width_ns = 0.0;
     return values;
+}
+
+static gboolean is_decay_image(const char *path)
+{
+    static const char *const exts[] = {".tif", ".tiff", ".sdt", ".ptu", ".pt3"};
+    g_autofree char *lower = g_ascii_strdown(path, -1);
+    for (gsize i = 0; i < G_N_ELEMENTS(exts); i++)
+        if (g_str_has_suffix(lower, exts[i]))
+            return TRUE;
+    return FALSE;
+}
+
+/* The bin width and start of a "t,value" file's time column when its steps are even, else 0. */
+static void time_axis(const GArray *times, double *bin_width_ns, double *start_ns)
+{
+    *bin_width_ns = 0.0;
+    *start_ns = 0.0;
+    const guint n = times->len;
+    if (n < 2)
+        return;
+    const double t0 = g_array_index(times, double, 0), t1 = g_array_index(times, double, n - 1);
+    const double step = (t1 - t0) / (n - 1);
+    if (!(step > 0.0))
+        return;
+    for (guint i = 0; i < n; i++) {
+        double t = g_array_index(times, double, i);
+        /* times are often printed to 6 digits: a thousandth of a step is rounding */
+        if (!isfinite(t) || fabs(t - (t0 + i * step)) > 1e-3 * step + 1e-6 * fabs(t))
+            return;
+    }
+    *bin_width_ns = step;
+    *start_ns = t0;
+}
+
+GArray *fm_flim_prep_read_decay(const char *path, const char *what, double *bin_width_ns,
+                                double *start_ns, GError **error)
+{
+    *bin_width_ns = 0.0;
+    *start_ns = 0.0;
+    if (is_decay_image(path))
+        return read_decay_dataset(path, what, bin_width_ns, error);
+    g_autoptr(GArray) times = g_array_new(FALSE, FALSE, sizeof(double));
+    GArray *values = read_decay_text(path, what, times, error);
+    if (values)
+        time_axis(times, bin_width_ns, start_ns);
+    return values;
+}
+
+gboolean fm_flim_prep_check_decay(const GArray *values, const char *path, const char *what,
+                                  GError **error)
+{
+    double sum = 0.0;
+    for (guint b = 0; b < values->len; b++) {
+        double v = g_array_index(values, double, b);
+        if (!isfinite(v) || v < 0.0) {
+            g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                        _("%s file %s: value %u is %g; expected a count >= 0"), what, path, b + 1,
+                        v);
+            return FALSE;
+        }
+        sum += v;
+    }
+    if (!(sum > 0.0)) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s file %s: all values are zero"), what,
+                    path);
+        return FALSE;
+    }
+    return TRUE;
 }
 
 float *fm_flim_prep_load_decay(const char *path, int n_bins, const char *what, GError **error)
 {
-    g_autofree char *lower = g_ascii_strdown(path, -1);
-    gboolean image = g_str_has_suffix(lower, ".tif") || g_str_has_suffix(lower, ".tiff") ||
-                     g_str_has_suffix(lower, ".ptu") || g_str_has_suffix(lower, ".pt3") ||
-                     g_str_has_suffix(lower, ".sdt");
+    double file_bin_ns, file_start_ns;
     g_autoptr(GArray) values =
-        image ? read_decay_tiff(path, what, error) : read_decay_text(path, what, error);
+        fm_flim_prep_read_decay(path, what, &file_bin_ns, &file_start_ns, error);
     if (values == NULL)
         return NULL;
     if ((int)values->len != n_bins) {
@@ -385,22 +470,11 @@ float *fm_flim_prep_load_decay(const char *path, int n_bins, const char *what, G
                     n_bins);
         return NULL;
     }
-    double sum = 0.0;
-    for (int b = 0; b < n_bins; b++) {
-        double v = g_array_index(values, double, b);
-        if (!isfinite(v) || v < 0.0) {
-            g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                        _("%s file %s: value %d is %g; expected a count >= 0"), what, path, b + 1,
-                        v);
-            return NULL;
-        }
-        sum += v;
-    }
-    if (!(sum > 0.0)) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s file %s: all values are zero"), what,
-                    path);
+    if (!fm_flim_prep_check_decay(values, path, what, error))
         return NULL;
-    }
+    double sum = 0.0;
+    for (int b = 0; b < n_bins; b++)
+        sum += g_array_index(values, double, b);
     float *decay = g_new(float, n_bins);
     for (int b = 0; b < n_bins; b++)
         decay[b] = (float)(g_array_index(values, double, b) / sum);

@@ -73,6 +73,14 @@ void fm_flim_prep_tile_shape(int tile_pixels, int *tile_width, int *tile_height)
  * (.ptu/.pt3 point measurement, .sdt; an image is summed likewise). Normalised to sum 1.
  * what names it in messages ("IRF", "calibration reference"). g_free the result. */
 float *fm_flim_prep_load_decay(const char *path, int n_bins, const char *what, GError **error);
+/* The values of a decay file as recorded (GArray of double), with its bin width and the time of
+ * its first bin in ns where the file gives them (a "t,value" text with even steps, taken as bin
+ * starts; an image file with a bin width), else 0. Image files: .tif/.tiff/.sdt/.ptu/.pt3. */
+GArray *fm_flim_prep_read_decay(const char *path, const char *what, double *bin_width_ns,
+                                double *start_ns, GError **error);
+/* Every value finite and >= 0, and not all zero; errors name the file and the value. */
+gboolean fm_flim_prep_check_decay(const GArray *values, const char *path, const char *what,
+                                  GError **error);
 
 /* Photon sums per pixel over bins [start, end) of bin-major counts. g_free the result. */
 double *fm_flim_prep_photons(const float *counts, int n_pixels, int start, int end);

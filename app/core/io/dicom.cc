@@ -1,14 +1,33 @@
-/* DICOM series folders via DCMTK (the project's one C++ file) behind a C API; test series writer.
- */
+/* DICOM files and series via DCMTK (the project's one C++ file) behind a C API; test writer.
+ * Compressed transfer syntaxes are decoded by DCMTK's codecs (JPEG, JPEG-LS, RLE) and, for
+ * JPEG 2000, by OpenJPEG (dicom_j2k.c); stored samples become floats in dicom_pixels.c. */
 
 #include "dcmtk/config/osconfig.h"
 #include "dcmtk/dcmdata/dctk.h"
+#include "dcmtk/dcmdata/dccodec.h"
+#include "dcmtk/dcmdata/dcpixseq.h"
+#include "dcmtk/dcmdata/dcpxitem.h"
 #include "dcmtk/oflog/oflog.h"
+
+#include "app/core/fm_dce_io_config.h"
+#if FM_HAVE_DCMTK_CODECS
+#include "dcmtk/dcmdata/dcrledrg.h"
+#include "dcmtk/dcmdata/dcrleerg.h"
+#include "dcmtk/dcmjpeg/djdecode.h"
+#include "dcmtk/dcmjpeg/djencode.h"
+#include "dcmtk/dcmjpeg/djrplol.h"
+#include "dcmtk/dcmjpls/djdecode.h"
+#include "dcmtk/dcmjpls/djencode.h"
+#include "dcmtk/dcmjpls/djrparam.h"
+#endif
+
+#include <memory>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,6 +37,8 @@
 extern "C" {
 #include "dicom.h"
 #include "app/core/error.h"
+#include "app/core/io/dicom_j2k.h"
+#include "app/core/io/dicom_pixels.h"
 }
 
 namespace
@@ -27,19 +48,33 @@ namespace
  * most 16 characters, so rounding differs by ~1e-6 mm while real slices are >= 0.1 mm apart. */
 const double kSameSliceMm = 0.01;
 
+/* Elements longer than this stay on disk while the headers of a folder are scanned. */
+const Uint32 kHeaderReadLimit = 4096;
+
+/* The most samples one dataset may hold (8 GiB of float32) and frames one file may declare: a
+ * damaged NumberOfFrames or Rows must fail with a message, not exhaust memory. */
+const double kMaxSamples = 2147483648.0;
+const Sint32 kMaxFramesPerFile = 1000000;
+
 enum TimeSource { TIME_ACQUISITION, TIME_TRIGGER, TIME_CONTENT, N_TIME_SOURCES };
 const char *const kTimeSourceNames[N_TIME_SOURCES] = {"AcquisitionTime", "TriggerTime",
                                                       "ContentTime"};
 
-/* One 2-D frame: a classic single-frame file, or one frame of an enhanced object. */
+/* One 2-D frame: a classic single-frame file, or one frame of a multi-frame object. */
 struct Frame {
     std::string file;
     int frame_in_file = 0;
+    int frames_in_file = 1;
+    bool per_frame_groups = false; /* an enhanced object: positions and times per frame */
     std::string series;
+    std::string sop;
     std::string modality;
     int rows = 0, cols = 0;
+    int samples_per_pixel = 1;
+    bool has_pos = false;
     double pos[3] = {0, 0, 0};
     double iop[6] = {1, 0, 0, 0, 1, 0};
+    bool has_spacing = false;
     double spacing[2] = {1, 1}; /* PixelSpacing: between rows (y), between columns (x) */
     double slice_step = 0;      /* SpacingBetweenSlices, else SliceThickness */
     double slope = 1, intercept = 0;
@@ -49,11 +84,24 @@ struct Frame {
     double d = 0; /* position along the slice normal */
 };
 
-void quiet_dcmtk()
+/* Once per process: DCMTK's log goes quiet (errors reach the user as GErrors) and its decoders
+ * are registered. Registration is global in DCMTK and must happen before any thread decodes. */
+void init_dcmtk()
 {
     static gsize done = 0;
     if (g_once_init_enter(&done)) {
-        OFLog::configure(OFLogger::FATAL_LOG_LEVEL); /* errors reach the user as GErrors */
+        OFLog::configure(OFLogger::FATAL_LOG_LEVEL);
+        /* Files some writers produce (pydicom's RLE and JPEG test images among them) encode
+         * their dataset in implicit VR under an explicit-VR transfer syntax; DCMTK then reads
+         * the VRs from its dictionary, as dcmdump's +ui and +uc options do. */
+        dcmAcceptUnexpectedImplicitEncoding.set(OFTrue);
+        dcmEnableUnknownVRConversion.set(OFTrue);
+#if FM_HAVE_DCMTK_CODECS
+        /* YCbCr JPEG comes back as RGB (the photometric interpretation says which). */
+        DJDecoderRegistration::registerCodecs(EDC_photometricInterpretation);
+        DJLSDecoderRegistration::registerCodecs();
+        DcmRLEDecoderRegistration::registerCodecs();
+#endif
         g_once_init_leave(&done, 1);
     }
 }
@@ -120,21 +168,24 @@ bool parse_dt(const std::string &dt, double *seconds)
 void read_geometry(DcmItem *level, Frame *f)
 {
     DcmItem *sub = nullptr;
-    get_f64(level, DCM_ImagePositionPatient, f->pos, 3);
+    f->has_pos = get_f64(level, DCM_ImagePositionPatient, f->pos, 3) || f->has_pos;
     get_f64(level, DCM_ImageOrientationPatient, f->iop, 6);
-    get_f64(level, DCM_PixelSpacing, f->spacing, 2);
+    f->has_spacing = get_f64(level, DCM_PixelSpacing, f->spacing, 2) || f->has_spacing;
     double step;
     if (get_f64(level, DCM_SpacingBetweenSlices, &step, 1) ||
         (f->slice_step == 0 && get_f64(level, DCM_SliceThickness, &step, 1)))
         f->slice_step = std::fabs(step);
     get_f64(level, DCM_RescaleSlope, &f->slope, 1);
     get_f64(level, DCM_RescaleIntercept, &f->intercept, 1);
+    /* RT Dose stores its rescale as DoseGridScaling (Gy per stored unit). */
+    if (!level->tagExists(DCM_RescaleSlope))
+        get_f64(level, DCM_DoseGridScaling, &f->slope, 1);
     if (level->findAndGetSequenceItem(DCM_PlanePositionSequence, sub).good())
-        get_f64(sub, DCM_ImagePositionPatient, f->pos, 3);
+        f->has_pos = get_f64(sub, DCM_ImagePositionPatient, f->pos, 3) || f->has_pos;
     if (level->findAndGetSequenceItem(DCM_PlaneOrientationSequence, sub).good())
         get_f64(sub, DCM_ImageOrientationPatient, f->iop, 6);
     if (level->findAndGetSequenceItem(DCM_PixelMeasuresSequence, sub).good()) {
-        get_f64(sub, DCM_PixelSpacing, f->spacing, 2);
+        f->has_spacing = get_f64(sub, DCM_PixelSpacing, f->spacing, 2) || f->has_spacing;
         if (get_f64(sub, DCM_SpacingBetweenSlices, &step, 1) ||
             get_f64(sub, DCM_SliceThickness, &step, 1))
             f->slice_step = std::fabs(step);
@@ -145,6 +196,9 @@ void read_geometry(DcmItem *level, Frame *f)
     }
 }
 
+/* Classic images carry their time in one of several attributes, depending on the scanner and
+ * on who wrote the file (QIBA's DCE reference objects, for instance, vary AcquisitionTime);
+ * all are kept and choose_time_source picks the first that varies. */
 void read_classic_times(DcmItem *ds, Frame *f)
 {
     double s;
@@ -189,10 +243,13 @@ bool fail(GError **error, const char *fmt, ...)
     return false;
 }
 
-/* Loads a file; a failed parse that already reached PixelData is a truncated pixel block. */
-bool load(DcmFileFormat &ff, const std::string &path, GError **error)
+/* Loads a file (header_only: long values such as the pixels stay on disk); a failed parse
+ * that already reached PixelData is a truncated pixel block. */
+bool load(DcmFileFormat &ff, const std::string &path, bool header_only, GError **error)
 {
-    OFCondition st = ff.loadFile(path.c_str());
+    OFCondition st = header_only
+                         ? ff.loadFile(path.c_str(), EXS_Unknown, EGL_noChange, kHeaderReadLimit)
+                         : ff.loadFile(path.c_str());
     if (st.good())
         return true;
     if (ff.getDataset()->tagExists(DCM_PixelData))
@@ -200,47 +257,63 @@ bool load(DcmFileFormat &ff, const std::string &path, GError **error)
     return fail(error, _("%s: damaged DICOM file (%s)"), path.c_str(), st.text());
 }
 
-/* Reads one file's frames (header only; pixels are read in the second pass). */
+/* Reads one file's frames (header only; pixels are read in the second pass). A file without
+ * pixel data (presentation state, report, ...) adds no frame. */
 bool scan_file(const std::string &path, std::vector<Frame> &frames, GError **error)
 {
     DcmFileFormat ff;
-    if (!load(ff, path, error))
+    if (!load(ff, path, true, error))
         return false;
     DcmDataset *ds = ff.getDataset();
     Frame base;
     base.file = path;
     base.series = get_str(ds, DCM_SeriesInstanceUID);
+    base.sop = get_str(ds, DCM_SOPInstanceUID);
     base.modality = get_str(ds, DCM_Modality);
-    Uint16 rows = 0, cols = 0;
+    Uint16 rows = 0, cols = 0, spp = 1;
     ds->findAndGetUint16(DCM_Rows, rows);
     ds->findAndGetUint16(DCM_Columns, cols);
+    ds->findAndGetUint16(DCM_SamplesPerPixel, spp);
     base.rows = rows;
     base.cols = cols;
+    base.samples_per_pixel = spp;
     if (!ds->tagExists(DCM_PixelData))
-        return true; /* presentation states, reports, ... are not images of the series */
+        return true;
     if (rows == 0 || cols == 0)
         return fail(error, _("%s: image without Rows/Columns"), path.c_str());
     read_geometry(ds, &base);
     read_classic_times(ds, &base);
     Sint32 n_frames = 1;
-    ds->findAndGetSint32(DCM_NumberOfFrames, n_frames);
+    if (ds->findAndGetSint32(DCM_NumberOfFrames, n_frames).bad())
+        n_frames = 1;
+    if (n_frames < 1 || n_frames > kMaxFramesPerFile ||
+        (double)rows * cols * spp * n_frames > kMaxSamples)
+        return fail(error, _("%s: NumberOfFrames %d of %ux%u pixels is beyond what Fluxmap reads"),
+                    path.c_str(), (int)n_frames, cols, rows);
+    base.frames_in_file = n_frames;
     DcmItem *shared = nullptr;
     ds->findAndGetSequenceItem(DCM_SharedFunctionalGroupsSequence, shared);
     if (shared != nullptr)
         read_geometry(shared, &base);
     DcmSequenceOfItems *per_frame = nullptr;
     ds->findAndGetSequence(DCM_PerFrameFunctionalGroupsSequence, per_frame);
-    if (n_frames <= 1 && per_frame == nullptr) {
-        frames.push_back(base);
+    if (per_frame == nullptr) {
+        /* A classic single- or multi-frame object (RT dose, NM, US cine): one stack. */
+        for (Sint32 i = 0; i < n_frames; i++) {
+            Frame f = base;
+            f.frame_in_file = i;
+            frames.push_back(f);
+        }
         return true;
     }
-    if (per_frame == nullptr || (Sint32)per_frame->card() != n_frames)
+    if ((Sint32)per_frame->card() != n_frames)
         return fail(error,
                     _("%s: %d frames but %lu per-frame functional groups (positions unknown)"),
-                    path.c_str(), (int)n_frames, per_frame ? per_frame->card() : 0UL);
+                    path.c_str(), (int)n_frames, per_frame->card());
     for (Sint32 i = 0; i < n_frames; i++) {
         Frame f = base;
         f.frame_in_file = i;
+        f.per_frame_groups = true;
         for (int s = 0; s < N_TIME_SOURCES; s++)
             f.has_time[s] = false;
         DcmItem *group = per_frame->getItem((unsigned long)i);
@@ -280,11 +353,21 @@ struct Progress {
     }
 };
 
-/* Collects the frames of every DICOM file in folder; skipped counts the non-DICOM files. */
-bool scan_folder(const char *folder, std::vector<Frame> &frames, int *skipped, int *n_files,
-                 const Progress &progress, GError **error)
+struct Scan {
+    std::vector<Frame> frames;
+    int skipped = 0; /* files that are not DICOM (or, for one file's series, unreadable) */
+    int n_files = 0;
+};
+
+/* Collects the frames of every DICOM file in folder. With only_series set (the series of a
+ * file the user picked), files of other series are left out and a file that cannot be read is
+ * skipped unless its header names that series: the user asked for one series, not for the
+ * folder (picked_sop: a damaged copy of the picked instance is skipped too). Without it, every
+ * DICOM file must read. */
+bool scan_folder(const char *folder, const char *only_series, const std::string &picked_sop,
+                 Scan &scan, const Progress &progress, GError **error)
 {
-    quiet_dcmtk();
+    init_dcmtk();
     GError *local = nullptr;
     GDir *dir = g_dir_open(folder, 0, &local);
     if (dir == nullptr) {
@@ -297,8 +380,6 @@ bool scan_folder(const char *folder, std::vector<Frame> &frames, int *skipped, i
         names.push_back(name);
     g_dir_close(dir);
     std::sort(names.begin(), names.end()); /* deterministic messages whatever readdir says */
-    *skipped = 0;
-    *n_files = 0;
     size_t done = 0;
     for (const std::string &name : names) {
         if (done++ % 64 == 0 && !progress.tick(0.3 * (double)done / names.size(), error))
@@ -309,16 +390,37 @@ bool scan_folder(const char *folder, std::vector<Frame> &frames, int *skipped, i
         if (!g_file_test(p.c_str(), G_FILE_TEST_IS_REGULAR))
             continue;
         if (!has_dicm_magic(p.c_str())) {
-            ++*skipped;
+            ++scan.skipped;
             continue;
         }
-        if (!scan_file(p, frames, error))
-            return false;
-        ++*n_files;
+        std::vector<Frame> found;
+        GError *why = nullptr;
+        if (!scan_file(p, found, &why)) {
+            if (only_series == nullptr) {
+                g_propagate_error(error, why);
+                return false;
+            }
+            /* A damaged copy of the picked instance is a duplicate the user did not ask for;
+             * any other damaged file of the series is part of what was asked for. */
+            DcmFileFormat partial;
+            partial.loadFile(p.c_str(), EXS_Unknown, EGL_noChange, kHeaderReadLimit);
+            if (get_str(partial.getDataset(), DCM_SeriesInstanceUID) == only_series &&
+                get_str(partial.getDataset(), DCM_SOPInstanceUID) != picked_sop) {
+                g_propagate_error(error, why);
+                return false;
+            }
+            g_error_free(why);
+            ++scan.skipped;
+            continue;
+        }
+        if (only_series != nullptr && (found.empty() || found[0].series != only_series))
+            continue;
+        scan.frames.insert(scan.frames.end(), found.begin(), found.end());
+        ++scan.n_files;
     }
-    if (frames.empty())
+    if (scan.frames.empty())
         return fail(error, _("%s: no DICOM images in this folder (%d other files)"), folder,
-                    *skipped);
+                    scan.skipped);
     return true;
 }
 
@@ -330,6 +432,51 @@ std::vector<std::string> series_of(const std::vector<Frame> &frames)
             uids.push_back(f.series);
     std::sort(uids.begin(), uids.end());
     return uids;
+}
+
+/* One SOP instance saved twice (an archive's export next to a re-compressed copy, or
+ * pydicom's test files: one image in every transfer syntax) is one image: the copy in
+ * preferred_file (the file the user picked) is kept, else the first by name. Copies that are
+ * not the same image (another size or frame count) are an error. */
+bool drop_duplicates(const char *folder, std::vector<Frame> &frames, const char *preferred_file,
+                     int *duplicates, GError **error)
+{
+    std::map<std::string, const Frame *> keep; /* SOP -> the frame 0 of the copy kept */
+    for (const Frame &f : frames) {
+        if (f.sop.empty() || f.frame_in_file != 0)
+            continue;
+        auto it = keep.find(f.sop);
+        if (it == keep.end() ||
+            (preferred_file != nullptr && f.file == preferred_file && it->second->file != f.file))
+            keep[f.sop] = &f;
+    }
+    std::set<std::string> kept_files, dropped_files;
+    for (const Frame &f : frames) {
+        if (f.sop.empty() || f.frame_in_file != 0)
+            continue;
+        const Frame *k = keep[f.sop];
+        if (k->file == f.file) {
+            kept_files.insert(f.file);
+            continue;
+        }
+        if (f.rows != k->rows || f.cols != k->cols || f.frames_in_file != k->frames_in_file ||
+            f.samples_per_pixel != k->samples_per_pixel)
+            return fail(error,
+                        _("%s: %s and %s have one SOPInstanceUID but differ (%dx%d, %d frames "
+                          "vs %dx%d, %d frames)"),
+                        folder, k->file.c_str(), f.file.c_str(), k->cols, k->rows,
+                        k->frames_in_file, f.cols, f.rows, f.frames_in_file);
+        dropped_files.insert(f.file);
+    }
+    *duplicates = (int)dropped_files.size();
+    if (dropped_files.empty())
+        return true;
+    std::vector<Frame> out;
+    for (const Frame &f : frames)
+        if (dropped_files.count(f.file) == 0)
+            out.push_back(f);
+    frames.swap(out);
+    return true;
 }
 
 void cross(const double *a, const double *b, double *out)
@@ -354,97 +501,293 @@ int choose_time_source(const std::vector<Frame> &frames)
     return -1;
 }
 
-/* Copies one frame's stored values, scaled, into dst (cols x rows floats). */
-bool copy_pixels(DcmDataset *ds, const Frame &f, float *dst, GError **error)
+bool is_jpeg2000(E_TransferSyntax xfer)
 {
-    E_TransferSyntax xfer = ds->getOriginalXfer();
-    if (DcmXfer(xfer).isEncapsulated())
-        return fail(error,
-                    _("%s: compressed transfer syntax %s is not supported (decompress "
-                      "it first, e.g. with dcmdjpeg)"),
-                    f.file.c_str(), DcmXfer(xfer).getXferName());
-    Uint16 bits = 16, stored = 16, signed_px = 0, spp = 1;
-    ds->findAndGetUint16(DCM_BitsAllocated, bits);
-    ds->findAndGetUint16(DCM_BitsStored, stored);
-    ds->findAndGetUint16(DCM_PixelRepresentation, signed_px);
-    ds->findAndGetUint16(DCM_SamplesPerPixel, spp);
-    if (spp != 1 || (bits != 8 && bits != 16))
-        return fail(error,
-                    _("%s: %u samples of %u bits per pixel; only single-channel 8 or "
-                      "16-bit images are supported"),
-                    f.file.c_str(), spp, bits);
-    gsize plane = (gsize)f.rows * f.cols;
-    gsize need = plane * (f.frame_in_file + 1);
-    unsigned long count = 0;
-    const Uint8 *p8 = nullptr;
-    const Uint16 *p16 = nullptr;
-    OFCondition st = bits == 8 ? ds->findAndGetUint8Array(DCM_PixelData, p8, &count)
-                               : ds->findAndGetUint16Array(DCM_PixelData, p16, &count);
-    if (st.bad() || count < need)
-        return fail(error, _("%s: truncated pixel data (%lu of %lu samples)"), f.file.c_str(),
-                    st.bad() ? 0UL : count, (unsigned long)need);
-    gsize off = plane * f.frame_in_file;
-    int shift = bits - std::min<int>(stored, bits);
-    for (gsize i = 0; i < plane; i++) {
-        unsigned raw = bits == 8 ? p8[off + i] : p16[off + i];
-        double v;
-        /* Stored bits sit at the bottom; sign-extend them for signed pixels (PS3.5 8.1.1). */
-        if (signed_px)
-            v = bits == 8 ? (double)((Sint8)(raw << shift) >> shift)
-                          : (double)((Sint16)(raw << shift) >> shift);
-        else
-            v = (double)(raw & ((1u << (bits - shift)) - 1u));
-        dst[i] = (float)(v * f.slope + f.intercept);
+    return xfer == EXS_JPEG2000LosslessOnly || xfer == EXS_JPEG2000;
+}
+
+/* The transfer syntax as the user can look it up: name and UID. */
+std::string xfer_label(DcmFileFormat &ff)
+{
+    std::string uid = get_str(ff.getMetaInfo(), DCM_TransferSyntaxUID);
+    E_TransferSyntax xfer = ff.getDataset()->getOriginalXfer();
+    std::string name = xfer == EXS_Unknown ? std::string("unknown") : DcmXfer(xfer).getXferName();
+    return uid.empty() ? name : name + " (" + uid + ")";
+}
+
+/* The compressed frames of an encapsulated pixel sequence (PS3.5 A.4): one fragment per frame,
+ * several fragments of one frame, or, for JPEG 2000, frames that start where a fragment starts
+ * with a codestream's SOC marker. */
+bool j2k_frames(DcmDataset *ds, const std::string &file, int n_frames,
+                std::vector<std::vector<Uint8>> &out, GError **error)
+{
+    DcmElement *el = nullptr;
+    DcmPixelSequence *seq = nullptr;
+    if (ds->findAndGetElement(DCM_PixelData, el).bad() ||
+        static_cast<DcmPixelData *>(el)
+            ->getEncapsulatedRepresentation(ds->getOriginalXfer(), nullptr, seq)
+            .bad() ||
+        seq == nullptr || seq->card() < 2)
+        return fail(error, _("%s: the JPEG 2000 pixel data holds no fragments"), file.c_str());
+    std::vector<std::pair<const Uint8 *, Uint32>> fragments;
+    for (unsigned long i = 1; i < seq->card(); i++) { /* item 0: the basic offset table */
+        DcmPixelItem *item = nullptr;
+        Uint8 *bytes = nullptr;
+        if (seq->getItem(item, i).bad() || item->getUint8Array(bytes).bad())
+            return fail(error, _("%s: JPEG 2000 fragment %lu cannot be read"), file.c_str(), i);
+        if (item->getLength() > 0 && bytes != nullptr)
+            fragments.push_back({bytes, item->getLength()});
     }
+    bool one_per_frame = (int)fragments.size() == n_frames;
+    for (const auto &frag : fragments) {
+        bool soc = frag.second >= 2 && frag.first[0] == 0xff && frag.first[1] == 0x4f;
+        bool jp2 = frag.second >= 8 && memcmp(frag.first + 4, "jP  ", 4) == 0;
+        if (out.empty() || one_per_frame || ((soc || jp2) && (int)out.size() < n_frames))
+            out.emplace_back();
+        out.back().insert(out.back().end(), frag.first, frag.first + frag.second);
+    }
+    if ((int)out.size() != n_frames)
+        return fail(error, _("%s: %d frames but %zu JPEG 2000 codestreams"), file.c_str(), n_frames,
+                    out.size());
     return true;
 }
 
-} // namespace
-
-extern "C" fm_dataset *fm_dicom_read(const char *folder, const char *series_uid, GError **error)
+/* The pixel layout of a loaded dataset as it is now (after any decompression). */
+fm_dicom_pixel_layout pixel_layout(DcmDataset *ds)
 {
-    return fm_dicom_read_progress(folder, series_uid, nullptr, nullptr, nullptr, error);
+    Uint16 rows = 0, cols = 0, spp = 1, bits = 16, stored = 0, pixrep = 0, planar = 0;
+    ds->findAndGetUint16(DCM_Rows, rows);
+    ds->findAndGetUint16(DCM_Columns, cols);
+    ds->findAndGetUint16(DCM_SamplesPerPixel, spp);
+    ds->findAndGetUint16(DCM_BitsAllocated, bits);
+    if (ds->findAndGetUint16(DCM_BitsStored, stored).bad())
+        stored = bits;
+    ds->findAndGetUint16(DCM_PixelRepresentation, pixrep);
+    ds->findAndGetUint16(DCM_PlanarConfiguration, planar);
+    std::string photometric = get_str(ds, DCM_PhotometricInterpretation);
+    fm_dicom_pixel_layout l = {};
+    l.rows = rows;
+    l.cols = cols;
+    l.samples_per_pixel = spp;
+    l.bits_allocated = bits;
+    l.bits_stored = stored;
+    l.is_signed = pixrep != 0;
+    l.by_plane = planar == 1;
+    l.ybr_full = photometric == "YBR_FULL";
+    l.ybr_full_422 = photometric == "YBR_FULL_422";
+    l.slope = 1.0;
+    l.intercept = 0.0;
+    return l;
 }
 
-extern "C" fm_dataset *fm_dicom_read_progress(const char *folder, const char *series_uid,
-                                              void (*progress)(double fraction, gpointer user),
-                                              gpointer user, GCancellable *cancellable,
-                                              GError **error)
+/* Every frame of a loaded file as stored values (no rescale), frame after frame, each
+ * samples_per_pixel planes of cols x rows floats. Decompresses what is compressed. */
+bool decode_file(DcmFileFormat &ff, const std::string &file, int n_frames, std::vector<float> &out,
+                 GError **error)
 {
-    const Progress prog{progress, user, cancellable};
-    std::vector<Frame> all;
-    int skipped = 0, n_files = 0;
-    if (!scan_folder(folder, all, &skipped, &n_files, prog, error))
-        return nullptr;
-    std::vector<std::string> uids = series_of(all);
-    std::string uid;
-    if (series_uid != nullptr && *series_uid != '\0') {
-        if (std::find(uids.begin(), uids.end(), series_uid) == uids.end()) {
-            fail(error, _("%s: no series %s in this folder (it holds %zu)"), folder, series_uid,
-                 uids.size());
-            return nullptr;
+    DcmDataset *ds = ff.getDataset();
+    E_TransferSyntax xfer = ds->getOriginalXfer();
+    fm_dicom_pixel_layout layout = pixel_layout(ds);
+    std::string photometric = get_str(ds, DCM_PhotometricInterpretation);
+    if (photometric == "PALETTE COLOR")
+        return fail(error,
+                    _("%s: PALETTE COLOR images (indices into a colour table) are not "
+                      "supported"),
+                    file.c_str());
+    if (is_jpeg2000(xfer)) {
+        /* OpenJPEG undoes the codestream's own colour transform (YBR_RCT / YBR_ICT). */
+        layout.ybr_full = layout.ybr_full_422 = FALSE;
+        if (const char *problem = fm_dicom_layout_problem(&layout))
+            return fail(error, "%s: %s", file.c_str(), problem);
+        if (!fm_j2k_available())
+            return fail(error,
+                        _("%s: transfer syntax %s needs JPEG 2000, and this Fluxmap was built "
+                          "without OpenJPEG"),
+                        file.c_str(), xfer_label(ff).c_str());
+        std::vector<std::vector<Uint8>> codestreams;
+        if (!j2k_frames(ds, file, n_frames, codestreams, error))
+            return false;
+        gsize plane = (gsize)layout.rows * layout.cols * layout.samples_per_pixel;
+        out.assign(plane * n_frames, 0.0f);
+        std::vector<guint8> frame(fm_dicom_frame_bytes(&layout));
+        for (int k = 0; k < n_frames; k++) {
+            fm_dicom_pixel_layout l = layout;
+            char *why = nullptr;
+            if (!fm_j2k_decode_frame(codestreams[k].data(), codestreams[k].size(), &l, frame.data(),
+                                     &why)) {
+                fail(error, _("%s: frame %d: %s"), file.c_str(), k + 1, why);
+                g_free(why);
+                return false;
+            }
+            fm_dicom_frame_to_float(&l, frame.data(), out.data() + plane * k);
         }
-        uid = series_uid;
-    } else if (uids.size() > 1) {
-        std::string list;
-        for (const std::string &u : uids)
-            list += (list.empty() ? "" : ", ") + u;
-        fail(error, _("%s: folder holds %zu series; choose one (%s)"), folder, uids.size(),
-             list.c_str());
-        return nullptr;
-    } else {
-        uid = uids[0];
+        return true;
     }
-    std::vector<Frame> frames;
-    for (const Frame &f : all)
-        if (f.series == uid)
-            frames.push_back(f);
+    if (DcmXfer(xfer).isEncapsulated() || xfer == EXS_Unknown) {
+        if (xfer != EXS_Unknown && DcmCodecList::canChangeCoding(xfer, EXS_LittleEndianExplicit)) {
+            OFCondition st = ds->chooseRepresentation(EXS_LittleEndianExplicit, nullptr);
+            if (st.bad() || !ds->canWriteXfer(EXS_LittleEndianExplicit))
+                return fail(error, _("%s: DCMTK cannot decode its %s pixel data (%s)"),
+                            file.c_str(), xfer_label(ff).c_str(), st.text());
+        } else {
+            return fail(error,
+                        _("%s: no decoder for transfer syntax %s: DCMTK's codecs read JPEG "
+                          "(baseline, extended, lossless), JPEG-LS and RLE, OpenJPEG reads "
+                          "JPEG 2000, and neither reads this one%s"),
+                        file.c_str(), xfer_label(ff).c_str(),
+                        FM_HAVE_DCMTK_CODECS ? ""
+                                             : _(" (this Fluxmap was built without DCMTK's "
+                                                 "codecs)"));
+        }
+        layout = pixel_layout(ds); /* a decoder may change colour model and planes */
+    }
+    if (const char *problem = fm_dicom_layout_problem(&layout))
+        return fail(error, "%s: %s", file.c_str(), problem);
+    DcmElement *el = nullptr;
+    Uint8 *bytes = nullptr;
+    gsize frame_bytes = fm_dicom_frame_bytes(&layout);
+    gsize need = frame_bytes * (gsize)n_frames;
+    unsigned long have = 0;
+    if (ds->findAndGetElement(DCM_PixelData, el).good() && el->getUint8Array(bytes).good() &&
+        bytes != nullptr)
+        have = el->getLength();
+    if (have < need)
+        return fail(error, _("%s: truncated pixel data (%lu of %lu bytes)"), file.c_str(), have,
+                    (unsigned long)need);
+    std::vector<guint8> copy;
+    const guint8 *src = bytes;
+    if (layout.bits_allocated == 32 && DcmXfer(xfer).isBigEndian()) {
+        /* DCMTK swaps OW pixel data in 16-bit words; a 32-bit sample's two halves then sit in
+         * file order and must be exchanged. */
+        copy.assign(bytes, bytes + need);
+        for (gsize i = 0; i + 3 < need; i += 4) {
+            std::swap(copy[i], copy[i + 2]);
+            std::swap(copy[i + 1], copy[i + 3]);
+        }
+        src = copy.data();
+    }
+    gsize plane = (gsize)layout.rows * layout.cols * layout.samples_per_pixel;
+    out.assign(plane * n_frames, 0.0f);
+    for (int k = 0; k < n_frames; k++)
+        fm_dicom_frame_to_float(&layout, src + frame_bytes * k, out.data() + plane * k);
+    return true;
+}
 
+/* Lossy when the image says it was ever compressed lossily, or its syntax only holds lossy
+ * data (JPEG baseline/extended, JPEG-LS near-lossless, JPEG 2000 .91 in DCMTK's table). */
+bool is_lossy(DcmDataset *ds)
+{
+    E_TransferSyntax xfer = ds->getOriginalXfer();
+    return get_str(ds, DCM_LossyImageCompression) == "01" ||
+           (xfer != EXS_Unknown && DcmXfer(xfer).isLossy());
+}
+
+void set_common_meta(fm_dataset *out, const Frame &first, const Scan &scan, int duplicates,
+                     const std::string &xfer)
+{
+    fm_dataset_set_meta(out, "dicom_series_uid", first.series.c_str());
+    char buf[32];
+    g_snprintf(buf, sizeof buf, "%d", scan.n_files - duplicates);
+    fm_dataset_set_meta(out, "dicom_files", buf);
+    g_snprintf(buf, sizeof buf, "%d", scan.skipped);
+    fm_dataset_set_meta(out, "dicom_skipped_files", buf);
+    g_snprintf(buf, sizeof buf, "%d", duplicates);
+    fm_dataset_set_meta(out, "dicom_duplicate_files", buf);
+    if (!first.modality.empty())
+        fm_dataset_set_meta(out, "modality", first.modality.c_str());
+    if (!xfer.empty())
+        fm_dataset_set_meta(out, "dicom_transfer_syntax", xfer.c_str());
+}
+
+/* One file that is the whole series: a 2-D image x, y; a multi-frame object without
+ * per-frame positions as a stack x, y, frame (z for RT dose grids, t for cine with a
+ * FrameTime); colour adds a dimension c (R, G, B) after y. */
+fm_dataset *read_single(const std::vector<Frame> &frames, const Scan &scan, int duplicates,
+                        GError **error)
+{
+    const Frame &first = frames[0];
+    DcmFileFormat ff;
+    if (!load(ff, first.file, false, error))
+        return nullptr;
+    DcmDataset *ds = ff.getDataset();
+    int n = first.frames_in_file;
+    std::vector<float> samples;
+    if (!decode_file(ff, first.file, n, samples, error))
+        return nullptr;
+    int spp = first.samples_per_pixel;
+    gsize sizes[4] = {(gsize)first.cols, (gsize)first.rows, 0, 0};
+    const char *names[4] = {"x", "y", nullptr, nullptr};
+    int n_dims = 2;
+    if (spp > 1) {
+        sizes[n_dims] = (gsize)spp;
+        names[n_dims++] = "c";
+    }
+    std::vector<double> offsets(n, 0.0);
+    double frame_time_ms = 0;
+    const char *frame_dim = "frame";
+    if (n > 1) {
+        if (get_f64(ds, DCM_GridFrameOffsetVector, offsets.data(), n))
+            frame_dim = "z";
+        else if (get_f64(ds, DCM_FrameTime, &frame_time_ms, 1) && frame_time_ms > 0)
+            frame_dim = "t";
+        sizes[n_dims] = (gsize)n;
+        names[n_dims++] = frame_dim;
+    }
+    g_autoptr(fm_dataset) out = fm_dataset_new(FM_PIXEL_F32, n_dims, sizes, names);
+    float *dst = (float *)out->data;
+    for (gsize i = 0; i < samples.size(); i++)
+        dst[i] = (float)(samples[i] * first.slope + first.intercept);
+    const char *unit = first.has_spacing ? "mm" : "px";
+    out->dims[0].spacing = first.has_spacing ? first.spacing[1] : 1.0;
+    out->dims[1].spacing = first.has_spacing ? first.spacing[0] : 1.0;
+    out->dims[0].unit = g_strdup(unit);
+    out->dims[1].unit = g_strdup(unit);
+    if (spp > 1)
+        out->dims[2].unit = g_strdup(first.samples_per_pixel == 3 ? "RGB" : "sample");
+    if (n > 1) {
+        fm_dim *d = &out->dims[n_dims - 1];
+        if (strcmp(frame_dim, "z") == 0) {
+            d->unit = g_strdup("mm");
+            d->spacing = std::fabs(offsets[n - 1] - offsets[0]) / (n - 1);
+        } else if (strcmp(frame_dim, "t") == 0) {
+            d->unit = g_strdup("s");
+            d->spacing = frame_time_ms * 1e-3;
+        } else {
+            d->unit = g_strdup("frame");
+        }
+    }
+    set_common_meta(out, first, scan, duplicates, xfer_label(ff));
+    char buf[32];
+    g_snprintf(buf, sizeof buf, "%d", n);
+    fm_dataset_set_meta(out, "dicom_frames", buf);
+    fm_dataset_set_meta(out, "dicom_lossy", is_lossy(ds) ? "yes" : "no");
+    out->source_path = g_canonicalize_filename(first.file.c_str(), nullptr);
+    return (fm_dataset *)g_steal_pointer(&out);
+}
+
+/* The 4-D DCE path: frames of one series ordered by slice position and time. */
+fm_dataset *read_series(const char *folder, std::vector<Frame> &frames, const Scan &scan,
+                        int duplicates, const Progress &prog, GError **error)
+{
     const Frame &first = frames[0];
     for (const Frame &f : frames) {
         if (f.rows != first.rows || f.cols != first.cols) {
             fail(error, _("%s: mixed image sizes: %s is %dx%d, %s is %dx%d"), folder,
                  f.file.c_str(), f.cols, f.rows, first.file.c_str(), first.cols, first.rows);
+            return nullptr;
+        }
+        if (f.samples_per_pixel != 1) {
+            fail(error,
+                 _("%s: %s is a colour image; a series of several files is read as grey "
+                   "DCE volumes only"),
+                 folder, f.file.c_str());
+            return nullptr;
+        }
+        if (f.frames_in_file > 1 && !f.per_frame_groups) {
+            fail(error,
+                 _("%s: %s holds %d frames without per-frame positions inside a series of "
+                   "several files; open it on its own"),
+                 folder, f.file.c_str(), f.frames_in_file);
             return nullptr;
         }
         for (int i = 0; i < 6; i++) {
@@ -482,8 +825,8 @@ extern "C" fm_dataset *fm_dicom_read_progress(const char *folder, const char *se
     int source = nt > 1 ? choose_time_source(frames) : TIME_ACQUISITION;
     if (nt > 1 && source < 0) {
         fail(error,
-             _("%s: %d frames per slice but no frame times (AcquisitionTime, TriggerTime "
-               "and ContentTime are missing or all equal)"),
+             _("%s: %d frames per slice but no frame times (AcquisitionDateTime, "
+               "AcquisitionTime, TriggerTime and ContentTime are missing or all equal)"),
              folder, nt);
         return nullptr;
     }
@@ -531,6 +874,11 @@ extern "C" fm_dataset *fm_dicom_read_progress(const char *folder, const char *se
         t -= t0;
 
     int nx = first.cols, ny = first.rows;
+    if ((double)nx * ny * nz * nt > kMaxSamples) {
+        fail(error, _("%s: %dx%dx%dx%d samples are beyond what Fluxmap reads"), folder, nx, ny, nz,
+             nt);
+        return nullptr;
+    }
     gsize sizes[4] = {(gsize)nx, (gsize)ny, (gsize)nz, (gsize)nt};
     const char *const names[4] = {"x", "y", "z", "t"};
     g_autoptr(fm_dataset) out = fm_dataset_new(FM_PIXEL_F32, 4, sizes, names);
@@ -541,17 +889,29 @@ extern "C" fm_dataset *fm_dicom_read_progress(const char *folder, const char *se
             by_file[frames[starts[z] + k].file].push_back({starts[z] + k, k * nz + z});
     gsize plane = (gsize)nx * ny;
     size_t files_read = 0;
+    std::string xfer;
+    bool lossy = false;
     for (const auto &entry : by_file) {
         if (files_read++ % 16 == 0 &&
             !prog.tick(0.3 + 0.7 * (double)files_read / by_file.size(), error))
             return nullptr;
         DcmFileFormat ff;
-        if (!load(ff, entry.first, error))
+        if (!load(ff, entry.first, false, error))
             return nullptr;
-        for (const auto &job : entry.second)
-            if (!copy_pixels(ff.getDataset(), frames[job.first],
-                             (float *)out->data + plane * job.second, error))
-                return nullptr;
+        if (xfer.empty())
+            xfer = xfer_label(ff);
+        lossy = lossy || is_lossy(ff.getDataset());
+        const Frame &any = frames[entry.second[0].first];
+        std::vector<float> samples;
+        if (!decode_file(ff, entry.first, any.frames_in_file, samples, error))
+            return nullptr;
+        for (const auto &job : entry.second) {
+            const Frame &f = frames[job.first];
+            const float *src = samples.data() + plane * f.frame_in_file;
+            float *dst = (float *)out->data + plane * job.second;
+            for (gsize i = 0; i < plane; i++)
+                dst[i] = (float)(src[i] * f.slope + f.intercept);
+        }
     }
 
     /* Affine, DICOM LPS -> NIfTI RAS (negate the first two rows). */
@@ -580,17 +940,121 @@ extern "C" fm_dataset *fm_dicom_read_progress(const char *folder, const char *se
     out->dims[3].unit = g_strdup("s");
     fm_dataset_set_frame_times(out, times.data(), nt);
     fm_dataset_set_affine(out, affine);
-    fm_dataset_set_meta(out, "dicom_series_uid", uid.c_str());
-    char buf[32];
-    g_snprintf(buf, sizeof buf, "%d", n_files);
-    fm_dataset_set_meta(out, "dicom_files", buf);
-    g_snprintf(buf, sizeof buf, "%d", skipped);
-    fm_dataset_set_meta(out, "dicom_skipped_files", buf);
-    if (!first.modality.empty())
-        fm_dataset_set_meta(out, "modality", first.modality.c_str());
+    set_common_meta(out, first, scan, duplicates, xfer);
     fm_dataset_set_meta(out, "dicom_time_source", nt > 1 ? kTimeSourceNames[source] : "none");
+    fm_dataset_set_meta(out, "dicom_lossy", lossy ? "yes" : "no");
     out->source_path = g_canonicalize_filename(folder, nullptr);
     return (fm_dataset *)g_steal_pointer(&out);
+}
+
+/* One series' frames to a dataset: duplicates dropped, then a lone file (not an enhanced
+ * multi-frame volume) is an image or stack of its own, anything else a 4-D series. */
+fm_dataset *read_frames(const char *folder, std::vector<Frame> &frames, const Scan &scan,
+                        const char *preferred_file, const Progress &prog, GError **error)
+{
+    int duplicates = 0;
+    if (!drop_duplicates(folder, frames, preferred_file, &duplicates, error))
+        return nullptr;
+    bool one_file = true;
+    for (const Frame &f : frames)
+        one_file = one_file && f.file == frames[0].file;
+    /* An enhanced object of one frame is one image too, not a 1x1 volume series. */
+    if (one_file && (!frames[0].per_frame_groups || frames.size() == 1))
+        return read_single(frames, scan, duplicates, error);
+    return read_series(folder, frames, scan, duplicates, prog, error);
+}
+
+} // namespace
+
+extern "C" fm_dataset *fm_dicom_read(const char *folder, const char *series_uid, GError **error)
+{
+    return fm_dicom_read_progress(folder, series_uid, nullptr, nullptr, nullptr, error);
+}
+
+namespace
+{
+
+/* No C++ exception crosses into C: a header that asks for more memory than there is (a damaged
+ * or hostile file) becomes a GError like any other bad input. */
+template <typename Body> fm_dataset *guarded(const char *path, GError **error, Body body)
+{
+    try {
+        return body();
+    } catch (const std::bad_alloc &) {
+        fail(error, _("%s: not enough memory for the images its header declares"), path);
+    } catch (const std::exception &e) {
+        fail(error, "%s: %s", path, e.what());
+    }
+    return nullptr;
+}
+
+fm_dataset *read_folder(const char *folder, const char *series_uid, const Progress &prog,
+                        GError **error)
+{
+    Scan scan;
+    if (!scan_folder(folder, nullptr, std::string(), scan, prog, error))
+        return nullptr;
+    std::vector<std::string> uids = series_of(scan.frames);
+    std::string uid;
+    if (series_uid != nullptr && *series_uid != '\0') {
+        if (std::find(uids.begin(), uids.end(), series_uid) == uids.end()) {
+            fail(error, _("%s: no series %s in this folder (it holds %zu)"), folder, series_uid,
+                 uids.size());
+            return nullptr;
+        }
+        uid = series_uid;
+    } else if (uids.size() > 1) {
+        std::string list;
+        for (const std::string &u : uids)
+            list += (list.empty() ? "" : ", ") + u;
+        fail(error, _("%s: folder holds %zu series; choose one (%s)"), folder, uids.size(),
+             list.c_str());
+        return nullptr;
+    } else {
+        uid = uids[0];
+    }
+    std::vector<Frame> frames;
+    for (const Frame &f : scan.frames)
+        if (f.series == uid)
+            frames.push_back(f);
+    return read_frames(folder, frames, scan, nullptr, prog, error);
+}
+
+fm_dataset *read_file_series(const char *file, const Progress &prog, GError **error)
+{
+    init_dcmtk();
+    Scan own;
+    if (!scan_file(file, own.frames, error))
+        return nullptr;
+    if (own.frames.empty()) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                    _("%s: this DICOM file holds no image (no PixelData)"), file);
+        return nullptr;
+    }
+    own.n_files = 1;
+    g_autofree char *folder = g_path_get_dirname(file);
+    const Frame &f = own.frames[0];
+    /* Colour images and files without a series UID are never part of a DCE series. */
+    if (f.series.empty() || f.samples_per_pixel != 1)
+        return read_frames(folder, own.frames, own, nullptr, prog, error);
+    Scan scan;
+    if (!scan_folder(folder, f.series.c_str(), f.sop, scan, prog, error))
+        return nullptr;
+    /* The file itself may have been named through another path than the folder listing. */
+    g_autofree char *base = g_path_get_basename(file);
+    g_autofree char *listed = g_build_filename(folder, base, nullptr);
+    return read_frames(folder, scan.frames, scan, listed, prog, error);
+}
+
+} // namespace
+
+extern "C" fm_dataset *fm_dicom_read_progress(const char *folder, const char *series_uid,
+                                              void (*progress)(double fraction, gpointer user),
+                                              gpointer user, GCancellable *cancellable,
+                                              GError **error)
+{
+    const Progress prog{progress, user, cancellable};
+    return guarded(folder, error, [&] { return read_folder(folder, series_uid, prog, error); });
 }
 
 extern "C" fm_dataset *fm_dicom_read_file_series(const char *file,
@@ -598,27 +1062,23 @@ extern "C" fm_dataset *fm_dicom_read_file_series(const char *file,
                                                  gpointer user, GCancellable *cancellable,
                                                  GError **error)
 {
-    quiet_dcmtk();
-    DcmFileFormat ff;
-    /* the header is enough: the series UID comes long before the pixels */
-    if (!ff.loadFile(file, EXS_Unknown, EGL_noChange, 4096).good() &&
-        !ff.getDataset()->tagExists(DCM_SeriesInstanceUID)) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: damaged DICOM file"), file);
-        return nullptr;
-    }
-    std::string uid = get_str(ff.getDataset(), DCM_SeriesInstanceUID);
-    g_autofree char *folder = g_path_get_dirname(file);
-    return fm_dicom_read_progress(folder, uid.empty() ? nullptr : uid.c_str(), progress, user,
-                                  cancellable, error);
+    const Progress prog{progress, user, cancellable};
+    return guarded(file, error, [&] { return read_file_series(file, prog, error); });
 }
 
 extern "C" char **fm_dicom_list_series(const char *folder, GError **error)
 {
-    std::vector<Frame> all;
-    int skipped = 0, n_files = 0;
-    if (!scan_folder(folder, all, &skipped, &n_files, Progress{nullptr, nullptr, nullptr}, error))
+    Scan scan;
+    std::vector<std::string> uids;
+    try {
+        if (!scan_folder(folder, nullptr, std::string(), scan, Progress{nullptr, nullptr, nullptr},
+                         error))
+            return nullptr;
+        uids = series_of(scan.frames);
+    } catch (const std::exception &e) {
+        fail(error, "%s: %s", folder, e.what());
         return nullptr;
-    std::vector<std::string> uids = series_of(all);
+    }
     char **out = g_new0(char *, uids.size() + 1);
     for (size_t i = 0; i < uids.size(); i++)
         out[i] = g_strdup(uids[i].c_str());
@@ -697,9 +1157,101 @@ void fill_frame(const fm_dicom_test_series *spec, int z, int t, Uint16 *dst)
             dst[y * spec->nx + x] = fm_dicom_test_stored_value(x, y, z, t);
 }
 
-bool save(DcmFileFormat &ff, const std::string &path, GError **error)
+/* The test writer's encoders, registered on first use only (readers need none). */
+void init_encoders()
 {
-    OFCondition st = ff.saveFile(path.c_str(), EXS_LittleEndianExplicit);
+    static gsize done = 0;
+    if (g_once_init_enter(&done)) {
+#if FM_HAVE_DCMTK_CODECS
+        DJEncoderRegistration::registerCodecs();
+        DJLSEncoderRegistration::registerCodecs();
+        DcmRLEEncoderRegistration::registerCodecs();
+#endif
+        g_once_init_leave(&done, 1);
+    }
+}
+
+bool save_as(DcmFileFormat &ff, const std::string &path, E_TransferSyntax xfer, GError **error)
+{
+    OFCondition st = ff.saveFile(path.c_str(), xfer);
+    if (st.good())
+        return true;
+    g_set_error(error, FM_ERROR, FM_ERROR_IO, _("%s: cannot write: %s"), path.c_str(), st.text());
+    return false;
+}
+
+/* JPEG 2000 (DCMTK has no encoder): each frame through OpenJPEG, then encapsulated as PS3.5 A.4
+ * allows, an empty offset table and each codestream in j2k_fragments even-sized fragments (at
+ * least one), so that the reader's frame splitting is exercised. */
+bool encapsulate_j2k(DcmFileFormat &ff, const std::string &path, const fm_dicom_test_series *spec,
+                     GError **error)
+{
+    DcmDataset *ds = ff.getDataset();
+    const Uint16 *pixels = nullptr;
+    unsigned long count = 0;
+    ds->findAndGetUint16Array(DCM_PixelData, pixels, &count);
+    gsize plane = (gsize)spec->nx * spec->ny;
+    DcmPixelSequence *seq = new DcmPixelSequence(DCM_PixelSequenceTag);
+    seq->insert(new DcmPixelItem(DCM_PixelItemTag));
+    for (gsize f = 0; f * plane < count; f++) {
+        char *why = nullptr;
+        GBytes *code = fm_j2k_encode_test_frame(pixels + f * plane, spec->nx, spec->ny, &why);
+        if (code == nullptr) {
+            g_set_error(error, FM_ERROR, FM_ERROR_IO, "%s: %s", path.c_str(), why);
+            g_free(why);
+            delete seq;
+            return false;
+        }
+        gsize n = 0;
+        const Uint8 *bytes = (const Uint8 *)g_bytes_get_data(code, &n);
+        std::vector<Uint8> padded(bytes, bytes + n);
+        if (padded.size() % 2)
+            padded.push_back(0); /* fragments have even lengths (PS3.5 A.4) */
+        int pieces = std::max(1, spec->j2k_fragments);
+        gsize step = ((padded.size() / pieces) + 1) & ~(gsize)1;
+        for (gsize at = 0; at < padded.size(); at += step) {
+            DcmPixelItem *item = new DcmPixelItem(DCM_PixelItemTag);
+            item->putUint8Array(padded.data() + at, (Uint32)std::min(step, padded.size() - at));
+            seq->insert(item);
+        }
+        g_bytes_unref(code);
+    }
+    DcmPixelData *pd = new DcmPixelData(DCM_PixelData);
+    E_TransferSyntax xfer = DcmXfer(spec->transfer_syntax_uid).getXfer();
+    pd->putOriginalRepresentation(xfer, nullptr, seq);
+    ds->insert(pd, true);
+    return true;
+}
+
+/* Saves in spec's transfer syntax, compressing through DCMTK's encoders where it names one. */
+bool save(DcmFileFormat &ff, const std::string &path, const fm_dicom_test_series *spec,
+          GError **error)
+{
+    E_TransferSyntax xfer = EXS_LittleEndianExplicit;
+    OFCondition st = EC_Normal;
+    if (spec->transfer_syntax_uid != nullptr) {
+        init_encoders();
+        xfer = DcmXfer(spec->transfer_syntax_uid).getXfer();
+        std::unique_ptr<DcmRepresentationParameter> param;
+#if FM_HAVE_DCMTK_CODECS
+        if (xfer == EXS_JPEGLSLossy)
+            param.reset(new DJLSRepresentationParameter((Uint16)spec->near_lossless, OFFalse));
+        else if (xfer == EXS_JPEGProcess14)
+            param.reset(new DJ_RPLossless(6, 0)); /* a predictor other than SV1's */
+        else if (xfer == EXS_JPEGProcess14SV1)
+            param.reset(new DJ_RPLossless(1, 0));
+#endif
+        if (xfer == EXS_Unknown)
+            st = EC_UnsupportedEncoding;
+        else if (is_jpeg2000(xfer))
+            return encapsulate_j2k(ff, path, spec, error) && save_as(ff, path, xfer, error);
+        else if (DcmXfer(xfer).isEncapsulated())
+            st = ff.getDataset()->chooseRepresentation(xfer, param.get());
+        if (st.good() && !ff.getDataset()->canWriteXfer(xfer))
+            st = EC_CannotChangeRepresentation;
+    }
+    if (st.good())
+        st = ff.saveFile(path.c_str(), xfer);
     if (st.good())
         return true;
     g_set_error(error, FM_ERROR, FM_ERROR_IO, _("%s: cannot write: %s"), path.c_str(), st.text());
@@ -711,7 +1263,7 @@ bool save(DcmFileFormat &ff, const std::string &path, GError **error)
 extern "C" gboolean fm_dicom_write_test_series(const char *dir, const fm_dicom_test_series *spec,
                                                GError **error)
 {
-    quiet_dcmtk();
+    init_dcmtk();
     if (g_mkdir_with_parents(dir, 0755) != 0) {
         g_set_error(error, FM_ERROR, FM_ERROR_IO, _("%s: cannot create folder"), dir);
         return FALSE;
@@ -774,7 +1326,7 @@ extern "C" gboolean fm_dicom_write_test_series(const char *dir, const fm_dicom_t
         }
         ds->putAndInsertUint16Array(DCM_PixelData, pixels.data(), (unsigned long)pixels.size());
         char *path = g_strdup_printf("%s/%s0000", dir, prefix);
-        bool ok = save(ff, path, error);
+        bool ok = save(ff, path, spec, error);
         g_free(path);
         return ok;
     }
@@ -792,10 +1344,29 @@ extern "C" gboolean fm_dicom_write_test_series(const char *dir, const fm_dicom_t
         ds->putAndInsertString(DCM_RescaleSlope, ds_list(&rescale[0], 1).c_str());
         ds->putAndInsertString(DCM_RescaleIntercept, ds_list(&rescale[1], 1).c_str());
         std::string tm = tm_string(spec->frame_times_s[t]);
-        ds->putAndInsertString(DCM_AcquisitionDate, "20261123");
-        ds->putAndInsertString(DCM_AcquisitionTime, tm.c_str());
-        ds->putAndInsertString(DCM_ContentDate, "20261123");
-        ds->putAndInsertString(DCM_ContentTime, tm.c_str());
+        char ms[32];
+        switch (spec->time_tag) {
+        case FM_DICOM_TEST_TIME_ACQUISITION_AND_CONTENT:
+            ds->putAndInsertString(DCM_AcquisitionDate, "20261123");
+            ds->putAndInsertString(DCM_AcquisitionTime, tm.c_str());
+            ds->putAndInsertString(DCM_ContentDate, "20261123");
+            ds->putAndInsertString(DCM_ContentTime, tm.c_str());
+            break;
+        case FM_DICOM_TEST_TIME_ACQUISITION_DATETIME:
+            ds->putAndInsertString(DCM_AcquisitionDateTime, ("20261123" + tm).c_str());
+            break;
+        case FM_DICOM_TEST_TIME_ACQUISITION_TIME:
+            ds->putAndInsertString(DCM_AcquisitionTime, tm.c_str());
+            break;
+        case FM_DICOM_TEST_TIME_TRIGGER:
+            g_snprintf(ms, sizeof ms, "%.3f", spec->frame_times_s[t] * 1e3);
+            ds->putAndInsertString(DCM_TriggerTime, ms);
+            break;
+        case FM_DICOM_TEST_TIME_CONTENT:
+            ds->putAndInsertString(DCM_ContentDate, "20261123");
+            ds->putAndInsertString(DCM_ContentTime, tm.c_str());
+            break;
+        }
         char buf[16];
         g_snprintf(buf, sizeof buf, "%d", perm[i] + 1);
         ds->putAndInsertString(DCM_InstanceNumber, buf);
@@ -806,7 +1377,7 @@ extern "C" gboolean fm_dicom_write_test_series(const char *dir, const fm_dicom_t
         fill_frame(spec, z, t, pixels.data());
         ds->putAndInsertUint16Array(DCM_PixelData, pixels.data(), (unsigned long)plane);
         char *path = g_strdup_printf("%s/%s%04d", dir, prefix, perm[i]);
-        bool ok = save(ff, path, error);
+        bool ok = save(ff, path, spec, error);
         g_free(path);
         if (!ok)
             return FALSE;

@@ -1,5 +1,5 @@
-/* DICOM series folders (DCMTK, through the C++ shim dicom.cc) read into x,y,z,t float32 datasets.
- */
+/* DICOM files and series folders (DCMTK and OpenJPEG, through the C++ shim dicom.cc) read into
+ * float32 datasets: a lone image as x, y; a series as x, y, z, t. */
 #pragma once
 
 #include <gio/gio.h>
@@ -9,7 +9,21 @@
 
 G_BEGIN_DECLS
 
-/* Reads every file in folder (not its subfolders) as one 4-D DCE series x, y, z, t, float32
+/* Pixel data in any transfer syntax a PACS commonly sends is read: implicit and explicit VR
+ * little endian, explicit big endian, deflated, RLE, JPEG baseline/extended/lossless (process 14
+ * and SV1), JPEG-LS lossless and near-lossless (DCMTK's codecs) and JPEG 2000 lossless and lossy
+ * (OpenJPEG). Others (MPEG, HTJ2K, retired JPEG processes) fail with a message naming the
+ * syntax. Samples of 8, 16 or 32 bits; colour (RGB, YBR_FULL, YBR_FULL_422; JPEG's YCbCr is
+ * converted by its decoder) comes back as RGB planes in a dim "c".
+ *
+ * What a folder or file becomes: when the series is one file (after copies of one SOP instance
+ * are dropped, the file the user picked kept, "dicom_duplicate_files"), a 2-D image x, y (mm,
+ * else px), or, for a multi-frame object without per-frame functional groups, a stack x, y, N
+ * where N is "z" (RT dose GridFrameOffsetVector, mm), "t" (cine FrameTime, s) or "frame";
+ * colour adds c (3) after y. Metadata "dicom_frames", "dicom_lossy", "dicom_transfer_syntax".
+ * Several files (or an enhanced multi-frame object of several frames) are a 4-D series:
+ *
+ * every file in folder (not its subfolders) is read as one 4-D DCE series x, y, z, t, float32
  * after RescaleSlope/Intercept (or the enhanced objects' Pixel Value Transformation).
  * Files without the Part-10 "DICM" preamble are skipped silently and counted in metadata
  * "dicom_skipped_files". series_uid picks one SeriesInstanceUID when the folder holds several
@@ -24,8 +38,9 @@ G_BEGIN_DECLS
  * "dicom_files", "dicom_skipped_files", "dicom_time_source", "modality".
  * Errors (FM_ERROR_BAD_INPUT) name the file or the problem: "<folder>/IM0007: truncated pixel
  * data", "folder holds 3 series; choose one", unequal frame counts per slice position,
- * non-monotonic times, mixed image sizes, compressed transfer syntaxes. Built without DCMTK,
- * it fails with a message saying so. */
+ * non-monotonic times, mixed image sizes, a syntax neither DCMTK nor OpenJPEG decodes ("no
+ * decoder for transfer syntax <name> (<UID>)"), a decoder's failure with its reason. Built
+ * without DCMTK, it fails with a message saying so. */
 fm_dataset *fm_dicom_read(const char *folder, const char *series_uid, GError **error);
 /* The same with progress (0..1, on the calling thread) and cancel (G_IO_ERROR_CANCELLED); both
  * may be NULL. */
@@ -34,7 +49,9 @@ fm_dataset *fm_dicom_read_progress(const char *folder, const char *series_uid,
                                    GCancellable *cancellable, GError **error);
 
 /* The series that one file belongs to, read from the file's folder (what a user who picks any
- * file of a DICOM series in a file dialog means). */
+ * file of a DICOM series in a file dialog means). Files of other series and unreadable files
+ * whose header names another series are left out; a colour image or a file without a
+ * SeriesInstanceUID is read on its own. */
 fm_dataset *fm_dicom_read_file_series(const char *file,
                                       void (*progress)(double fraction, gpointer user),
                                       gpointer user, GCancellable *cancellable, GError **error);
@@ -46,18 +63,33 @@ char **fm_dicom_list_series(const char *folder, GError **error);
 gboolean fm_dicom_available(void);
 
 /* --- Test support: writes a synthetic series with known geometry, times and values. --- */
+/* Where classic files carry their time (what scanners and QIBA's reference objects do). */
+typedef enum {
+    FM_DICOM_TEST_TIME_ACQUISITION_AND_CONTENT, /* AcquisitionDate/Time and ContentDate/Time */
+    FM_DICOM_TEST_TIME_ACQUISITION_DATETIME,    /* AcquisitionDateTime only */
+    FM_DICOM_TEST_TIME_ACQUISITION_TIME,        /* AcquisitionTime only, no date */
+    FM_DICOM_TEST_TIME_TRIGGER,                 /* TriggerTime (ms) only */
+    FM_DICOM_TEST_TIME_CONTENT,                 /* ContentDate/Time only */
+} fm_dicom_test_time_tag;
+
 typedef struct {
     int nx, ny, nz, nt;
-    const double *frame_times_s; /* nt times written as acquisition times (from 10:00:00) */
-    double slope, intercept;     /* RescaleSlope / RescaleIntercept */
-    double pixel_spacing_mm[2];  /* (x, y); 0 = 1 mm */
-    double slice_spacing_mm;     /* 0 = 1 mm */
-    double tilt_deg;             /* rotation of the slice plane about the patient x axis */
-    const char *series_uid;      /* NULL: a fixed default */
-    guint32 shuffle_seed;        /* file names IM0000.. are a shuffle of (z, t) by this seed */
-    gboolean enhanced;           /* one enhanced MR multi-frame object instead of nz*nt files */
-    gboolean temporal_index;     /* write TemporalPositionIdentifier (index) in classic files */
-    const char *file_prefix;     /* NULL: "IM" */
+    const double *frame_times_s;     /* nt times written as acquisition times (from 10:00:00) */
+    double slope, intercept;         /* RescaleSlope / RescaleIntercept */
+    double pixel_spacing_mm[2];      /* (x, y); 0 = 1 mm */
+    double slice_spacing_mm;         /* 0 = 1 mm */
+    double tilt_deg;                 /* rotation of the slice plane about the patient x axis */
+    const char *series_uid;          /* NULL: a fixed default */
+    guint32 shuffle_seed;            /* file names IM0000.. are a shuffle of (z, t) by this seed */
+    gboolean enhanced;               /* one enhanced MR multi-frame object instead of nz*nt files */
+    gboolean temporal_index;         /* write TemporalPositionIdentifier (index) in classic files */
+    const char *file_prefix;         /* NULL: "IM" */
+    fm_dicom_test_time_tag time_tag; /* classic files only */
+    /* NULL: explicit VR little endian; else the UID of a syntax DCMTK writes (big endian,
+     * implicit VR, RLE, JPEG lossless .57/.70, JPEG-LS .80/.81; OpenJPEG: JPEG 2000 .90) */
+    const char *transfer_syntax_uid;
+    int near_lossless; /* JPEG-LS near-lossless (.81): the NEAR bound in stored units */
+    int j2k_fragments; /* JPEG 2000 (.90, through OpenJPEG): fragments per frame (0: 1) */
 } fm_dicom_test_series;
 
 /* The stored integer written for voxel (x, y, z, t); the reader must return

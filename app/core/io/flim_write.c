@@ -12,7 +12,7 @@
 #include "app/core/io/flim_bytes.h"
 #include "app/core/io/pt3.h"
 #include "app/core/io/ptu.h"
-#include "app/core/io/sdt_layout.h"
+#include "app/core/io/sdt_write.h"
 
 /* Checks the counts cube and settles the bin width; max_bins is the format's limit. */
 static gboolean check_counts(const char *path, const fm_dataset *ds, double *bin_width_ps,
@@ -62,84 +62,9 @@ gboolean fm_sdt_write(const char *path, const fm_dataset *counts, double bin_wid
 {
     if (!check_counts(path, counts, &bin_width_ps, 32767, error))
         return FALSE;
-    gsize w = counts->dims[0].size, h = counts->dims[1].size, bins = counts->dims[2].size;
-    guint64 data_len = (guint64)w * h * bins * 2;
-    if (data_len >= G_MAXINT32 - 4096 || w > G_MAXINT32 || h > G_MAXINT32) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
-                    _("%s: %" G_GUINT64_FORMAT " bytes of data; an .sdt block holds < 2 GiB"), path,
-                    data_len);
-        return FALSE;
-    }
-    const char *info = "*IDENTIFICATION\r\n  ID        : SPC Setup & Data File\r\n"
-                       "  Title     : Fluxmap\r\n  Version   : 1  781 M\r\n"
-                       "  Revision  : 15 bits ADC\r\n  Author    : fluxmap\r\n*END\r\n\r\n";
-    const char *setup = "*SETUP\r\n*END\r\n\r\n";
-    gsize info_at = SDT_FILE_HEADER_LEN, setup_at = info_at + strlen(info);
-    gsize md_at = setup_at + strlen(setup), block_at = md_at + SDT_MD_INFO_LEN;
-    gsize data_at = block_at + SDT_BLOCK_HEADER_LEN;
-    gsize total = data_at + (gsize)data_len;
-    g_autofree guint8 *file = g_malloc0(total);
-
-    guint8 *hd = file;
-    fm_put_le16(hd + SDT_HDR_REVISION, 0x28f); /* software revision 15, SPC-150 family */
-    fm_put_le32(hd + SDT_HDR_INFO_OFFS, (guint32)info_at);
-    fm_put_le16(hd + SDT_HDR_INFO_LEN, (guint16)strlen(info));
-    fm_put_le32(hd + SDT_HDR_SETUP_OFFS, (guint32)setup_at);
-    fm_put_le16(hd + SDT_HDR_SETUP_LEN, (guint16)strlen(setup));
-    fm_put_le32(hd + SDT_HDR_DATA_BLOCK_OFFS, (guint32)block_at);
-    fm_put_le16(hd + SDT_HDR_N_DATA_BLOCKS, 1);
-    fm_put_le32(hd + SDT_HDR_DATA_BLOCK_LEN, (guint32)data_len);
-    fm_put_le32(hd + SDT_HDR_MEAS_DESC_OFFS, (guint32)md_at);
-    fm_put_le16(hd + SDT_HDR_N_MEAS_DESC, 1);
-    fm_put_le16(hd + SDT_HDR_MEAS_DESC_LEN, SDT_MD_INFO_LEN);
-    fm_put_le16(hd + SDT_HDR_HEADER_VALID, SDT_HEADER_VALID);
-    fm_put_le32(hd + SDT_HDR_RESERVED1, 1);
-    guint16 sum = 0;
-    for (int i = 0; i < SDT_HDR_CHKSUM; i += 2)
-        sum = (guint16)(sum + fm_le16(hd + i));
-    fm_put_le16(hd + SDT_HDR_CHKSUM, (guint16)(SDT_HEADER_CHKSUM_SUM - sum));
-    memcpy(file + info_at, info, strlen(info));
-    memcpy(file + setup_at, setup, strlen(setup));
-
-    guint8 *md = file + md_at;
-    g_autoptr(GDateTime) now = g_date_time_new_now_local();
-    g_autofree char *time_text = g_date_time_format(now, "%H:%M:%S");
-    g_autofree char *date_text = g_date_time_format(now, "%m:%d:%Y");
-    put_text(md + SDT_MD_TIME, time_text, 9);
-    put_text(md + SDT_MD_DATE, date_text, 11);
-    put_text(md + SDT_MD_MOD_SER, "fluxmap", 16);
-    put_text(md + SDT_MD_MOD_TYPE, "SPC-150", 16);
-    double tac_range_s = (double)bins * bin_width_ps * 1e-12;
-    fm_put_le_float(md + SDT_MD_SYN_FQ, (float)(1.0 / tac_range_s));
-    fm_put_le_float(md + SDT_MD_TAC_R, (float)tac_range_s);
-    fm_put_le16(md + SDT_MD_TAC_G, 1);
-    fm_put_le16(md + SDT_MD_ADC_RE, (guint16)bins);
-    fm_put_le32(md + SDT_MD_SCAN_X, (guint32)w);
-    fm_put_le32(md + SDT_MD_SCAN_Y, (guint32)h);
-
-    guint8 *bh = file + block_at;
-    fm_put_le16(bh + SDT_BLK_NO, 1);
-    fm_put_le32(bh + SDT_BLK_DATA_OFFS, (guint32)data_at);
-    fm_put_le32(bh + SDT_BLK_NEXT_OFFS, (guint32)total);
-    fm_put_le16(bh + SDT_BLK_TYPE, SDT_BLOCK_MEAS_DATA);
-    fm_put_le16(bh + SDT_BLK_MEAS_DESC_NO, 0);
-    fm_put_le32(bh + SDT_BLK_LONG_NO, 1);
-    fm_put_le32(bh + SDT_BLK_LENGTH, (guint32)data_len);
-
-    /* B&H stores each pixel's decay contiguously; the dataset keeps each time bin's plane. */
-    const guint16 *c = counts->data;
-    guint8 *out = file + data_at;
-    for (gsize y = 0; y < h; y++)
-        for (gsize x = 0; x < w; x++)
-            for (gsize t = 0; t < bins; t++, out += 2)
-                fm_put_le16(out, c[(t * h + y) * w + x]);
-
-    g_autoptr(GError) local = NULL;
-    if (!g_file_set_contents(path, (const char *)file, (gssize)total, &local)) {
-        g_set_error(error, FM_ERROR, FM_ERROR_IO, _("%s: cannot write: %s"), path, local->message);
-        return FALSE;
-    }
-    return TRUE;
+    const fm_dataset *one[1] = {counts};
+    fm_sdt_write_options options = {.datasets = one, .n_datasets = 1, .bin_width_ps = bin_width_ps};
+    return fm_sdt_write_ex(path, &options, error);
 }
 
 /* --- .ptu ------------------------------------------------------------------------------- */

@@ -13,9 +13,10 @@ G_BEGIN_DECLS
  * unusable dataset (type, dims, more bins than the format holds), FM_ERROR_IO for write
  * failures, both naming the file. The laser period is taken as bins × bin width. */
 
-/* One measurement description (TAC range = bins × bin width, TAC gain 1, ADC resolution =
- * bins, scan_x/scan_y = x/y, sync frequency = 1 / TAC range) and one uncompressed uint16
- * FLIM data block (y, x, t, t fastest, as B&H stores it). At most 32767 bins, < 2 GiB. */
+/* One measurement description (SPCM 9.x layout, 512 bytes: TAC range = bins x bin width, TAC
+ * gain 1, ADC resolution = bins, scan_x/scan_y = x/y) and one uncompressed uint16 FLIM data
+ * block (y, x, t, t fastest, as B&H stores it); fm_sdt_write_ex (sdt_write.h) writes the other
+ * layouts. At most 32767 bins, < 2 GiB. */
 gboolean fm_sdt_write(const char *path, const fm_dataset *counts, double bin_width_ps,
                       GError **error);
 

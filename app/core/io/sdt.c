@@ -1,18 +1,17 @@
-/* Becker & Hickl .sdt reader: file header, measurement descriptions and FLIM data blocks. */
+/* Becker & Hickl .sdt reader: file header, the chain of data blocks, and one FLIM dataset
+ * (a block, or one routing channel of it) with its time axis and metadata. */
 #include "sdt.h"
 
 #include <gio/gio.h>
 #include <glib/gi18n.h>
 #include <math.h>
 #include <string.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <unistd.h>
 
 #include "app/core/error.h"
 #include "app/core/io/flim_bytes.h"
-#include "app/core/io/io_threads.h"
 #include "app/core/io/sdt_layout.h"
+#include "app/core/io/sdt_private.h"
+#include "app/core/io/sdt_zip.h"
 
 gboolean fm_sdt_sniff(const guint8 *head, gsize n)
 {
@@ -24,275 +23,156 @@ gboolean fm_sdt_sniff(const guint8 *head, gsize n)
            data_offs >= SDT_FILE_HEADER_LEN && meas_offs >= SDT_FILE_HEADER_LEN;
 }
 
-/* The file as one bounds-checked byte range; `path` is only for messages. */
+/* One data block as its header describes it. */
 typedef struct {
-    const char *path;
-    const guint8 *bytes;
-    gsize len;
-} sdt_file;
+    int number; /* 1-based, for messages */
+    guint16 type;
+    guint64 data_offs, next_offs;
+    guint64 length; /* uncompressed bytes */
+    guint64 stored; /* bytes in the file */
+    int md_index;
+} block_info;
 
-static gboolean truncated(const sdt_file *f, const char *what, guint64 end, GError **error)
+static const char *module_name(int type)
 {
-    g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                _("%s: truncated: the %s ends at byte %" G_GUINT64_FORMAT
-                  " but the file has %" G_GSIZE_FORMAT " bytes"),
-                f->path, what, end, f->len);
-    return FALSE;
+    static const struct {
+        int type;
+        const char *name;
+    } names[] = {{0x20, "SPC-130"},     {0x21, "SPC-600"},    {0x22, "SPC-630"},
+                 {0x23, "SPC-700"},     {0x24, "SPC-730"},    {0x25, "SPC-830"},
+                 {0x26, "SPC-140"},     {0x27, "SPC-930"},    {0x28, "SPC-150"},
+                 {0x29, "DPC-230"},     {0x2a, "SPC-130EM"},  {0x2b, "SPC-160"},
+                 {0x2e, "SPC-150N"},    {0x80, "SPC-150NX"},  {0x81, "SPC-160X"},
+                 {0x82, "SPC-160PCIE"}, {0x83, "SPC-130EMN"}, {0x84, "SPC-180N"},
+                 {0x85, "SPC-180NX"},   {0x86, "SPC-180NXX"}, {0x87, "SPC-180N-USB"}};
+    for (gsize i = 0; i < G_N_ELEMENTS(names); i++)
+        if (names[i].type == type)
+            return names[i].name;
+    return NULL;
 }
 
-static gboolean need(const sdt_file *f, guint64 offset, guint64 length, const char *what,
-                     GError **error)
+static gboolean read_file_header(sdt_file *f, guint32 *n_blocks, guint32 *n_md, GError **error)
 {
-    if (offset + length > f->len)
-        return truncated(f, what, offset + length, error);
-    return TRUE;
-}
-
-typedef struct {
-    int bins; /* ADC resolution */
-    double tac_range_s, tac_gain, sync_hz;
-    gint64 scan_x, scan_y;   /* image size from the MeasureInfo part */
-    gint64 image_x, image_y; /* image size from the extended part, 0 where absent */
-} meas_desc;
-
-static gboolean read_meas_desc(const sdt_file *f, guint32 offs, guint32 length, int index,
-                               meas_desc *md, GError **error)
-{
-    g_autofree char *what = g_strdup_printf(_("measurement description %d"), index);
-    if (length < SDT_MD_MIN_LEN) {
+    if (f->len < SDT_FILE_HEADER_LEN) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                    _("%s: measurement descriptions are %u bytes long, at least %d expected"),
-                    f->path, length, SDT_MD_MIN_LEN);
+                    f->len ? _("%s: truncated: %" G_GSIZE_FORMAT " bytes, shorter than the "
+                               "42-byte .sdt file header")
+                           : _("%s: empty file, not an .sdt file (%" G_GSIZE_FORMAT " bytes)"),
+                    f->path, f->len);
         return FALSE;
     }
-    guint64 at = (guint64)offs + (guint64)index * length;
-    if (!need(f, at, length, what, error))
-        return FALSE;
-    const guint8 *p = f->bytes + at;
-    memset(md, 0, sizeof *md);
-    md->bins = (gint16)fm_le16(p + SDT_MD_ADC_RE);
-    md->tac_range_s = fm_le_float(p + SDT_MD_TAC_R);
-    md->tac_gain = (gint16)fm_le16(p + SDT_MD_TAC_G);
-    md->sync_hz = fm_le_float(p + SDT_MD_SYN_FQ);
-    md->scan_x = (gint32)fm_le32(p + SDT_MD_SCAN_X);
-    md->scan_y = (gint32)fm_le32(p + SDT_MD_SCAN_Y);
-    if (length >= SDT_MD_IMAGE_Y + 4) {
-        md->image_x = (gint32)fm_le32(p + SDT_MD_IMAGE_X);
-        md->image_y = (gint32)fm_le32(p + SDT_MD_IMAGE_Y);
-    }
-    if (md->bins < 1) {
+    const guint8 *hd = f->bytes;
+    if (fm_le16(hd + SDT_HDR_HEADER_VALID) != SDT_HEADER_VALID) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                    _("%s: measurement description %d declares %d time bins (ADC resolution)"),
-                    f->path, index, md->bins);
+                    _("%s: not a Becker & Hickl .sdt file (header_valid is 0x%04x, expected "
+                      "0x5555)"),
+                    f->path, fm_le16(hd + SDT_HDR_HEADER_VALID));
         return FALSE;
     }
-    return TRUE;
-}
-
-/* Compressed blocks hold a ZIP archive with one member (a local file header, then raw
- * deflate data, APPNOTE.TXT section 4.3.7); GIO's raw-format zlib converter inflates it. */
-static guint8 *inflate_zip_block(const sdt_file *f, int block, const guint8 *zip, gsize zip_len,
-                                 gsize *out_len, GError **error)
-{
-    if (zip_len < 30 || fm_le32(zip) != 0x04034b50u) {
+    guint16 revision = fm_le16(hd + SDT_HDR_REVISION);
+    f->software_revision = revision & 0xf;
+    /* the module type is in the word from software revision 12 (bits 4-11), 12 bits wide
+     * from revision 14; older files name the module only in the measurement description */
+    f->module_type = f->software_revision < 12   ? 0
+                     : f->software_revision < 14 ? (revision >> 4) & 0xff
+                                                 : (revision >> 4) & 0xfff;
+    guint64 setup_at = fm_le32(hd + SDT_HDR_SETUP_OFFS),
+            setup_len = fm_le16(hd + SDT_HDR_SETUP_LEN);
+    if (setup_len && setup_at + setup_len <= f->len) { /* optional: used only as a fallback */
+        f->setup = (const char *)f->bytes + setup_at;
+        f->setup_len = (gsize)setup_len;
+    }
+    *n_blocks = fm_le16(hd + SDT_HDR_N_DATA_BLOCKS);
+    if (*n_blocks == 0x7fff) /* the count does not fit 15 bits: it is in reserved1 */
+        *n_blocks = fm_le32(hd + SDT_HDR_RESERVED1);
+    *n_md = fm_le16(hd + SDT_HDR_N_MEAS_DESC);
+    if (*n_blocks == 0 || *n_md == 0 || *n_md > 0x7fff) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                    _("%s: block %d is marked compressed but holds no ZIP data"), f->path, block);
-        return NULL;
-    }
-    guint16 method = fm_le16(zip + 8);
-    guint64 data_at = 30 + (guint64)fm_le16(zip + 26) + fm_le16(zip + 28);
-    guint64 packed = fm_le32(zip + 18), size = fm_le32(zip + 22);
-    if (data_at > zip_len || (packed && data_at + packed > zip_len)) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                    _("%s: truncated: the ZIP data of block %d is cut short"), f->path, block);
-        return NULL;
-    }
-    if (!packed)
-        packed = zip_len - data_at;
-    if (method == 0) { /* stored */
-        *out_len = (gsize)packed;
-        return g_memdup2(zip + data_at, (gsize)packed);
-    }
-    if (method != 8 || size == 0 || size > FM_FLIM_MAX_BYTES) {
-        g_set_error(
-            error, FM_ERROR, FM_ERROR_BAD_INPUT,
-            _("%s: block %d: unsupported ZIP data (method %u, %" G_GUINT64_FORMAT " bytes)"),
-            f->path, block, method, size);
-        return NULL;
-    }
-    g_autoptr(GZlibDecompressor) z = g_zlib_decompressor_new(G_ZLIB_COMPRESSOR_FORMAT_RAW);
-    guint8 *out = g_malloc((gsize)size);
-    gsize in_done = 0, out_done = 0;
-    GConverterResult r = G_CONVERTER_CONVERTED;
-    while (r != G_CONVERTER_FINISHED) {
-        gsize nr = 0, nw = 0;
-        g_autoptr(GError) zerr = NULL;
-        r = g_converter_convert(G_CONVERTER(z), zip + data_at + in_done, packed - in_done,
-                                out + out_done, size - out_done, G_CONVERTER_INPUT_AT_END, &nr, &nw,
-                                &zerr);
-        in_done += nr;
-        out_done += nw;
-        if (r == G_CONVERTER_ERROR || (nr == 0 && nw == 0 && r != G_CONVERTER_FINISHED)) {
-            g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                        _("%s: block %d: compressed data are damaged (%s)"), f->path, block,
-                        zerr ? zerr->message : _("inflated size differs from the declared size"));
-            g_free(out);
-            return NULL;
-        }
-    }
-    if (out_done != size) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                    _("%s: block %d: compressed data inflate to %" G_GSIZE_FORMAT
-                      " bytes, the ZIP header declares %" G_GUINT64_FORMAT),
-                    f->path, block, out_done, size);
-        g_free(out);
-        return NULL;
-    }
-    *out_len = out_done;
-    return out;
-}
-
-/* Chooses the image size: the scan size when it matches the data, then the extended image
- * size, then a single decay, then a square image; anything else is an inconsistent file. */
-static gboolean image_size(const sdt_file *f, int block, const meas_desc *md, guint64 pixels,
-                           gsize bytes, gint64 *w, gint64 *h, GError **error)
-{
-    if (md->scan_x > 0 && md->scan_y > 0 && (guint64)(md->scan_x * md->scan_y) == pixels) {
-        *w = md->scan_x;
-        *h = md->scan_y;
-        return TRUE;
-    }
-    if (md->image_x > 0 && md->image_y > 0 && (guint64)(md->image_x * md->image_y) == pixels) {
-        *w = md->image_x;
-        *h = md->image_y;
-        return TRUE;
-    }
-    guint64 side = (guint64)llround(sqrt((double)pixels));
-    if (pixels == 1 || side * side == pixels) {
-        *w = *h = (gint64)side;
-        return TRUE;
-    }
-    g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                _("%s: block %d declares %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
-                  " pixels of %d bins but holds %" G_GSIZE_FORMAT " bytes (%" G_GUINT64_FORMAT
-                  " decays)"),
-                f->path, block + 1, md->scan_x, md->scan_y, md->bins, bytes, pixels);
-    return FALSE;
-}
-
-/* Block data are y, x, t with t fastest (one decay after another along each line); the dataset
- * is x fastest, then y, then t, so every sample moves. */
-typedef struct {
-    const guint8 *data; /* the block's counts in memory (an inflated copy), or NULL: read from fd */
-    int fd;
-    goffset offset;     /* of the counts in the file, when read from fd */
-    guint16 *out;
-    int bytes_per_count, bins;
-    gsize plane;                          /* pixels */
-    guint64 saturated[FM_IO_MAX_THREADS]; /* per part: 32-bit counts clipped to 65535 */
-    gboolean failed[FM_IO_MAX_THREADS];   /* per part: the file could not be read */
-} transpose_job;
-
-/* Pixels per tile of the transpose: the tile's decays (64 x bins counts) are read in order and
- * each time bin's plane gets 64 neighbouring values, where one pixel at a time would write to
- * `bins` distant pages per pixel. */
-#define TRANSPOSE_TILE 64
-/* Below this many pixels per thread a thread costs more than it saves. */
-#define TRANSPOSE_MIN_PIXELS 4096
-
-/* Reads len bytes at offset, retrying short reads; FALSE on an error or the end of the file. */
-static gboolean read_at(int fd, guint8 *buf, gsize len, goffset offset)
-{
-    while (len > 0) {
-        ssize_t n = pread(fd, buf, len, offset);
-        if (n <= 0) {
-            if (n < 0 && errno == EINTR)
-                continue;
-            return FALSE;
-        }
-        buf += n;
-        len -= (gsize)n;
-        offset += n;
+                    _("%s: the file holds %u data blocks and %u measurement descriptions; "
+                      "nothing to read"),
+                    f->path, *n_blocks, *n_md);
+        return FALSE;
     }
     return TRUE;
 }
 
-/* Counts from the file come in through a tile-sized buffer per part rather than the file's
- * mapping: on the H100 machine a mapping touched by 16 threads held 26 MB more at the peak than
- * one thread's, whatever was released behind them (large page-cache folios are mapped whole). */
-static void transpose_pixels(int part, gsize first, gsize end, gpointer user)
+static gboolean read_block_header(const sdt_file *f, guint64 at, int number, guint32 n_md,
+                                  block_info *b, GError **error)
 {
-    transpose_job *job = user;
-    int bins = job->bins, bpc = job->bytes_per_count;
-    const gsize decay_bytes = (gsize)bins * bpc;
-    g_autofree guint8 *buf = job->data ? NULL : g_malloc(TRANSPOSE_TILE * decay_bytes);
-    guint64 saturated = 0;
-    for (gsize tile = first; tile < end; tile += TRANSPOSE_TILE) {
-        gsize n = MIN((gsize)TRANSPOSE_TILE, end - tile);
-        const guint8 *decays = job->data ? job->data + tile * decay_bytes : buf;
-        if (!job->data &&
-            !read_at(job->fd, buf, n * decay_bytes, job->offset + (goffset)(tile * decay_bytes))) {
-            job->failed[part] = TRUE;
-            return;
-        }
-        for (int t = 0; t < bins; t++) {
-            guint16 *out = job->out + (gsize)t * job->plane + tile;
-            const guint8 *in = decays + (gsize)t * bpc;
-            if (bpc == 2) {
-                for (gsize p = 0; p < n; p++)
-                    out[p] = fm_le16(in + p * decay_bytes);
-                continue;
-            }
-            for (gsize p = 0; p < n; p++) {
-                guint32 v = fm_le32(in + p * decay_bytes);
-                if (v > G_MAXUINT16) {
-                    v = G_MAXUINT16;
-                    saturated++;
-                }
-                out[p] = (guint16)v;
-            }
-        }
+    g_autofree char *what = g_strdup_printf(_("header of block %d"), number);
+    if (!sdt_need(f, at, SDT_BLOCK_HEADER_LEN, what, error))
+        return FALSE;
+    const guint8 *bh = f->bytes + at;
+    b->number = number;
+    b->type = fm_le16(bh + SDT_BLK_TYPE);
+    b->data_offs = fm_le32(bh + SDT_BLK_DATA_OFFS);
+    b->next_offs = fm_le32(bh + SDT_BLK_NEXT_OFFS);
+    if (f->software_revision >= SDT_REV_40BIT_OFFSETS) {
+        b->data_offs |= (guint64)bh[SDT_BLK_DATA_OFFS_EXT] << 32;
+        b->next_offs |= (guint64)bh[SDT_BLK_NEXT_OFFS_EXT] << 32;
     }
-    job->saturated[part] = saturated;
+    b->length = fm_le32(bh + SDT_BLK_LENGTH);
+    if (b->length == 0) /* files before v7 kept one length for all blocks in the header */
+        b->length = fm_le32(f->bytes + SDT_HDR_DATA_BLOCK_LEN);
+    b->md_index = (gint16)fm_le16(bh + SDT_BLK_MEAS_DESC_NO);
+    if (b->md_index < 0 || (guint32)b->md_index >= n_md) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                    _("%s: block %d refers to measurement description %d of %u"), f->path, number,
+                    b->md_index + 1, n_md);
+        return FALSE;
+    }
+    /* A ZIP archive fills the space up to the next block header, which for the last block is
+     * the end of the file; without a usable link, up to the end of the file. */
+    b->stored = b->length;
+    if (b->type & (SDT_BLOCK_ZIPPED | SDT_BLOCK_LZ4))
+        b->stored = b->next_offs > b->data_offs ? b->next_offs - b->data_offs
+                    : b->data_offs < f->len     ? f->len - b->data_offs
+                                                : 0;
+    g_autofree char *data_what = g_strdup_printf(_("data of block %d"), number);
+    return sdt_need(f, b->data_offs, b->stored, data_what, error);
 }
 
-/* The dataset of the file's counts, with source_path and the file's hash, which is taken while
- * the counts are transposed. */
-static fm_dataset *to_dataset(const sdt_file *f, const guint8 *data, int bytes_per_count, gint64 w,
-                              gint64 h, int bins, guint64 *saturated, GError **error)
+/* Blocks of decay curves are FLIM data; FCS, FIDA, FILDA, MCS and moment blocks are not. */
+static gboolean is_flim_block(guint16 type)
 {
-    gsize sizes[3] = {(gsize)w, (gsize)h, (gsize)bins};
-    g_autoptr(fm_dataset) ds = fm_dataset_new(FM_PIXEL_U16, 3, sizes, NULL);
-    ds->source_path = g_canonicalize_filename(f->path, NULL);
-    const gboolean in_file = data >= f->bytes && data < f->bytes + f->len;
-    transpose_job job = {in_file ? NULL : data, -1, in_file ? data - f->bytes : 0, ds->data,
-                         bytes_per_count, bins, (gsize)w * (gsize)h, {0}, {0}};
-    if (in_file && (job.fd = open(f->path, O_RDONLY | O_CLOEXEC)) < 0) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: cannot open: %s"), f->path,
-                    g_strerror(errno));
-        return NULL;
-    }
-    fm_io_hash *hash = fm_io_hash_begin(ds);
-    /* Parts own disjoint pixel ranges, so they write disjoint samples. */
-    fm_io_parallel_ranges(job.plane, fm_io_threads_for(job.plane, TRANSPOSE_MIN_PIXELS),
-                          transpose_pixels, &job);
-    if (job.fd >= 0)
-        close(job.fd);
-    *saturated = 0;
-    gboolean failed = FALSE;
-    for (int p = 0; p < FM_IO_MAX_THREADS; p++) {
-        *saturated += job.saturated[p];
-        failed |= job.failed[p];
-    }
-    if (!fm_io_hash_end(hash, error))
-        return NULL;
-    if (failed) {
+    guint16 content = type & SDT_BLOCK_CONTENT_MASK;
+    return content == SDT_BLOCK_DECAY || content == SDT_BLOCK_PAGE || content == SDT_BLOCK_IMG;
+}
+
+static int bytes_per_count(const sdt_file *f, const block_info *b, GError **error)
+{
+    int dtype = (b->type & SDT_BLOCK_DTYPE_MASK) >> 8;
+    if (dtype > 1) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                    _("%s: read error in the FLIM data (the file changed while it was read?)"),
-                    f->path);
-        return NULL;
+                    _("%s: block %d holds %s values; only 16 and 32-bit photon counts are "
+                      "supported"),
+                    f->path, b->number, dtype == 2 ? "double" : "unknown");
+        return 0;
     }
-    return g_steal_pointer(&ds);
+    return dtype == 1 ? 4 : 2;
+}
+
+/* The block's layout from its header's (uncompressed) length, before reading its data. */
+static gboolean block_layout(const sdt_file *f, const block_info *b, const sdt_meas_desc *md,
+                             int bpc, sdt_image_layout *layout, GError **error)
+{
+    guint64 decay_bytes = (guint64)md->bins * bpc;
+    if (b->length < decay_bytes || b->length % decay_bytes != 0) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                    _("%s: block %d declares %d bins but holds %" G_GUINT64_FORMAT
+                      " bytes, not a whole number of %" G_GUINT64_FORMAT "-byte decays"),
+                    f->path, b->number, md->bins, b->length, decay_bytes);
+        return FALSE;
+    }
+    if (b->length / bpc * 2 > FM_FLIM_MAX_BYTES) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                    _("%s: block %d would need %" G_GUINT64_FORMAT " MiB; more than 4 GiB is "
+                      "refused"),
+                    f->path, b->number, b->length / bpc * 2 >> 20);
+        return FALSE;
+    }
+    return sdt_image_layout_of(f, b->number, b->type, md, b->length / decay_bytes, (gsize)b->length,
+                               layout, error);
 }
 
 /* Rounds a value derived from float32 fields to 6 significant digits: a float carries ~7, so
@@ -311,141 +191,146 @@ static void set_meta_double(fm_dataset *ds, const char *key, double v)
     fm_dataset_set_meta(ds, key, g_ascii_dtostr(text, sizeof text, v));
 }
 
-static fm_dataset *read_block(const sdt_file *f, int block, GError **error)
+static void set_meta_int(fm_dataset *ds, const char *key, gint64 v)
 {
-    if (f->len < SDT_FILE_HEADER_LEN) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                    f->len ? _("%s: truncated: %" G_GSIZE_FORMAT " bytes, shorter than the "
-                               "42-byte .sdt file header")
-                           : _("%s: empty file, not an .sdt file (%" G_GSIZE_FORMAT " bytes)"),
-                    f->path, f->len);
-        return NULL;
+    g_autofree char *text = g_strdup_printf("%" G_GINT64_FORMAT, v);
+    fm_dataset_set_meta(ds, key, text);
+}
+
+/* Time axis and repetition rate. SPCM records no laser frequency: the sync rate measured
+ * during the measurement where the description has it (v7.9 and later), else the TAC window
+ * (range / gain), which SPCM users set to the laser period (phasorpy reads it so as well). */
+static void set_time_meta(fm_dataset *ds, const sdt_meas_desc *md)
+{
+    if (md->tac_range_s > 0 && isfinite(md->tac_range_s) && md->tac_gain >= 1) {
+        double bin_ps = round_float_noise(md->tac_range_s / md->tac_gain / md->bins * 1e12);
+        ds->dims[2].unit = g_strdup("ns");
+        ds->dims[2].spacing = bin_ps * 1e-3;
+        set_meta_double(ds, "bin_width_ps", bin_ps);
+        set_meta_double(ds, "tac_range_ns", round_float_noise(md->tac_range_s * 1e9));
     }
-    const guint8 *hd = f->bytes;
-    if (fm_le16(hd + SDT_HDR_HEADER_VALID) != SDT_HEADER_VALID) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                    _("%s: not a Becker & Hickl .sdt file (header_valid is 0x%04x, expected "
-                      "0x5555)"),
-                    f->path, fm_le16(hd + SDT_HDR_HEADER_VALID));
-        return NULL;
+    if (md->sync_rate_hz > 0) {
+        set_meta_double(ds, "rep_rate_mhz", round_float_noise(md->sync_rate_hz * 1e-6));
+        fm_dataset_set_meta(ds, "rep_rate_source", "sync_rate");
+    } else if (md->tac_range_s > 0 && isfinite(md->tac_range_s) && md->tac_gain >= 1) {
+        double window_s = md->tac_range_s / md->tac_gain;
+        set_meta_double(ds, "rep_rate_mhz", round_float_noise(1e-6 / window_s));
+        fm_dataset_set_meta(ds, "rep_rate_source", "tac_window");
     }
-    guint32 n_blocks = fm_le16(hd + SDT_HDR_N_DATA_BLOCKS);
-    if (n_blocks == 0x7fff) /* the count does not fit 15 bits: it is in reserved1 */
-        n_blocks = fm_le32(hd + SDT_HDR_RESERVED1);
-    guint32 n_md = fm_le16(hd + SDT_HDR_N_MEAS_DESC);
-    if (n_blocks == 0 || n_md == 0) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                    _("%s: the file holds %u data blocks and %u measurement descriptions; "
-                      "nothing to read"),
-                    f->path, n_blocks, n_md);
-        return NULL;
-    }
-    if (block < 0)
-        block = 0;
-    if ((guint32)block >= n_blocks) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                    _("%s: block %d asked for, the file has %u"), f->path, block + 1, n_blocks);
-        return NULL;
-    }
-    /* Block headers form a chain from data_block_offs; follow it to the requested block. */
-    guint64 at = fm_le32(hd + SDT_HDR_DATA_BLOCK_OFFS);
-    for (int i = 0;; i++) {
-        g_autofree char *what = g_strdup_printf(_("header of block %d"), i + 1);
-        if (!need(f, at, SDT_BLOCK_HEADER_LEN, what, error))
-            return NULL;
-        if (i == block)
-            break;
-        guint64 next = fm_le32(f->bytes + at + SDT_BLK_NEXT_OFFS);
-        if (next <= at) { /* also refuses loops */
-            g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                        _("%s: block %d links to block %d at offset %" G_GUINT64_FORMAT
-                          ", not after itself"),
-                        f->path, i + 1, i + 2, next);
-            return NULL;
-        }
-        at = next;
-    }
-    const guint8 *bh = f->bytes + at;
-    guint16 type = fm_le16(bh + SDT_BLK_TYPE);
-    guint64 data_offs = fm_le32(bh + SDT_BLK_DATA_OFFS);
-    guint64 data_len = fm_le32(bh + SDT_BLK_LENGTH);
-    if (data_len == 0)
-        data_len = fm_le32(hd + SDT_HDR_DATA_BLOCK_LEN);
-    int md_index = (gint16)fm_le16(bh + SDT_BLK_MEAS_DESC_NO);
-    if (md_index < 0 || (guint32)md_index >= n_md) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                    _("%s: block %d refers to measurement description %d of %u"), f->path,
-                    block + 1, md_index, n_md);
-        return NULL;
-    }
-    meas_desc md;
-    if (!read_meas_desc(f, fm_le32(hd + SDT_HDR_MEAS_DESC_OFFS),
-                        fm_le16(hd + SDT_HDR_MEAS_DESC_LEN), md_index, &md, error))
-        return NULL;
-    g_autofree char *what = g_strdup_printf(_("data of block %d"), block + 1);
-    if (!need(f, data_offs, data_len, what, error))
-        return NULL;
-    int dtype = (type & SDT_BLOCK_DTYPE_MASK) >> 8;
-    if (dtype > 1) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                    _("%s: block %d holds %s values; only 16 and 32-bit photon counts are "
-                      "supported"),
-                    f->path, block + 1, dtype == 2 ? "double" : "unknown");
-        return NULL;
-    }
-    int bytes_per_count = dtype == 1 ? 4 : 2;
-    const guint8 *data = f->bytes + data_offs;
+}
+
+static fm_dataset *read_dataset(const sdt_file *f, const block_info *b, const sdt_meas_desc *md,
+                                const sdt_image_layout *lay, int bpc, int channel, GError **error)
+{
+    const guint8 *data = f->bytes + b->data_offs;
     g_autofree guint8 *inflated = NULL;
-    gsize n_bytes = (gsize)data_len;
-    if (type & SDT_BLOCK_ZIPPED) {
-        inflated = inflate_zip_block(f, block + 1, data, n_bytes, &n_bytes, error);
+    if (b->type & SDT_BLOCK_LZ4) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                    _("%s: block %d is LZ4-compressed, which Fluxmap cannot read yet; save the "
+                      "data uncompressed or ZIP-compressed in SPCM"),
+                    f->path, b->number);
+        return NULL;
+    }
+    if (b->type & SDT_BLOCK_ZIPPED) {
+        gsize n = 0;
+        inflated =
+            fm_sdt_unzip(f->path, b->number, data, (gsize)b->stored, (gsize)b->length, &n, error);
         if (!inflated)
             return NULL;
+        if (n != b->length) {
+            g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                        _("%s: block %d declares %" G_GUINT64_FORMAT " bytes but its ZIP "
+                          "archive holds %" G_GSIZE_FORMAT),
+                        f->path, b->number, b->length, n);
+            return NULL;
+        }
         data = inflated;
     }
-    guint64 decay_bytes = (guint64)md.bins * bytes_per_count;
-    if (n_bytes < decay_bytes || n_bytes % decay_bytes != 0) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                    _("%s: block %d declares %d bins but holds %" G_GSIZE_FORMAT
-                      " bytes, not a whole number of %" G_GUINT64_FORMAT "-byte decays"),
-                    f->path, block + 1, md.bins, n_bytes, decay_bytes);
-        return NULL;
-    }
-    if ((guint64)n_bytes / bytes_per_count * 2 > FM_FLIM_MAX_BYTES) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                    _("%s: block %d would need %" G_GSIZE_FORMAT " MiB; more than 4 GiB is "
-                      "refused"),
-                    f->path, block + 1, n_bytes / bytes_per_count * 2 >> 20);
-        return NULL;
-    }
-    gint64 w = 0, h = 0;
-    if (!image_size(f, block, &md, n_bytes / decay_bytes, n_bytes, &w, &h, error))
-        return NULL;
+    gsize image_bytes = (gsize)lay->line * (gsize)lay->height * (gsize)md->bins * bpc;
     guint64 saturated = 0;
-    fm_dataset *ds = to_dataset(f, data, bytes_per_count, w, h, md.bins, &saturated, error);
+    fm_dataset *ds = sdt_to_dataset(f, data + (gsize)channel * image_bytes, bpc, lay->width,
+                                    lay->height, lay->line, md->bins, &saturated, error);
     if (!ds)
         return NULL;
     ds->dims[0].unit = g_strdup("px");
     ds->dims[1].unit = g_strdup("px");
     fm_dataset_set_meta(ds, "format", "sdt");
-    if (md.tac_range_s > 0 && isfinite(md.tac_range_s) && md.tac_gain >= 1) {
-        double bin_ps = round_float_noise(md.tac_range_s / md.tac_gain / md.bins * 1e12);
-        ds->dims[2].unit = g_strdup("ns");
-        ds->dims[2].spacing = bin_ps * 1e-3;
-        set_meta_double(ds, "bin_width_ps", bin_ps);
-        set_meta_double(ds, "tac_range_ns", round_float_noise(md.tac_range_s * 1e9));
+    set_time_meta(ds, md);
+    fm_dataset_set_meta(ds, "sdt_layout", lay->kind);
+    set_meta_int(ds, "sdt_meas_mode", md->meas_mode);
+    const char *module = module_name(f->module_type);
+    if (!module && md->module[0])
+        module = md->module;
+    if (module)
+        fm_dataset_set_meta(ds, "sdt_module", module);
+    set_meta_int(ds, "sdt_block", b->number);
+    if (lay->channels > 1)
+        set_meta_int(ds, "sdt_channel", channel + 1);
+    if (saturated)
+        set_meta_int(ds, "sdt_saturated", (gint64)saturated);
+    return ds;
+}
+
+static fm_dataset *read_file(sdt_file *f, int wanted, GError **error)
+{
+    guint32 n_blocks = 0, n_md = 0;
+    if (!read_file_header(f, &n_blocks, &n_md, error))
+        return NULL;
+    guint64 md_offs = fm_le32(f->bytes + SDT_HDR_MEAS_DESC_OFFS);
+    guint32 md_len = fm_le16(f->bytes + SDT_HDR_MEAS_DESC_LEN);
+    if (wanted < 0)
+        wanted = 0;
+    /* Walk the whole chain: every block header is checked, and the datasets (blocks of curves,
+     * one per routing channel) are counted for the metadata. */
+    block_info chosen = {0};
+    sdt_meas_desc chosen_md = {0};
+    sdt_image_layout chosen_layout = {0};
+    int chosen_bpc = 0, chosen_channel = -1;
+    gint64 n_datasets = 0;
+    guint64 at = fm_le32(f->bytes + SDT_HDR_DATA_BLOCK_OFFS);
+    for (guint32 i = 0; i < n_blocks; i++) {
+        block_info b;
+        if (!read_block_header(f, at, (int)i + 1, n_md, &b, error))
+            return NULL;
+        if (is_flim_block(b.type)) {
+            sdt_meas_desc md;
+            sdt_image_layout lay;
+            int bpc = bytes_per_count(f, &b, error);
+            if (!bpc || !sdt_read_meas_desc(f, md_offs, md_len, b.md_index, &md, error) ||
+                !block_layout(f, &b, &md, bpc, &lay, error))
+                return NULL;
+            if (chosen_channel < 0 && wanted < n_datasets + lay.channels) {
+                chosen = b, chosen_md = md, chosen_layout = lay, chosen_bpc = bpc;
+                chosen_channel = (int)(wanted - n_datasets);
+            }
+            n_datasets += lay.channels;
+        }
+        if (i + 1 == n_blocks)
+            break;
+        if (b.next_offs <= at) { /* also refuses loops */
+            g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                        _("%s: block %u links to block %u at offset %" G_GUINT64_FORMAT
+                          ", not after itself"),
+                        f->path, i + 1, i + 2, b.next_offs);
+            return NULL;
+        }
+        at = b.next_offs;
     }
-    if (md.sync_hz > 0 && isfinite(md.sync_hz))
-        set_meta_double(ds, "rep_rate_mhz", round_float_noise(md.sync_hz * 1e-6));
-    g_autofree char *text = g_strdup_printf("%d", block + 1);
-    fm_dataset_set_meta(ds, "sdt_block", text);
-    g_free(text);
-    text = g_strdup_printf("%u", n_blocks);
-    fm_dataset_set_meta(ds, "sdt_blocks", text);
-    if (saturated) {
-        g_free(text);
-        text = g_strdup_printf("%" G_GUINT64_FORMAT, saturated);
-        fm_dataset_set_meta(ds, "sdt_saturated", text);
+    if (chosen_channel < 0) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                    n_datasets ? _("%s: dataset %d asked for, the file holds %" G_GINT64_FORMAT
+                                   " (blocks of decays and their routing channels)")
+                               : _("%s: no block of decay curves among the file's blocks "
+                                   "(dataset %d asked for, %" G_GINT64_FORMAT " found)"),
+                    f->path, wanted + 1, n_datasets);
+        return NULL;
+    }
+    fm_dataset *ds =
+        read_dataset(f, &chosen, &chosen_md, &chosen_layout, chosen_bpc, chosen_channel, error);
+    if (ds) {
+        set_meta_int(ds, "sdt_blocks", n_blocks);
+        set_meta_int(ds, "sdt_datasets", n_datasets);
+        set_meta_int(ds, "sdt_dataset", wanted + 1);
     }
     return ds;
 }
@@ -459,7 +344,12 @@ fm_dataset *fm_sdt_read(const char *path, int block, GError **error)
                     local->message);
         return NULL;
     }
-    sdt_file f = {path, (const guint8 *)g_mapped_file_get_contents(map),
-                  g_mapped_file_get_length(map)};
-    return read_block(&f, block, error);
+    sdt_file f = {path,
+                  (const guint8 *)g_mapped_file_get_contents(map),
+                  g_mapped_file_get_length(map),
+                  0,
+                  0,
+                  NULL,
+                  0};
+    return read_file(&f, block, error);
 }

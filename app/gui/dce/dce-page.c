@@ -500,6 +500,23 @@ static gboolean page_set_param(FmWindow *win, const char *key, const char *text)
     return fm_dce_panel_set_param(state_of(win)->panel, key, text);
 }
 
+/* ROIs from a label map: each on its slice, as drawn ones are. */
+static gboolean page_add_rois(FmWindow *win, GPtrArray *rois)
+{
+    DceState *st = state_of(win);
+    if (st == NULL || !st->active)
+        return FALSE;
+    for (guint i = 0; i < rois->len; i++)
+        fm_window_dce_add_roi(win, fm_roi_copy(rois->pdata[i]));
+    return TRUE;
+}
+
+static GPtrArray *page_get_rois(FmWindow *win)
+{
+    DceState *st = state_of(win);
+    return st != NULL && st->active ? fm_window_dce_get_rois(win) : NULL;
+}
+
 static int dce_takes(const fm_dataset *ds)
 {
     return is_dce(ds) ? FM_PAGE_TAKES_OWN : FM_PAGE_TAKES_NONE;
@@ -581,6 +598,8 @@ FmFamilyPage *fm_dce_page_new(FmWindow *win)
         .set_param = page_set_param,
         .get_method = page_get_method,
         .get_params = page_get_params,
+        .add_rois = page_add_rois,
+        .get_rois = page_get_rois,
     };
     return fm_family_page_from_funcs(win, &funcs);
 }

@@ -13,9 +13,110 @@ struct _FmDecayView {
     int n_bins;
     double bin_width_ns;
     char *title, *info;
+    int window_start, window_end; /* fit window in bins, [start, end); start < 0: none */
+    int dragging;                 /* 0 none, 1 the start edge, 2 the end edge */
+    double plot_left, plot_width, plot_top, plot_bottom; /* of the last draw, for the mouse */
 };
 
 G_DEFINE_TYPE(FmDecayView, fm_decay_view, GTK_TYPE_DRAWING_AREA)
+
+enum { SIGNAL_WINDOW_CHANGED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+/* Pixels either side of an edge that grab it. */
+#define GRAB_PX 6
+
+static double edge_x(FmDecayView *self, int bin_edge)
+{
+    return self->plot_left + (double)bin_edge / MAX(self->n_bins, 1) * self->plot_width;
+}
+
+/* The fit window: the bins outside it dimmed, its edges as lines with a grip each. */
+static void draw_window(FmDecayView *self, GtkWidget *widget, cairo_t *cr)
+{
+    if (self->window_start < 0 || self->n_bins < 2 || self->plot_width <= 0)
+        return;
+    double x0 = edge_x(self, self->window_start), x1 = edge_x(self, self->window_end);
+    double top = self->plot_top, bottom = self->plot_bottom;
+    cairo_set_source_rgba(cr, 0, 0, 0, 0.45);
+    cairo_rectangle(cr, self->plot_left, top, x0 - self->plot_left, bottom - top);
+    cairo_rectangle(cr, x1, top, self->plot_left + self->plot_width - x1, bottom - top);
+    cairo_fill(cr);
+    for (int e = 0; e < 2; e++) {
+        double x = e == 0 ? x0 : x1;
+        gboolean hot = self->dragging == e + 1;
+        cairo_set_source_rgba(cr, 1.0, 0.85, 0.3, hot ? 1.0 : 0.75);
+        cairo_set_line_width(cr, hot ? 2.0 : 1.2);
+        cairo_move_to(cr, x, top);
+        cairo_line_to(cr, x, bottom);
+        cairo_stroke(cr);
+        cairo_rectangle(cr, x - 3, top + (bottom - top) / 2 - 8, 6, 16);
+        cairo_fill(cr);
+    }
+    g_autofree char *text =
+        g_strdup_printf(_("fit %.2f–%.2f ns"), self->window_start * self->bin_width_ns,
+                        self->window_end * self->bin_width_ns);
+    cairo_set_source_rgba(cr, 1.0, 0.85, 0.3, 0.9);
+    fm_cairo_text(widget, cr, x0 + 4, top + 2, text, 0, 0);
+}
+
+static int edge_near(FmDecayView *self, double x, double y)
+{
+    if (self->window_start < 0 || y < self->plot_top || y > self->plot_bottom)
+        return 0;
+    double d0 = fabs(x - edge_x(self, self->window_start));
+    double d1 = fabs(x - edge_x(self, self->window_end));
+    if (MIN(d0, d1) > GRAB_PX)
+        return 0;
+    return d0 <= d1 ? 1 : 2;
+}
+
+static gboolean fm_decay_view_press(GtkWidget *widget, GdkEventButton *event)
+{
+    FmDecayView *self = FM_DECAY_VIEW(widget);
+    if (event->button != GDK_BUTTON_PRIMARY || event->type != GDK_BUTTON_PRESS)
+        return FALSE;
+    self->dragging = edge_near(self, event->x, event->y);
+    if (self->dragging)
+        gtk_widget_queue_draw(widget);
+    return self->dragging != 0;
+}
+
+static gboolean fm_decay_view_motion(GtkWidget *widget, GdkEventMotion *event)
+{
+    FmDecayView *self = FM_DECAY_VIEW(widget);
+    GdkWindow *window = gtk_widget_get_window(widget);
+    if (self->dragging == 0) {
+        /* a resize cursor over an edge says that it can be dragged */
+        gboolean near = edge_near(self, event->x, event->y) != 0;
+        g_autoptr(GdkCursor) cursor =
+            near ? gdk_cursor_new_from_name(gtk_widget_get_display(widget), "col-resize") : NULL;
+        if (window != NULL)
+            gdk_window_set_cursor(window, cursor);
+        return FALSE;
+    }
+    /* the nearest bin edge, keeping at least FM_DECAY_VIEW_MIN_BINS bins inside */
+    int e = (int)floor((event->x - self->plot_left) / self->plot_width * self->n_bins + 0.5);
+    if (self->dragging == 1)
+        self->window_start = CLAMP(e, 0, self->window_end - FM_DECAY_VIEW_MIN_BINS);
+    else
+        self->window_end = CLAMP(e, self->window_start + FM_DECAY_VIEW_MIN_BINS, self->n_bins);
+    gtk_widget_queue_draw(widget);
+    return TRUE;
+}
+
+static gboolean fm_decay_view_release(GtkWidget *widget, GdkEventButton *event)
+{
+    FmDecayView *self = FM_DECAY_VIEW(widget);
+    if (self->dragging == 0 || event->button != GDK_BUTTON_PRIMARY)
+        return FALSE;
+    int edge = self->dragging;
+    self->dragging = 0;
+    gtk_widget_queue_draw(widget);
+    g_signal_emit(self, signals[SIGNAL_WINDOW_CHANGED], 0, edge == 1,
+                  self->window_start * self->bin_width_ns, self->window_end * self->bin_width_ns);
+    return TRUE;
+}
 
 static gboolean fm_decay_view_draw(GtkWidget *widget, cairo_t *cr)
 {
@@ -36,6 +137,10 @@ static gboolean fm_decay_view_draw(GtkWidget *widget, cairo_t *cr)
     double top_h = plot_h - res_h - (have_res ? gap : 0), pw = W - ml - mr;
     if (pw < 20 || top_h < 20)
         return FALSE;
+    self->plot_left = ml;
+    self->plot_width = pw;
+    self->plot_top = mt;
+    self->plot_bottom = mt + plot_h;
     double peak = 1;
     for (int b = 0; b < self->n_bins; b++)
         peak = MAX(peak, self->counts[b]);
@@ -135,6 +240,7 @@ static gboolean fm_decay_view_draw(GtkWidget *widget, cairo_t *cr)
         fm_cairo_text(widget, cr, ml + 4, ry + 1, _("weighted residuals"), 0, 0);
 #undef RY
     }
+    draw_window(self, widget, cr);
 #undef X
 #undef Y
     return FALSE;
@@ -153,13 +259,53 @@ static void fm_decay_view_finalize(GObject *object)
 
 static void fm_decay_view_class_init(FmDecayViewClass *klass)
 {
+    GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
     G_OBJECT_CLASS(klass)->finalize = fm_decay_view_finalize;
-    GTK_WIDGET_CLASS(klass)->draw = fm_decay_view_draw;
+    widget_class->draw = fm_decay_view_draw;
+    widget_class->button_press_event = fm_decay_view_press;
+    widget_class->motion_notify_event = fm_decay_view_motion;
+    widget_class->button_release_event = fm_decay_view_release;
+    signals[SIGNAL_WINDOW_CHANGED] =
+        g_signal_new("window-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                     NULL, G_TYPE_NONE, 3, G_TYPE_BOOLEAN, G_TYPE_DOUBLE, G_TYPE_DOUBLE);
 }
 
 static void fm_decay_view_init(FmDecayView *self)
 {
     gtk_widget_set_size_request(GTK_WIDGET(self), 240, 90);
+    self->window_start = self->window_end = -1;
+    gtk_widget_add_events(GTK_WIDGET(self), GDK_BUTTON_PRESS_MASK | GDK_BUTTON_RELEASE_MASK |
+                                                GDK_POINTER_MOTION_MASK);
+}
+
+void fm_decay_view_set_window(FmDecayView *self, int start_bin, int end_bin)
+{
+    if (self->dragging)
+        return; /* the user's hand wins over a recomputation while dragging */
+    self->window_start = start_bin;
+    self->window_end = start_bin >= 0 ? MAX(end_bin, start_bin + 1) : -1;
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+gboolean fm_decay_view_get_window(FmDecayView *self, int *start_bin, int *end_bin)
+{
+    *start_bin = self->window_start;
+    *end_bin = self->window_end;
+    return self->window_start >= 0;
+}
+
+void fm_decay_view_drag_window(FmDecayView *self, gboolean start_edge, int to_bin)
+{
+    if (self->window_start < 0)
+        return;
+    if (start_edge)
+        self->window_start = CLAMP(to_bin, 0, self->window_end - FM_DECAY_VIEW_MIN_BINS);
+    else
+        self->window_end =
+            CLAMP(to_bin, self->window_start + FM_DECAY_VIEW_MIN_BINS, MAX(self->n_bins, 1));
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+    g_signal_emit(self, signals[SIGNAL_WINDOW_CHANGED], 0, start_edge,
+                  self->window_start * self->bin_width_ns, self->window_end * self->bin_width_ns);
 }
 
 GtkWidget *fm_decay_view_new(void)

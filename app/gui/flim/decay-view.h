@@ -20,4 +20,15 @@ int fm_decay_view_get_n_bins(FmDecayView *view);
 /* Reduced chi-square of the shown residuals over the fit range, NaN without a model. */
 double fm_decay_view_get_chi2(FmDecayView *view);
 
+/* The fewest bins a dragged window keeps (the methods need 8). */
+#define FM_DECAY_VIEW_MIN_BINS 8
+/* The fit window [start_bin, end_bin), drawn over the plot with draggable edges; start_bin < 0
+ * hides it. Kept when the decay changes. */
+void fm_decay_view_set_window(FmDecayView *view, int start_bin, int end_bin);
+gboolean fm_decay_view_get_window(FmDecayView *view, int *start_bin, int *end_bin);
+/* What dragging an edge to a bin edge does (also for tests): moves it and emits the signal. */
+void fm_decay_view_drag_window(FmDecayView *view, gboolean start_edge, int to_bin);
+/* Signals: "window-changed" (gboolean start_edge, double start_ns, double end_ns): the user
+ * dragged an edge of the fit window and let go. */
+
 G_END_DECLS

@@ -72,6 +72,8 @@ static const char *get_id(FmFamilyPage *page)
     return "flim";
 }
 
+static void params_changed(FmFlimPanel *panel, const char *key, FmFlimPage *self);
+
 /* Picks this page for an x, y, t dataset in ns (TCSPC decays). */
 static void dataset_changed(FmFamilyPage *page)
 {
@@ -79,6 +81,7 @@ static void dataset_changed(FmFamilyPage *page)
     FmWindow *win = self->win;
     gboolean flim = fm_flim_dataset_is_flim(win->dataset);
     fm_flim_views_set_dataset(self->views, flim ? win->dataset : NULL);
+    params_changed(self->panel, NULL, self);
     fm_flim_views_set_rois(self->views, fm_map_view_get_rois(win->map_view));
     if (flim && active(self)) {
         family_changed(NULL, NULL, self);
@@ -194,6 +197,24 @@ static void cursor_moved(FmMapView *view, int x, int y, double value, FmFlimPage
         fm_flim_views_show_decay(self->views, x, y);
 }
 
+/* The decay plot shows the window the panel's parameters give: again whenever one changes. */
+static void params_changed(FmFlimPanel *panel, const char *key, FmFlimPage *self)
+{
+    g_autoptr(fm_params) params = fm_flim_panel_get_params(panel, NULL, NULL);
+    fm_flim_views_set_params(self->views, params); /* NULL (a value out of range) hides it */
+    (void)key;
+}
+
+/* An edge of the fit window dragged on the decay plot: that edge is given from now on. */
+static void window_dragged(FmDecayView *decay, gboolean start_edge, double start_ns, double end_ns,
+                           FmFlimPage *self)
+{
+    (void)decay;
+    char text[G_ASCII_DTOSTR_BUF_SIZE];
+    g_ascii_formatd(text, sizeof text, "%.6g", start_edge ? start_ns : end_ns);
+    fm_flim_panel_set_param(self->panel, start_edge ? "fit_start_ns" : "fit_end_ns", text);
+}
+
 static void backend_changed(FmFlimPanel *panel, const char *name, FmFlimPage *self)
 {
     (void)panel;
@@ -263,6 +284,10 @@ FmFamilyPage *fm_flim_page_new(FmWindow *win)
     g_signal_connect(win->map_view, "rois-changed", G_CALLBACK(rois_changed), self);
     g_signal_connect(win->map_view, "cursor-moved", G_CALLBACK(cursor_moved), self);
     g_signal_connect(self->panel, "backend-changed", G_CALLBACK(backend_changed), self);
+    g_signal_connect(self->panel, "params-changed", G_CALLBACK(params_changed), self);
+    g_signal_connect(fm_flim_views_get_decay_view(self->views), "window-changed",
+                     G_CALLBACK(window_dragged), self);
+    params_changed(self->panel, NULL, self);
     return FM_FAMILY_PAGE(self);
 }
 

@@ -16,7 +16,7 @@ struct _FmFlimPanel {
 
 G_DEFINE_TYPE(FmFlimPanel, fm_flim_panel, GTK_TYPE_BOX)
 
-enum { SIGNAL_BACKEND_CHANGED, N_SIGNALS };
+enum { SIGNAL_BACKEND_CHANGED, SIGNAL_PARAMS_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static const struct {
@@ -79,8 +79,17 @@ static void backend_changed(GtkComboBox *combo, FmFlimPanel *self)
                   fm_backend_combo_get_id(GTK_WIDGET(combo)));
 }
 
+static void form_changed(FmParamForm *form, const char *key, FmFlimPanel *self)
+{
+    (void)form;
+    g_signal_emit(self, signals[SIGNAL_PARAMS_CHANGED], 0, key);
+}
+
 static void fm_flim_panel_class_init(FmFlimPanelClass *klass)
 {
+    signals[SIGNAL_PARAMS_CHANGED] =
+        g_signal_new("params-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                     NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
     signals[SIGNAL_BACKEND_CHANGED] =
         g_signal_new("backend-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                      NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
@@ -144,6 +153,7 @@ static void fm_flim_panel_init(FmFlimPanel *self)
                                            "maps side by side with run times and accuracy"));
     gtk_box_pack_start(box, compare, FALSE, FALSE, 0);
 
+    g_signal_connect(self->form, "changed", G_CALLBACK(form_changed), self);
     g_signal_connect(self->method_list, "row-selected", G_CALLBACK(row_selected), self);
     g_signal_connect(self->backend_combo, "changed", G_CALLBACK(backend_changed), self);
 }

@@ -25,6 +25,7 @@ void fm_flim_panel_set_use_rois(FmFlimPanel *panel, gboolean use_rois);
 /* One line on what the method assumes and what it costs. */
 const char *fm_flim_method_summary(const fm_method *method);
 
-/* Signals: "backend-changed" (const char *name). */
+/* Signals: "backend-changed" (const char *name); "params-changed" (const char *key, NULL when
+ * the form was rebuilt for another method). */
 
 G_END_DECLS

@@ -20,7 +20,8 @@ struct _FmFlimViews {
     double bin_width_ns;
     fm_result *result;
     char *tau_name;
-    int fit_start, fit_end;
+    int fit_start, fit_end; /* of the result on display */
+    fm_params *params;      /* the panel's, for the window the next run will use, or NULL */
     double lo, hi, photon_max;
     double omega;             /* phasor angular frequency, rad/ns */
     GPtrArray *rois;          /* fm_roi* copies */

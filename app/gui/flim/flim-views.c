@@ -9,6 +9,8 @@
 
 #include "app/core/colormap.h"
 #include "app/core/flim/flim_model.h"
+#include "app/core/flim/flim_prep.h"
+#include "app/core/flim/flim_window.h"
 #include "app/core/roi.h"
 
 G_DEFINE_TYPE(FmFlimViews, fm_flim_views, GTK_TYPE_BOX)
@@ -85,6 +87,23 @@ static void phasor_selection_changed(FmPhasorView *phasor, FmFlimViews *self)
     refresh(self);
 }
 
+/* The fit window the panel's parameters give, once the summed decay is known (photons_thread):
+ * the same function the run calls, so what is drawn is what will be fitted. */
+static void update_window(FmFlimViews *self)
+{
+    int start = -1, end = -1;
+    double bw = 0;
+    fm_flim_window w;
+    if (self->dataset != NULL && self->params != NULL && self->photons != NULL &&
+        fm_flim_prep_bin_width(self->dataset, fm_params_get_double(self->params, "bin_width_ps"),
+                               &bw, NULL) &&
+        fm_flim_params_window(self->dataset, self->params, bw, NULL, &w, NULL)) {
+        start = w.start;
+        end = w.end;
+    }
+    fm_decay_view_set_window(self->decay, start, end);
+}
+
 /* ---- photons on a worker ----------------------------------------------------------------- */
 
 static void photons_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancel)
@@ -96,6 +115,10 @@ static void photons_thread(GTask *task, gpointer source, gpointer data, GCancell
     for (int b = 0; b < n && !g_cancellable_is_cancelled(cancel); b++)
         for (gsize p = 0; p < plane; p++)
             out[p] += (float)fm_dataset_value(ds, (gsize)b * plane + p);
+    /* the summed decay the auto fit window is read from, kept on the dataset: so that the
+     * window drawn on the main loop costs nothing there */
+    if (!g_cancellable_is_cancelled(cancel))
+        g_bytes_unref(fm_flim_decay_sum(ds));
     g_task_return_pointer(task, out, g_free);
 }
 
@@ -109,6 +132,7 @@ static void photons_done(GObject *source, GAsyncResult *res, gpointer user)
     FmFlimViews *self = FM_FLIM_VIEWS(source);
     g_free(self->photons);
     self->photons = photons;
+    update_window(self);
     refresh(self);
     fm_flim_views_show_decay(self, -1, -1);
 }
@@ -140,10 +164,12 @@ void fm_flim_views_set_dataset(FmFlimViews *self, fm_dataset *ds)
         g_task_set_task_data(task, fm_dataset_ref(ds), (GDestroyNotify)fm_dataset_unref);
         g_task_run_in_thread(task, photons_thread);
     }
+    update_window(self);
     refresh(self);
 }
 
-/* Fit range in bins from the run's parameters; the whole decay when they do not say. */
+/* Fit range in bins of the run on display (where it was auto, what the run chose), the whole
+ * decay when its parameters do not say; the phasor's frequency as the run took it. */
 static void read_fit_range(FmFlimViews *self)
 {
     self->fit_start = 0;
@@ -152,6 +178,12 @@ static void read_fit_range(FmFlimViews *self)
         self->n_bins * self->bin_width_ns > 0 ? 2 * G_PI / (self->n_bins * self->bin_width_ns) : 0;
     if (self->result == NULL || self->result->params_json == NULL)
         return;
+    int start, end;
+    if (fm_flim_run_window(self->dataset, self->result->method_id, self->result->params_json,
+                           &start, &end)) {
+        self->fit_start = start;
+        self->fit_end = end;
+    }
     g_autoptr(JsonParser) parser = json_parser_new();
     if (!json_parser_load_from_data(parser, self->result->params_json, -1, NULL))
         return;
@@ -159,7 +191,6 @@ static void read_fit_range(FmFlimViews *self)
     if (root == NULL || !JSON_NODE_HOLDS_OBJECT(root))
         return;
     JsonObject *o = json_node_get_object(root);
-    /* The same rounding as the method (app/core/flim_prep.c): nearest bin edge; end 0 = last. */
     double dt = self->bin_width_ns;
     if (json_object_has_member(o, "bin_width_ps") &&
         json_object_get_double_member(o, "bin_width_ps") > 0)
@@ -167,23 +198,24 @@ static void read_fit_range(FmFlimViews *self)
     self->omega = 0;
     if (dt <= 0)
         return;
-    double start = json_object_has_member(o, "fit_start_ns")
-                       ? json_object_get_double_member(o, "fit_start_ns")
-                       : 0.0;
-    double end = json_object_has_member(o, "fit_end_ns")
-                     ? json_object_get_double_member(o, "fit_end_ns")
-                     : 0.0;
-    self->fit_start = CLAMP((int)floor(start / dt + 0.5), 0, self->n_bins);
-    int e = end > 0 ? (int)floor(end / dt + 0.5) : self->n_bins;
-    self->fit_end = e > self->fit_start ? MIN(e, self->n_bins) : self->n_bins;
-    /* Phasor frequency: harmonic n of the repetition rate, else of one period over the range. */
+    /* Phasor frequency: harmonic n of the repetition rate (the file's when not given), else of
+     * one period over the range, as the method takes it. */
     double rate = json_object_has_member(o, "rep_rate_mhz")
                       ? json_object_get_double_member(o, "rep_rate_mhz")
                       : 0.0;
     int harmonic =
         json_object_has_member(o, "harmonic") ? (int)json_object_get_int_member(o, "harmonic") : 1;
-    double period = rate > 0 ? 1e3 / rate : self->n_bins * dt;
+    double period = self->dataset != NULL ? fm_flim_period_ns(self->dataset, rate) : 0.0;
+    if (!(period > 0))
+        period = self->n_bins * dt;
     self->omega = 2 * G_PI * MAX(harmonic, 1) / period;
+}
+
+void fm_flim_views_set_params(FmFlimViews *self, const fm_params *params)
+{
+    g_clear_pointer(&self->params, fm_params_free);
+    self->params = params != NULL ? fm_params_copy(params) : NULL;
+    update_window(self);
 }
 
 void fm_flim_views_set_result(FmFlimViews *self, fm_result *result)
@@ -359,6 +391,7 @@ static void fm_flim_views_finalize(GObject *object)
     FmFlimViews *self = FM_FLIM_VIEWS(object);
     g_clear_pointer(&self->dataset, fm_dataset_unref);
     g_clear_pointer(&self->result, fm_result_free);
+    g_clear_pointer(&self->params, fm_params_free);
     g_clear_pointer(&self->merged, cairo_surface_destroy);
     if (self->rois != NULL)
         g_ptr_array_unref(self->rois);

@@ -5,6 +5,7 @@
 
 #include <gtk/gtk.h>
 #include "app/core/dataset.h"
+#include "app/core/params.h"
 #include "app/core/result.h"
 #include "decay-view.h"
 #include "phasor-view.h"
@@ -18,7 +19,10 @@ GtkWidget *fm_flim_views_new(void);
 /* An x,y,t FLIM dataset (referenced) or NULL; clears the result. Photon counts per pixel are
  * summed on a worker thread. */
 void fm_flim_views_set_dataset(FmFlimViews *views, fm_dataset *dataset);
-/* Takes the result; its fit range is read from its parameters (fit_start, fit_end). */
+/* The parameters the next run will use (copied; NULL clears): the decay plot shows the fit
+ * window they give on this dataset, as the method will choose it where it is auto. */
+void fm_flim_views_set_params(FmFlimViews *views, const fm_params *params);
+/* Takes the result; its fit range is the one its run used (fm_flim_run_window). */
 void fm_flim_views_set_result(FmFlimViews *views, fm_result *result);
 const fm_result *fm_flim_views_get_result(FmFlimViews *views);
 /* ROIs drawn on the image (copied; NULL clears): outlined on the lifetime map, their union
