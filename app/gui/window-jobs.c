@@ -73,8 +73,8 @@ static void show_note(FmWindow *win, const char *note)
     if (fmt != NULL)
         *fmt = '\0';
     const char *start = marker[0] != '\0' ? strstr(note, marker) : NULL;
-    if (start == NULL) {
-        fm_window_show_message(win, GTK_MESSAGE_WARNING, note);
+    if (start == NULL) { /* what the method chose or remarks (a fit window, pixels left out) */
+        fm_window_show_message(win, GTK_MESSAGE_INFO, note);
         return;
     }
     const char *end = strstr(start, "; ");
@@ -94,7 +94,7 @@ static void show_note(FmWindow *win, const char *note)
     while (g_str_has_prefix(rest->str, "; "))
         g_string_erase(rest, 0, 2);
     if (rest->len > 0)
-        fm_window_show_message(win, GTK_MESSAGE_WARNING, rest->str);
+        fm_window_show_message(win, GTK_MESSAGE_INFO, rest->str);
 }
 
 /* The maps on display (a copy: the job's own go with the job), the status and the note. */
