@@ -1,9 +1,9 @@
 /* CUDA MCML after GPU-MCML (Alerstam et al. 2010): one persistent kernel whose warps take photon
  * indices from a global counter in chunks; each thread carries its photon and multiply-with-carry
  * stream in registers; the high-fluence corner of A[r][z] is cached in shared memory as 32-bit
- * accumulators whose overflow carries into the global 64-bit ones; repeated drops into one voxel
- * are merged in registers; one host thread per GPU polls progress and forwards a cancel while the
- * kernel runs. */
+ * accumulators whose overflow carries into the global 64-bit ones; outside it, repeated drops
+ * into one voxel are merged in registers; one host thread per GPU polls progress and forwards a
+ * cancel while the kernel runs. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,13 +35,6 @@
 #define FM_MCML_STEPS_PER_VOTE 8
 #endif
 #define STEPS_PER_VOTE FM_MCML_STEPS_PER_VOTE
-/* Consecutive drops into one voxel summed in registers before one atomic add (GPU-MCML's
- * merge); -DFM_MCML_MERGE_DROPS=0 times one atomic per drop instead. */
-#ifndef FM_MCML_MERGE_DROPS
-#define FM_MCML_MERGE_DROPS 1
-#endif
-#define OUTSIDE 0x80000000u /* tally code: a global A[r][z] index, not a cache index */
-#define NONE 0xFFFFFFFFu
 #define FULL 0xFFFFFFFFu
 
 typedef unsigned long long u64;
@@ -54,22 +47,15 @@ typedef struct {
     int stop; /* set by the host: hand out no more chunks */
 } control;
 
-/* Adds a merged run of drops to its voxel: shared memory (32-bit, the overflow carried as 2^32
- * into the global 64-bit voxel) or global memory. */
-__device__ __forceinline__ void flush_voxel(uint32_t code, uint32_t q, uint32_t *s_cache,
-                                            int cache_z, u64 *a_rz, int nz)
+/* Adds weight to a cached voxel: a 32-bit shared accumulator whose overflow is carried as 2^32
+ * into the global 64-bit voxel (the atomic returns the old value, so the carry is exact and
+ * needs no barrier). */
+__device__ __forceinline__ void cache_add(int ir, int iz, uint32_t q, uint32_t *s_cache,
+                                          int cache_z, u64 *a_rz, int nz)
 {
-    if (q == 0)
-        return;
-    if (code & OUTSIDE) {
-        atomicAdd(a_rz + (code & ~OUTSIDE), (u64)q);
-    } else {
-        const uint32_t old = atomicAdd(s_cache + code, q);
-        if (old + q < old) {
-            const uint32_t ir = code / cache_z, iz = code - ir * cache_z;
-            atomicAdd(a_rz + (size_t)ir * nz + iz, 1ull << 32);
-        }
-    }
+    const uint32_t old = atomicAdd(s_cache + ir * cache_z + iz, q);
+    if (old + q < old)
+        atomicAdd(a_rz + (size_t)ir * nz + iz, 1ull << 32);
 }
 
 template <int RECORD>
@@ -101,10 +87,10 @@ __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nz = m.nz, na = m.na;
     const fm_mcml_grid grid = m.grid; /* in registers */
     fm_mcml_photon p;
-    memset(&p, 0, sizeof p);          /* w = 0: no photon yet */
-    int bi = 0;                       /* the photon's batch row in s_batch */
-    uint32_t last = NONE, last_q = 0; /* drops merged in registers */
-    int more = 1;                     /* warp-uniform: chunks may remain */
+    memset(&p, 0, sizeof p);       /* w = 0: no photon yet */
+    int bi = 0;                    /* the photon's batch row in s_batch */
+    uint32_t last = 0, last_q = 0; /* global drops merged in registers */
+    int more = 1;                  /* warp-uniform: chunks may remain */
     for (;;) {
         /* Dead lanes take the next indices of the warp's chunk, in lane order; the warp leader
          * takes a new chunk when this one runs short. */
@@ -148,19 +134,21 @@ __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
             if (RECORD && ev.drop) {
                 int ir, iz;
                 fm_mcml_rz_bin(&p, &grid, &ir, &iz);
-                const uint32_t code = ir < cache_r && iz < cache_z
-                                          ? (uint32_t)(ir * cache_z + iz)
-                                          : OUTSIDE | (uint32_t)(ir * nz + iz);
-#if FM_MCML_MERGE_DROPS
-                if (code != last || last_q >= 0x80000000u) {
-                    flush_voxel(last, last_q, s_cache, cache_z, a_rz, nz);
-                    last = code;
-                    last_q = 0;
+                if (ir < cache_r && iz < cache_z) {
+                    cache_add(ir, iz, ev.drop, s_cache, cache_z, a_rz, nz);
+                } else {
+                    /* Outside the cache, consecutive drops into one voxel are summed in
+                     * registers (GPU-MCML's merge): one global atomic per run of them. Inside,
+                     * the merge's compare and branch cost more than the shared atomics. */
+                    const uint32_t voxel = (uint32_t)(ir * nz + iz);
+                    if (voxel != last || last_q >= 0x80000000u) {
+                        if (last_q)
+                            atomicAdd(a_rz + last, (u64)last_q);
+                        last = voxel;
+                        last_q = 0;
+                    }
+                    last_q += ev.drop;
                 }
-                last_q += ev.drop;
-#else
-                flush_voxel(code, ev.drop, s_cache, cache_z, a_rz, nz);
-#endif
             }
             if (flags) {
                 if (flags & FM_MCML_EV_ESCAPE) {
@@ -176,8 +164,8 @@ __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
             }
         }
     }
-    if (RECORD)
-        flush_voxel(last, last_q, s_cache, cache_z, a_rz, nz);
+    if (RECORD && last_q)
+        atomicAdd(a_rz + last, (u64)last_q);
     __syncthreads();
     for (int i = threadIdx.x; i < n_cache; i += blockDim.x)
         if (s_cache[i])
