@@ -266,8 +266,9 @@ static int execute(const fm_method *method, const fm_params *params, fm_backend 
     else if (input && fm_cli_get(args, "block"))
         dataset = open_sdt_block(input, args, &error);
     else if (input)
-        dataset = fm_dataset_open(input, isatty(STDERR_FILENO) ? report_read_progress : NULL,
-                                  &reading, NULL, &error);
+        dataset = fm_dataset_open_with_params(input, params,
+                                              isatty(STDERR_FILENO) ? report_read_progress : NULL,
+                                              &reading, NULL, &error);
     if (reading.shown)
         fprintf(stderr, "\n");
     if (input && !dataset)

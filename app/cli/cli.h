@@ -134,5 +134,6 @@ int fm_cli_methods(int argc, char **argv);
 int fm_cli_run(int argc, char **argv);
 int fm_cli_simulate(int argc, char **argv);
 int fm_cli_catalogue(int argc, char **argv);
+int fm_cli_info(int argc, char **argv); /* app/cli/cli-info.c */
 
 G_END_DECLS

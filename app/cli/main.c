@@ -25,6 +25,7 @@ static void print_help(FILE *out)
               "  catalogue list|show ID [--json]        browse earlier runs\n"
               "  roi export INPUT --roi FILE [--roi-labels MAP] -o LABELS.nii.gz|.tif\n"
               "                                         ROIs as a label map over INPUT\n"
+              "  info FILE [--json]                     what Fluxmap reads in FILE\n"
               "  mcml run FILE.mci|--preset NAME -o OUT.mco [--photons N] [--rt-only]\n"
               "                                         MCML light transport, .mco + TIFFs\n"
               "\n"
@@ -67,6 +68,8 @@ int main(int argc, char **argv)
         return fm_cli_simulate(argc - 2, argv + 2);
     if (strcmp(command, "catalogue") == 0)
         return fm_cli_catalogue(argc - 2, argv + 2);
+    if (strcmp(command, "info") == 0)
+        return fm_cli_info(argc - 2, argv + 2); /* app/cli/cli-info.c */
     if (strcmp(command, "mcml") == 0)
         return fm_cli_mcml(argc - 2, argv + 2); /* app/cli/cli-mcml.c */
     if (strcmp(command, "roi") == 0)

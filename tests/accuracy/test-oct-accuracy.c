@@ -216,7 +216,8 @@ static void test_bad_input(void)
     g_assert_true(fm_params_set_from_string(layout, "alines_per_bscan", "3", &error));
     g_assert_null(run_expect_error(unparsed, layout, &error));
     g_assert_error(error, FM_ERROR, FM_ERROR_BAD_INPUT);
-    g_assert_nonnull(strstr(error->message, "12298 bytes is not a multiple of the 4096-byte"));
+    g_assert_nonnull(strstr(error->message, "12,298 bytes do not hold whole B-scans of 3 A-lines "
+                                            "of 2048 u16 pixels"));
     g_clear_error(&error);
 
     /* no calibration at all */

@@ -67,8 +67,9 @@ static void test_bad_input(void)
     g_autofree guint8 *bytes = g_malloc0(5000);
     g_assert_true(g_file_set_contents(odd, (char *)bytes, 5000, NULL));
     /* file size not a multiple of the A-line: input, exit 3 */
-    expect(3, "5000 bytes is not a multiple of the 4096-byte A-line", "--pixels_per_aline=2048",
-           "--alines_per_bscan=1", "--lambda_polynomial_nm=800,0.05", odd);
+    expect(3, "5,000 bytes do not hold whole B-scans of 1 A-line of 2048 u16 pixels",
+           "--pixels_per_aline=2048", "--alines_per_bscan=1", "--lambda_polynomial_nm=800,0.05",
+           odd);
     /* calibration length != pixels per A-line, and non-monotonic wavelengths: exit 3 */
     g_autofree char *short_csv = cli_test_tmp_path("short.csv");
     g_assert_true(g_file_set_contents(short_csv, "800\n801\n802\n", -1, NULL));

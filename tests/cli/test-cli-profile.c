@@ -67,7 +67,8 @@ static void test_json(void)
     /* 128 x 128 pixels x 256 bins of uint16 */
     g_assert_cmpfloat(number(profile, "input_mb"), ==, 128.0 * 128 * 256 * 2 / (1024.0 * 1024));
     guint n_outputs = json_array_get_length(json_object_get_array_member(root, "outputs"));
-    g_assert_cmpfloat(number(profile, "outputs_mb"), ==, n_outputs * 128.0 * 128 * 4 / (1024.0 * 1024));
+    g_assert_cmpfloat(number(profile, "outputs_mb"), ==,
+                      n_outputs * 128.0 * 128 * 4 / (1024.0 * 1024));
     g_assert_cmpfloat(number(profile, "peak_rss_mb"), >=, number(profile, "input_mb"));
     g_object_unref(parser);
     cli_result_clear(&r);
@@ -110,8 +111,8 @@ static void test_bad_input(void)
     g_assert_true(g_file_get_contents(flim_file, &contents, &length, NULL));
     g_assert_true(g_file_set_contents(cut, contents, (gssize)(length / 3), NULL));
     g_autofree char *out = cli_test_tmp_path("out-cut");
-    cli_result r = cli_test_run(NULL, NULL, "run", "flim.phasor", cut, "-o", out, "--profile",
-                                "--json", NULL);
+    cli_result r =
+        cli_test_run(NULL, NULL, "run", "flim.phasor", cut, "-o", out, "--profile", "--json", NULL);
     g_assert_cmpint(r.status, ==, 3);
     g_assert_nonnull(strstr(r.err, "cut.sdt"));
     g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS)); /* nothing written for a bad input */

@@ -524,7 +524,7 @@ static void test_open_by_content(void)
     g_assert_true(fm_ptu_write(ptu, counts, 250.0, NULL, NULL));
     g_assert_true(fm_tiff_write_dataset(tif, counts, NULL, NULL));
     const char *paths[] = {sdt, ptu, tif};
-    const char *formats[] = {"sdt", "ptu", NULL};
+    const char *formats[] = {"sdt", "ptu", "tiff"};
     for (int i = 0; i < 3; i++) {
         g_autoptr(GError) error = NULL;
         g_autoptr(fm_dataset) ds = fm_dataset_open(paths[i], NULL, NULL, NULL, &error);

@@ -98,18 +98,22 @@ static void test_size_errors(void)
     g_autoptr(fm_dataset) ds = fm_oct_raw_read(path, &layout, &error);
     g_assert_null(ds);
     g_assert_error(error, FM_ERROR, FM_ERROR_BAD_INPUT);
-    g_assert_nonnull(
-        strstr(error->message, "4097 bytes is not a multiple of the 4096-byte A-line"));
+    g_assert_nonnull(strstr(error->message,
+                            "4,097 bytes do not hold whole B-scans of 1 A-line of 2048 u16 "
+                            "pixels (4,096 bytes each)"));
     g_clear_error(&error);
 
     /* three A-lines cannot make B-scans of two */
     layout = (fm_oct_raw_layout){4, 2, 0, FM_OCT_RAW_U8};
     g_assert_null(fm_oct_raw_decode(bytes, 12, "x.raw", &layout, &error));
-    g_assert_nonnull(strstr(error->message, "3 A-lines is not a multiple of 2"));
+    g_assert_nonnull(strstr(error->message, "x.raw: 12 bytes do not hold whole B-scans of 2 "
+                                            "A-lines of 4 u8 pixels (8 bytes each); 4 pixels "
+                                            "u12packed would fit 1 B-scan of 2 A-lines"));
     g_clear_error(&error);
     layout = (fm_oct_raw_layout){4, 1, 5, FM_OCT_RAW_U8};
     g_assert_null(fm_oct_raw_decode(bytes, 12, "x.raw", &layout, &error));
-    g_assert_nonnull(strstr(error->message, "declares 5 B-scans but holds 3"));
+    g_assert_nonnull(strstr(error->message, "12 bytes do not hold 5 B-scans of 1 A-line of 4 u8 "
+                                            "pixels (20 bytes)"));
     g_clear_error(&error);
     layout = (fm_oct_raw_layout){5, 1, 0, FM_OCT_RAW_U12_PACKED};
     g_assert_null(fm_oct_raw_decode(bytes, 15, "x.raw", &layout, &error));
@@ -193,11 +197,13 @@ static void test_truncated_file(void)
     g_assert_null(cut);
     g_assert_error(error, FM_ERROR, FM_ERROR_BAD_INPUT);
     g_assert_nonnull(strstr(error->message, "cut12.raw"));
-    g_assert_nonnull(strstr(error->message, "59 A-lines is not a multiple of 30"));
+    g_assert_nonnull(strstr(error->message, "5,664 bytes do not hold 2 B-scans of 30 A-lines"));
+    g_assert_nonnull(strstr(error->message, "it holds 59 A-lines of 64 pixels u12packed, not a "
+                                            "multiple of 30"));
     g_clear_error(&error);
     write_file(path, bytes, len - 1);
     g_assert_null(fm_oct_raw_read(path, NULL, &error));
-    g_assert_nonnull(strstr(error->message, "cut12.raw: 5759 bytes is not a multiple"));
+    g_assert_nonnull(strstr(error->message, "cut12.raw: 5,759 bytes do not hold 2 B-scans"));
 }
 
 static void test_unparsed(void)

@@ -685,6 +685,7 @@ bool is_lossy(DcmDataset *ds)
 void set_common_meta(fm_dataset *out, const Frame &first, const Scan &scan, int duplicates,
                      const std::string &xfer)
 {
+    fm_dataset_set_meta(out, "format", "dicom");
     fm_dataset_set_meta(out, "dicom_series_uid", first.series.c_str());
     char buf[32];
     g_snprintf(buf, sizeof buf, "%d", scan.n_files - duplicates);
@@ -695,8 +696,10 @@ void set_common_meta(fm_dataset *out, const Frame &first, const Scan &scan, int 
     fm_dataset_set_meta(out, "dicom_duplicate_files", buf);
     if (!first.modality.empty())
         fm_dataset_set_meta(out, "modality", first.modality.c_str());
-    if (!xfer.empty())
+    if (!xfer.empty()) {
         fm_dataset_set_meta(out, "dicom_transfer_syntax", xfer.c_str());
+        fm_dataset_set_meta(out, "format_variant", xfer.c_str());
+    }
 }
 
 /* One file that is the whole series: a 2-D image x, y; a multi-frame object without

@@ -335,5 +335,6 @@ fm_dataset *fm_mci_dataset_new(const char *path, GError **error)
     if (!fm_dataset_hash_file(ds, error))
         return NULL;
     fm_dataset_set_meta(ds, "mcml_input", ds->source_path);
+    fm_dataset_set_meta(ds, "format", "mci");
     return g_steal_pointer(&ds);
 }

@@ -178,14 +178,46 @@ static gboolean check_file_size(const char *path, const nifti_image *nim, GError
     return TRUE;
 }
 
+/* A damaged header can declare more voxels than 64 bits count or memory holds; before anything
+ * is allocated, the voxels must fit the file: byte for byte, or at deflate's largest ratio
+ * (about 1032:1) for a .gz. */
+static gboolean check_voxel_count(const char *path, const nifti_image *nim, const gint64 *n,
+                                  GError **error)
+{
+    GStatBuf st;
+    if (g_stat(path, &st) != 0)
+        return TRUE; /* nifti_image_load will report it */
+    g_autofree char *lower = g_ascii_strdown(nim->iname ? nim->iname : path, -1);
+    guint64 room = (guint64)st.st_size * (g_str_has_suffix(lower, ".gz") ? 1032 : 1);
+    guint64 voxels = 1, bytes = 0;
+    gboolean fits = TRUE;
+    for (int d = 1; d <= 4; d++)
+        fits = fits && g_uint64_checked_mul(&voxels, voxels, (guint64)n[d]);
+    fits = fits && g_uint64_checked_mul(&bytes, voxels, (guint64)MAX(nim->nbyper, 1)) &&
+           bytes <= room && voxels <= G_MAXSIZE / sizeof(float);
+    if (!fits) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                    _("%s: the header declares %lld x %lld x %lld x %lld voxels of %d bytes, more "
+                      "than the file's %lld bytes can hold"),
+                    path, (long long)n[1], (long long)n[2], (long long)n[3], (long long)n[4],
+                    nim->nbyper, (long long)st.st_size);
+        return FALSE;
+    }
+    return TRUE;
+}
+
 /* Loads the voxels into the dataset's float buffer and converts them there: types of at most 4
  * bytes are read into its tail and widened forward in place (value i, at byte tail + i*size, is
  * read before float i, at byte 4i, can reach it), so the file's voxels are never held twice.
- * float64 needs nifticlib's own buffer. nim->data is left NULL. */
+ * float64 and compressed files use nifticlib's own buffer. nim->data is left NULL. */
 static gboolean load_into(nifti_image *nim, fm_dataset *ds)
 {
     const gsize n = fm_dataset_n_elements(ds), size = (gsize)nim->nbyper;
-    const gboolean in_place = size <= sizeof(float);
+    /* nifticlib frees the buffer it reads into when the read comes up short: ours would be freed
+     * twice (or, at an offset, not be a heap block at all). Only a compressed file can come up
+     * short here (check_file_size vouches for the others), so it reads into nifticlib's own. */
+    g_autofree char *lower = g_ascii_strdown(nim->iname ? nim->iname : "", -1);
+    const gboolean in_place = size <= sizeof(float) && !g_str_has_suffix(lower, ".gz");
     nim->data = in_place ? (guint8 *)ds->data + (sizeof(float) - size) * n : NULL;
     if (nifti_image_load(nim) != 0 || nim->data == NULL) {
         if (in_place)
@@ -230,7 +262,7 @@ static fm_dataset *convert_image(const char *path, nifti_image *nim, GError **er
                     path, nifti_datatype_string(nim->datatype));
         return NULL;
     }
-    if (!check_file_size(path, nim, error))
+    if (!check_voxel_count(path, nim, n, error) || !check_file_size(path, nim, error))
         return NULL;
 
     int nt = (int)n[4];
@@ -290,6 +322,8 @@ static fm_dataset *convert_image(const char *path, nifti_image *nim, GError **er
     void *hdr = nifti_read_header(path, &version, 0);
     free(hdr);
     fm_dataset_set_meta(ds, "nifti_version", version == 2 ? "2" : "1");
+    fm_dataset_set_meta(ds, "format", "nifti");
+    fm_dataset_set_meta(ds, "format_variant", version == 2 ? "NIfTI-2" : "NIfTI-1");
     if (nim->descrip[0] != '\0')
         fm_dataset_set_meta(ds, "nifti_descrip", nim->descrip);
     ds->source_path = g_canonicalize_filename(path, NULL);

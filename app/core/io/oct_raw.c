@@ -226,32 +226,11 @@ fm_dataset *fm_oct_raw_decode(const guint8 *bytes, gsize n_bytes, const char *la
     if (!check_layout(label, layout, error))
         return NULL;
     gsize aline_bytes = fm_oct_raw_aline_bytes(layout);
-    if (n_bytes == 0 || n_bytes % aline_bytes != 0) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                    _("%s: %" G_GSIZE_FORMAT " bytes is not a multiple of the %" G_GSIZE_FORMAT
-                      "-byte A-line (%d pixels, %s)"),
-                    label, n_bytes, aline_bytes, layout->pixels_per_aline,
-                    fm_oct_raw_format_name(layout->format));
+    gsize n_bscans = 0;
+    if (!fm_oct_raw_check_size(label, n_bytes, layout, &n_bscans, error))
         return NULL;
-    }
-    gsize n_alines = n_bytes / aline_bytes;
     gsize per_bscan = (gsize)layout->alines_per_bscan;
-    if (n_alines % per_bscan != 0) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                    _("%s: %" G_GSIZE_FORMAT " A-lines is not a multiple of %d A-lines per "
-                      "B-scan"),
-                    label, n_alines, layout->alines_per_bscan);
-        return NULL;
-    }
-    gsize n_bscans = n_alines / per_bscan;
-    if (layout->n_bscans > 0 && (gsize)layout->n_bscans != n_bscans) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
-                    _("%s: declares %d B-scans but holds %" G_GSIZE_FORMAT " (%" G_GSIZE_FORMAT
-                      " bytes of %d x %d A-lines)"),
-                    label, layout->n_bscans, n_bscans, n_bytes, layout->alines_per_bscan,
-                    layout->pixels_per_aline);
-        return NULL;
-    }
+    gsize n_alines = n_bscans * per_bscan;
     gsize sizes[3] = {(gsize)layout->pixels_per_aline, per_bscan, n_bscans};
     fm_dataset *ds = fm_dataset_new(FM_PIXEL_U16, 3, sizes, NULL);
     name_dims(ds);
@@ -263,6 +242,8 @@ fm_dataset *fm_oct_raw_decode(const guint8 *bytes, gsize n_bytes, const char *la
     fm_io_parallel_ranges(n_alines, fm_io_threads_for(n_alines, DECODE_MIN_ALINES), decode_alines,
                           &job);
     fm_dataset_set_meta(ds, FM_OCT_META_FORMAT, fm_oct_raw_format_name(layout->format));
+    fm_dataset_set_meta(ds, "format", "oct_raw");
+    fm_dataset_set_meta(ds, "format_variant", fm_oct_raw_format_name(layout->format));
     return ds;
 }
 
@@ -300,6 +281,8 @@ fm_dataset *fm_oct_raw_read(const char *path, const fm_oct_raw_layout *layout, G
         ds = fm_dataset_new(FM_PIXEL_U8, 1, &size, (const char *const[]){"byte"});
         memcpy(ds->data, contents, length);
         fm_dataset_set_meta(ds, FM_OCT_META_UNPARSED, "1");
+        fm_dataset_set_meta(ds, "format", "oct_raw");
+        fm_dataset_set_meta(ds, "format_variant", _("layout not given"));
     }
     if (calibration)
         fm_dataset_set_meta(ds, FM_OCT_META_CALIBRATION, calibration);

@@ -45,9 +45,15 @@ gboolean fm_oct_raw_read_sidecar(const char *path, fm_oct_raw_layout *layout,
 gboolean fm_oct_raw_write_sidecar(const char *path, const fm_oct_raw_layout *layout,
                                   const char *calibration_file, GError **error);
 
+/* The number of B-scans (*n_bscans, may be NULL) n_bytes hold with layout (n_bscans 0: as many
+ * as fit), or FM_ERROR_BAD_INPUT saying which layouts near it would fit: "spectra.dat: 8,192,000
+ * bytes do not hold 8 B-scans of 400 A-lines of 2048 u12packed pixels (9,830,400 bytes); 2048
+ * pixels u16 would fit 5 B-scans of 400 A-lines". label names the file. */
+gboolean fm_oct_raw_check_size(const char *label, guint64 n_bytes, const fm_oct_raw_layout *layout,
+                               gsize *n_bscans, GError **error);
 /* Decodes raw bytes into a uint16 dataset with dims pixel, aline, bscan (pixel fastest).
- * Errors (FM_ERROR_BAD_INPUT) give the numbers: "a.raw: 1000001 bytes is not a multiple of
- * the 4096-byte A-line (2048 pixels, u16)". label names the file in messages. */
+ * A size that does not fit the layout is fm_oct_raw_check_size's error. label names the file in
+ * messages. */
 fm_dataset *fm_oct_raw_decode(const guint8 *bytes, gsize n_bytes, const char *label,
                               const fm_oct_raw_layout *layout, GError **error);
 /* Reads a raw file with the given layout, or the sidecar's when layout is NULL. Without

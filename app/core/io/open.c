@@ -15,6 +15,7 @@
 #include "app/core/io/ptu.h"
 #include "app/core/io/sdt.h"
 #include "app/core/io/tiff.h"
+#include "app/core/params.h"
 
 typedef enum {
     FORMAT_UNKNOWN,
@@ -63,8 +64,50 @@ static file_format format_from_name(const char *path)
     return FORMAT_UNKNOWN;
 }
 
+/* Extensions that say "raw spectra" well enough to open such a file, undecoded, without a
+ * layout (oct.bscan's layout parameters decode it later). */
+static gboolean raw_spectra_name(const char *path)
+{
+    static const char *const suffixes[] = {".raw", ".bin", ".oct", ".dat", ".u16", ".u8", ".u12"};
+    g_autofree char *lower = g_ascii_strdown(path, -1);
+    for (gsize i = 0; i < G_N_ELEMENTS(suffixes); i++)
+        if (g_str_has_suffix(lower, suffixes[i]))
+            return TRUE;
+    return FALSE;
+}
+
 fm_dataset *fm_dataset_open(const char *path, void (*progress)(double fraction, gpointer user),
                             gpointer progress_user, GCancellable *cancellable, GError **error)
+{
+    return fm_dataset_open_with_layout(path, NULL, progress, progress_user, cancellable, error);
+}
+
+fm_dataset *fm_dataset_open_with_params(const char *path, const fm_params *params,
+                                        void (*progress)(double fraction, gpointer user),
+                                        gpointer progress_user, GCancellable *cancellable,
+                                        GError **error)
+{
+    fm_oct_raw_layout layout = {0, 0, 0, FM_OCT_RAW_U16};
+    int n_specs = 0;
+    const fm_param_spec *specs = params ? fm_params_specs(params, &n_specs) : NULL;
+    for (int i = 0; i < n_specs; i++) {
+        if (g_strcmp0(specs[i].key, "pixels_per_aline") == 0)
+            layout.pixels_per_aline = fm_params_get_int(params, "pixels_per_aline");
+        else if (g_strcmp0(specs[i].key, "alines_per_bscan") == 0)
+            layout.alines_per_bscan = fm_params_get_int(params, "alines_per_bscan");
+        else if (g_strcmp0(specs[i].key, "raw_format") == 0)
+            fm_oct_raw_format_parse(fm_params_get_choice(params, "raw_format"), &layout.format);
+    }
+    /* 0 is the schema's "from the sidecar" */
+    gboolean has_layout = layout.pixels_per_aline > 0 && layout.alines_per_bscan > 0;
+    return fm_dataset_open_with_layout(path, has_layout ? &layout : NULL, progress, progress_user,
+                                       cancellable, error);
+}
+
+fm_dataset *fm_dataset_open_with_layout(const char *path, const fm_oct_raw_layout *raw_layout,
+                                        void (*progress)(double fraction, gpointer user),
+                                        gpointer progress_user, GCancellable *cancellable,
+                                        GError **error)
 {
     /* A folder is a DICOM series (4-D DCE); one series only, see fm_dicom_read. A file of the
      * series opens its series (below). */
@@ -83,16 +126,15 @@ fm_dataset *fm_dataset_open(const char *path, void (*progress)(double fraction, 
     if (n == sizeof head && memcmp(head + 128, "DICM", 4) == 0)
         return fm_dicom_read_file_series(path, progress, progress_user, cancellable, error);
     file_format format = format_from_content(head, n);
-    /* SD-OCT raw spectra have no magic bytes: only when the content names no other format does
-     * the extension pick them; without the JSON sidecar they come back undecoded for
-     * oct.bscan's layout parameters. */
-    g_autofree char *lower_name = g_ascii_strdown(path, -1);
-    if (format == FORMAT_UNKNOWN &&
-        (g_str_has_suffix(lower_name, ".raw") || g_str_has_suffix(lower_name, ".bin") ||
-         g_str_has_suffix(lower_name, ".oct")))
-        return fm_oct_raw_read(path, NULL, error);
     if (format == FORMAT_UNKNOWN)
         format = format_from_name(path);
+    /* SD-OCT raw spectra have no magic bytes: only when neither the content nor the extension
+     * names another format are they considered, then by their layout (given, or the JSON
+     * sidecar's) whatever the extension; without either, a raw-looking name brings them back
+     * undecoded for oct.bscan's layout parameters. */
+    if (format == FORMAT_UNKNOWN && n > 0 &&
+        (raw_layout || fm_oct_raw_has_sidecar(path) || raw_spectra_name(path)))
+        return fm_oct_raw_read(path, raw_layout, error);
     switch (format) {
     case FORMAT_TIFF:
         return fm_tiff_read(path, error);
@@ -110,7 +152,9 @@ fm_dataset *fm_dataset_open(const char *path, void (*progress)(double fraction, 
     g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
                 n == 0 ? _("%s: empty file")
                        : _("%s: unknown file format (readable: TIFF, Becker & Hickl .sdt, "
-                           "PicoQuant .ptu/.pt3, NIfTI .nii/.nii.gz, a DICOM series folder)"),
+                           "PicoQuant .ptu/.pt3, NIfTI .nii/.nii.gz, a DICOM series folder; "
+                           "SD-OCT raw spectra with their layout given or a <file>.json "
+                           "sidecar)"),
                 path);
     return NULL;
 }
@@ -122,8 +166,8 @@ static const fm_file_format formats[] = {
      {"*.sdt", "*.SDT", "*.ptu", "*.PTU", "*.pt3", "*.PT3"}},
     {N_("DCE: NIfTI, or any file of a DICOM series"),
      {"*.nii", "*.nii.gz", "*.NII", "*.NII.GZ", "*.dcm", "*.DCM", "*.ima", "*.IMA"}},
-    {N_("SD-OCT raw spectra (.raw, .bin, .oct beside their JSON sidecar)"),
-     {"*.raw", "*.bin", "*.oct", "*.RAW", "*.BIN", "*.OCT"}},
+    {N_("SD-OCT raw spectra (.raw, .bin, .oct, .dat, .u16 beside their JSON sidecar)"),
+     {"*.raw", "*.bin", "*.oct", "*.dat", "*.u16", "*.RAW", "*.BIN", "*.DAT"}},
 };
 
 const fm_file_format *fm_dataset_formats(gsize *n_formats)

@@ -3,6 +3,8 @@
 
 #include <gio/gio.h>
 #include "app/core/dataset.h"
+#include "app/core/io/oct_raw.h"
+#include "app/core/params.h"
 
 G_BEGIN_DECLS
 
@@ -13,6 +15,19 @@ G_BEGIN_DECLS
  * metadata "bin_width_ps", "tac_range_ns", "rep_rate_mhz" where the file gives them. */
 fm_dataset *fm_dataset_open(const char *path, void (*progress)(double fraction, gpointer user),
                             gpointer progress_user, GCancellable *cancellable, GError **error);
+/* The same, and a file whose content names no format opens as SD-OCT raw spectra with
+ * raw_layout (which wins over a sidecar), whatever its extension; its size is checked against
+ * the layout (fm_oct_raw_check_size). raw_layout NULL: as fm_dataset_open. */
+fm_dataset *fm_dataset_open_with_layout(const char *path, const fm_oct_raw_layout *raw_layout,
+                                        void (*progress)(double fraction, gpointer user),
+                                        gpointer progress_user, GCancellable *cancellable,
+                                        GError **error);
+/* The same with the raw layout from a method's parameters where its schema has them
+ * (pixels_per_aline and alines_per_bscan > 0, raw_format); params may be NULL. */
+fm_dataset *fm_dataset_open_with_params(const char *path, const fm_params *params,
+                                        void (*progress)(double fraction, gpointer user),
+                                        gpointer progress_user, GCancellable *cancellable,
+                                        GError **error);
 
 /* The formats fm_dataset_open reads, for file choosers: a name and shell patterns (every case a
  * file system may hold them in: GTK 3 matches patterns case-sensitively). */

@@ -7,6 +7,7 @@
 
 #include "app/core/error.h"
 #include "app/core/io/flim_bytes.h"
+#include "app/core/io/format_info.h"
 #include "app/core/io/tttr.h"
 
 #define PTU_TAG_LEN 48      /* Ident[32], Idx i32, Typ u32, Value 8 bytes */
@@ -197,6 +198,7 @@ fm_dataset *fm_ptu_read_channel(const char *path, int channel, int max_bins,
     if (!ds)
         return NULL;
     fm_dataset_set_meta(ds, "format", "ptu");
+    fm_dataset_set_meta(ds, "format_variant", fm_ptu_record_type_name(L.rec_type));
     /* Resonant scanners move sinusoidally; the columns here are even in time. The metadata
      * says so, for a user who wonders why the image edges look stretched. */
     gint64 sin_percent = 0;

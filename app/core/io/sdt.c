@@ -261,8 +261,10 @@ static fm_dataset *read_dataset(const sdt_file *f, const block_info *b, const sd
     const char *module = module_name(f->module_type);
     if (!module && md->module[0])
         module = md->module;
-    if (module)
+    if (module) {
         fm_dataset_set_meta(ds, "sdt_module", module);
+        fm_dataset_set_meta(ds, "format_variant", module);
+    }
     set_meta_int(ds, "sdt_block", b->number);
     if (lay->channels > 1)
         set_meta_int(ds, "sdt_channel", channel + 1);

@@ -387,6 +387,7 @@ fm_dataset *fm_tiff_read(const char *path, GError **error)
     ds->dims[2].unit = g_strdup("frame");
     if (description)
         fm_dataset_set_meta(ds, "description", description);
+    fm_dataset_set_meta(ds, "format", "tiff");
     return g_steal_pointer(&ds);
 }
 
