@@ -14,12 +14,12 @@
 
 static const fm_cli_option options[] = {
     {"json", FALSE},      {"help", FALSE},  {"pixels_per_aline", TRUE}, {"alines_per_bscan", TRUE},
-    {"raw_format", TRUE}, {"bscans", TRUE},
+    {"raw_format", TRUE}, {"bscans", TRUE},       {"block", TRUE},            {"channel", TRUE},
 };
 
 static void print_help(void)
 {
-    printf("%s", _("Usage: fluxmap-cli info FILE [--json]\n"
+    printf("%s", _("Usage: fluxmap-cli info FILE [--json] [--block N | --channel N]\n"
                    "          [--pixels_per_aline=N --alines_per_bscan=N [--raw_format=u16|"
                    "u12packed|u8] [--bscans=N]]\n"
                    "Says what Fluxmap reads in FILE (any file 'run' takes, or an MCML .mci):\n"
@@ -30,6 +30,8 @@ static void print_help(void)
                    "The layout options read FILE as SD-OCT raw spectra, whatever its name,\n"
                    "when its content names no other format (a <FILE>.json sidecar does the\n"
                    "same); its size is checked against the layout.\n"
+                   "--block N / --channel N read the N-th dataset of a Becker & Hickl .sdt\n"
+                   "file / detector channel N of a PicoQuant .ptu or .pt3 file.\n"
                    "--json prints one JSON object.\n"));
 }
 
@@ -303,8 +305,12 @@ static int info_body(const fm_cli_args *args)
         if (!in.mci)
             return fail_input(path, error);
     } else {
-        in.ds = fm_dataset_open_with_layout(path, has_layout ? &layout : NULL, NULL, NULL, NULL,
-                                            &error);
+        int part = 0;
+        code = fm_cli_input_part(args, path, &part);
+        if (code != FM_EXIT_OK)
+            return code;
+        in.ds = fm_dataset_open_part(path, part, has_layout ? &layout : NULL, NULL, NULL, NULL,
+                                     &error);
         if (!in.ds)
             return fail_input(path, error);
         in.description = fm_format_describe(in.ds);

@@ -21,15 +21,14 @@
 
 static const fm_cli_option options[] = {
     {"output", TRUE}, {"backend", TRUE},  {"json", FALSE}, {"no_catalogue", FALSE}, {"roi", TRUE},
-    {"help", FALSE},  {"profile", FALSE}, {"block", TRUE}, /* the N-th dataset of a Becker & Hickl
-                                                              .sdt file */
+    {"help", FALSE},  {"profile", FALSE}, {"block", TRUE}, {"channel", TRUE},
 };
 
 static void print_help(void)
 {
     printf("%s", _("Usage: fluxmap-cli run METHOD [--PARAM=VALUE...] INPUT -o OUTDIR\n"
                    "          [--backend=auto|cpu|cuda] [--json] [--no-catalogue] [--roi FILE]\n"
-                   "          [--profile] [--block N]\n"
+                   "          [--profile] [--block N | --channel N]\n"
                    "Runs METHOD on INPUT (TIFF, Becker & Hickl .sdt, PicoQuant .ptu/.pt3, NIfTI\n"
                    ".nii/.nii.gz or a DICOM series folder) and writes OUTDIR/<output>.tif for\n"
                    "each output map (one page per frame or slice). The run is recorded in the\n"
@@ -47,7 +46,8 @@ static void print_help(void)
                    "--block N: the N-th dataset (1 = the first) of a Becker & Hickl .sdt\n"
                    "file: its blocks of decays in order, one per routing channel where a\n"
                    "block holds several ('fluxmap-cli info' or the sdt_datasets metadata says\n"
-                   "how many).\n"
+                   "how many). --channel N: detector channel N of a PicoQuant .ptu or .pt3\n"
+                   "file (default: every channel summed).\n"
                    "'fluxmap-cli methods' lists METHOD ids and their parameters; both\n"
                    "--PARAM=VALUE and --PARAM VALUE are accepted.\n"));
 }
@@ -176,10 +176,11 @@ static int parse_command(int argc, char **argv, fm_cli_args *args, const fm_meth
     const char *outdir = fm_cli_get(args, "output");
     if (!outdir || !*outdir)
         return fm_cli_fail(FM_EXIT_USAGE, _("run: missing -o OUTDIR"));
-    int block = 1;
-    g_autofree char *block_message = NULL;
-    if (!fm_cli_get_positive_int(args, "block", &block, &block_message))
-        return fm_cli_fail(FM_EXIT_USAGE, "%s", block_message);
+    int block = 1, channel = 1;
+    g_autofree char *part_message = NULL;
+    if (!fm_cli_get_positive_int(args, "block", &block, &part_message) ||
+        !fm_cli_get_positive_int(args, "channel", &channel, &part_message))
+        return fm_cli_fail(FM_EXIT_USAGE, "%s", part_message);
     return fm_cli_check_roi_options(args);
 }
 
@@ -218,28 +219,6 @@ static int write_maps(const fm_method *method, const fm_result *result, const ch
     return FM_EXIT_OK;
 }
 
-/* --block N (checked by parse_command) picks a dataset of an .sdt file; other formats have
- * none to pick, which is a parameter error. */
-static fm_dataset *open_sdt_block(const char *input, const fm_cli_args *args, GError **error)
-{
-    int block = 1;
-    g_autofree char *message = NULL;
-    fm_cli_get_positive_int(args, "block", &block, &message);
-    guint8 head[64] = {0};
-    gsize n = 0;
-    FILE *f = g_fopen(input, "rb");
-    if (f) {
-        n = fread(head, 1, sizeof head, f);
-        fclose(f);
-    }
-    if (f && !fm_sdt_sniff(head, n)) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
-                    _("%s: --block applies to Becker & Hickl .sdt files only"), input);
-        return NULL;
-    }
-    return fm_sdt_read(input, block - 1, error);
-}
-
 static int execute(const fm_method *method, const fm_params *params, fm_backend backend,
                    const fm_cli_args *args)
 {
@@ -263,12 +242,17 @@ static int execute(const fm_method *method, const fm_params *params, fm_backend 
     g_autoptr(fm_dataset) dataset = NULL;
     if (input && g_str_has_suffix(input, ".mci"))
         dataset = fm_mci_dataset_new(input, &error);
-    else if (input && fm_cli_get(args, "block"))
-        dataset = open_sdt_block(input, args, &error);
-    else if (input)
-        dataset = fm_dataset_open_with_params(input, params,
-                                              isatty(STDERR_FILENO) ? report_read_progress : NULL,
-                                              &reading, NULL, &error);
+    else if (input) {
+        int part = 0;
+        code = fm_cli_input_part(args, input, &part);
+        if (code != FM_EXIT_OK)
+            return code;
+        fm_oct_raw_layout layout;
+        gboolean has_layout = fm_dataset_layout_from_params(params, &layout);
+        dataset = fm_dataset_open_part(input, part, has_layout ? &layout : NULL,
+                                       isatty(STDERR_FILENO) ? report_read_progress : NULL,
+                                       &reading, NULL, &error);
+    }
     if (reading.shown)
         fprintf(stderr, "\n");
     if (input && !dataset)

@@ -76,6 +76,11 @@ gboolean fm_cli_get_double(const fm_cli_args *args, const char *name, double *ou
 /* --seed as an unsigned 64-bit integer. */
 gboolean fm_cli_get_seed(const fm_cli_args *args, guint64 *out, char **message);
 
+/* --block N / --channel N (app/cli/cli-part.c): the part of INPUT to read (for
+ * fm_dataset_open_part), 0 when neither is given; an exit code other than FM_EXIT_OK (printed)
+ * for a malformed value or one that does not apply to the file. */
+int fm_cli_input_part(const fm_cli_args *args, const char *input, int *part);
+
 /* Body of a sub-command, called with its parsed options. */
 typedef int (*fm_cli_command_fn)(const fm_cli_args *args);
 /* Parses argv against table and runs body; a parse error is "<command>: <message>", exit 2. */

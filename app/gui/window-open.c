@@ -4,6 +4,7 @@
 #include "family-page.h"
 
 #include <glib/gi18n.h>
+#include <stdlib.h>
 
 #include "app/core/io/open.h"
 
@@ -15,7 +16,9 @@ static void load_thread(GTask *task, gpointer source, gpointer data, GCancellabl
     int *last = g_new(int, 1);
     *last = -1;
     g_object_set_data_full(G_OBJECT(task), "fm-last-percent", last, g_free);
-    fm_dataset *ds = fm_dataset_open(data, fm_window_load_progress, task, cancel, &error);
+    int part = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(task), "fm-part"));
+    fm_dataset *ds =
+        fm_dataset_open_part(data, part, NULL, fm_window_load_progress, task, cancel, &error);
     if (ds == NULL)
         g_task_return_error(task, error);
     else
@@ -66,6 +69,49 @@ void fm_window_load_progress(double fraction, gpointer user)
                                load_progress_free);
 }
 
+/* The datasets of the file ds came from, when it holds several: a choice in the dataset panel. */
+static void show_parts(FmWindow *win, const fm_dataset *ds)
+{
+    int current = 0;
+    g_autoptr(GArray) parts = fm_dataset_parts(ds, &current);
+    win->updating = TRUE;
+    gtk_combo_box_text_remove_all(GTK_COMBO_BOX_TEXT(win->part_combo));
+    for (guint i = 0; i < parts->len; i++) {
+        const fm_dataset_part *p = &g_array_index(parts, fm_dataset_part, i);
+        g_autofree char *id = g_strdup_printf("%d", p->part);
+        gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(win->part_combo), id, p->label);
+    }
+    gtk_combo_box_set_active(GTK_COMBO_BOX(win->part_combo), parts->len > 1 ? current : -1);
+    win->updating = FALSE;
+    gtk_widget_set_visible(win->part_label, parts->len > 1);
+    gtk_widget_set_visible(win->part_combo, parts->len > 1);
+}
+
+static void part_changed(GtkComboBox *combo, FmWindow *win)
+{
+    const char *id = gtk_combo_box_get_active_id(combo);
+    if (win->updating || id == NULL || win->dataset == NULL || win->dataset->source_path == NULL)
+        return;
+    fm_window_open_file_part(win, win->dataset->source_path, atoi(id));
+}
+
+void fm_window_parts_init(FmWindow *win)
+{
+    GtkWidget *grid = gtk_widget_get_parent(win->ds_type_label);
+    win->part_label = gtk_label_new(_("Dataset"));
+    gtk_label_set_xalign(GTK_LABEL(win->part_label), 1.0);
+    gtk_style_context_add_class(gtk_widget_get_style_context(win->part_label), "dim-label");
+    win->part_combo = gtk_combo_box_text_new();
+    gtk_widget_set_tooltip_text(win->part_combo,
+                                _("The file holds several datasets (blocks or detector "
+                                  "channels): the one to open"));
+    gtk_grid_attach(GTK_GRID(grid), win->part_label, 0, 4, 1, 1);
+    gtk_grid_attach(GTK_GRID(grid), win->part_combo, 1, 4, 1, 1);
+    gtk_widget_set_no_show_all(win->part_label, TRUE);
+    gtk_widget_set_no_show_all(win->part_combo, TRUE);
+    g_signal_connect(win->part_combo, "changed", G_CALLBACK(part_changed), win);
+}
+
 static void set_dataset(FmWindow *win, fm_dataset *ds, const char *path)
 {
     fm_window_playback_stop(win);
@@ -87,6 +133,7 @@ static void set_dataset(FmWindow *win, fm_dataset *ds, const char *path)
     gtk_label_set_text(GTK_LABEL(win->ds_frames_label), frames);
     gtk_label_set_text(GTK_LABEL(win->ds_type_label), type);
     gtk_header_bar_set_subtitle(GTK_HEADER_BAR(win->header_bar), base);
+    show_parts(win, ds);
 
     win->updating = TRUE;
     gtk_range_set_range(GTK_RANGE(win->frame_scale), 0, MAX(n - 1, 1));
@@ -164,6 +211,11 @@ void fm_window_open_for_result(FmWindow *win, const char *path, fm_result *resul
 
 void fm_window_open_file(FmWindow *win, const char *path)
 {
+    fm_window_open_file_part(win, path, 0);
+}
+
+void fm_window_open_file_part(FmWindow *win, const char *path, int part)
+{
     /* another open replaces a reopened run's */
     g_clear_pointer(&win->reopen_result, fm_result_free);
     g_clear_pointer(&win->reopen_path, g_free);
@@ -177,5 +229,6 @@ void fm_window_open_file(FmWindow *win, const char *path)
     fm_window_set_status(win, status);
     g_autoptr(GTask) task = g_task_new(win, win->load_cancellable, load_done, NULL);
     g_task_set_task_data(task, g_strdup(path), g_free);
+    g_object_set_data(G_OBJECT(task), "fm-part", GINT_TO_POINTER(part));
     g_task_run_in_thread(task, load_thread);
 }

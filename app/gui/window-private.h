@@ -26,6 +26,8 @@ struct _FmWindow {
     GtkWidget *map_frame, *play_button, *play_image, *frame_scale, *frame_label;
     GtkWidget *roi_bar, *roi_stats_label, *jobs_box, *plot_box, *panel_box;
     GtkWidget *status_label, *cursor_label, *backend_label;
+    /* Built in code: which dataset of a file that holds several (.sdt blocks, .ptu channels). */
+    GtkWidget *part_label, *part_combo;
 
     /* Built in code. */
     FmMapView *map_view;
@@ -145,6 +147,8 @@ void fm_window_start_job(FmWindow *win, const fm_method *method, const fm_params
 void fm_window_show_reopened(FmWindow *win, fm_result *result); /* takes it */
 
 /* window-open.c */
+/* The dataset panel's choice among a file's datasets (built once). */
+void fm_window_parts_init(FmWindow *win);
 /* Opens path, then shows result (taken) over it; result alone when path cannot be read. */
 void fm_window_open_for_result(FmWindow *win, const char *path, fm_result *result);
 /* Progress callback of fm_dataset_open on the load worker (user: the load GTask, whose

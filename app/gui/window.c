@@ -445,6 +445,7 @@ static void build_children(FmWindow *win)
     gtk_stack_add_titled(GTK_STACK(win->centre_stack), GTK_WIDGET(win->map_view), "map", _("Map"));
     g_object_unref(win->map_view);
     gtk_container_add(GTK_CONTAINER(win->map_frame), win->centre_stack);
+    fm_window_parts_init(win);
     win->catalogue_view = FM_CATALOGUE_VIEW(fm_catalogue_view_new());
     gtk_box_pack_start(GTK_BOX(win->catalogue_box), GTK_WIDGET(win->catalogue_view), TRUE, TRUE, 0);
     gtk_widget_show_all(win->map_frame);
@@ -677,6 +678,10 @@ int fm_window_get_playback_count(FmWindow *win)
 const char *fm_window_get_device_text(FmWindow *win)
 {
     return gtk_label_get_text(GTK_LABEL(win->backend_label));
+}
+GtkWidget *fm_window_get_part_combo(FmWindow *win)
+{
+    return win->part_combo;
 }
 GtkWidget *fm_window_get_job_list(FmWindow *win)
 {

@@ -18,6 +18,11 @@ void fm_window_device_changed(FmWindow *win);
 
 /* Reads the file on a worker thread; errors go to the info bar. */
 void fm_window_open_file(FmWindow *win, const char *path);
+/* The same for one of the datasets of a file that holds several (fm_dataset_open_part: an .sdt
+ * file's N-th, a .ptu/.pt3 file's detector channel N; 0 the reader's default). */
+void fm_window_open_file_part(FmWindow *win, const char *path, int part);
+/* The dataset panel's choice among the open file's datasets (hidden when it holds one). */
+GtkWidget *fm_window_get_part_combo(FmWindow *win);
 /* Shows a file chooser, then opens the chosen file. */
 void fm_window_choose_file(FmWindow *win);
 /* A drop of URIs: opens the first local one (one dataset at a time). FALSE when none is local. */

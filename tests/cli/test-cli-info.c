@@ -7,6 +7,11 @@
 #include <math.h>
 #include <string.h>
 
+#include "app/core/io/flim_write.h"
+#include "app/core/error.h"
+#include "app/core/io/open.h"
+#include "app/core/io/tiff.h"
+#include "app/core/io/sdt_write.h"
 #include "tests/cli/cli-test-util.h"
 #include "tests/cli/reader-fixtures.h"
 
@@ -319,6 +324,102 @@ static void expect_exit(int code, const char *needle, ...)
     g_assert_nonnull(strstr(r.err, needle));
 }
 
+/* pixel_sum of `info --json [option value] path` (exit 0 asserted). */
+static double part_sum(const char *path, const char *option, const char *value)
+{
+    g_auto(cli_result) r = option ? cli_test_run(NULL, NULL, "info", "--json", option, value, path,
+                                                 NULL)
+                                  : cli_test_run(NULL, NULL, "info", "--json", path, NULL);
+    g_assert_cmpint(r.status, ==, 0);
+    g_autoptr(JsonParser) parser = NULL;
+    JsonObject *o = cli_test_parse_object(r.out, &parser);
+    return json_object_get_double_member(o, "pixel_sum");
+}
+
+/* A small x, y, t count cube: (x + 2 y + t) % 5 * scale. */
+static fm_dataset *cube(int scale, double *pixel_counts)
+{
+    gsize sizes[3] = {4, 3, 16};
+    fm_dataset *ds = fm_dataset_new(FM_PIXEL_U16, 3, sizes, (const char *const[]){"x", "y", "t"});
+    guint16 *c = ds->data;
+    for (int t = 0; t < 16; t++)
+        for (int y = 0; y < 3; y++)
+            for (int x = 0; x < 4; x++) {
+                c[(t * 3 + y) * 4 + x] = (guint16)((x + 2 * y + t) % 5 * scale);
+                if (pixel_counts)
+                    pixel_counts[y * 4 + x] += c[(t * 3 + y) * 4 + x];
+            }
+    return ds;
+}
+
+/* Files that hold several datasets: --block picks an .sdt dataset, --channel a .ptu detector
+ * channel (the writer sends photon k of a pixel to channel 1 + k % 2, so channel 1 holds
+ * ceil(n / 2) of a pixel's n photons), each only on its own format; fm_dataset_parts lists
+ * them for the GUI's choice. */
+static void test_parts(void)
+{
+    g_autofree char *dir = cli_test_tmp_path("parts");
+    g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
+    double counts[12] = {0}, sum_a = 0, sum_b = 0, ch1 = 0, ch2 = 0;
+    g_autoptr(fm_dataset) a = cube(1, counts);
+    g_autoptr(fm_dataset) b = cube(3, NULL);
+    for (int p = 0; p < 12; p++) {
+        sum_a += counts[p];
+        sum_b += 3 * counts[p];
+        ch1 += ceil(counts[p] / 2);
+        ch2 += floor(counts[p] / 2);
+    }
+    g_autofree char *sdt = g_build_filename(dir, "two.sdt", NULL);
+    const fm_dataset *pair[] = {a, b};
+    fm_sdt_write_options so = {.datasets = pair, .n_datasets = 2, .channels = 2,
+                               .bin_width_ps = 100, .compress = TRUE};
+    g_assert_true(fm_sdt_write_ex(sdt, &so, NULL));
+    g_autofree char *ptu = g_build_filename(dir, "two.ptu", NULL);
+    fm_ptu_write_options po = {.channels = 2};
+    g_assert_true(fm_ptu_write(ptu, a, 100, &po, NULL));
+
+    g_assert_cmpfloat(part_sum(sdt, NULL, NULL), ==, sum_a);
+    g_assert_cmpfloat(part_sum(sdt, "--block", "1"), ==, sum_a);
+    g_assert_cmpfloat(part_sum(sdt, "--block", "2"), ==, sum_b);
+    g_assert_cmpfloat(part_sum(ptu, NULL, NULL), ==, sum_a);
+    g_assert_cmpfloat(part_sum(ptu, "--channel", "1"), ==, ch1);
+    g_assert_cmpfloat(part_sum(ptu, "--channel", "2"), ==, ch2);
+    struct {
+        const char *path, *option, *value;
+        int status;
+    } bad[] = {{sdt, "--channel", "1", 2}, {ptu, "--block", "1", 2}, {sdt, "--block", "0", 2},
+               {sdt, "--block", "3", 3},   {ptu, "--channel", "3", 3}};
+    for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
+        g_auto(cli_result) r =
+            cli_test_run(NULL, NULL, "info", bad[i].option, bad[i].value, bad[i].path, NULL);
+        g_test_message("%s %s %s: exit %d: %s", bad[i].option, bad[i].value, bad[i].path, r.status,
+                       r.err);
+        g_assert_cmpint(r.status, ==, bad[i].status);
+    }
+
+    /* the GUI's choice */
+    int current = -1;
+    g_autoptr(fm_dataset) second = fm_dataset_open_part(sdt, 2, NULL, NULL, NULL, NULL, NULL);
+    g_assert_nonnull(second);
+    g_autoptr(GArray) sdt_parts = fm_dataset_parts(second, &current);
+    g_assert_cmpuint(sdt_parts->len, ==, 2);
+    g_assert_cmpint(current, ==, 1);
+    g_assert_cmpint(g_array_index(sdt_parts, fm_dataset_part, 1).part, ==, 2);
+    g_autoptr(fm_dataset) all = fm_dataset_open_part(ptu, 0, NULL, NULL, NULL, NULL, NULL);
+    g_autoptr(GArray) ptu_parts = fm_dataset_parts(all, &current);
+    g_assert_cmpuint(ptu_parts->len, ==, 3); /* all, 1, 2 */
+    g_assert_cmpint(current, ==, 0);
+    g_assert_cmpint(g_array_index(ptu_parts, fm_dataset_part, 2).part, ==, 2);
+    g_autoptr(fm_dataset) one = fm_dataset_open_part(ptu, 1, NULL, NULL, NULL, NULL, NULL);
+    g_autoptr(GArray) one_parts = fm_dataset_parts(one, &current);
+    g_assert_cmpint(current, ==, 1);
+    g_autoptr(GError) error = NULL;
+    g_autofree char *tif = g_build_filename(dir, "one.tif", NULL);
+    g_assert_true(fm_tiff_write_dataset(tif, a, NULL, NULL));
+    g_assert_null(fm_dataset_open_part(tif, 1, NULL, NULL, NULL, NULL, &error));
+    g_assert_error(error, FM_ERROR, FM_ERROR_BAD_PARAM);
+}
+
 static void test_errors(void)
 {
     expect_exit(2, "info: missing FILE", "info", NULL);
@@ -357,6 +458,7 @@ int main(int argc, char **argv)
     g_test_add_func("/info/oct-names", test_oct_names);
     g_test_add_func("/info/size-mismatch", test_size_mismatch);
     g_test_add_func("/info/errors", test_errors);
+    g_test_add_func("/info/parts", test_parts);
     g_test_add_func("/info/name-wins-over-sidecar", test_name_wins_over_sidecar);
     g_test_add_func("/info/real/ptu", test_real_ptu);
     g_test_add_func("/info/real/sdt", test_real_sdt);

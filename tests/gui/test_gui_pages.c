@@ -10,7 +10,7 @@
 #include "app/core/io/tiff.h"
 #include "gui-test-util.h"
 
-static char *data_dir, *flim_tif, *flim_sdt, *speckle_tif;
+static char *data_dir, *flim_tif, *flim_sdt, *speckle_tif, *two_channel_ptu;
 static FmApplication *app;
 static FmWindow *win;
 
@@ -74,6 +74,31 @@ static void test_choice(void)
     (void)runs2;
 }
 
+static gboolean channel_two_open(gpointer unused G_GNUC_UNUSED)
+{
+    fm_dataset *ds = fm_window_get_dataset(win);
+    return !fm_window_is_loading(win) && ds != NULL &&
+           g_strcmp0(fm_dataset_get_meta(ds, "ptu_channel"), "2") == 0;
+}
+
+/* A file that holds several datasets (two detector channels): the dataset panel offers them,
+ * and choosing one opens it; a file that holds one hides the choice. */
+static void test_parts(void)
+{
+    open_and_wait(two_channel_ptu);
+    GtkWidget *combo = fm_window_get_part_combo(win);
+    g_assert_true(gtk_widget_get_visible(combo));
+    GtkTreeModel *model = gtk_combo_box_get_model(GTK_COMBO_BOX(combo));
+    g_assert_cmpint(gtk_tree_model_iter_n_children(model, NULL), ==, 3); /* all, 1, 2 */
+    g_assert_cmpstr(gtk_combo_box_get_active_id(GTK_COMBO_BOX(combo)), ==, "0");
+    g_assert_true(gtk_combo_box_set_active_id(GTK_COMBO_BOX(combo), "2"));
+    g_assert_true(fm_gui_test_wait_until(channel_two_open, NULL, 30));
+    g_assert_cmpstr(gtk_combo_box_get_active_id(GTK_COMBO_BOX(combo)), ==, "2");
+    g_assert_cmpstr(fm_window_get_family(win), ==, "flim");
+    open_and_wait(speckle_tif);
+    g_assert_false(gtk_widget_get_visible(combo));
+}
+
 /* The parameter key's value in a params JSON object, as text ("7", "\"mono\"") (g_free). */
 static char *json_value(const char *json, const char *key)
 {
@@ -87,6 +112,7 @@ static char *json_value(const char *json, const char *key)
 
 static void test_state_kept(void)
 {
+    fm_window_set_family(win, "flim"); /* as a reopened FLIM run would */
     g_assert_true(fm_window_select_method(win, "flim.lsm"));
     g_assert_true(fm_window_set_param(win, "min_photons", "7"));
     g_assert_true(fm_window_switch_page(win, "lsi"));
@@ -141,16 +167,21 @@ int main(int argc, char **argv)
     flim_sdt = g_build_filename(data_dir, "bars.sdt", NULL);
     g_assert_true(fm_sdt_write(flim_sdt, ds, 100.0, &error));
     speckle_tif = fm_gui_test_write_speckle(data_dir, "speckle.tif", 32, 24, 3, 7);
+    two_channel_ptu = g_build_filename(data_dir, "two-channels.ptu", NULL);
+    fm_ptu_write_options two = {.channels = 2};
+    g_assert_true(fm_ptu_write(two_channel_ptu, ds, 100.0, &two, &error));
 
     app = fm_gui_test_new_app();
     win = fm_gui_test_activate(app);
     fm_gui_test_drain(0.2);
     g_test_add_func("/gui-pages/choice", test_choice);
+    g_test_add_func("/gui-pages/parts", test_parts);
     g_test_add_func("/gui-pages/state-kept", test_state_kept);
     int status = g_test_run();
     fm_gui_test_shutdown(app, GTK_WIDGET(win), data_dir);
     g_free(flim_tif);
     g_free(flim_sdt);
     g_free(speckle_tif);
+    g_free(two_channel_ptu);
     return status;
 }

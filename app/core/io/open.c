@@ -5,6 +5,7 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "app/core/error.h"
@@ -82,32 +83,45 @@ fm_dataset *fm_dataset_open(const char *path, void (*progress)(double fraction, 
     return fm_dataset_open_with_layout(path, NULL, progress, progress_user, cancellable, error);
 }
 
+gboolean fm_dataset_layout_from_params(const fm_params *params, fm_oct_raw_layout *layout)
+{
+    *layout = (fm_oct_raw_layout){0, 0, 0, FM_OCT_RAW_U16};
+    int n_specs = 0;
+    const fm_param_spec *specs = params ? fm_params_specs(params, &n_specs) : NULL;
+    for (int i = 0; i < n_specs; i++) {
+        if (g_strcmp0(specs[i].key, "pixels_per_aline") == 0)
+            layout->pixels_per_aline = fm_params_get_int(params, "pixels_per_aline");
+        else if (g_strcmp0(specs[i].key, "alines_per_bscan") == 0)
+            layout->alines_per_bscan = fm_params_get_int(params, "alines_per_bscan");
+        else if (g_strcmp0(specs[i].key, "raw_format") == 0)
+            fm_oct_raw_format_parse(fm_params_get_choice(params, "raw_format"), &layout->format);
+    }
+    /* 0 is the schema's "from the sidecar" */
+    return layout->pixels_per_aline > 0 && layout->alines_per_bscan > 0;
+}
+
 fm_dataset *fm_dataset_open_with_params(const char *path, const fm_params *params,
                                         void (*progress)(double fraction, gpointer user),
                                         gpointer progress_user, GCancellable *cancellable,
                                         GError **error)
 {
-    fm_oct_raw_layout layout = {0, 0, 0, FM_OCT_RAW_U16};
-    int n_specs = 0;
-    const fm_param_spec *specs = params ? fm_params_specs(params, &n_specs) : NULL;
-    for (int i = 0; i < n_specs; i++) {
-        if (g_strcmp0(specs[i].key, "pixels_per_aline") == 0)
-            layout.pixels_per_aline = fm_params_get_int(params, "pixels_per_aline");
-        else if (g_strcmp0(specs[i].key, "alines_per_bscan") == 0)
-            layout.alines_per_bscan = fm_params_get_int(params, "alines_per_bscan");
-        else if (g_strcmp0(specs[i].key, "raw_format") == 0)
-            fm_oct_raw_format_parse(fm_params_get_choice(params, "raw_format"), &layout.format);
-    }
-    /* 0 is the schema's "from the sidecar" */
-    gboolean has_layout = layout.pixels_per_aline > 0 && layout.alines_per_bscan > 0;
-    return fm_dataset_open_with_layout(path, has_layout ? &layout : NULL, progress, progress_user,
-                                       cancellable, error);
+    fm_oct_raw_layout layout;
+    gboolean has_layout = fm_dataset_layout_from_params(params, &layout);
+    return fm_dataset_open_part(path, 0, has_layout ? &layout : NULL, progress, progress_user,
+                                cancellable, error);
 }
 
 fm_dataset *fm_dataset_open_with_layout(const char *path, const fm_oct_raw_layout *raw_layout,
                                         void (*progress)(double fraction, gpointer user),
                                         gpointer progress_user, GCancellable *cancellable,
                                         GError **error)
+{
+    return fm_dataset_open_part(path, 0, raw_layout, progress, progress_user, cancellable, error);
+}
+
+fm_dataset *fm_dataset_open_part(const char *path, int part, const fm_oct_raw_layout *raw_layout,
+                                 void (*progress)(double fraction, gpointer user),
+                                 gpointer progress_user, GCancellable *cancellable, GError **error)
 {
     /* A folder is a DICOM series (4-D DCE); one series only, see fm_dicom_read. A file of the
      * series opens its series (below). */
@@ -132,6 +146,14 @@ fm_dataset *fm_dataset_open_with_layout(const char *path, const fm_oct_raw_layou
      * names another format are they considered, then by their layout (given, or the JSON
      * sidecar's) whatever the extension; without either, a raw-looking name brings them back
      * undecoded for oct.bscan's layout parameters. */
+    gboolean has_parts = format == FORMAT_SDT || format == FORMAT_PTU || format == FORMAT_PT3;
+    if (part != 0 && !has_parts) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
+                    _("%s: holds one dataset (only .sdt blocks and .ptu/.pt3 detector channels "
+                      "can be chosen)"),
+                    path);
+        return NULL;
+    }
     if (format == FORMAT_UNKNOWN && n > 0 &&
         (raw_layout || fm_oct_raw_has_sidecar(path) || raw_spectra_name(path)))
         return fm_oct_raw_read(path, raw_layout, error);
@@ -139,11 +161,11 @@ fm_dataset *fm_dataset_open_with_layout(const char *path, const fm_oct_raw_layou
     case FORMAT_TIFF:
         return fm_tiff_read(path, error);
     case FORMAT_SDT:
-        return fm_sdt_read(path, -1, error);
+        return fm_sdt_read(path, part - 1, error); /* -1: the first dataset */
     case FORMAT_PTU:
-        return fm_ptu_read(path, 0, progress, progress_user, cancellable, error);
+        return fm_ptu_read_channel(path, part, 0, progress, progress_user, cancellable, error);
     case FORMAT_PT3:
-        return fm_pt3_read(path, 0, 0, progress, progress_user, cancellable, error);
+        return fm_pt3_read(path, part, 0, progress, progress_user, cancellable, error);
     case FORMAT_NIFTI:
         return fm_nifti_read(path, error);
     case FORMAT_UNKNOWN:
@@ -169,6 +191,39 @@ static const fm_file_format formats[] = {
     {N_("SD-OCT raw spectra (.raw, .bin, .oct, .dat, .u16 beside their JSON sidecar)"),
      {"*.raw", "*.bin", "*.oct", "*.dat", "*.u16", "*.RAW", "*.BIN", "*.DAT"}},
 };
+
+GArray *fm_dataset_parts(const fm_dataset *ds, int *current)
+{
+    GArray *parts = g_array_new(FALSE, TRUE, sizeof(fm_dataset_part));
+    const char *n_sdt = fm_dataset_get_meta(ds, "sdt_datasets");
+    const char *channels = fm_dataset_get_meta(ds, "ptu_channels");
+    const char *channel = fm_dataset_get_meta(ds, "ptu_channel");
+    *current = 0;
+    if (n_sdt != NULL) {
+        int n = atoi(n_sdt);
+        const char *open = fm_dataset_get_meta(ds, "sdt_dataset");
+        for (int k = 1; n > 1 && k <= n; k++) {
+            fm_dataset_part p = {.part = k};
+            g_snprintf(p.label, sizeof p.label, _("Dataset %d of %d"), k, n);
+            g_array_append_val(parts, p);
+            if (open != NULL && atoi(open) == k)
+                *current = (int)parts->len - 1;
+        }
+    } else if (channels != NULL && strchr(channels, ',') != NULL) {
+        fm_dataset_part all = {.part = 0};
+        g_strlcpy(all.label, _("All detector channels"), sizeof all.label);
+        g_array_append_val(parts, all);
+        g_auto(GStrv) list = g_strsplit(channels, ",", -1);
+        for (int i = 0; list[i] != NULL; i++) {
+            fm_dataset_part p = {.part = atoi(list[i])};
+            g_snprintf(p.label, sizeof p.label, _("Detector channel %d"), p.part);
+            g_array_append_val(parts, p);
+            if (g_strcmp0(channel, list[i]) == 0)
+                *current = (int)parts->len - 1;
+        }
+    }
+    return parts;
+}
 
 const fm_file_format *fm_dataset_formats(gsize *n_formats)
 {

@@ -29,6 +29,25 @@ fm_dataset *fm_dataset_open_with_params(const char *path, const fm_params *param
                                         gpointer progress_user, GCancellable *cancellable,
                                         GError **error);
 
+/* The raw layout of a method's parameters (see fm_dataset_open_with_params); FALSE when they
+ * give none. */
+gboolean fm_dataset_layout_from_params(const fm_params *params, fm_oct_raw_layout *layout);
+/* As fm_dataset_open_with_layout, for files that hold several datasets: part N >= 1 opens an .sdt file's N-th dataset
+ * (its blocks in order, one per routing channel where a block holds several) or a .ptu/.pt3
+ * file's detector channel N; 0 the reader's default (the first dataset; every channel summed).
+ * A part of another format is FM_ERROR_BAD_PARAM. */
+fm_dataset *fm_dataset_open_part(const char *path, int part, const fm_oct_raw_layout *raw_layout,
+                                 void (*progress)(double fraction, gpointer user),
+                                 gpointer progress_user, GCancellable *cancellable, GError **error);
+
+/* The parts of the file ds came from that a user can choose among, from the reader's metadata
+ * (empty when there is one); *current is the index of the one ds holds. */
+typedef struct {
+    int part;       /* for fm_dataset_open_part */
+    char label[64]; /* "Dataset 2 of 3", "Detector channel 1" */
+} fm_dataset_part;
+GArray *fm_dataset_parts(const fm_dataset *ds, int *current);
+
 /* The formats fm_dataset_open reads, for file choosers: a name and shell patterns (every case a
  * file system may hold them in: GTK 3 matches patterns case-sensitively). */
 typedef struct {
