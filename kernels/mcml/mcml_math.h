@@ -73,9 +73,9 @@ static inline float fm_mcml_as_float(uint32_t u)
 #endif
 
 /* One layer in single precision; index 0 is the medium above, n_layers + 1 the one below. The
- * photon carries a copy of its layer's row (in registers on the GPU) and refreshes it when it
- * enters another layer: 48 bytes, 16-aligned, so that the copy is three 16-byte loads. */
-typedef struct __attribute__((aligned(16))) {
+ * photon carries a copy of its layer's (in registers on the GPU) and refreshes it when it enters
+ * another layer. */
+typedef struct {
     float z0, z1;           /* top and bottom depth, cm */
     float step_scale;       /* -ln 2 / (mua + mus): log2(xi) times it is the flight in cm;
                              * -3e37 for a clear layer, whose flights always reach a face */
@@ -83,7 +83,6 @@ typedef struct __attribute__((aligned(16))) {
     float hg_a, hg_b, hg_c; /* Henyey-Greenstein: 1 - g^2, 1 - g, 2 g */
     float hg_d, hg_e;       /* 1 + g^2, 1 / (2 g) (0 when g = 0: isotropic) */
     float eta_up, eta_dn;   /* n / n of the layer above, below */
-    float unused;
 } fm_mcml_layer_f;
 
 /* The scoring grid: inverse bin widths and the last bins (as floats, for clamping). */
