@@ -6,7 +6,8 @@ For base b = 2^32, the generator z -> a (z mod b) + floor(z / b) walks the resid
 m = a b - 1 by multiplication with b^-1 = a (mod m). With m a safe prime (m = 2p + 1, p prime),
 b = (2^16)^2 is a quadratic residue, so a has order p: every stream has period p = (m - 1) / 2,
 about 2^62. Each photon takes the multiplier of its index mod the table size, and Philox places
-it at a random point of that cycle. Run: python3 gen_mwc_multipliers.py > mcml_mwc_table.h"""
+it at a random point of that cycle. Run: python3 gen_mwc_multipliers.py > mcml_mwc_table.h, then
+clang-format -i mcml_mwc_table.h (the repository's style)."""
 
 import sys
 

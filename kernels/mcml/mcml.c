@@ -85,32 +85,30 @@ void fm_mcml_job_prepare(fm_mcml_job *job)
     m->nz = p->nz;
     m->nr = p->nr;
     m->na = p->na;
-    m->inv_dz = (float)(1.0 / p->dz_cm);
-    m->inv_dr = (float)(1.0 / p->dr_cm);
-    m->inv_da = (float)(p->na / (0.5 * FM_PI));
-    m->nz_max = (float)(p->nz - 1);
-    m->nr_max = (float)(p->nr - 1);
-    m->na_max = (float)(p->na - 1);
+    m->grid.inv_dz = (float)(1.0 / p->dz_cm);
+    m->grid.inv_dr = (float)(1.0 / p->dr_cm);
+    m->grid.inv_da = (float)(p->na / (0.5 * FM_PI));
+    m->grid.nz_max = (float)(p->nz - 1);
+    m->grid.nr_max = (float)(p->nr - 1);
+    m->grid.na_max = (float)(p->na - 1);
     double z = 0.0;
     for (int i = 0; i <= p->n_layers + 1; i++) {
         fm_mcml_layer_f *L = &m->layer[i];
-        L->n = (float)layer_n(p, i);
         if (i >= 1 && i <= p->n_layers) {
             const fm_mcml_layer *l = &p->layers[i - 1];
             const double mut = l->mua_per_cm + l->mus_per_cm, g = l->g;
-            fm_mcml_layer_hot *H = &L->hot;
-            H->z0 = (float)z;
+            L->z0 = (float)z;
             z += l->thickness_cm;
-            H->z1 = (float)z;
+            L->z1 = (float)z;
             /* A clear layer: flights of at least 3e37 * 2^-22 cm always reach a face. */
-            H->step_scale = mut > 0.0 ? (float)(-log(2.0) / mut) : -3e37f;
+            L->step_scale = mut > 0.0 ? (float)(-log(2.0) / mut) : -3e37f;
             const double f = mut > 0.0 ? l->mua_per_cm / mut * 4294967296.0 : 0.0;
-            H->mua_mut_q = f >= 4294967295.0 ? 0xFFFFFFFFu : (uint32_t)llround(f);
-            H->hg_a = (float)(1.0 - g * g);
-            H->hg_b = (float)(1.0 - g);
-            H->hg_c = (float)(2.0 * g);
-            H->hg_d = (float)(1.0 + g * g);
-            H->hg_e = g != 0.0 ? (float)(0.5 / g) : 0.0f;
+            L->mua_mut_q = f >= 4294967295.0 ? 0xFFFFFFFFu : (uint32_t)llround(f);
+            L->hg_a = (float)(1.0 - g * g);
+            L->hg_b = (float)(1.0 - g);
+            L->hg_c = (float)(2.0 * g);
+            L->hg_d = (float)(1.0 + g * g);
+            L->hg_e = g != 0.0 ? (float)(0.5 / g) : 0.0f;
             L->eta_up = (float)(layer_n(p, i) / layer_n(p, i - 1));
             L->eta_dn = (float)(layer_n(p, i) / layer_n(p, i + 1));
         }
@@ -121,7 +119,7 @@ void fm_mcml_job_prepare(fm_mcml_job *job)
     m->w0_q = (uint32_t)llround((1.0 - job->rsp) * FM_MCML_QSCALE);
     /* MCML's LaunchPhoton: a clear first layer is already accounted for in Rsp. */
     m->start_layer = clear1 && p->n_layers > 1 ? 2 : 1;
-    m->start_z = m->start_layer == 2 ? m->layer[2].hot.z0 : 0.0f;
+    m->start_z = m->start_layer == 2 ? m->layer[2].z0 : 0.0f;
 }
 
 void fm_mcml_count_batches(fm_mcml_raw *raw, long long lo, long long hi)
@@ -205,9 +203,19 @@ static void normalise(const fm_mcml_job *job, const fm_mcml_raw *raw, fm_mcml_re
     r->tt_se = se[2];
 
     const double inv = n_eff > 0 ? 1.0 / (q * n_eff) : 0.0;
-    if (r->a_layer)
-        for (int l = 0; l < nl; l++)
-            r->a_layer[l] = raw->a_layer[l + 1] * inv;
+    if (r->a_layer) {
+        /* MCML's IzToLayer: bin iz belongs to the first layer whose bottom lies below its
+         * centre (bins below the tissue to the last layer). */
+        memset(r->a_layer, 0, sizeof(double) * nl);
+        for (int iz = 0, l = 0; raw->a_rz && iz < nz; iz++) {
+            while (l < nl - 1 && (iz + 0.5) * dz >= job->medium.layer[l + 1].z1)
+                l++;
+            unsigned long long row = 0;
+            for (int ir = 0; ir < nr; ir++)
+                row += raw->a_rz[(size_t)ir * nz + iz];
+            r->a_layer[l] += (double)row * inv;
+        }
+    }
     if (r->a_rz)
         memset(r->a_rz, 0, sizeof(double) * nr * nz);
     if (r->a_z)
@@ -254,7 +262,6 @@ static void raw_clear(fm_mcml_raw *raw, const fm_mcml_params *p)
         memset(raw->a_rz, 0, sizeof *raw->a_rz * (size_t)p->nr * p->nz);
     memset(raw->rd_ra, 0, sizeof *raw->rd_ra * (size_t)p->nr * p->na);
     memset(raw->tt_ra, 0, sizeof *raw->tt_ra * (size_t)p->nr * p->na);
-    memset(raw->a_layer, 0, sizeof raw->a_layer);
     memset(raw->batch, 0, sizeof raw->batch);
     raw->photons_done = 0;
 }

@@ -21,25 +21,27 @@ typedef struct {
 
 typedef struct {
     long long n_photons;
-    double dz_cm, dr_cm;       /* grid steps */
-    int nz, nr, na;            /* grid sizes (na angular bins over 0..pi/2) */
+    double dz_cm, dr_cm; /* grid steps */
+    int nz, nr, na;      /* grid sizes (na angular bins over 0..pi/2) */
     int n_layers;
     fm_mcml_layer layers[FM_MCML_MAX_LAYERS];
-    double n_above, n_below;   /* ambient media */
-    int record_absorption;     /* 0: reflectance/transmittance-only mode, A[r][z] not scored */
-    unsigned long long seed;   /* same seed and thread count -> same CPU result */
-    int shared_cache;          /* CUDA: cache the high-fluence region of A[r][z] in shared memory */
-    int n_devices;             /* CUDA: GPUs to use, 0 = all visible */
+    double n_above, n_below; /* ambient media */
+    int record_absorption;   /* 0: reflectance/transmittance-only mode, A[r][z] not scored */
+    unsigned long long seed; /* same seed and thread count -> same CPU result */
+    int shared_cache;        /* CUDA: cache the high-fluence region of A[r][z] in shared memory */
+    int n_devices;           /* CUDA: GPUs to use, 0 = all visible */
 } fm_mcml_params;
 
 /* Results normalised as MCML writes them (.mco). Arrays are caller-owned and zeroed by the run:
- * a_layer[n_layers] (-), a_z[nz] (1/cm), a_rz[nr*nz] (1/cm^3, index ir*nz+iz),
+ * a_layer[n_layers] (-; from A[r][z] as MCML does, each z bin to the layer holding its centre:
+ * exact where the layer faces fall on bin edges; zero in the R/T-only mode),
+ * a_z[nz] (1/cm), a_rz[nr*nz] (1/cm^3, index ir*nz+iz),
  * rd_r[nr], tt_r[nr] (1/cm^2), rd_a[na], tt_a[na] (1/sr), rd_ra[nr*na], tt_ra[nr*na]
  * (1/(cm^2 sr), index ir*na+ia). Any array may be NULL when not wanted. */
 typedef struct {
-    double rsp, rd, a, tt;            /* specular, diffuse reflectance, absorbed, transmitted */
-    double rd_se, a_se, tt_se;        /* standard errors over independent photon batches */
-    long long photons_done;           /* < n_photons when cancelled: a valid partial result */
+    double rsp, rd, a, tt;     /* specular, diffuse reflectance, absorbed, transmitted */
+    double rd_se, a_se, tt_se; /* standard errors over independent photon batches */
+    long long photons_done;    /* < n_photons when cancelled: a valid partial result */
     double *a_layer, *a_z, *a_rz;
     double *rd_r, *rd_a, *rd_ra;
     double *tt_r, *tt_a, *tt_ra;

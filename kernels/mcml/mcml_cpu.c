@@ -14,7 +14,6 @@
 
 typedef struct {
     unsigned long long *a_rz, *rd_ra, *tt_ra;
-    unsigned long long a_layer[FM_MCML_MAX_LAYERS + 2];
     unsigned long long batch[FM_MCML_BATCHES][FM_MCML_B_N];
 } thread_tally;
 
@@ -27,19 +26,15 @@ static void run_photon(const fm_mcml_job *job, unsigned long long index, thread_
     fm_mcml_event ev;
     fm_mcml_launch(&p, m, job->params.seed, index, fm_mcml_mwc_a[index % FM_MCML_MWC_COUNT]);
     while (p.w != 0) {
-        const int layer = p.layer;
         const int flags = fm_mcml_step(&p, m, &ev);
-        if (ev.drop) {
-            t->a_layer[layer] += ev.drop;
-            if (t->a_rz) {
-                int ir, iz;
-                fm_mcml_rz_bin(&p, m, &ir, &iz);
-                t->a_rz[(size_t)ir * nz + iz] += ev.drop;
-            }
+        if (ev.drop && t->a_rz) {
+            int ir, iz;
+            fm_mcml_rz_bin(&p, &m->grid, &ir, &iz);
+            t->a_rz[(size_t)ir * nz + iz] += ev.drop;
         }
         if (flags & FM_MCML_EV_ESCAPE) {
             int ir, ia;
-            fm_mcml_ra_bin(&p, m, ev.escape_cos, &ir, &ia);
+            fm_mcml_ra_bin(&p, &m->grid, ev.escape_cos, &ir, &ia);
             unsigned long long *ra = ev.escape == 1 ? t->rd_ra : t->tt_ra;
             ra[(size_t)ir * na + ia] += ev.escape_w;
             b[ev.escape == 1 ? FM_MCML_B_RD : FM_MCML_B_TT] += ev.escape_w;
@@ -101,8 +96,6 @@ fm_status fm_mcml_cpu_run(const fm_mcml_job *job, fm_mcml_raw *raw, char *msg, s
             raw->rd_ra[i] += tt[t].rd_ra[i];
             raw->tt_ra[i] += tt[t].tt_ra[i];
         }
-        for (int l = 0; l < FM_MCML_MAX_LAYERS + 2; l++)
-            raw->a_layer[l] += tt[t].a_layer[l];
         for (int b = 0; b < FM_MCML_BATCHES; b++)
             for (int k = 0; k < FM_MCML_B_N; k++)
                 raw->batch[b][k] += tt[t].batch[b][k];

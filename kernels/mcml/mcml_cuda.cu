@@ -1,8 +1,8 @@
 /* CUDA MCML after GPU-MCML (Alerstam et al. 2010): one persistent kernel whose warps take photon
  * indices from a global counter in chunks; each thread carries its photon and multiply-with-carry
  * stream in registers; the high-fluence corner of A[r][z] is cached in shared memory as 32-bit
- * accumulators whose overflow carries into the global 64-bit ones; repeated drops into one voxel
- * and one layer are merged in registers; one host thread per GPU polls progress and forwards a
+ * accumulators whose overflow carries into the global 64-bit ones; outside it, repeated drops
+ * into one voxel are merged in registers; one host thread per GPU polls progress and forwards a
  * cancel while the kernel runs. */
 #include <pthread.h>
 #include <stdlib.h>
@@ -30,9 +30,11 @@
 /* Photon indices a warp takes from the global counter at a time: one global atomic per 64
  * photons, and at most 64 photons per warp still run after a cancel. */
 #define CHUNK 64
-#define N_LAYER_SLOTS (FM_MCML_MAX_LAYERS + 2)
-#define OUTSIDE 0x80000000u /* tally code: a global A[r][z] index, not a cache index */
-#define NONE 0xFFFFFFFFu
+/* Steps each lane takes between the warp's votes for dead lanes (-DFM_MCML_STEPS_PER_VOTE=n). */
+#ifndef FM_MCML_STEPS_PER_VOTE
+#define FM_MCML_STEPS_PER_VOTE 8
+#endif
+#define STEPS_PER_VOTE FM_MCML_STEPS_PER_VOTE
 #define FULL 0xFFFFFFFFu
 
 typedef unsigned long long u64;
@@ -45,33 +47,25 @@ typedef struct {
     int stop; /* set by the host: hand out no more chunks */
 } control;
 
-/* Adds a merged run of drops to its voxel: shared memory (32-bit, the overflow carried as 2^32
- * into the global 64-bit voxel) or global memory. */
-__device__ __forceinline__ void flush_voxel(uint32_t code, uint32_t q, uint32_t *s_cache,
-                                            int cache_z, u64 *a_rz, int nz)
+/* Adds weight to a cached voxel: a 32-bit shared accumulator whose overflow is carried as 2^32
+ * into the global 64-bit voxel (the atomic returns the old value, so the carry is exact and
+ * needs no barrier). */
+__device__ __forceinline__ void cache_add(int ir, int iz, uint32_t q, uint32_t *s_cache,
+                                          int cache_z, u64 *a_rz, int nz)
 {
-    if (q == 0)
-        return;
-    if (code & OUTSIDE) {
-        atomicAdd(a_rz + (code & ~OUTSIDE), (u64)q);
-    } else {
-        const uint32_t old = atomicAdd(s_cache + code, q);
-        if (old + q < old) {
-            const uint32_t ir = code / cache_z, iz = code - ir * cache_z;
-            atomicAdd(a_rz + (size_t)ir * nz + iz, 1ull << 32);
-        }
-    }
+    const uint32_t old = atomicAdd(s_cache + ir * cache_z + iz, q);
+    if (old + q < old)
+        atomicAdd(a_rz + (size_t)ir * nz + iz, 1ull << 32);
 }
 
 template <int RECORD>
 __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
     mcml_photons(const fm_mcml_medium medium, u64 seed, control *ctl, u64 end, u64 *a_rz,
-                 u64 *rd_ra, u64 *tt_ra, u64 *a_layer, u64 *batch, int cache_r, int cache_z)
+                 u64 *rd_ra, u64 *tt_ra, u64 *batch, int cache_r, int cache_z)
 {
-    /* The layer table in shared memory: lanes in different layers read it without serialising,
-     * as they would from constant memory (64-byte rows: a few two-way bank conflicts at most). */
+    /* The layer table in shared memory, read when a photon enters a layer (lanes in different
+     * layers would serialise on constant memory). */
     __shared__ fm_mcml_medium m;
-    __shared__ u64 s_layer[N_LAYER_SLOTS];
     __shared__ u64 s_batch[FM_MCML_BATCHES * FM_MCML_B_N];
     __shared__ u64 s_pool[WARPS][2]; /* each warp's chunk: next and end */
     extern __shared__ uint32_t s_cache[];
@@ -84,8 +78,6 @@ __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
     }
     for (int i = threadIdx.x; i < n_cache; i += blockDim.x)
         s_cache[i] = 0;
-    for (int i = threadIdx.x; i < N_LAYER_SLOTS; i += blockDim.x)
-        s_layer[i] = 0;
     for (int i = threadIdx.x; i < FM_MCML_BATCHES * FM_MCML_B_N; i += blockDim.x)
         s_batch[i] = 0;
     for (int i = threadIdx.x; i < WARPS * 2; i += blockDim.x)
@@ -93,11 +85,12 @@ __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
     __syncthreads();
 
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nz = m.nz, na = m.na;
+    const fm_mcml_grid grid = m.grid; /* in registers */
     fm_mcml_photon p;
-    memset(&p, 0, sizeof p);                     /* w = 0: no photon yet */
-    int bi = 0;                                  /* the photon's batch row in s_batch */
-    uint32_t last = NONE, last_q = 0, lay_q = 0; /* drops merged in registers */
-    int more = 1;                                /* warp-uniform: chunks may remain */
+    memset(&p, 0, sizeof p);       /* w = 0: no photon yet */
+    int bi = 0;                    /* the photon's batch row in s_batch */
+    uint32_t last = 0, last_q = 0; /* global drops merged in registers */
+    int more = 1;                  /* warp-uniform: chunks may remain */
     for (;;) {
         /* Dead lanes take the next indices of the warp's chunk, in lane order; the warp leader
          * takes a new chunk when this one runs short. */
@@ -133,53 +126,50 @@ __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
         }
         if (!__any_sync(FULL, p.w != 0))
             break;
-        if (p.w == 0)
-            continue;
-        const int layer = p.layer;
-        fm_mcml_event ev;
-        const int flags = fm_mcml_step(&p, &m, &ev);
-        /* Absorption per layer: summed over the stay in a layer, added when it ends. */
-        lay_q += ev.drop;
-        if (RECORD && ev.drop) {
-            int ir, iz;
-            fm_mcml_rz_bin(&p, &m, &ir, &iz);
-            const uint32_t code = ir < cache_r && iz < cache_z ? (uint32_t)(ir * cache_z + iz)
-                                                               : OUTSIDE | (uint32_t)(ir * nz + iz);
-            if (code != last || last_q >= 0x80000000u) {
-                flush_voxel(last, last_q, s_cache, cache_z, a_rz, nz);
-                last = code;
-                last_q = 0;
+        /* A few steps between hand-outs: the vote and hand-out cost less, and a lane whose photon
+         * ends waits at most STEPS_PER_VOTE - 1 steps for the next. */
+        for (int k = 0; k < STEPS_PER_VOTE && p.w != 0; k++) {
+            fm_mcml_event ev;
+            const int flags = fm_mcml_step(&p, &m, &ev);
+            if (RECORD && ev.drop) {
+                int ir, iz;
+                fm_mcml_rz_bin(&p, &grid, &ir, &iz);
+                if (ir < cache_r && iz < cache_z) {
+                    cache_add(ir, iz, ev.drop, s_cache, cache_z, a_rz, nz);
+                } else {
+                    /* Outside the cache, consecutive drops into one voxel are summed in
+                     * registers (GPU-MCML's merge): one global atomic per run of them. Inside,
+                     * the merge's compare and branch cost more than the shared atomics. */
+                    const uint32_t voxel = (uint32_t)(ir * nz + iz);
+                    if (voxel != last || last_q >= 0x80000000u) {
+                        if (last_q)
+                            atomicAdd(a_rz + last, (u64)last_q);
+                        last = voxel;
+                        last_q = 0;
+                    }
+                    last_q += ev.drop;
+                }
             }
-            last_q += ev.drop;
-        }
-        if (flags) {
-            if (flags & (FM_MCML_EV_LAYER | FM_MCML_EV_DEAD | FM_MCML_EV_ROULETTE)) {
-                /* (after a roulette win too: the stay's sum then stays below 2^32) */
-                if (lay_q)
-                    atomicAdd(s_layer + layer, (u64)lay_q);
-                lay_q = 0;
+            if (flags) {
+                if (flags & FM_MCML_EV_ESCAPE) {
+                    int ir, ia;
+                    fm_mcml_ra_bin(&p, &grid, ev.escape_cos, &ir, &ia);
+                    atomicAdd((ev.escape == 1 ? rd_ra : tt_ra) + (size_t)ir * na + ia,
+                              (u64)ev.escape_w);
+                    atomicAdd(s_batch + bi + (ev.escape == 1 ? FM_MCML_B_RD : FM_MCML_B_TT),
+                              (u64)ev.escape_w);
+                }
+                if (flags & FM_MCML_EV_ROULETTE)
+                    atomicAdd(s_batch + bi + FM_MCML_B_ROUL, (u64)(long long)ev.roulette);
             }
-            if (flags & FM_MCML_EV_ESCAPE) {
-                int ir, ia;
-                fm_mcml_ra_bin(&p, &m, ev.escape_cos, &ir, &ia);
-                atomicAdd((ev.escape == 1 ? rd_ra : tt_ra) + (size_t)ir * na + ia,
-                          (u64)ev.escape_w);
-                atomicAdd(s_batch + bi + (ev.escape == 1 ? FM_MCML_B_RD : FM_MCML_B_TT),
-                          (u64)ev.escape_w);
-            }
-            if (flags & FM_MCML_EV_ROULETTE)
-                atomicAdd(s_batch + bi + FM_MCML_B_ROUL, (u64)(long long)ev.roulette);
         }
     }
-    if (RECORD)
-        flush_voxel(last, last_q, s_cache, cache_z, a_rz, nz);
+    if (RECORD && last_q)
+        atomicAdd(a_rz + last, (u64)last_q);
     __syncthreads();
     for (int i = threadIdx.x; i < n_cache; i += blockDim.x)
         if (s_cache[i])
             atomicAdd(a_rz + (size_t)(i / cache_z) * nz + i % cache_z, (u64)s_cache[i]);
-    for (int i = threadIdx.x; i < N_LAYER_SLOTS; i += blockDim.x)
-        if (s_layer[i])
-            atomicAdd(a_layer + i, s_layer[i]);
     for (int i = threadIdx.x; i < FM_MCML_BATCHES * FM_MCML_B_N; i += blockDim.x)
         if (s_batch[i])
             atomicAdd(batch + i, s_batch[i]);
@@ -190,7 +180,6 @@ typedef struct {
     int device;
     long long lo, hi;          /* photon indices of this GPU */
     u64 *a_rz, *rd_ra, *tt_ra; /* host copies of this GPU's tallies */
-    u64 a_layer[N_LAYER_SLOTS];
     u64 batch[FM_MCML_BATCHES * FM_MCML_B_N];
     long long done; /* photons started (all of them finish), read by the polling thread */
     volatile int *cancel;
@@ -225,14 +214,14 @@ static fm_status run_device(gpu_work *w)
     fm_status status = FM_OK;
     const size_t n_rz = (size_t)prm->nr * prm->nz, n_ra = (size_t)prm->nr * prm->na;
     const int record = prm->record_absorption != 0;
-    u64 *d_a_rz = NULL, *d_rd = NULL, *d_tt = NULL, *d_layer = NULL, *d_batch = NULL;
+    u64 *d_a_rz = NULL, *d_rd = NULL, *d_tt = NULL, *d_batch = NULL;
     control *d_ctl = NULL, *h_ctl = NULL;
     cudaStream_t stream = NULL, side = NULL;
     cudaDeviceProp prop;
     cudaFuncAttributes attr;
     int per_sm = 0, cache_r = 0, cache_z = 0, stopped = 0;
-    void (*kernel)(const fm_mcml_medium, u64, control *, u64, u64 *, u64 *, u64 *, u64 *, u64 *,
-                   int, int) = record ? mcml_photons<1> : mcml_photons<0>;
+    void (*kernel)(const fm_mcml_medium, u64, control *, u64, u64 *, u64 *, u64 *, u64 *, int,
+                   int) = record ? mcml_photons<1> : mcml_photons<0>;
 
     FM_CUDA_TRY(cudaSetDevice(w->device));
     FM_CUDA_TRY(cudaGetDeviceProperties(&prop, w->device));
@@ -244,13 +233,11 @@ static fm_status run_device(gpu_work *w)
     }
     FM_CUDA_TRY(cudaMalloc((void **)&d_rd, n_ra * sizeof(u64)));
     FM_CUDA_TRY(cudaMalloc((void **)&d_tt, n_ra * sizeof(u64)));
-    FM_CUDA_TRY(cudaMalloc((void **)&d_layer, sizeof w->a_layer));
     FM_CUDA_TRY(cudaMalloc((void **)&d_batch, sizeof w->batch));
     FM_CUDA_TRY(cudaMalloc((void **)&d_ctl, sizeof *d_ctl));
     FM_CUDA_TRY(fm_staging_alloc((void **)&h_ctl, sizeof *h_ctl));
     FM_CUDA_TRY(cudaMemsetAsync(d_rd, 0, n_ra * sizeof(u64), stream));
     FM_CUDA_TRY(cudaMemsetAsync(d_tt, 0, n_ra * sizeof(u64), stream));
-    FM_CUDA_TRY(cudaMemsetAsync(d_layer, 0, sizeof w->a_layer, stream));
     FM_CUDA_TRY(cudaMemsetAsync(d_batch, 0, sizeof w->batch, stream));
     h_ctl->next = (u64)w->lo;
     h_ctl->stop = 0;
@@ -279,8 +266,8 @@ static fm_status run_device(gpu_work *w)
             goto cleanup;
         }
         kernel<<<prop.multiProcessorCount * per_sm, THREADS, smem, stream>>>(
-            w->job->medium, prm->seed, d_ctl, (u64)w->hi, d_a_rz, d_rd, d_tt, d_layer, d_batch,
-            cache_r, cache_z);
+            w->job->medium, prm->seed, d_ctl, (u64)w->hi, d_a_rz, d_rd, d_tt, d_batch, cache_r,
+            cache_z);
         FM_CUDA_CHECK_LAUNCH("mcml_photons");
     }
     /* While it runs: photons handed out so far, read through a second stream every millisecond;
@@ -314,8 +301,6 @@ static fm_status run_device(gpu_work *w)
     FM_CUDA_TRY(
         cudaMemcpyAsync(w->tt_ra, d_tt, n_ra * sizeof(u64), cudaMemcpyDeviceToHost, stream));
     FM_CUDA_TRY(
-        cudaMemcpyAsync(w->a_layer, d_layer, sizeof w->a_layer, cudaMemcpyDeviceToHost, stream));
-    FM_CUDA_TRY(
         cudaMemcpyAsync(w->batch, d_batch, sizeof w->batch, cudaMemcpyDeviceToHost, stream));
     FM_CUDA_TRY(cudaStreamSynchronize(stream));
     {
@@ -326,7 +311,6 @@ cleanup:
     cudaFree(d_a_rz);
     cudaFree(d_rd);
     cudaFree(d_tt);
-    cudaFree(d_layer);
     cudaFree(d_batch);
     cudaFree(d_ctl);
     fm_staging_free(h_ctl);
@@ -396,8 +380,6 @@ extern "C" fm_status fm_mcml_cuda_run(const fm_mcml_job *job, fm_mcml_raw *raw, 
             raw->rd_ra[i] += w->rd_ra[i];
             raw->tt_ra[i] += w->tt_ra[i];
         }
-        for (int l = 0; l < N_LAYER_SLOTS; l++)
-            raw->a_layer[l] += w->a_layer[l];
         for (int b = 0; b < FM_MCML_BATCHES; b++)
             for (int k = 0; k < FM_MCML_B_N; k++)
                 raw->batch[b][k] += w->batch[b * FM_MCML_B_N + k];

@@ -23,7 +23,6 @@ typedef struct {
 typedef struct {
     unsigned long long *a_rz;          /* nr * nz, index ir * nz + iz */
     unsigned long long *rd_ra, *tt_ra; /* nr * na, index ir * na + ia */
-    unsigned long long a_layer[FM_MCML_MAX_LAYERS + 2];
     unsigned long long batch[FM_MCML_BATCHES][FM_MCML_B_N];
     long long photons_done;
 } fm_mcml_raw;

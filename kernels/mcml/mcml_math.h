@@ -26,26 +26,40 @@ extern "C" {
  * photons * launched weight + roulette net - Rd - Tt, exactly. */
 enum { FM_MCML_B_COUNT, FM_MCML_B_RD, FM_MCML_B_TT, FM_MCML_B_ROUL, FM_MCML_B_N };
 
-/* The device uses the hardware's approximate reciprocal, square root, logarithm and sincos
- * (GPU-MCML's -use_fast_math); the CPU twin keeps IEEE. Both draw the same numbers, so a photon
- * follows the same path on both until a rounding difference flips a decision (a Fresnel draw, a
- * bin edge); from there the two are statistically equal, which test-kernels-mcml-cuda checks. */
+/* The device uses the hardware's approximate reciprocal, square root, logarithm and sine
+ * (GPU-MCML's -use_fast_math), flushing denormals (.ftz: without it each costs three more
+ * instructions to rescale tiny inputs, and no input here is tiny enough to matter); the CPU twin
+ * keeps IEEE. Both draw the same numbers, so a photon follows the same path on both until a
+ * rounding difference flips a decision (a Fresnel draw, a bin edge); from there the two are
+ * statistically equal, which test-kernels-mcml-cuda checks. */
 #if defined(__CUDA_ARCH__)
-__device__ static inline float fm_mcml_fast_sqrt(float x)
-{
-    float y;
-    asm("sqrt.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-}
-#define FM_MCML_DIV(a, b) __fdividef(a, b)
-#define FM_MCML_SQRT(x) fm_mcml_fast_sqrt(x)
-#define FM_MCML_LOG2F(x) __log2f(x)
-#define FM_MCML_SINCOSF(x, s, c) __sincosf(x, s, c)
+#define FM_MCML_PTX_UNARY(name, op)                                                                \
+    __device__ static inline float name(float x)                                                   \
+    {                                                                                              \
+        float y;                                                                                   \
+        asm(op " %0, %1;" : "=f"(y) : "f"(x));                                                     \
+        return y;                                                                                  \
+    }
+FM_MCML_PTX_UNARY(fm_mcml_rcp_ftz, "rcp.approx.ftz.f32")
+FM_MCML_PTX_UNARY(fm_mcml_sqrt_ftz, "sqrt.approx.ftz.f32")
+FM_MCML_PTX_UNARY(fm_mcml_rsqrt_ftz, "rsqrt.approx.ftz.f32")
+FM_MCML_PTX_UNARY(fm_mcml_lg2_ftz, "lg2.approx.ftz.f32")
+FM_MCML_PTX_UNARY(fm_mcml_sin_ftz, "sin.approx.ftz.f32")
+FM_MCML_PTX_UNARY(fm_mcml_cos_ftz, "cos.approx.ftz.f32")
+#define FM_MCML_RCP(x) fm_mcml_rcp_ftz(x)
+#define FM_MCML_DIV(a, b) ((a)*fm_mcml_rcp_ftz(b))
+#define FM_MCML_SQRT(x) fm_mcml_sqrt_ftz(x)
+#define FM_MCML_RSQRT(x) fm_mcml_rsqrt_ftz(x)
+#define FM_MCML_LOG2F(x) fm_mcml_lg2_ftz(x)
+/* psi is in (-pi, pi): the range where sin.approx and cos.approx are accurate */
+#define FM_MCML_SINCOSF(x, s, c) (*(s) = fm_mcml_sin_ftz(x), *(c) = fm_mcml_cos_ftz(x))
 #define FM_MCML_MULHI(a, b) __umulhi(a, b)
 #define FM_MCML_AS_FLOAT(u) __uint_as_float(u)
 #else
+#define FM_MCML_RCP(x) (1.0f / (x))
 #define FM_MCML_DIV(a, b) ((a) / (b))
 #define FM_MCML_SQRT(x) sqrtf(x)
+#define FM_MCML_RSQRT(x) (1.0f / sqrtf(x))
 #define FM_MCML_LOG2F(x) log2f(x)
 #define FM_MCML_SINCOSF(x, s, c) (*(s) = sinf(x), *(c) = cosf(x))
 #define FM_MCML_MULHI(a, b) ((uint32_t)(((uint64_t)(a) * (uint64_t)(b)) >> 32))
@@ -58,8 +72,9 @@ static inline float fm_mcml_as_float(uint32_t u)
 #define FM_MCML_AS_FLOAT(u) fm_mcml_as_float(u)
 #endif
 
-/* What a flight, a drop and a spin read of the photon's layer: the photon carries a copy (in
- * registers on the GPU) and refreshes it when it enters another layer. */
+/* One layer in single precision; index 0 is the medium above, n_layers + 1 the one below. The
+ * photon carries a copy of its layer's (in registers on the GPU) and refreshes it when it enters
+ * another layer. */
 typedef struct {
     float z0, z1;           /* top and bottom depth, cm */
     float step_scale;       /* -ln 2 / (mua + mus): log2(xi) times it is the flight in cm;
@@ -67,21 +82,20 @@ typedef struct {
     uint32_t mua_mut_q;     /* mua / (mua + mus), 0.32 fixed point: the fraction a drop removes */
     float hg_a, hg_b, hg_c; /* Henyey-Greenstein: 1 - g^2, 1 - g, 2 g */
     float hg_d, hg_e;       /* 1 + g^2, 1 / (2 g) (0 when g = 0: isotropic) */
-} fm_mcml_layer_hot;
-
-/* One layer in single precision; index 0 is the medium above, n_layers + 1 the one below. */
-typedef struct {
-    fm_mcml_layer_hot hot;
-    float eta_up, eta_dn; /* n / n of the layer above, below */
-    float n;
+    float eta_up, eta_dn;   /* n / n of the layer above, below */
 } fm_mcml_layer_f;
+
+/* The scoring grid: inverse bin widths and the last bins (as floats, for clamping). */
+typedef struct {
+    float inv_dz, inv_dr, inv_da;
+    float nz_max, nr_max, na_max;
+} fm_mcml_grid;
 
 typedef struct {
     int n_layers, nz, nr, na;
-    float inv_dz, inv_dr, inv_da;
-    float nz_max, nr_max, na_max; /* the last bins, as floats, for clamping */
-    uint32_t w0_q;                /* launched weight 1 - Rsp, fixed point */
-    int start_layer;              /* 1, or 2 when layer 1 is clear (MCML's LaunchPhoton) */
+    fm_mcml_grid grid;
+    uint32_t w0_q;   /* launched weight 1 - Rsp, fixed point */
+    int start_layer; /* 1, or 2 when layer 1 is clear (MCML's LaunchPhoton) */
     float start_z;
     fm_mcml_layer_f layer[34]; /* FM_MCML_MAX_LAYERS + 2 */
 } fm_mcml_medium;
@@ -145,7 +159,7 @@ typedef struct {
     float x, y, z, ux, uy, uz;
     uint32_t w;
     int layer;
-    fm_mcml_layer_hot L;
+    fm_mcml_layer_f L;
     fm_mcml_rng rng;
 } fm_mcml_photon;
 
@@ -153,8 +167,6 @@ typedef struct {
 enum {
     FM_MCML_EV_ESCAPE = 1,   /* left through the top (escape 1) or bottom (2): ev escape fields */
     FM_MCML_EV_ROULETTE = 2, /* roulette added or removed weight: ev.roulette */
-    FM_MCML_EV_LAYER = 4,    /* entered another layer (or left the tissue) */
-    FM_MCML_EV_DEAD = 8,     /* weight 0: the photon is done */
 };
 
 /* What one step scored; the backend adds it to its own tallies. */
@@ -189,7 +201,7 @@ FM_HD static inline void fm_mcml_launch(fm_mcml_photon *p, const fm_mcml_medium 
     p->uz = 1.0f;
     p->w = m->w0_q;
     p->layer = m->start_layer;
-    p->L = m->layer[m->start_layer].hot;
+    p->L = m->layer[m->start_layer];
     fm_mcml_rng_init(&p->rng, seed, index, a);
 }
 
@@ -201,19 +213,19 @@ FM_HD static inline int fm_mcml_bin(float f, float last)
 }
 
 /* A[r][z] bin of the photon's position. */
-FM_HD static inline void fm_mcml_rz_bin(const fm_mcml_photon *p, const fm_mcml_medium *m, int *ir,
+FM_HD static inline void fm_mcml_rz_bin(const fm_mcml_photon *p, const fm_mcml_grid *g, int *ir,
                                         int *iz)
 {
-    *ir = fm_mcml_bin(FM_MCML_SQRT(p->x * p->x + p->y * p->y) * m->inv_dr, m->nr_max);
-    *iz = fm_mcml_bin(p->z * m->inv_dz, m->nz_max);
+    *ir = fm_mcml_bin(FM_MCML_SQRT(p->x * p->x + p->y * p->y) * g->inv_dr, g->nr_max);
+    *iz = fm_mcml_bin(p->z * g->inv_dz, g->nz_max);
 }
 
 /* R[r][a] or T[r][a] bin of an escaped photon. */
-FM_HD static inline void fm_mcml_ra_bin(const fm_mcml_photon *p, const fm_mcml_medium *m,
+FM_HD static inline void fm_mcml_ra_bin(const fm_mcml_photon *p, const fm_mcml_grid *g,
                                         float cos_exit, int *ir, int *ia)
 {
-    *ir = fm_mcml_bin(FM_MCML_SQRT(p->x * p->x + p->y * p->y) * m->inv_dr, m->nr_max);
-    *ia = fm_mcml_bin(acosf(fminf(cos_exit, 1.0f)) * m->inv_da, m->na_max);
+    *ir = fm_mcml_bin(FM_MCML_SQRT(p->x * p->x + p->y * p->y) * g->inv_dr, g->nr_max);
+    *ia = fm_mcml_bin(acosf(fminf(cos_exit, 1.0f)) * g->inv_da, g->na_max);
 }
 
 /* Boundary (MCML's CrossUpOrNot / CrossDnOrNot, GPU-MCML's FastReflectTransmit): the photon sits
@@ -222,9 +234,8 @@ FM_HD static inline void fm_mcml_ra_bin(const fm_mcml_photon *p, const fm_mcml_m
  * internal reflection when the transmitted sine reaches 1; one draw decides, every time. */
 FM_HD static inline int fm_mcml_cross(fm_mcml_photon *p, const fm_mcml_medium *m, fm_mcml_event *ev)
 {
-    const fm_mcml_layer_f *L = &m->layer[p->layer];
     const int up = p->uz < 0.0f;
-    const float eta = up ? L->eta_up : L->eta_dn;
+    const float eta = up ? p->L.eta_up : p->L.eta_dn;
     const float ca1 = fabsf(p->uz);
     const float sa2sq = eta * eta * (1.0f - ca1 * ca1);
     const float ca2 = FM_MCML_SQRT(fmaxf(1.0f - sa2sq, 0.0f));
@@ -236,15 +247,15 @@ FM_HD static inline int fm_mcml_cross(fm_mcml_photon *p, const fm_mcml_medium *m
         p->ux *= eta;
         p->uy *= eta;
         p->uz = up ? -ca2 : ca2;
-        if (p->layer == 0 || p->layer > m->n_layers) {
+        if ((unsigned)(p->layer - 1) >= (unsigned)m->n_layers) { /* layer 0 or n_layers + 1 */
             ev->escape = up ? 1 : 2;
             ev->escape_w = p->w;
             ev->escape_cos = ca2;
             p->w = 0;
-            return FM_MCML_EV_LAYER | FM_MCML_EV_ESCAPE | FM_MCML_EV_DEAD;
+            return FM_MCML_EV_ESCAPE;
         }
-        p->L = m->layer[p->layer].hot;
-        return FM_MCML_EV_LAYER;
+        p->L = m->layer[p->layer];
+        return 0;
     }
     p->uz = -p->uz;
     return 0;
@@ -252,7 +263,7 @@ FM_HD static inline int fm_mcml_cross(fm_mcml_photon *p, const fm_mcml_medium *m
 
 /* MCML's SpinTheta and direction update (eqs. 3.22-3.25 of the MCML manual); g = 0 (isotropic)
  * and the near-vertical case by selects, not branches. */
-FM_HD static inline void fm_mcml_spin(fm_mcml_photon *p, const fm_mcml_layer_hot *L)
+FM_HD static inline void fm_mcml_spin(fm_mcml_photon *p, const fm_mcml_layer_f *L)
 {
     const float xi = fm_mcml_rand(&p->rng);
     const float t = FM_MCML_DIV(L->hg_a, L->hg_b + L->hg_c * xi);
@@ -265,7 +276,7 @@ FM_HD static inline void fm_mcml_spin(fm_mcml_photon *p, const fm_mcml_layer_hot
     FM_MCML_SINCOSF(psi, &sinp, &cosp);
     const float ux = p->ux, uy = p->uy, uz = p->uz;
     const float stcp = sint * cosp, stsp = sint * sinp;
-    const float ut = FM_MCML_SQRT(fmaxf(1.0f - uz * uz, 1.0e-12f)), it = FM_MCML_DIV(1.0f, ut);
+    const float ut2 = fmaxf(1.0f - uz * uz, 1.0e-12f), it = FM_MCML_RSQRT(ut2), ut = ut2 * it;
     const int vertical = fabsf(uz) > FM_MCML_COSZERO;
     const float nx = (stcp * ux * uz - stsp * uy) * it + ux * cost;
     const float ny = (stcp * uy * uz + stsp * ux) * it + uy * cost;
@@ -297,7 +308,7 @@ FM_HD static inline int fm_mcml_step(fm_mcml_photon *p, const fm_mcml_medium *m,
     } else if (p->L.step_scale < -1e30f) { /* flat in a clear layer: would travel forever */
         ev->roulette = -(int32_t)p->w;     /* lost, kept exact */
         p->w = 0;
-        return FM_MCML_EV_ROULETTE | FM_MCML_EV_DEAD;
+        return FM_MCML_EV_ROULETTE;
     } else {
         const uint32_t dw =
             (uint32_t)(((uint64_t)p->w * p->L.mua_mut_q + 0x80000000u) >> 32); /* rounded */
@@ -307,7 +318,7 @@ FM_HD static inline int fm_mcml_step(fm_mcml_photon *p, const fm_mcml_medium *m,
     }
     if (p->w < FM_MCML_WEIGHT_MIN) {
         if (p->w == 0) /* escaped, or all absorbed in a purely absorbing layer */
-            return flags | FM_MCML_EV_DEAD;
+            return flags;
         if (fm_mcml_rand(&p->rng) <= FM_MCML_CHANCE) { /* MCML's Roulette */
             ev->roulette = (int32_t)(9u * p->w);
             p->w *= 10u;
@@ -315,7 +326,7 @@ FM_HD static inline int fm_mcml_step(fm_mcml_photon *p, const fm_mcml_medium *m,
         }
         ev->roulette = -(int32_t)p->w;
         p->w = 0;
-        return flags | FM_MCML_EV_ROULETTE | FM_MCML_EV_DEAD;
+        return flags | FM_MCML_EV_ROULETTE;
     }
     return flags;
 }

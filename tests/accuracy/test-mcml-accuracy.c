@@ -1,7 +1,7 @@
 /* MCML CPU twin against independent truths: the matched slab of the MCML paper (van de Hulst's
  * values), an index-mismatched slab run by MCML itself, semi-infinite media (adding-doubling,
- * Giovanelli), the skin preset against GPU-MCML's own output, and an exactly solvable clear
- * slab; energy conservation in every run. */
+ * Giovanelli), the skin preset against GPU-MCML's own output and against CPU MCML (Mersenne
+ * Twister), and an exactly solvable clear slab; energy conservation in every run. */
 #include <glib.h>
 #include <math.h>
 #include <string.h>
@@ -13,11 +13,13 @@ typedef struct {
     double rsp, rd, a, tt, rd_se, a_se, tt_se;
 } totals;
 
-/* Runs p on the CPU twin; checks the photon count and energy conservation. */
-static totals run_params(const fm_mcml_params *p)
+/* Runs p on the CPU twin, filling rd_r[nr] when it is not NULL; checks the photon count and
+ * energy conservation. */
+static totals run_params_rd_r(const fm_mcml_params *p, double *rd_r)
 {
     fm_mcml_result r;
     memset(&r, 0, sizeof r);
+    r.rd_r = rd_r;
     fm_run_info info;
     char msg[FM_MSG_LEN] = "";
     fm_status st = fm_mcml_run(p, &r, FM_BACKEND_CPU, NULL, NULL, &info, msg, sizeof msg);
@@ -31,6 +33,11 @@ static totals run_params(const fm_mcml_params *p)
     g_test_message("%lld photons, %.0f ms: Rsp %.7f Rd %.6f +- %.6f A %.6f +- %.6f Tt %.6f +- %.6f",
                    p->n_photons, info.elapsed_ms, r.rsp, r.rd, r.rd_se, r.a, r.a_se, r.tt, r.tt_se);
     return (totals){r.rsp, r.rd, r.a, r.tt, r.rd_se, r.a_se, r.tt_se};
+}
+
+static totals run_params(const fm_mcml_params *p)
+{
+    return run_params_rd_r(p, NULL);
 }
 
 /* One homogeneous layer between ambient media n_above and n_below (totals only, coarse grid). */
@@ -179,6 +186,49 @@ static void test_skin_preset_gpumcml(void)
     assert_within("skin Tt", t.tt, t.tt_se * f, 0.00326463, 3);
 }
 
+/* The same preset against CPU MCML with a Mersenne-Twister generator, 1e8 photons, in GPU-MCML's
+ * validation data: github.com/ominux/gpumcml (commit 3e4ca77), validation/sim_output/cpumcml/
+ * MT_RNG/extra_runs/sevenlayer_600nm_100M_run1.mco, RAT section: Rd 0.562486, A 0.390368,
+ * Tt 0.00326229, and its Rd(r) (original MCML's ran3 is biased by about 1 % on Tt for some
+ * mismatched layered media, so a Mersenne-Twister MCML is the better reference). Another seed
+ * than the test above, so the two are independent checks. Tolerance: 3 combined standard errors,
+ * SE sqrt(1 + N / 1e8) for the totals. */
+static void test_skin_preset_cpu_mcml(void)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(fm_mci_file) skin = fm_mci_preset("skin7_600nm", &error);
+    g_assert_no_error(error);
+    fm_mcml_params p = skin->runs[0].params;
+    p.n_photons = 30000;
+    p.seed = 19937;
+    g_autofree double *rd_r = g_new0(double, p.nr);
+    totals t = run_params_rd_r(&p, rd_r);
+    const double f = sqrt(1.0 + p.n_photons / 1e8);
+    assert_within("skin vs CPU MCML (MT) Rd", t.rd, t.rd_se * f, 0.562486, 3);
+    assert_within("skin vs CPU MCML (MT) A", t.a, t.a_se * f, 0.390368, 3);
+    assert_within("skin vs CPU MCML (MT) Tt", t.tt, t.tt_se * f, 0.00326229, 3);
+
+    /* Rd(r): the reference's Rd_r integrated over rings of the 100 um grid, sum of
+     * Rd_r[ir] 2 pi (ir + 1/2) dr^2 (worked from the .mco's Rd_r section). A photon adds its
+     * exit weight w <= 1 to one ring, so the variance of a ring's estimate is at most
+     * R (1 - R) / N: that bound, with the reference's own share sqrt(1 + N / 1e8), is the
+     * standard error here (3 of them, a conservative test). */
+    static const struct {
+        int ir0, ir1;
+        double rd;
+    } rings[] = {{0, 1, 0.077048},   {1, 2, 0.074433},   {2, 5, 0.162333},   {5, 10, 0.134076},
+                 {10, 20, 0.086172}, {20, 50, 0.027306}, {50, 200, 0.001119}};
+    for (size_t k = 0; k < G_N_ELEMENTS(rings); k++) {
+        double ring = 0;
+        for (int ir = rings[k].ir0; ir < rings[k].ir1; ir++)
+            ring += rd_r[ir] * 2 * G_PI * (ir + 0.5) * p.dr_cm * p.dr_cm;
+        const double se = sqrt(rings[k].rd * (1 - rings[k].rd) / p.n_photons) * f;
+        g_autofree char *what = g_strdup_printf("skin vs CPU MCML (MT) Rd over %.2f..%.2f cm",
+                                                rings[k].ir0 * p.dr_cm, rings[k].ir1 * p.dr_cm);
+        assert_within(what, ring, se, rings[k].rd, 3);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -189,5 +239,6 @@ int main(int argc, char **argv)
     g_test_add_func("/mcml/semi-infinite-adding-doubling", test_semi_infinite_adding_doubling);
     g_test_add_func("/mcml/semi-infinite-giovanelli", test_semi_infinite_giovanelli);
     g_test_add_func("/mcml/skin-preset-gpumcml", test_skin_preset_gpumcml);
+    g_test_add_func("/mcml/skin-preset-cpu-mcml", test_skin_preset_cpu_mcml);
     return g_test_run();
 }
