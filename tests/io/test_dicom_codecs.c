@@ -11,6 +11,7 @@
 #include "app/core/error.h"
 #include "app/core/io/dicom.h"
 #include "app/core/io/open.h"
+#include "tests/test-tree.h"
 
 /* Debian's python3-pydicom ships its test images here (FM_PYDICOM_TEST_FILES overrides). */
 #define PYDICOM_DEFAULT "/usr/lib/python3/dist-packages/pydicom/data/test_files"
@@ -36,21 +37,6 @@ static gboolean need_files(void)
     return TRUE;
 }
 
-static void remove_tree(const char *path)
-{
-    GDir *dir = g_dir_open(path, 0, NULL);
-    for (const char *name; dir && (name = g_dir_read_name(dir)) != NULL;) {
-        g_autofree char *child = g_build_filename(path, name, NULL);
-        if (g_file_test(child, G_FILE_TEST_IS_DIR))
-            remove_tree(child);
-        else
-            g_remove(child);
-    }
-    if (dir)
-        g_dir_close(dir);
-    g_rmdir(path);
-}
-
 /* Copies pydicom's name into dir (its folder holds one image in many encodings, which are
  * copies of one SOP instance: opened in place they would be deduplicated, not compared). */
 static char *copy_into(const char *dir, const char *name, gsize keep_bytes)
@@ -70,7 +56,7 @@ static fm_dataset *open_alone(const char *name, GError **error)
     g_autofree char *dir = g_dir_make_tmp("fm-dicom-XXXXXX", NULL);
     g_autofree char *path = copy_into(dir, name, 0);
     fm_dataset *ds = fm_dataset_open(path, NULL, NULL, NULL, error);
-    remove_tree(dir);
+    fm_test_remove_tree(dir);
     return ds;
 }
 
@@ -376,7 +362,7 @@ static void test_single_images(void)
     g_assert_cmpint(picked->n_dims, ==, 2);
     g_assert_cmpstr(fm_dataset_get_meta(picked, "dicom_duplicate_files"), ==, "1");
     g_assert_nonnull(strstr(fm_dataset_get_meta(picked, "dicom_transfer_syntax"), "4.90"));
-    remove_tree(dir);
+    fm_test_remove_tree(dir);
 
     /* In place, among pydicom's other files (other series, no-image files, MR_truncated.dcm
      * as a copy of the same instance): the one image. */
@@ -475,7 +461,7 @@ static void test_bad_files(void)
     g_assert_null(ds);
     g_assert_error(error, FM_ERROR, FM_ERROR_BAD_INPUT);
     g_assert_nonnull(strstr(error->message, "folder holds 2 series"));
-    remove_tree(dir);
+    fm_test_remove_tree(dir);
 }
 
 /* fluxmap-cli run maps these errors to exit 3 with the file and the reason on stderr, and
@@ -556,7 +542,7 @@ static void test_cli_exit_codes(void)
     const char *unsupported[] = {"run", "lsi.spatial", retired, "-o", out, NULL};
     g_assert_cmpint(run_cli(unsupported, &err), ==, 3);
     g_assert_nonnull(strstr(err, "MR_small_jpeg_ls_lossless.dcm: no decoder for transfer"));
-    remove_tree(dir);
+    fm_test_remove_tree(dir);
 }
 
 /* A DCE series as an archive sends it, compressed file by file (and as one enhanced multi-frame
@@ -640,7 +626,7 @@ static void test_compressed_series(void)
         for (int t = 0; t < 4; t++)
             g_assert_cmpfloat_with_epsilon(got[t], times[t], 1e-5);
         g_free(got);
-        remove_tree(dir);
+        fm_test_remove_tree(dir);
     }
 }
 
@@ -672,7 +658,7 @@ static void test_enhanced_single_frame(void)
     for (int y = 0; y < 4; y++)
         for (int x = 0; x < 5; x++)
             g_assert_cmpfloat(v[y * 5 + x], ==, 2.0 * fm_dicom_test_stored_value(x, y, 0, 0) + 1);
-    remove_tree(dir);
+    fm_test_remove_tree(dir);
 }
 
 /* Series of one slice and many frames (as QIBA's DCE reference objects are: one slice, times
@@ -722,7 +708,7 @@ static void test_time_tags(void)
         for (int t = 0; t < NT; t++)
             g_assert_cmpfloat(v[(gsize)t * 6 + 5], ==, fm_dicom_test_stored_value(2, 1, 0, t));
         g_free(got);
-        remove_tree(dir);
+        fm_test_remove_tree(dir);
     }
 }
 
