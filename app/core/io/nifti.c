@@ -392,6 +392,18 @@ void fm_nifti_set_affine(nifti_image *nim, const double a[16])
     nim->xyz_units = NIFTI_UNITS_MM;
 }
 
+gboolean fm_nifti_set_output_path(nifti_image *nim, const char *path, GError **error)
+{
+    nim->nifti_type = NIFTI_FTYPE_NIFTI1_1;
+    if (nifti_set_filenames(nim, path, 0, 1) != 0) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
+                    _("%s: a NIfTI file name must end in .nii or .nii.gz"), path);
+        return FALSE;
+    }
+    g_remove(path);
+    return TRUE;
+}
+
 gboolean fm_nifti_write(const char *path, const float *voxels, int nx, int ny, int nz, int nt,
                         const char *affine, const double *frame_times, int nifti_version,
                         GError **error)
@@ -435,14 +447,10 @@ gboolean fm_nifti_write(const char *path, const float *voxels, int nx, int ny, i
         nim->dt = nim->pixdim[4] = 1.0;
     }
     g_strlcpy(nim->descrip, "Fluxmap", sizeof nim->descrip);
-    nim->nifti_type = NIFTI_FTYPE_NIFTI1_1;
-    if (nifti_set_filenames(nim, path, 0, 1) != 0) {
+    if (!fm_nifti_set_output_path(nim, path, error)) {
         nifti_image_free(nim);
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
-                    _("%s: a NIfTI file name must end in .nii or .nii.gz"), path);
         return FALSE;
     }
-    g_remove(path);
     if (nifti_version == 2) {
         /* nifticlib 2.1's nifti_image_write() leaves out the NIfTI-2 header of single files
          * (vox_offset stays 0), so that header is written here: 540 bytes, a 4-byte empty

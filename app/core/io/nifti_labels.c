@@ -84,14 +84,10 @@ gboolean fm_nifti_write_labels(const char *path, const guint16 *labels, int nx, 
     nim->scl_inter = 0.0;
     nim->intent_code = NIFTI_INTENT_LABEL;
     g_strlcpy(nim->descrip, "Fluxmap ROIs", sizeof nim->descrip);
-    nim->nifti_type = NIFTI_FTYPE_NIFTI1_1;
-    if (nifti_set_filenames(nim, path, 0, 1) != 0) {
+    if (!fm_nifti_set_output_path(nim, path, error)) {
         nifti_image_free(nim);
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
-                    _("%s: a NIfTI file name must end in .nii or .nii.gz"), path);
         return FALSE;
     }
-    g_remove(path);
     nifti_image_write(nim);
     nifti_image_free(nim);
     GStatBuf st;
