@@ -50,6 +50,15 @@ static char *copy_into(const char *dir, const char *name, gsize keep_bytes)
     return dst;
 }
 
+/* The same, into dir's new folder (one series per folder, as the reader takes them). */
+static char *copy_into_folder(const char *dir, const char *folder, const char *name,
+                              gsize keep_bytes)
+{
+    g_autofree char *sub = g_build_filename(dir, folder, NULL);
+    g_mkdir(sub, 0755);
+    return copy_into(sub, name, keep_bytes);
+}
+
 /* Opens one pydicom file, copied alone into a fresh folder, through fm_dataset_open. */
 static fm_dataset *open_alone(const char *name, GError **error)
 {
@@ -415,27 +424,18 @@ static void test_bad_files(void)
     /* pydicom's truncated file; our cuts of compressed files inside their pixel data. */
     g_autofree char *trunc = copy_into(dir, "MR_truncated.dcm", 0);
     expect_error(trunc, "truncated pixel data");
-    g_autofree char *sub1 = g_build_filename(dir, "a", NULL);
-    g_mkdir(sub1, 0755);
-    g_autofree char *jls = copy_into(sub1, "MR_small_jpeg_ls_lossless.dcm", 5000);
+    g_autofree char *jls = copy_into_folder(dir, "a", "MR_small_jpeg_ls_lossless.dcm", 5000);
     expect_error(jls, "MR_small_jpeg_ls_lossless.dcm");
-    g_autofree char *sub2 = g_build_filename(dir, "b", NULL);
-    g_mkdir(sub2, 0755);
-    g_autofree char *j2k = copy_into(sub2, "MR_small_jp2klossless.dcm", 4000);
+    g_autofree char *j2k = copy_into_folder(dir, "b", "MR_small_jp2klossless.dcm", 4000);
     expect_error(j2k, "MR_small_jp2klossless.dcm");
-    g_autofree char *sub3 = g_build_filename(dir, "c", NULL);
-    g_mkdir(sub3, 0755);
-    g_autofree char *rle = copy_into(sub3, "rtdose_rle.dcm", 4000);
+    g_autofree char *rle = copy_into_folder(dir, "c", "rtdose_rle.dcm", 4000);
     expect_error(rle, "rtdose_rle.dcm");
     /* A codestream whose SIZ marker holds a sequence delimiter tag: OpenJPEG's reason. */
-    g_autofree char *sub4 = g_build_filename(dir, "d", NULL);
-    g_mkdir(sub4, 0755);
-    g_autofree char *delim = copy_into(sub4, "JPEG2000-embedded-sequence-delimiter.dcm", 0);
+    g_autofree char *delim =
+        copy_into_folder(dir, "d", "JPEG2000-embedded-sequence-delimiter.dcm", 0);
     expect_error(delim, "OpenJPEG cannot decode");
     /* JPEG-LS whose entropy-coded data is overwritten (length kept): the decoder's reason. */
-    g_autofree char *sub7 = g_build_filename(dir, "g", NULL);
-    g_mkdir(sub7, 0755);
-    g_autofree char *smashed = copy_into(sub7, "MR_small_jpeg_ls_lossless.dcm", 0);
+    g_autofree char *smashed = copy_into_folder(dir, "g", "MR_small_jpeg_ls_lossless.dcm", 0);
     {
         g_autofree char *bytes = NULL;
         gsize n = 0;
@@ -445,9 +445,7 @@ static void test_bad_files(void)
     }
     expect_error(smashed, "DCMTK cannot decode");
     /* A syntax no codec here reads (a retired JPEG process, 3 and 5): named with its UID. */
-    g_autofree char *sub5 = g_build_filename(dir, "e", NULL);
-    g_mkdir(sub5, 0755);
-    g_autofree char *retired = copy_into(sub5, "MR_small_jpeg_ls_lossless.dcm", 0);
+    g_autofree char *retired = copy_into_folder(dir, "e", "MR_small_jpeg_ls_lossless.dcm", 0);
     patch_syntax(retired, "1.2.840.10008.1.2.4.80", "1.2.840.10008.1.2.4.52");
     expect_error(retired, "no decoder for transfer syntax");
     expect_error(retired, "1.2.840.10008.1.2.4.52");
@@ -492,9 +490,7 @@ static void test_cli_exit_codes(void)
     }
     g_autofree char *dir = g_dir_make_tmp("fm-dicom-cli-XXXXXX", NULL);
     g_autofree char *out = g_build_filename(dir, "maps", NULL);
-    g_autofree char *sub = g_build_filename(dir, "one", NULL);
-    g_mkdir(sub, 0755);
-    g_autofree char *image = copy_into(sub, "MR_small_RLE.dcm", 0);
+    g_autofree char *image = copy_into_folder(dir, "one", "MR_small_RLE.dcm", 0);
     g_autofree char *err = NULL;
     const char *lsi[] = {"run", "lsi.spatial", image, "-o", out, NULL};
     int status = run_cli(lsi, &err);
