@@ -46,12 +46,12 @@ static void parallel_zero(void *ptr, size_t bytes)
 #define HUGE_PAGE ((size_t)2 << 20)
 #define HUGE_MIN ((size_t)4 << 20)
 
+#if FM_HAVE_CUDA
 static size_t round_up(size_t n, size_t to)
 {
     return (n + to - 1) / to * to;
 }
 
-#if FM_HAVE_CUDA
 /* Length of the mapping behind a pinned block of `bytes`. */
 static size_t pinned_length(size_t bytes)
 {

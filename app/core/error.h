@@ -18,4 +18,9 @@ typedef enum {
     FM_ERROR_CATALOGUE,  /* the SQLite catalogue refused a read or write */
 } FmErrorCode;
 
+/* Sets FM_ERROR_BAD_INPUT with the message "path: <formatted text>" and returns FALSE, so a
+ * file reader can `return fm_error_bad_input(error, path, ...)`. */
+gboolean fm_error_bad_input(GError **error, const char *path, const char *format, ...)
+    G_GNUC_PRINTF(3, 4);
+
 G_END_DECLS

@@ -99,6 +99,11 @@ static int find_index(const fm_params *params, const char *key)
     return -1;
 }
 
+gboolean fm_params_has(const fm_params *params, const char *key)
+{
+    return find_index(params, key) >= 0;
+}
+
 static int find_or_error(const fm_params *params, const char *key, GError **error)
 {
     int i = find_index(params, key);

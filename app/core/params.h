@@ -51,6 +51,8 @@ const char *fm_params_get_string(const fm_params *params, const char *key);
 /* Value as the text a user would type ("5", "10", "valid"). g_free it. */
 char *fm_params_to_string(const fm_params *params, const char *key);
 const fm_param_spec *fm_params_specs(const fm_params *params, int *n_specs);
+/* TRUE when key is in the schema the values belong to. */
+gboolean fm_params_has(const fm_params *params, const char *key);
 /* Names the method the values belong to, so "unknown parameter 'foo' for lsi.spatial" can say
  * whose; fm_method_default_params sets it. (Addition to the original interface.) */
 void fm_params_set_owner(fm_params *params, const char *owner);

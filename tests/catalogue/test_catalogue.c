@@ -12,27 +12,11 @@
 #include "app/core/catalogue.h"
 #include "app/core/error.h"
 #include "app/core/io/tiff.h"
+#include "tests/test-tree.h"
 
 typedef struct {
     char *dir;
 } Fixture;
-
-static void remove_tree(const char *path)
-{
-    if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
-        GDir *d = g_dir_open(path, 0, NULL);
-        const char *name;
-        while (d && (name = g_dir_read_name(d))) {
-            g_autofree char *child = g_build_filename(path, name, NULL);
-            remove_tree(child);
-        }
-        if (d)
-            g_dir_close(d);
-        g_rmdir(path);
-    } else {
-        g_unlink(path);
-    }
-}
 
 static void fixture_setup(Fixture *fx, gconstpointer data)
 {
@@ -42,7 +26,7 @@ static void fixture_setup(Fixture *fx, gconstpointer data)
 
 static void fixture_teardown(Fixture *fx, gconstpointer data)
 {
-    remove_tree(fx->dir);
+    fm_test_remove_tree(fx->dir);
     g_free(fx->dir);
 }
 

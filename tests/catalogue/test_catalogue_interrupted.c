@@ -14,25 +14,9 @@
 
 #include "app/core/catalogue.h"
 #include "app/core/process_owner.h"
+#include "tests/test-tree.h"
 
 static char *self_path;
-
-static void remove_tree(const char *path)
-{
-    if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
-        GDir *d = g_dir_open(path, 0, NULL);
-        const char *name;
-        while (d && (name = g_dir_read_name(d))) {
-            g_autofree char *child = g_build_filename(path, name, NULL);
-            remove_tree(child);
-        }
-        if (d)
-            g_dir_close(d);
-        g_rmdir(path);
-    } else {
-        g_unlink(path);
-    }
-}
 
 static char *run_folder(const char *dir, gint64 id)
 {
@@ -174,7 +158,7 @@ static void test_killed_run(void)
     g_assert_cmpint(status_of(again, living.run_id, NULL), ==, FM_RUN_INTERRUPTED);
     g_assert_false(g_file_test(living_folder, G_FILE_TEST_EXISTS));
     g_assert_cmpint(status_of(again, my_run, NULL), ==, FM_RUN_RUNNING);
-    remove_tree(dir);
+    fm_test_remove_tree(dir);
 }
 
 static gboolean running_run(const char *dir, gint64 *id)
@@ -240,7 +224,7 @@ static void test_killed_cli(void)
     g_spawn_close_pid(pid);
     if (!WIFSIGNALED(wait_status)) { /* it finished before the kill: nothing to recover */
         g_test_skip("the run ended before it could be killed");
-        remove_tree(dir);
+        fm_test_remove_tree(dir);
         return;
     }
     g_autoptr(fm_catalogue) cat = fm_catalogue_open(dir, &error);
@@ -250,7 +234,7 @@ static void test_killed_cli(void)
     g_assert_false(g_file_test(folder, G_FILE_TEST_EXISTS));
     g_autofree char *listed = cli_list(dir);
     g_assert_nonnull(strstr(listed, "interrupted"));
-    remove_tree(dir);
+    fm_test_remove_tree(dir);
 }
 
 static void test_owner_states(void)
@@ -299,7 +283,7 @@ static void test_legacy_run_left_alone(void)
     g_assert_no_error(error);
     g_assert_cmpint(status_of(cat, id, NULL), ==, FM_RUN_RUNNING);
     fm_catalogue_close(g_steal_pointer(&cat));
-    remove_tree(dir);
+    fm_test_remove_tree(dir);
 }
 
 int main(int argc, char **argv)

@@ -1,5 +1,6 @@
 /* Helpers of the fluxmap-cli test programs: spawn the binary, temporary files, parse its JSON. */
 #include "tests/cli/cli-test-util.h"
+#include "tests/test-tree.h"
 
 #include <glib/gstdio.h>
 #include <sys/wait.h>
@@ -23,24 +24,9 @@ gboolean cli_test_init(const char *tmp_template)
     return TRUE;
 }
 
-static void rm_tree(const char *path)
-{
-    GDir *dir = g_dir_open(path, 0, NULL);
-    for (const char *name; dir && (name = g_dir_read_name(dir));) {
-        g_autofree char *child = g_build_filename(path, name, NULL);
-        if (g_file_test(child, G_FILE_TEST_IS_DIR) && !g_file_test(child, G_FILE_TEST_IS_SYMLINK))
-            rm_tree(child);
-        else
-            g_unlink(child);
-    }
-    if (dir)
-        g_dir_close(dir);
-    g_rmdir(path);
-}
-
 int cli_test_finish(int status)
 {
-    rm_tree(tmp_dir);
+    fm_test_remove_tree(tmp_dir);
     g_clear_pointer(&tmp_dir, g_free);
     return status;
 }

@@ -61,6 +61,19 @@ static fm_dataset *counts_cube(int w, int h, int bins, int peak, guint32 seed, d
     return ds;
 }
 
+/* What a reader must find in a file of add_flim's counts: a uint16 x, y, t cube of sizes holding
+ * sum counts, bins of bin_ps, and the laser period of add_flim's 64 bins (12.8 ns, 78.125 MHz). */
+static void expect_flim_counts(reader_fixture *f, const gsize *sizes, const char *const *units,
+                               double sum, double bin_ps)
+{
+    set_dims(f, 3, sizes, units);
+    f->pixel_type = "uint16";
+    f->bits_per_sample = 16;
+    f->pixel_sum = sum;
+    f->bin_width_ps = bin_ps;
+    f->rep_rate_mhz = 78.125;
+}
+
 static void add_flim(GPtrArray *all, const char *dir)
 {
     static const char *const units[] = {"px", "px", "ns"};
@@ -73,12 +86,7 @@ static void add_flim(GPtrArray *all, const char *dir)
     reader_fixture *f = fixture_new(dir, "sdt", "decay.sdt");
     g_assert_true(fm_sdt_write(f->path, counts, bin_ps, NULL));
     f->format = "sdt";
-    set_dims(f, 3, sizes, units);
-    f->pixel_type = "uint16";
-    f->bits_per_sample = 16;
-    f->pixel_sum = sum;
-    f->bin_width_ps = bin_ps;
-    f->rep_rate_mhz = 78.125;
+    expect_flim_counts(f, sizes, units, sum, bin_ps);
     g_ptr_array_add(all, f);
 
     /* SPCM's other shapes: two routing channels in one zip-compressed block (the first opens) */
@@ -90,12 +98,7 @@ static void add_flim(GPtrArray *all, const char *dir)
     f = fixture_new(dir, "sdt-zip-channels", "zipped.sdt");
     g_assert_true(fm_sdt_write_ex(f->path, &zipped, NULL));
     f->format = "sdt";
-    set_dims(f, 3, sizes, units);
-    f->pixel_type = "uint16";
-    f->bits_per_sample = 16;
-    f->pixel_sum = sum;
-    f->bin_width_ps = bin_ps;
-    f->rep_rate_mhz = 78.125;
+    expect_flim_counts(f, sizes, units, sum, bin_ps);
     g_ptr_array_add(all, f);
 
     /* every record type, several channels and frames, a bidirectional scan, a point
@@ -125,18 +128,13 @@ static void add_flim(GPtrArray *all, const char *dir)
                           : fm_ptu_write(f->path, counts, bin_ps, &ptu[i].options, NULL));
         f->format = pt3 ? "pt3" : "ptu";
         f->variant = ptu[i].variant;
-        set_dims(f, 3, sizes, units);
-        f->pixel_type = "uint16";
-        f->bits_per_sample = 16;
+        expect_flim_counts(f, sizes, units, sum, bin_ps);
         if (ptu[i].options.point) {
             f->sizes[0] = f->sizes[1] = 1;
             f->units[0] = f->units[1] = NULL; /* not checked */
             f->pixel_type = "float32";
             f->bits_per_sample = 32;
         }
-        f->pixel_sum = sum;
-        f->bin_width_ps = bin_ps;
-        f->rep_rate_mhz = 78.125;
         g_ptr_array_add(all, f);
     }
 

@@ -19,6 +19,7 @@
 
 #include "tests/cli/cli-test-util.h"
 #include "tests/cli/reader-fixtures.h"
+#include "tests/test-tree.h"
 
 #define DEFAULT_SEED 20261127u
 #define DEFAULT_COUNT 320
@@ -274,16 +275,6 @@ static void link_dir(const char *from, const char *to)
     }
 }
 
-static void remove_dir(const char *path)
-{
-    g_autoptr(GDir) dir = g_dir_open(path, 0, NULL);
-    for (const char *name; dir && (name = g_dir_read_name(dir));) {
-        g_autofree char *child = g_build_filename(path, name, NULL);
-        g_unlink(child);
-    }
-    g_rmdir(path);
-}
-
 typedef enum { CASE_OK, CASE_CRASH, CASE_HANG, CASE_BAD_EXIT, CASE_SILENT } case_outcome;
 
 static const char *const outcome_names[] = {"ok", "crash (signal)", "hang", "bad exit code",
@@ -409,7 +400,7 @@ static gboolean case_poll(fuzz_case *fc, fuzz_run *run)
     }
     g_byte_array_unref(fc->m.bytes);
     g_string_free(fc->m.log, TRUE);
-    remove_dir(fc->case_dir);
+    fm_test_remove_tree(fc->case_dir);
     g_unlink(fc->err_path);
     g_free(fc->case_dir);
     g_free(fc->err_path);

@@ -6,8 +6,11 @@
 #include <string.h>
 
 #include "app/core/catalogue.h"
+#include "app/core/io/nifti.h"
 #include "app/core/io/tiff.h"
 #include "app/core/job.h"
+#include "app/gui/dce/dce-page.h"
+#include "app/gui/dce/dce-views.h"
 
 char *fm_gui_test_init(int *argc, char ***argv, const char *tmpl)
 {
@@ -232,5 +235,32 @@ char *fm_gui_test_write_speckle(const char *dir, const char *name, int width, in
     char *path = g_build_filename(dir, name, NULL);
     g_autoptr(GError) error = NULL;
     g_assert_true(fm_tiff_write_dataset(path, ds, "gui test speckle", &error));
+    return path;
+}
+
+gboolean fm_gui_test_dce_loaded(gpointer window)
+{
+    FmWindow *win = window;
+    return !fm_window_is_loading(win) &&
+           (fm_window_get_message(win, NULL) != NULL ||
+            (fm_window_get_dataset(win) != NULL &&
+             !fm_dce_views_busy(FM_DCE_VIEWS(fm_window_get_dce_views(win)))));
+}
+
+char *fm_gui_test_write_dce_phantom(const char *dir, int nx, int ny, int nz, int n_times,
+                                    const double affine[16], fm_dce_sim_params *sim)
+{
+    fm_dce_sim_defaults(sim);
+    sim->nx = nx;
+    sim->ny = ny;
+    sim->nz = nz;
+    sim->n_times = n_times;
+    sim->lesions = FALSE;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(fm_dataset) ds = fm_dce_simulate(sim, &error);
+    g_assert_no_error(error);
+    fm_dataset_set_affine(ds, affine);
+    char *path = g_build_filename(dir, "liver.nii.gz", NULL);
+    g_assert_true(fm_nifti_write_dataset(path, ds, 1, &error));
     return path;
 }

@@ -1,9 +1,10 @@
 /* Shared helpers of the GUI tests: start-up in a temporary data directory, main-loop waits, job
- * runs, catalogue checks and screenshots. */
+ * runs, catalogue checks, screenshots and the DCE tests' phantom. */
 #pragma once
 
 #include <gtk/gtk.h>
 
+#include "app/core/dce/dce_sim.h"
 #include "app/gui/application.h"
 #include "app/gui/window.h"
 
@@ -25,6 +26,16 @@ FmWindow *fm_gui_test_activate(FmApplication *app);
 
 /* Iterates the default main context until cond(data) holds (TRUE) or timeout_s passes (FALSE). */
 gboolean fm_gui_test_wait_until(gboolean (*cond)(gpointer data), gpointer data, double timeout_s);
+
+/* For fm_gui_test_wait_until with the window as data: TRUE once the window has finished opening
+ * a dataset and its DCE views are idle, or shows a message. */
+gboolean fm_gui_test_dce_loaded(gpointer window);
+
+/* Writes dir/liver.nii.gz and returns its path (free it): the noise-free DCE liver phantom of
+ * nx x ny x nz voxels and n_times frames, without lesions, placed in space by affine
+ * (FM_META_AFFINE). sim receives the phantom's parameters, the truth the test checks. */
+char *fm_gui_test_write_dce_phantom(const char *dir, int nx, int ny, int nz, int n_times,
+                                    const double affine[16], fm_dce_sim_params *sim);
 
 /* Iterates the default main context for the given time (lets redraws and idles run). */
 void fm_gui_test_drain(double seconds);

@@ -41,13 +41,6 @@ static FmDcePanel *panel(void)
     return FM_DCE_PANEL(fm_window_get_dce_panel(win));
 }
 
-static gboolean dataset_loaded(gpointer unused G_GNUC_UNUSED)
-{
-    return !fm_window_is_loading(win) &&
-           (fm_window_get_message(win, NULL) != NULL ||
-            (fm_window_get_dataset(win) != NULL && !fm_dce_views_busy(views())));
-}
-
 static gboolean views_idle(gpointer unused G_GNUC_UNUSED)
 {
     return !fm_dce_views_busy(views());
@@ -62,7 +55,7 @@ static void save_widget(GtkWidget *widget)
 static void test_open(void)
 {
     g_action_group_activate_action(G_ACTION_GROUP(app), "open", g_variant_new_string(nii_path));
-    g_assert_true(fm_gui_test_wait_until(dataset_loaded, NULL, 30));
+    g_assert_true(fm_gui_test_wait_until(fm_gui_test_dce_loaded, win, 30));
     g_assert_null(fm_window_get_message(win, NULL));
     g_assert_cmpstr(fm_window_get_family(win), ==, "dce"); /* chosen from the x,y,z,t[s] dims */
     /* Open Recent lists what Fluxmap opened, NIfTI included (it once kept TIFF/SDT/PTU only). */
@@ -224,18 +217,7 @@ int main(int argc, char **argv)
     if (data_dir == NULL)
         return 0;
     /* A small noise-free phantom: 32 x 32 px, 2 slices, 24 frames of 2.37 s, no lesions. */
-    fm_dce_sim_defaults(&sim);
-    sim.nx = 32;
-    sim.ny = 32;
-    sim.nz = 2;
-    sim.n_times = 24;
-    sim.lesions = FALSE;
-    g_autoptr(GError) error = NULL;
-    g_autoptr(fm_dataset) ds = fm_dce_simulate(&sim, &error);
-    g_assert_no_error(error);
-    fm_dataset_set_affine(ds, affine);
-    nii_path = g_build_filename(data_dir, "liver.nii.gz", NULL);
-    g_assert_true(fm_nifti_write_dataset(nii_path, ds, 1, &error));
+    nii_path = fm_gui_test_write_dce_phantom(data_dir, 32, 32, 2, 24, affine, &sim);
 
     app = fm_gui_test_new_app();
     win = fm_gui_test_activate(app);

@@ -32,17 +32,10 @@ static FmDceViews *views(void)
     return FM_DCE_VIEWS(fm_window_get_dce_views(win));
 }
 
-static gboolean dataset_loaded(gpointer unused G_GNUC_UNUSED)
-{
-    return !fm_window_is_loading(win) &&
-           (fm_window_get_message(win, NULL) != NULL ||
-            (fm_window_get_dataset(win) != NULL && !fm_dce_views_busy(views())));
-}
-
 static void open_file(const char *path)
 {
     g_action_group_activate_action(G_ACTION_GROUP(app), "open", g_variant_new_string(path));
-    g_assert_true(fm_gui_test_wait_until(dataset_loaded, NULL, 30));
+    g_assert_true(fm_gui_test_wait_until(fm_gui_test_dce_loaded, win, 30));
     g_assert_null(fm_window_get_message(win, NULL));
 }
 
@@ -169,18 +162,8 @@ int main(int argc, char **argv)
     data_dir = fm_gui_test_init(&argc, &argv, "fluxmap-gui-rois-XXXXXX");
     if (data_dir == NULL)
         return 0;
-    fm_dce_sim_defaults(&sim);
-    sim.nx = 32;
-    sim.ny = 28;
-    sim.nz = 2;
-    sim.n_times = 16;
-    sim.lesions = FALSE;
+    nii_path = fm_gui_test_write_dce_phantom(data_dir, 32, 28, 2, 16, affine, &sim);
     g_autoptr(GError) error = NULL;
-    g_autoptr(fm_dataset) ds = fm_dce_simulate(&sim, &error);
-    g_assert_no_error(error);
-    fm_dataset_set_affine(ds, affine);
-    nii_path = g_build_filename(data_dir, "liver.nii.gz", NULL);
-    g_assert_true(fm_nifti_write_dataset(nii_path, ds, 1, &error));
     /* The phantom's ROIs as a label map over the file, as a segmentation tool would save it */
     g_autoptr(fm_dataset) source = fm_nifti_read(nii_path, &error);
     g_assert_no_error(error);

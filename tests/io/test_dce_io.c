@@ -14,22 +14,7 @@
 #include "app/core/io/nifti.h"
 #include "app/core/io/open.h"
 #include "app/core/io/tiff.h"
-
-static void remove_tree(const char *path)
-{
-    if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
-        GDir *dir = g_dir_open(path, 0, NULL);
-        for (const char *name; dir && (name = g_dir_read_name(dir)) != NULL;) {
-            g_autofree char *child = g_build_filename(path, name, NULL);
-            remove_tree(child);
-        }
-        if (dir)
-            g_dir_close(dir);
-        g_rmdir(path);
-    } else {
-        g_remove(path);
-    }
-}
+#include "tests/test-tree.h"
 
 static char *make_tmp(void)
 {
@@ -112,7 +97,7 @@ static void nifti_round_trip(const char *name, int version, const double *times,
     /* Voxel sizes are the affine's column lengths. */
     g_assert_cmpfloat_with_epsilon(ds->dims[2].spacing, sqrt(0.05 * 0.05 + 0.2 * 0.2 + 2.5 * 2.5),
                                    1e-5);
-    remove_tree(dir);
+    fm_test_remove_tree(dir);
 }
 
 /* NIfTI-1 holds the sform and pixdim as float32: 1e-5 absolute covers values up to ~40 (2^-24
@@ -205,7 +190,7 @@ static void test_nifti_types_and_units(void)
         }
         g_assert_cmpint(wrong, ==, 0);
     }
-    remove_tree(dir);
+    fm_test_remove_tree(dir);
 #endif
 }
 
@@ -227,7 +212,7 @@ static void test_nifti_truncated(void)
     g_assert_null(ds);
     g_assert_error(error, FM_ERROR, FM_ERROR_BAD_INPUT);
     g_assert_nonnull(strstr(error->message, "cut.nii: truncated voxel data"));
-    remove_tree(dir);
+    fm_test_remove_tree(dir);
 }
 
 /* The expected RAS affine of fm_dicom_write_test_series' geometry (LPS rows 0, 1 negated). */
@@ -322,7 +307,7 @@ static void test_dicom_series(void)
     g_autofree char *notes = g_build_filename(dir, "notes.txt", NULL);
     g_assert_true(g_file_set_contents(notes, "scanner export log\n", -1, NULL));
     check_series(dir, &spec, 1);
-    remove_tree(dir);
+    fm_test_remove_tree(dir);
 }
 
 static void test_dicom_enhanced(void)
@@ -335,7 +320,7 @@ static void test_dicom_enhanced(void)
     if (dir == NULL)
         return;
     check_series(dir, &spec, 0);
-    remove_tree(dir);
+    fm_test_remove_tree(dir);
 }
 
 static void expect_dicom_error(const char *dir, const char *series, const char *fragment)
@@ -363,7 +348,7 @@ static void test_dicom_truncated(void)
     g_assert_true(g_file_set_contents(victim, bytes, (gssize)len - 21, NULL));
     g_autofree char *fragment = g_strdup_printf("%s: truncated pixel data", victim);
     expect_dicom_error(dir, NULL, fragment);
-    remove_tree(dir);
+    fm_test_remove_tree(dir);
 }
 
 static void test_dicom_several_series(void)
@@ -400,7 +385,7 @@ static void test_dicom_several_series(void)
         g_assert_cmpuint(picked->dims[2].size, ==, 2 + i);
         g_assert_cmpstr(fm_dataset_get_meta(picked, "dicom_series_uid"), ==, uids[i]);
     }
-    remove_tree(dir);
+    fm_test_remove_tree(dir);
 }
 
 static void count_ticks(double fraction, gpointer user)
@@ -433,7 +418,7 @@ static void test_dicom_progress_cancel(void)
     g_autoptr(fm_dataset) none = fm_dataset_open(dir, NULL, NULL, cancel, &error);
     g_assert_null(none);
     g_assert_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
-    remove_tree(dir);
+    fm_test_remove_tree(dir);
 }
 
 static void test_dicom_unequal_frames(void)
@@ -446,7 +431,7 @@ static void test_dicom_unequal_frames(void)
     g_autofree char *victim = g_build_filename(dir, "IM0005", NULL);
     g_assert_cmpint(g_remove(victim), ==, 0);
     expect_dicom_error(dir, NULL, "unequal frame counts per slice position");
-    remove_tree(dir);
+    fm_test_remove_tree(dir);
 }
 
 /* With TemporalPositionIdentifier the order is the index; times that go back contradict it. */
@@ -459,14 +444,14 @@ static void test_dicom_non_monotonic(void)
     if (dir == NULL)
         return;
     expect_dicom_error(dir, NULL, "non-monotonic times");
-    remove_tree(dir);
+    fm_test_remove_tree(dir);
     /* Without an index, two frames of one slice at the same time cannot be ordered. */
     g_autofree char *dir2 = make_tmp();
     const double dup[3] = {0, 2, 2};
     spec = default_series(dup, 3);
     g_assert_true(fm_dicom_write_test_series(dir2, &spec, NULL));
     expect_dicom_error(dir2, NULL, "non-monotonic times");
-    remove_tree(dir2);
+    fm_test_remove_tree(dir2);
 }
 
 static void test_dicom_mixed_sizes(void)
@@ -482,7 +467,7 @@ static void test_dicom_mixed_sizes(void)
     spec.file_prefix = "XX";
     g_assert_true(fm_dicom_write_test_series(dir, &spec, NULL));
     expect_dicom_error(dir, NULL, "mixed image sizes");
-    remove_tree(dir);
+    fm_test_remove_tree(dir);
 }
 
 /* 2 slices x 3 frames of u16 pages, in both page orders; wrong counts and times refused. */
@@ -524,7 +509,7 @@ static void test_tiff_stack(void)
     g_assert_null(fm_dce_stack_read(path, nz, nt, 0, 0, back, &error));
     g_assert_error(error, FM_ERROR, FM_ERROR_BAD_PARAM);
     g_assert_nonnull(strstr(error->message, "non-monotonic"));
-    remove_tree(dir);
+    fm_test_remove_tree(dir);
 }
 
 static void test_frame_time_helpers(void)

@@ -11,6 +11,7 @@
 #include "app/core/error.h"
 #include "app/core/io/dicom.h"
 #include "app/core/io/open.h"
+#include "tests/test-tree.h"
 
 /* Debian's python3-pydicom ships its test images here (FM_PYDICOM_TEST_FILES overrides). */
 #define PYDICOM_DEFAULT "/usr/lib/python3/dist-packages/pydicom/data/test_files"
@@ -36,21 +37,6 @@ static gboolean need_files(void)
     return TRUE;
 }
 
-static void remove_tree(const char *path)
-{
-    GDir *dir = g_dir_open(path, 0, NULL);
-    for (const char *name; dir && (name = g_dir_read_name(dir)) != NULL;) {
-        g_autofree char *child = g_build_filename(path, name, NULL);
-        if (g_file_test(child, G_FILE_TEST_IS_DIR))
-            remove_tree(child);
-        else
-            g_remove(child);
-    }
-    if (dir)
-        g_dir_close(dir);
-    g_rmdir(path);
-}
-
 /* Copies pydicom's name into dir (its folder holds one image in many encodings, which are
  * copies of one SOP instance: opened in place they would be deduplicated, not compared). */
 static char *copy_into(const char *dir, const char *name, gsize keep_bytes)
@@ -64,13 +50,22 @@ static char *copy_into(const char *dir, const char *name, gsize keep_bytes)
     return dst;
 }
 
+/* The same, into dir's new folder (one series per folder, as the reader takes them). */
+static char *copy_into_folder(const char *dir, const char *folder, const char *name,
+                              gsize keep_bytes)
+{
+    g_autofree char *sub = g_build_filename(dir, folder, NULL);
+    g_mkdir(sub, 0755);
+    return copy_into(sub, name, keep_bytes);
+}
+
 /* Opens one pydicom file, copied alone into a fresh folder, through fm_dataset_open. */
 static fm_dataset *open_alone(const char *name, GError **error)
 {
     g_autofree char *dir = g_dir_make_tmp("fm-dicom-XXXXXX", NULL);
     g_autofree char *path = copy_into(dir, name, 0);
     fm_dataset *ds = fm_dataset_open(path, NULL, NULL, NULL, error);
-    remove_tree(dir);
+    fm_test_remove_tree(dir);
     return ds;
 }
 
@@ -376,7 +371,7 @@ static void test_single_images(void)
     g_assert_cmpint(picked->n_dims, ==, 2);
     g_assert_cmpstr(fm_dataset_get_meta(picked, "dicom_duplicate_files"), ==, "1");
     g_assert_nonnull(strstr(fm_dataset_get_meta(picked, "dicom_transfer_syntax"), "4.90"));
-    remove_tree(dir);
+    fm_test_remove_tree(dir);
 
     /* In place, among pydicom's other files (other series, no-image files, MR_truncated.dcm
      * as a copy of the same instance): the one image. */
@@ -429,27 +424,18 @@ static void test_bad_files(void)
     /* pydicom's truncated file; our cuts of compressed files inside their pixel data. */
     g_autofree char *trunc = copy_into(dir, "MR_truncated.dcm", 0);
     expect_error(trunc, "truncated pixel data");
-    g_autofree char *sub1 = g_build_filename(dir, "a", NULL);
-    g_mkdir(sub1, 0755);
-    g_autofree char *jls = copy_into(sub1, "MR_small_jpeg_ls_lossless.dcm", 5000);
+    g_autofree char *jls = copy_into_folder(dir, "a", "MR_small_jpeg_ls_lossless.dcm", 5000);
     expect_error(jls, "MR_small_jpeg_ls_lossless.dcm");
-    g_autofree char *sub2 = g_build_filename(dir, "b", NULL);
-    g_mkdir(sub2, 0755);
-    g_autofree char *j2k = copy_into(sub2, "MR_small_jp2klossless.dcm", 4000);
+    g_autofree char *j2k = copy_into_folder(dir, "b", "MR_small_jp2klossless.dcm", 4000);
     expect_error(j2k, "MR_small_jp2klossless.dcm");
-    g_autofree char *sub3 = g_build_filename(dir, "c", NULL);
-    g_mkdir(sub3, 0755);
-    g_autofree char *rle = copy_into(sub3, "rtdose_rle.dcm", 4000);
+    g_autofree char *rle = copy_into_folder(dir, "c", "rtdose_rle.dcm", 4000);
     expect_error(rle, "rtdose_rle.dcm");
     /* A codestream whose SIZ marker holds a sequence delimiter tag: OpenJPEG's reason. */
-    g_autofree char *sub4 = g_build_filename(dir, "d", NULL);
-    g_mkdir(sub4, 0755);
-    g_autofree char *delim = copy_into(sub4, "JPEG2000-embedded-sequence-delimiter.dcm", 0);
+    g_autofree char *delim =
+        copy_into_folder(dir, "d", "JPEG2000-embedded-sequence-delimiter.dcm", 0);
     expect_error(delim, "OpenJPEG cannot decode");
     /* JPEG-LS whose entropy-coded data is overwritten (length kept): the decoder's reason. */
-    g_autofree char *sub7 = g_build_filename(dir, "g", NULL);
-    g_mkdir(sub7, 0755);
-    g_autofree char *smashed = copy_into(sub7, "MR_small_jpeg_ls_lossless.dcm", 0);
+    g_autofree char *smashed = copy_into_folder(dir, "g", "MR_small_jpeg_ls_lossless.dcm", 0);
     {
         g_autofree char *bytes = NULL;
         gsize n = 0;
@@ -459,9 +445,7 @@ static void test_bad_files(void)
     }
     expect_error(smashed, "DCMTK cannot decode");
     /* A syntax no codec here reads (a retired JPEG process, 3 and 5): named with its UID. */
-    g_autofree char *sub5 = g_build_filename(dir, "e", NULL);
-    g_mkdir(sub5, 0755);
-    g_autofree char *retired = copy_into(sub5, "MR_small_jpeg_ls_lossless.dcm", 0);
+    g_autofree char *retired = copy_into_folder(dir, "e", "MR_small_jpeg_ls_lossless.dcm", 0);
     patch_syntax(retired, "1.2.840.10008.1.2.4.80", "1.2.840.10008.1.2.4.52");
     expect_error(retired, "no decoder for transfer syntax");
     expect_error(retired, "1.2.840.10008.1.2.4.52");
@@ -475,7 +459,7 @@ static void test_bad_files(void)
     g_assert_null(ds);
     g_assert_error(error, FM_ERROR, FM_ERROR_BAD_INPUT);
     g_assert_nonnull(strstr(error->message, "folder holds 2 series"));
-    remove_tree(dir);
+    fm_test_remove_tree(dir);
 }
 
 /* fluxmap-cli run maps these errors to exit 3 with the file and the reason on stderr, and
@@ -506,9 +490,7 @@ static void test_cli_exit_codes(void)
     }
     g_autofree char *dir = g_dir_make_tmp("fm-dicom-cli-XXXXXX", NULL);
     g_autofree char *out = g_build_filename(dir, "maps", NULL);
-    g_autofree char *sub = g_build_filename(dir, "one", NULL);
-    g_mkdir(sub, 0755);
-    g_autofree char *image = copy_into(sub, "MR_small_RLE.dcm", 0);
+    g_autofree char *image = copy_into_folder(dir, "one", "MR_small_RLE.dcm", 0);
     g_autofree char *err = NULL;
     const char *lsi[] = {"run", "lsi.spatial", image, "-o", out, NULL};
     int status = run_cli(lsi, &err);
@@ -556,7 +538,7 @@ static void test_cli_exit_codes(void)
     const char *unsupported[] = {"run", "lsi.spatial", retired, "-o", out, NULL};
     g_assert_cmpint(run_cli(unsupported, &err), ==, 3);
     g_assert_nonnull(strstr(err, "MR_small_jpeg_ls_lossless.dcm: no decoder for transfer"));
-    remove_tree(dir);
+    fm_test_remove_tree(dir);
 }
 
 /* A DCE series as an archive sends it, compressed file by file (and as one enhanced multi-frame
@@ -640,7 +622,7 @@ static void test_compressed_series(void)
         for (int t = 0; t < 4; t++)
             g_assert_cmpfloat_with_epsilon(got[t], times[t], 1e-5);
         g_free(got);
-        remove_tree(dir);
+        fm_test_remove_tree(dir);
     }
 }
 
@@ -672,7 +654,7 @@ static void test_enhanced_single_frame(void)
     for (int y = 0; y < 4; y++)
         for (int x = 0; x < 5; x++)
             g_assert_cmpfloat(v[y * 5 + x], ==, 2.0 * fm_dicom_test_stored_value(x, y, 0, 0) + 1);
-    remove_tree(dir);
+    fm_test_remove_tree(dir);
 }
 
 /* Series of one slice and many frames (as QIBA's DCE reference objects are: one slice, times
@@ -722,7 +704,7 @@ static void test_time_tags(void)
         for (int t = 0; t < NT; t++)
             g_assert_cmpfloat(v[(gsize)t * 6 + 5], ==, fm_dicom_test_stored_value(2, 1, 0, t));
         g_free(got);
-        remove_tree(dir);
+        fm_test_remove_tree(dir);
     }
 }
 

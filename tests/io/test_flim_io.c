@@ -16,6 +16,7 @@
 #include "app/core/io/sdt_layout.h"
 #include "app/core/io/sdt_write.h"
 #include "app/core/io/tiff.h"
+#include "tests/io/flim-test-util.h"
 
 static char *tmp_dir;
 
@@ -38,15 +39,6 @@ static fm_dataset *make_counts(int w, int h, int bins, int peak, guint32 seed)
                 c[((gsize)t * h + y) * w + x] = (guint16)(mean * g_rand_double(rand) + 0.5);
             }
     return ds;
-}
-
-static void assert_same_counts(const fm_dataset *a, const fm_dataset *b)
-{
-    g_assert_cmpint(b->type, ==, FM_PIXEL_U16);
-    g_assert_cmpint(b->n_dims, ==, 3);
-    for (int i = 0; i < 3; i++)
-        g_assert_cmpuint(a->dims[i].size, ==, b->dims[i].size);
-    g_assert_true(memcmp(a->data, b->data, fm_dataset_n_bytes(a)) == 0);
 }
 
 /* Float32 fields (.sdt) carry ~7 digits, so the bin width is checked to 1e-6 relative; .ptu
@@ -90,17 +82,6 @@ static void expect_bad_input(reader_fn read, const char *path, const char *fragm
         g_error("message '%s' does not mention '%s'", error->message, fragment);
 }
 
-/* g_file_set_contents syncs to disk, far too slow for a thousand cuts; plain stdio into a
- * new file (truncating an existing one makes ext4 flush it on close, as slow). */
-static void write_bytes(const char *path, const char *bytes, gsize len)
-{
-    g_unlink(path);
-    FILE *f = g_fopen(path, "wb");
-    g_assert_nonnull(f);
-    g_assert_cmpuint(fwrite(bytes, 1, len, f), ==, len);
-    g_assert_cmpint(fclose(f), ==, 0);
-}
-
 /* Cuts the file at every `step`-th byte; each cut must fail cleanly through `read`. */
 static void expect_every_cut_fails(reader_fn read, const char *path, gsize step)
 {
@@ -112,7 +93,7 @@ static void expect_every_cut_fails(reader_fn read, const char *path, gsize step)
     g_autofree char *cut_name = g_strconcat("cut-", base, NULL);
     g_autofree char *cut_path = g_build_filename(dir, cut_name, NULL);
     for (gsize cut = 0; cut < len; cut += step) {
-        write_bytes(cut_path, bytes, cut);
+        flim_test_write_bytes(cut_path, bytes, cut);
         expect_bad_input(read, cut_path, NULL);
     }
     g_unlink(cut_path);
@@ -150,7 +131,7 @@ static void test_sdt_round_trip(void)
     g_assert_no_error(error);
     g_autoptr(fm_dataset) back = fm_sdt_read(path, -1, &error);
     g_assert_no_error(error);
-    assert_same_counts(counts, back);
+    flim_test_assert_same_counts(counts, back);
     assert_bin_width(back, 97.5, 1e-6);
     g_assert_cmpstr(fm_dataset_get_meta(back, "format"), ==, "sdt");
     /* TAC range = bins × bin width, laser period the same; the reader keeps 6 significant
@@ -163,7 +144,7 @@ static void test_sdt_round_trip(void)
     g_assert_nonnull(back->sha256);
     g_autoptr(fm_dataset) opened = fm_dataset_open(path, NULL, NULL, NULL, &error);
     g_assert_no_error(error);
-    assert_same_counts(counts, opened);
+    flim_test_assert_same_counts(counts, opened);
 }
 
 static void test_sdt_truncated(void)
@@ -258,7 +239,7 @@ static void test_sdt_zipped(void)
     g_autoptr(GError) error = NULL;
     g_autoptr(fm_dataset) back = fm_sdt_read(zpath, -1, &error);
     g_assert_no_error(error);
-    assert_same_counts(counts, back);
+    flim_test_assert_same_counts(counts, back);
     expect_every_cut_fails(read_sdt, zpath, 3);
     /* any damaged byte of the deflate stream is caught (invalid stream, size or CRC-32) */
     g_autofree char *bad = tmp_path("zip-damaged.sdt");
@@ -269,7 +250,7 @@ static void test_sdt_zipped(void)
         expect_bad_input(read_sdt, bad, "block 1");
     }
     /* a truncated archive (the stream cut, no directory) */
-    write_bytes(bad, zipped, zip_len - 30);
+    flim_test_write_bytes(bad, zipped, zip_len - 30);
     expect_bad_input(read_sdt, bad, NULL);
 }
 
@@ -317,7 +298,7 @@ static void ptu_round_trip(guint32 rec_type, int syncs_per_pixel, int gap, const
     g_assert_no_error(error);
     g_autoptr(fm_dataset) back = fm_ptu_read(path, 0, NULL, NULL, NULL, &error);
     g_assert_no_error(error);
-    assert_same_counts(counts, back);
+    flim_test_assert_same_counts(counts, back);
     assert_bin_width(back, 62.5, 1e-9);
     g_assert_cmpstr(fm_dataset_get_meta(back, "format"), ==, "ptu");
     g_assert_cmpstr(fm_dataset_get_meta(back, "ptu_photons_dropped"), ==, "0");
@@ -404,7 +385,7 @@ static void test_ptu_progress_cancel(void)
     g_autoptr(GError) error = NULL;
     g_autoptr(fm_dataset) back = fm_dataset_open(path, log_progress, &log, NULL, &error);
     g_assert_no_error(error);
-    assert_same_counts(counts, back);
+    flim_test_assert_same_counts(counts, back);
     g_assert_cmpint(log.calls, >=, 3);
     g_assert_true(log.monotonic);
     g_assert_cmpfloat(log.last, ==, 1.0);
@@ -485,7 +466,7 @@ static void fuzz_file(const char *path, guint32 seed, int rounds)
         int n = g_rand_int_range(rand, 1, 5);
         for (int k = 0; k < n; k++)
             copy[g_rand_int_range(rand, 0, (gint32)len)] = (char)g_rand_int_range(rand, 0, 256);
-        write_bytes(fuzz, copy, len);
+        flim_test_write_bytes(fuzz, copy, len);
         g_autoptr(GError) error = NULL;
         g_autoptr(fm_dataset) ds = fm_dataset_open(fuzz, NULL, NULL, NULL, &error);
         if (!ds) {
@@ -529,7 +510,7 @@ static void test_open_by_content(void)
         g_autoptr(GError) error = NULL;
         g_autoptr(fm_dataset) ds = fm_dataset_open(paths[i], NULL, NULL, NULL, &error);
         g_assert_no_error(error);
-        assert_same_counts(counts, ds);
+        flim_test_assert_same_counts(counts, ds);
         g_assert_cmpstr(fm_dataset_get_meta(ds, "format"), ==, formats[i]);
     }
     g_autofree char *text = tmp_path("notes.txt");

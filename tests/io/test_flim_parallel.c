@@ -12,6 +12,7 @@
 #include "app/core/io/flim_write.h"
 #include "app/core/io/ptu.h"
 #include "app/core/io/sdt.h"
+#include "tests/io/flim-test-util.h"
 
 static char *tmp_dir;
 
@@ -38,14 +39,9 @@ static char *real_file(const char *name)
     return g_build_filename(FM_REFDATA_DIR, "flim-real", name, NULL);
 }
 
-static guint32 le32(const guint8 *p)
-{
-    return (guint32)p[0] | (guint32)p[1] << 8 | (guint32)p[2] << 16 | (guint32)p[3] << 24;
-}
-
 static guint64 le64(const guint8 *p)
 {
-    return le32(p) | (guint64)le32(p + 4) << 32;
+    return flim_test_le32(p) | (guint64)flim_test_le32(p + 4) << 32;
 }
 
 /* A counts cube with a decay along t and fixed-seed noise. */
@@ -84,7 +80,7 @@ static ptu_header read_ptu_header(const guint8 *bytes, gsize len)
     for (;;) {
         g_assert_cmpuint(at + 48, <=, len);
         const char *ident = (const char *)bytes + at;
-        guint32 type = le32(bytes + at + 36);
+        guint32 type = flim_test_le32(bytes + at + 36);
         gint64 value = (gint64)le64(bytes + at + 40);
         at += 48;
         if ((type & 0xffff) == 0xffff) /* strings, arrays, blobs: value is their length */
@@ -136,7 +132,7 @@ static void reference_histogram(const char *path, int group, int bins, ptu_refer
     guint64 overflow = 0, line_start = 0;
     gint64 y = 0;
     for (gint64 i = 0; i < hd.n_records; i++) {
-        guint32 r = le32(bytes + hd.records_at + 4 * (gsize)i);
+        guint32 r = flim_test_le32(bytes + hd.records_at + 4 * (gsize)i);
         guint32 nsync, dtime, markers = 0;
         gboolean photon;
         if (pico) {
@@ -326,7 +322,7 @@ static void check_sdt(const char *path, const guint8 *block, int bytes_per_count
     for (gsize pix = 0; pix < plane; pix++)
         for (gsize t = 0; t < bins; t++) {
             const guint8 *p = block + (pix * bins + t) * bytes_per_count;
-            guint32 v = bytes_per_count == 2 ? (guint32)(p[0] | p[1] << 8) : le32(p);
+            guint32 v = bytes_per_count == 2 ? (guint32)(p[0] | p[1] << 8) : flim_test_le32(p);
             saturated += v > G_MAXUINT16 ? 1 : 0;
             want[t * plane + pix] = (guint16)MIN(v, G_MAXUINT16);
         }
@@ -349,33 +345,6 @@ static void check_sdt(const char *path, const guint8 *block, int bytes_per_count
     use_threads(NULL);
 }
 
-/* The one member of a ZIP archive (local header, raw deflate), inflated. */
-static GBytes *unzip_member(const char *zip_path)
-{
-    g_autofree char *zip = NULL;
-    gsize len = 0;
-    g_assert_true(g_file_get_contents(zip_path, &zip, &len, NULL));
-    const guint8 *z = (const guint8 *)zip;
-    g_assert_cmpuint(le32(z), ==, 0x04034b50u);
-    gsize data_at = 30 + (gsize)(z[26] | z[27] << 8) + (gsize)(z[28] | z[29] << 8);
-    gsize packed = le32(z + 18), size = le32(z + 22);
-    g_assert_cmpuint(data_at + packed, <=, len);
-    g_autoptr(GZlibDecompressor) inflater = g_zlib_decompressor_new(G_ZLIB_COMPRESSOR_FORMAT_RAW);
-    guint8 *out = g_malloc(size);
-    gsize in_done = 0, out_done = 0;
-    GConverterResult r = G_CONVERTER_CONVERTED;
-    while (r != G_CONVERTER_FINISHED) {
-        gsize nr = 0, nw = 0;
-        r = g_converter_convert(G_CONVERTER(inflater), z + data_at + in_done, packed - in_done,
-                                out + out_done, size - out_done, G_CONVERTER_INPUT_AT_END, &nr, &nw,
-                                NULL);
-        g_assert_cmpint(r, !=, G_CONVERTER_ERROR);
-        in_done += nr, out_done += nw;
-    }
-    g_assert_cmpuint(out_done, ==, size);
-    return g_bytes_new_take(out, size);
-}
-
 /* The real B&H file (phasorpy's tcspc.sdt, an SPC-730 file with the older, 203-byte
  * measurement description) read directly: real photon statistics through the threaded
  * transpose, against its block decoded here. */
@@ -386,11 +355,11 @@ static void test_sdt_real(void)
         g_test_skip("no shared/refdata/flim-real/tcspc.sdt.zip beside the repository");
         return;
     }
-    g_autoptr(GBytes) sdt = unzip_member(zip);
+    g_autoptr(GBytes) sdt = flim_test_unzip_member(zip);
     gsize len = 0;
     const guint8 *bytes = g_bytes_get_data(sdt, &len);
     /* What the file's origin documents: 128 x 128 x 256 uint16 from byte 5370, and the total. */
-    guint32 block_at = le32(bytes + 14), data_at = le32(bytes + block_at + 2);
+    guint32 block_at = flim_test_le32(bytes + 14), data_at = flim_test_le32(bytes + block_at + 2);
     g_assert_cmpuint(data_at, ==, 5370);
     g_assert_cmpuint(data_at + 128 * 128 * 256 * 2, <=, len);
     guint64 total = 0;
@@ -412,7 +381,7 @@ static void test_sdt_written(void)
     gsize len = 0;
     g_assert_true(g_file_get_contents(path, &contents, &len, NULL));
     guint8 *b = (guint8 *)contents;
-    guint32 block_at = le32(b + 14), data_at = le32(b + block_at + 2);
+    guint32 block_at = flim_test_le32(b + 14), data_at = flim_test_le32(b + block_at + 2);
     check_sdt(path, b + data_at, 2, 37, 23, 64);
 
     /* The same block as 32-bit counts, some above 65535 (B&H's type bits 8..11 = 1). */

@@ -15,6 +15,7 @@
 #include "app/core/io/open.h"
 #include "app/core/io/pt3.h"
 #include "app/core/io/ptu.h"
+#include "tests/io/flim-test-util.h"
 
 static char *tmp_dir;
 
@@ -47,23 +48,6 @@ static guint64 total_counts(const fm_dataset *ds)
     return n;
 }
 
-static void assert_same_counts(const fm_dataset *want, const fm_dataset *got)
-{
-    g_assert_cmpint(got->type, ==, FM_PIXEL_U16);
-    g_assert_cmpint(got->n_dims, ==, 3);
-    for (int i = 0; i < 3; i++)
-        g_assert_cmpuint(want->dims[i].size, ==, got->dims[i].size);
-    g_assert_true(memcmp(want->data, got->data, fm_dataset_n_bytes(want)) == 0);
-}
-
-static double meta_double(const fm_dataset *ds, const char *key)
-{
-    const char *text = fm_dataset_get_meta(ds, key);
-    if (!text)
-        g_error("no metadata %s", key);
-    return g_ascii_strtod(text, NULL);
-}
-
 static void assert_meta_count(const fm_dataset *ds, const char *key, guint64 want)
 {
     g_autofree char *text = g_strdup_printf("%" G_GUINT64_FORMAT, want);
@@ -74,11 +58,11 @@ static void assert_meta_count(const fm_dataset *ds, const char *key, guint64 wan
  * rel: 1e-9 for .ptu (doubles), 1e-6 for .pt3 (float32 resolution, integer sync rate). */
 static void assert_time_axis(const fm_dataset *ds, double bin_ps, gsize bins, double rel)
 {
-    g_assert_cmpfloat_with_epsilon(meta_double(ds, "bin_width_ps"), bin_ps, bin_ps * rel);
+    g_assert_cmpfloat_with_epsilon(flim_test_meta_double(ds, "bin_width_ps"), bin_ps, bin_ps * rel);
     g_assert_cmpstr(ds->dims[2].unit, ==, "ns");
     g_assert_cmpfloat_with_epsilon(ds->dims[2].spacing, bin_ps * 1e-3, bin_ps * 1e-3 * rel);
     double rate = 1e6 / (bin_ps * (double)bins);
-    g_assert_cmpfloat_with_epsilon(meta_double(ds, "rep_rate_mhz"), rate, rate * rel);
+    g_assert_cmpfloat_with_epsilon(flim_test_meta_double(ds, "rep_rate_mhz"), rate, rate * rel);
 }
 
 static void expect_bad_input(fm_dataset *ds, GError *error, const char *path, const char *what)
@@ -99,11 +83,6 @@ static fm_dataset *open_any(const char *path, GError **error)
 
 /* --- the real file --------------------------------------------------------------------------- */
 
-static guint32 le32(const guint8 *p)
-{
-    return (guint32)p[0] | (guint32)p[1] << 8 | (guint32)p[2] << 16 | (guint32)p[3] << 24;
-}
-
 /* PicoHarp T3 records after the tag header: the photon records (channel != 15), and those
  * between a LineStart (marker bit 1) and the next LineStop (marker bit 2) marker, walked from the
  * documented record layout without the reader's code. */
@@ -113,8 +92,9 @@ static void count_photons_in_lines(const guint8 *bytes, gsize len, guint64 *phot
     gsize at = 16;
     for (;;) {
         g_assert_cmpuint(at + 48, <=, len);
-        guint32 type = le32(bytes + at + 36);
-        guint64 value = le32(bytes + at + 40) | (guint64)le32(bytes + at + 44) << 32;
+        guint32 type = flim_test_le32(bytes + at + 36);
+        guint64 value = flim_test_le32(bytes + at + 40) | (guint64)flim_test_le32(bytes + at + 44)
+                                                              << 32;
         gboolean end = strcmp((const char *)bytes + at, "Header_End") == 0;
         at += 48 + ((type & 0xffff) == 0xffff ? (gsize)value : 0);
         if (end)
@@ -123,7 +103,7 @@ static void count_photons_in_lines(const guint8 *bytes, gsize len, guint64 *phot
     gboolean inside = FALSE;
     *photons = *in_lines = *lines = 0;
     for (; at + 4 <= len; at += 4) {
-        guint32 r = le32(bytes + at), markers = (r >> 16) & 0xf;
+        guint32 r = flim_test_le32(bytes + at), markers = (r >> 16) & 0xf;
         if (r >> 28 != 15) {
             (*photons)++;
             *in_lines += inside;
@@ -166,8 +146,8 @@ static void test_real_picoharp(void)
     g_assert_cmpuint(ds->dims[1].size, ==, 256);
     /* 12.817 ns / 96.97 ps = 132.2: 133 bins, the last one partly beyond the period */
     g_assert_cmpuint(ds->dims[2].size, ==, 133);
-    g_assert_cmpfloat_with_epsilon(meta_double(ds, "bin_width_ps"), 96.97, 0.005);
-    g_assert_cmpfloat_with_epsilon(meta_double(ds, "rep_rate_mhz"), 78.02, 0.0001);
+    g_assert_cmpfloat_with_epsilon(flim_test_meta_double(ds, "bin_width_ps"), 96.97, 0.005);
+    g_assert_cmpfloat_with_epsilon(flim_test_meta_double(ds, "rep_rate_mhz"), 78.02, 0.0001);
     assert_meta_count(ds, "ptu_records", 723240);
     assert_meta_count(ds, "ptu_photons", 722402);
     assert_meta_count(ds, "ptu_photons_dropped", 0);
@@ -178,7 +158,7 @@ static void test_real_picoharp(void)
     /* the one detector channel alone is the same image; another is refused by name */
     g_autoptr(fm_dataset) one = fm_ptu_read_channel(path, 1, 0, NULL, NULL, NULL, &error);
     g_assert_no_error(error);
-    assert_same_counts(ds, one);
+    flim_test_assert_same_counts(ds, one);
     g_autoptr(fm_dataset) two = fm_ptu_read_channel(path, 2, 0, NULL, NULL, NULL, &error);
     expect_bad_input(two, error, path, "channel 2 holds no photons (channels with photons: 1)");
 }
@@ -221,7 +201,7 @@ static void test_record_types(void)
         g_assert_true(fm_ptu_write(path, counts, 48.0, &opt, &error));
         g_autoptr(fm_dataset) back = open_any(path, &error);
         g_assert_no_error(error);
-        assert_same_counts(counts, back);
+        flim_test_assert_same_counts(counts, back);
         assert_time_axis(back, 48.0, 40, 1e-9);
         assert_meta_count(back, "ptu_photons", total_counts(counts));
         assert_meta_count(back, "ptu_photons_dropped", 0);
@@ -233,7 +213,7 @@ static void test_record_types(void)
     g_autoptr(GError) error = NULL;
     g_autoptr(fm_dataset) back = open_any(path, &error);
     g_assert_no_error(error);
-    assert_same_counts(counts, back);
+    flim_test_assert_same_counts(counts, back);
 }
 
 /* --- channels -------------------------------------------------------------------------------- */
@@ -261,7 +241,7 @@ static void check_channels(const char *path, const fm_dataset *counts, int n,
     g_autoptr(GError) error = NULL;
     g_autoptr(fm_dataset) all = read(path, 0, &error);
     g_assert_no_error(error);
-    assert_same_counts(counts, all);
+    flim_test_assert_same_counts(counts, all);
     g_autofree char *present = NULL;
     for (int c = 1; c <= n; c++) {
         char *more = g_strdup_printf("%s%s%d", present ? present : "", present ? "," : "", c);
@@ -274,7 +254,7 @@ static void check_channels(const char *path, const fm_dataset *counts, int n,
         g_autoptr(fm_dataset) want = channel_share(counts, c, n);
         g_autoptr(fm_dataset) got = read(path, c, &error);
         g_assert_no_error(error);
-        assert_same_counts(want, got);
+        flim_test_assert_same_counts(want, got);
         assert_meta_count(got, "ptu_photons", total_counts(want));
         assert_meta_count(got, "ptu_photons_dropped", 0);
     }
@@ -336,7 +316,7 @@ static void test_bidirectional(void)
         g_autoptr(GError) error = NULL;
         g_autoptr(fm_dataset) back = open_any(path, &error);
         g_assert_no_error(error);
-        assert_same_counts(counts, back);
+        flim_test_assert_same_counts(counts, back);
         g_assert_cmpstr(fm_dataset_get_meta(back, "ptu_bidirectional"), ==, "1");
         patch_tag(path, "ImgHdr_BiDirect", 0);
         g_autoptr(fm_dataset) one_way = open_any(path, &error);
@@ -370,7 +350,7 @@ static void test_frames(void)
         g_autoptr(GError) error = NULL;
         g_autoptr(fm_dataset) back = open_any(path, &error);
         g_assert_no_error(error);
-        assert_same_counts(counts, back);
+        flim_test_assert_same_counts(counts, back);
         assert_meta_count(back, "ptu_frames", 3);
         assert_meta_count(back, "ptu_photons_dropped", 0);
         /* the same scan as one frame */
@@ -486,7 +466,7 @@ static void test_pt3(void)
     for (int k = 0; k < 2; k++) {
         g_autoptr(fm_dataset) back = open_any(k ? odd : path, &error);
         g_assert_no_error(error);
-        assert_same_counts(counts, back);
+        flim_test_assert_same_counts(counts, back);
         assert_time_axis(back, 100.0, 50, 1e-6);
         g_assert_cmpstr(fm_dataset_get_meta(back, "format"), ==, "pt3");
         g_assert_cmpstr(fm_dataset_get_meta(back, "ptu_bidirectional"), ==, "1");
@@ -500,15 +480,6 @@ static void test_pt3(void)
 }
 
 /* --- damaged and foreign files ---------------------------------------------------------------- */
-
-static void write_bytes(const char *path, const char *bytes, gsize len)
-{
-    g_unlink(path);
-    FILE *f = g_fopen(path, "wb");
-    g_assert_nonnull(f);
-    g_assert_cmpuint(fwrite(bytes, 1, len, f), ==, len);
-    g_assert_cmpint(fclose(f), ==, 0);
-}
 
 /* Every cut of each file fails with the file named, through its reader and the opener: a .pt3
  * image (every 7th byte of the header, then every byte), a point .ptu and a bidirectional
@@ -529,7 +500,7 @@ static void test_truncated(void)
         gsize len = 0;
         g_assert_true(g_file_get_contents(path, &bytes, &len, NULL));
         for (gsize n = 0; n < len; n += f ? 3 : n < FM_PT3_IMG_HDR + 64 ? 7 : 1) {
-            write_bytes(cut, bytes, n);
+            flim_test_write_bytes(cut, bytes, n);
             g_autoptr(GError) error = NULL;
             g_autoptr(fm_dataset) ds = f == 0 ? fm_pt3_read(cut, 0, 0, NULL, NULL, NULL, &error)
                                               : fm_ptu_read(cut, 0, NULL, NULL, NULL, &error);
@@ -538,7 +509,7 @@ static void test_truncated(void)
             g_autoptr(fm_dataset) any = open_any(cut, &error);
             expect_bad_input(any, error, cut, NULL);
         }
-        write_bytes(cut, bytes, len - 3);
+        flim_test_write_bytes(cut, bytes, len - 3);
         g_autoptr(GError) error = NULL;
         g_autoptr(fm_dataset) ds = open_any(cut, &error);
         expect_bad_input(ds, error, cut, "truncated: the header declares");
@@ -553,7 +524,7 @@ static void patch_word(const char *path, const char *out, gsize at, guint32 valu
     g_assert_true(g_file_get_contents(path, &bytes, &len, NULL));
     guint32 le = GUINT32_TO_LE(value);
     memcpy(bytes + at, &le, 4);
-    write_bytes(out, bytes, len);
+    flim_test_write_bytes(out, bytes, len);
 }
 
 static void test_pt3_foreign(void)
@@ -627,7 +598,7 @@ static void test_fuzz(void)
             memcpy(copy, bytes, len);
             for (int k = g_rand_int_range(rand, 1, 5); k > 0; k--)
                 copy[g_rand_int_range(rand, 0, (gint32)len)] = (char)g_rand_int_range(rand, 0, 256);
-            write_bytes(copy_path, copy, len);
+            flim_test_write_bytes(copy_path, copy, len);
             g_autoptr(GError) error = NULL;
             g_autoptr(fm_dataset) ds = f == 0
                                            ? fm_pt3_read(copy_path, 0, 0, NULL, NULL, NULL, &error)

@@ -15,17 +15,13 @@
 #include "app/core/io/sdt.h"
 #include "app/core/io/sdt_layout.h"
 #include "app/core/io/sdt_write.h"
+#include "tests/io/flim-test-util.h"
 
 static char *tmp_dir;
 
 static char *tmp_path(const char *name)
 {
     return g_build_filename(tmp_dir, name, NULL);
-}
-
-static guint32 le32(const guint8 *p)
-{
-    return p[0] | p[1] << 8 | p[2] << 16 | (guint32)p[3] << 24;
 }
 
 /* Counts with a decay, fixed-seed noise and a per-dataset offset so datasets differ. */
@@ -51,14 +47,6 @@ static guint64 total_counts(const fm_dataset *ds)
     return sum;
 }
 
-static double meta_double(const fm_dataset *ds, const char *key)
-{
-    const char *v = fm_dataset_get_meta(ds, key);
-    if (!v)
-        g_error("metadata '%s' missing", key);
-    return g_ascii_strtod(v, NULL);
-}
-
 static void assert_rel(double got, double want, double rel)
 {
     if (!(fabs(got - want) <= fabs(want) * rel))
@@ -77,13 +65,13 @@ static void check_read(const char *path, int index, const fm_dataset *want, doub
         g_assert_cmpuint(ds->dims[d].size, ==, want->dims[d].size);
     g_assert_cmpuint(total_counts(ds), ==, total_counts(want));
     g_assert_true(memcmp(ds->data, want->data, fm_dataset_n_bytes(want)) == 0);
-    assert_rel(meta_double(ds, "bin_width_ps"), bin_ps, 1e-6);
+    assert_rel(flim_test_meta_double(ds, "bin_width_ps"), bin_ps, 1e-6);
     g_assert_cmpstr(ds->dims[2].unit, ==, "ns");
     assert_rel(ds->dims[2].spacing, bin_ps * 1e-3, 1e-6);
-    assert_rel(meta_double(ds, "rep_rate_mhz"), rep_mhz, 1e-6);
+    assert_rel(flim_test_meta_double(ds, "rep_rate_mhz"), rep_mhz, 1e-6);
     g_assert_cmpstr(fm_dataset_get_meta(ds, "rep_rate_source"), ==, rep_source);
     g_assert_cmpstr(fm_dataset_get_meta(ds, "sdt_layout"), ==, layout);
-    g_assert_cmpint((int)meta_double(ds, "sdt_dataset"), ==, index < 0 ? 1 : index + 1);
+    g_assert_cmpint((int)flim_test_meta_double(ds, "sdt_dataset"), ==, index < 0 ? 1 : index + 1);
 }
 
 static void expect_bad_input(const char *path, int index, const char *fragment)
@@ -113,42 +101,7 @@ static char *read_all(const char *path, gsize *len)
     return bytes;
 }
 
-static void write_bytes(const char *path, const char *bytes, gsize len)
-{
-    g_unlink(path);
-    FILE *f = g_fopen(path, "wb");
-    g_assert_nonnull(f);
-    g_assert_cmpuint(fwrite(bytes, 1, len, f), ==, len);
-    g_assert_cmpint(fclose(f), ==, 0);
-}
-
 /* --- the real file ------------------------------------------------------------------------- */
-
-/* The one member of a ZIP archive, inflated by GIO (the refdata zip, not an .sdt block). */
-static GBytes *unzip_member(const char *zip_path)
-{
-    gsize len = 0;
-    g_autofree char *zip = read_all(zip_path, &len);
-    const guint8 *z = (const guint8 *)zip;
-    g_assert_cmpuint(le32(z), ==, 0x04034b50u);
-    gsize data_at = 30 + (gsize)(z[26] | z[27] << 8) + (gsize)(z[28] | z[29] << 8);
-    gsize size = le32(z + 22);
-    g_assert_cmpuint(size, >, 0);
-    g_autoptr(GZlibDecompressor) z_in = g_zlib_decompressor_new(G_ZLIB_COMPRESSOR_FORMAT_RAW);
-    guint8 *out = g_malloc(size);
-    gsize in_done = 0, out_done = 0;
-    GConverterResult r = G_CONVERTER_CONVERTED;
-    while (r != G_CONVERTER_FINISHED) {
-        gsize nr = 0, nw = 0;
-        r = g_converter_convert(G_CONVERTER(z_in), z + data_at + in_done, len - data_at - in_done,
-                                out + out_done, size - out_done, G_CONVERTER_INPUT_AT_END, &nr, &nw,
-                                NULL);
-        g_assert_cmpint(r, !=, G_CONVERTER_ERROR);
-        in_done += nr, out_done += nw;
-    }
-    g_assert_cmpuint(out_done, ==, size);
-    return g_bytes_new_take(out, size);
-}
 
 /* phasorpy's figures for tcspc.sdt: 128 x 128 x 256 uint16, 224,606,420 counts, time axis 0 to
  * 12.451172 ns over 256 bins (bin starts, so 255 intervals: 48.828125 ps, TAC 50 ns / gain 4 /
@@ -161,7 +114,7 @@ static void test_real_tcspc(void)
                     "the real-file checks did not run");
         return;
     }
-    g_autoptr(GBytes) sdt = unzip_member(zip);
+    g_autoptr(GBytes) sdt = flim_test_unzip_member(zip);
     g_autofree char *path = tmp_path("tcspc.sdt");
     gsize len = 0;
     const char *bytes = g_bytes_get_data(sdt, &len);
@@ -176,7 +129,7 @@ static void test_real_tcspc(void)
     g_assert_cmpuint(total_counts(ds), ==, 224606420);
     assert_rel(ds->dims[2].spacing, 12.451172 / 255, 1e-6);
     assert_rel(ds->dims[2].spacing * 255, 12.451172, 1e-6);
-    assert_rel(meta_double(ds, "rep_rate_mhz"), 80.0, 1e-6);
+    assert_rel(flim_test_meta_double(ds, "rep_rate_mhz"), 80.0, 1e-6);
     g_assert_cmpstr(fm_dataset_get_meta(ds, "rep_rate_source"), ==, "tac_window");
     g_assert_cmpstr(fm_dataset_get_meta(ds, "sdt_module"), ==, "SPC-730");
     g_assert_cmpstr(fm_dataset_get_meta(ds, "sdt_layout"), ==, "image");
@@ -254,8 +207,8 @@ static void test_routing_channels(void)
             check_read(path, i, sets[i], 100.0, 1e6 / (sets[i]->dims[2].size * 100.0), "tac_window",
                        v == 2 ? "fifo_image" : "image");
             g_autoptr(fm_dataset) ds = fm_sdt_read(path, i, NULL);
-            g_assert_cmpint((int)meta_double(ds, "sdt_block"), ==, i / 2 + 1);
-            g_assert_cmpint((int)meta_double(ds, "sdt_channel"), ==, i % 2 + 1);
+            g_assert_cmpint((int)flim_test_meta_double(ds, "sdt_block"), ==, i / 2 + 1);
+            g_assert_cmpint((int)flim_test_meta_double(ds, "sdt_channel"), ==, i % 2 + 1);
             g_assert_cmpstr(fm_dataset_get_meta(ds, "sdt_datasets"), ==, "4");
         }
     }
@@ -336,7 +289,7 @@ static void patch(const char *path, const char *out, gsize at, const void *data,
     g_autofree char *bytes = read_all(path, &len);
     g_assert_cmpuint(at + n, <=, len);
     memcpy(bytes + at, data, n);
-    write_bytes(out, bytes, len);
+    flim_test_write_bytes(out, bytes, len);
 }
 
 static void hide_setup_scan_size(const char *path)
@@ -350,7 +303,7 @@ static void hide_setup_scan_size(const char *path)
             found = (gssize)i;
     g_assert_cmpint(found, >=, 0);
     memcpy(bytes + found, "[SP_SCAN_Q,", strlen(key));
-    write_bytes(path, bytes, n);
+    flim_test_write_bytes(path, bytes, n);
 }
 
 static void test_damaged(void)
@@ -366,12 +319,13 @@ static void test_damaged(void)
     gsize len = 0;
     g_autofree char *bytes = read_all(path, &len);
     const guint8 *u = (const guint8 *)bytes;
-    guint32 block1 = le32(u + SDT_HDR_DATA_BLOCK_OFFS), data1 = le32(u + block1 + 2);
-    guint32 block2 = le32(u + block1 + SDT_BLK_NEXT_OFFS);
+    guint32 block1 = flim_test_le32(u + SDT_HDR_DATA_BLOCK_OFFS),
+            data1 = flim_test_le32(u + block1 + 2);
+    guint32 block2 = flim_test_le32(u + block1 + SDT_BLK_NEXT_OFFS);
 
     /* every cut, through both blocks' archives */
     for (gsize cut = 0; cut < len; cut += 5) {
-        write_bytes(bad, bytes, cut);
+        flim_test_write_bytes(bad, bytes, cut);
         expect_bad_input(bad, 0, NULL);
     }
     /* CRC-32 of the first archive's local header */
@@ -404,7 +358,7 @@ static void test_damaged(void)
     patch(path, bad, block1 + SDT_BLK_TYPE, dbl_type, 2);
     expect_bad_input(bad, 0, "double");
     /* an image description that fits none of the block's curves */
-    guint32 md_at = le32(u + SDT_HDR_MEAS_DESC_OFFS);
+    guint32 md_at = flim_test_le32(u + SDT_HDR_MEAS_DESC_OFFS);
     guint8 odd_x[4] = {6, 0, 0, 0};
     patch(path, bad, md_at + SDT_MD_SCAN_X, odd_x, 4);
     hide_setup_scan_size(bad); /* the setup's fallback size (SP_SCAN_X 7) gone too */
@@ -421,7 +375,7 @@ static void test_damaged(void)
     write_or_die(old, &o12);
     gsize old_len = 0;
     g_autofree char *old_bytes = read_all(old, &old_len);
-    guint32 old_block = le32((const guint8 *)old_bytes + SDT_HDR_DATA_BLOCK_OFFS);
+    guint32 old_block = flim_test_le32((const guint8 *)old_bytes + SDT_HDR_DATA_BLOCK_OFFS);
     guint8 block_no[2] = {0x7f, 0x7f}; /* block_no there, not offset extensions */
     patch(old, bad, old_block + SDT_BLK_NO, block_no, 2);
     g_autoptr(GError) no_error = NULL;
@@ -430,9 +384,9 @@ static void test_damaged(void)
     g_assert_true(memcmp(c_back->data, c->data, fm_dataset_n_bytes(c)) == 0);
     /* foreign files */
     char tiff[64] = "II*\0\x08\0\0\0 a TIFF header, not an .sdt file";
-    write_bytes(bad, tiff, sizeof tiff);
+    flim_test_write_bytes(bad, tiff, sizeof tiff);
     expect_bad_input(bad, 0, "not a Becker & Hickl");
-    write_bytes(bad, "", 0);
+    flim_test_write_bytes(bad, "", 0);
     expect_bad_input(bad, 0, "empty file");
     g_autofree char *missing = tmp_path("missing.sdt");
     expect_bad_input(missing, 0, "cannot open");
@@ -449,7 +403,7 @@ static void fuzz_file(const char *path, guint32 seed, int rounds)
     const guint8 *u = (const guint8 *)bytes;
     /* structure: file header, setup, descriptions, first block header and its ZIP header */
     gsize structure =
-        MIN(len, (gsize)le32(u + SDT_HDR_DATA_BLOCK_OFFS) + SDT_BLOCK_HEADER_LEN + 64);
+        MIN(len, (gsize)flim_test_le32(u + SDT_HDR_DATA_BLOCK_OFFS) + SDT_BLOCK_HEADER_LEN + 64);
     g_autoptr(GRand) rand = g_rand_new_with_seed(seed);
     int refused = 0;
     for (int i = 0; i < rounds; i++) {
@@ -459,7 +413,7 @@ static void fuzz_file(const char *path, guint32 seed, int rounds)
             gsize end = g_rand_boolean(rand) ? structure : len;
             copy[g_rand_int_range(rand, 0, (gint32)end)] = (char)g_rand_int_range(rand, 0, 256);
         }
-        write_bytes(fuzz, copy, len);
+        flim_test_write_bytes(fuzz, copy, len);
         for (int index = 0; index < 3; index++) {
             g_autoptr(GError) error = NULL;
             g_autoptr(fm_dataset) ds = fm_sdt_read(fuzz, index, &error);

@@ -277,16 +277,6 @@ static const char *dataset_label(const fm_dataset *dataset)
     return "dataset";
 }
 
-static gboolean has_param(const fm_params *params, const char *key)
-{
-    int n = 0;
-    const fm_param_spec *specs = fm_params_specs(params, &n);
-    for (int i = 0; i < n; i++)
-        if (strcmp(specs[i].key, key) == 0)
-            return TRUE;
-    return FALSE;
-}
-
 static fm_flim_method kernel_method(const fm_method *method)
 {
     static const char *const names[FM_FLIM_METHOD_COUNT] = {
@@ -459,9 +449,9 @@ static fm_result *flim_run(const fm_method *method, fm_dataset *dataset, const f
     fm_flim_params kp;
     fm_flim_params_defaults(&kp, n_bins, bin_width_ns);
     g_autoptr(GString) note = g_string_new(NULL);
-    if (has_param(params, "tau_d_ns"))
+    if (fm_params_has(params, "tau_d_ns"))
         kp.tau_d_ns = fm_params_get_double(params, "tau_d_ns");
-    if (has_param(params, "model") && !setup_fit(&kp, params, note, error))
+    if (fm_params_has(params, "model") && !setup_fit(&kp, params, note, error))
         return NULL;
     g_autofree float *irf = (float *)kp.irf;
 

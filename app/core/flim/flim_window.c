@@ -4,28 +4,17 @@
 
 #include <glib/gi18n.h>
 #include <math.h>
-#include <string.h>
 
 #include "app/core/flim/flim_irf.h"
 #include "app/core/flim/flim_prep.h"
 #include "app/core/method.h"
-
-static gboolean has_key(const fm_params *params, const char *key)
-{
-    int n = 0;
-    const fm_param_spec *specs = fm_params_specs(params, &n);
-    for (int i = 0; i < n; i++)
-        if (strcmp(specs[i].key, key) == 0)
-            return TRUE;
-    return FALSE;
-}
 
 gboolean fm_flim_params_window(fm_dataset *ds, const fm_params *params, double bin_width_ns,
                                const float *irf, fm_flim_window *window, GError **error)
 {
     g_autofree float *loaded = NULL;
     fm_flim_window_kind kind = FM_FLIM_WINDOW_TAIL;
-    if (has_key(params, "irf_file")) {
+    if (fm_params_has(params, "irf_file")) {
         const char *file = fm_params_get_string(params, "irf_file");
         if (irf == NULL && file && *file)
             irf = loaded = fm_flim_load_decay_resampled(file, fm_dataset_frames(ds), bin_width_ns,
@@ -33,14 +22,15 @@ gboolean fm_flim_params_window(fm_dataset *ds, const fm_params *params, double b
         if (irf != NULL)
             kind = FM_FLIM_WINDOW_IRF;
     }
-    if (has_key(params, "cal_tau_ns") && fm_params_get_double(params, "cal_tau_ns") > 0.0)
+    if (fm_params_has(params, "cal_tau_ns") && fm_params_get_double(params, "cal_tau_ns") > 0.0)
         kind = FM_FLIM_WINDOW_PERIOD;
     /* a fitted background needs the bins where the tail has sunk into it; the phasor's
      * transform runs over the laser period: both take the window to the period's end */
     gboolean to_period_end =
-        (has_key(params, "fit_background") && fm_params_get_bool(params, "fit_background")) ||
-        has_key(params, "harmonic");
-    double rep = has_key(params, "rep_rate_mhz") ? fm_params_get_double(params, "rep_rate_mhz") : 0;
+        (fm_params_has(params, "fit_background") && fm_params_get_bool(params, "fit_background")) ||
+        fm_params_has(params, "harmonic");
+    double rep =
+        fm_params_has(params, "rep_rate_mhz") ? fm_params_get_double(params, "rep_rate_mhz") : 0;
     return fm_flim_window_choose(ds, fm_params_get_double(params, "fit_start_ns"),
                                  fm_params_get_double(params, "fit_end_ns"), bin_width_ns,
                                  fm_flim_period_ns(ds, rep), kind, to_period_end, irf, window,

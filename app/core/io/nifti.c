@@ -1,5 +1,6 @@
 /* NIfTI-1 / NIfTI-2 reading into float32 x,y,z,t datasets and float map writing (nifticlib). */
 #include "nifti.h"
+#include "nifti_private.h"
 
 #include <errno.h>
 #include <glib/gi18n.h>
@@ -363,6 +364,46 @@ static gboolean write_sidecar(const char *path, const double *times, int nt, GEr
     return TRUE;
 }
 
+void fm_nifti_set_affine(nifti_image *nim, const double a[16])
+{
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 4; c++)
+            nim->sto_xyz.m[r][c] = a[r * 4 + c];
+    nim->sform_code = NIFTI_XFORM_SCANNER_ANAT;
+    nim->sto_ijk = nifti_dmat44_inverse(nim->sto_xyz);
+    /* The qform is the sform's rotation part (nifticlib orthogonalises it) for readers that
+     * ignore the sform; voxel sizes are the column lengths of the affine. */
+    double qfac = 1.0;
+    nifti_dmat44_to_quatern(nim->sto_xyz, &nim->quatern_b, &nim->quatern_c, &nim->quatern_d,
+                            &nim->qoffset_x, &nim->qoffset_y, &nim->qoffset_z, NULL, NULL, NULL,
+                            &qfac);
+    nim->qfac = qfac;
+    nim->qform_code = NIFTI_XFORM_SCANNER_ANAT;
+    double *d[3] = {&nim->dx, &nim->dy, &nim->dz};
+    for (int c = 0; c < 3; c++) {
+        double len = sqrt(a[c] * a[c] + a[4 + c] * a[4 + c] + a[8 + c] * a[8 + c]);
+        *d[c] = len > 0 ? len : 1.0;
+        nim->pixdim[c + 1] = *d[c];
+    }
+    nim->qto_xyz = nifti_quatern_to_dmat44(nim->quatern_b, nim->quatern_c, nim->quatern_d,
+                                           nim->qoffset_x, nim->qoffset_y, nim->qoffset_z, nim->dx,
+                                           nim->dy, nim->dz, nim->qfac);
+    nim->qto_ijk = nifti_dmat44_inverse(nim->qto_xyz);
+    nim->xyz_units = NIFTI_UNITS_MM;
+}
+
+gboolean fm_nifti_set_output_path(nifti_image *nim, const char *path, GError **error)
+{
+    nim->nifti_type = NIFTI_FTYPE_NIFTI1_1;
+    if (nifti_set_filenames(nim, path, 0, 1) != 0) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
+                    _("%s: a NIfTI file name must end in .nii or .nii.gz"), path);
+        return FALSE;
+    }
+    g_remove(path);
+    return TRUE;
+}
+
 gboolean fm_nifti_write(const char *path, const float *voxels, int nx, int ny, int nz, int nt,
                         const char *affine, const double *frame_times, int nifti_version,
                         GError **error)
@@ -390,30 +431,8 @@ gboolean fm_nifti_write(const char *path, const float *voxels, int nx, int ny, i
     gsize n = (gsize)nx * ny * nz * nt;
     nim->data = malloc(n * sizeof(float)); /* nifti_image_free() releases it with free() */
     memcpy(nim->data, voxels, n * sizeof(float));
-    nim->xyz_units = NIFTI_UNITS_MM;
     nim->time_units = NIFTI_UNITS_SEC;
-    for (int r = 0; r < 4; r++)
-        for (int c = 0; c < 4; c++)
-            nim->sto_xyz.m[r][c] = a[r * 4 + c];
-    nim->sform_code = NIFTI_XFORM_SCANNER_ANAT;
-    nim->sto_ijk = nifti_dmat44_inverse(nim->sto_xyz);
-    /* The qform is the sform's rotation part (nifticlib orthogonalises it) for readers that
-     * ignore the sform; voxel sizes are the column lengths of the affine. */
-    double qfac = 1.0;
-    nifti_dmat44_to_quatern(nim->sto_xyz, &nim->quatern_b, &nim->quatern_c, &nim->quatern_d,
-                            &nim->qoffset_x, &nim->qoffset_y, &nim->qoffset_z, NULL, NULL, NULL,
-                            &qfac);
-    nim->qfac = qfac;
-    nim->qform_code = NIFTI_XFORM_SCANNER_ANAT;
-    double *d[3] = {&nim->dx, &nim->dy, &nim->dz};
-    for (int c = 0; c < 3; c++) {
-        double len = sqrt(a[c] * a[c] + a[4 + c] * a[4 + c] + a[8 + c] * a[8 + c]);
-        *d[c] = len > 0 ? len : 1.0;
-        nim->pixdim[c + 1] = *d[c];
-    }
-    nim->qto_xyz = nifti_quatern_to_dmat44(nim->quatern_b, nim->quatern_c, nim->quatern_d,
-                                           nim->qoffset_x, nim->qoffset_y, nim->qoffset_z, nim->dx,
-                                           nim->dy, nim->dz, nim->qfac);
+    fm_nifti_set_affine(nim, a);
     gboolean uneven = FALSE;
     if (frame_times != NULL && nt > 1) {
         double step = (frame_times[nt - 1] - frame_times[0]) / (nt - 1);
@@ -428,14 +447,10 @@ gboolean fm_nifti_write(const char *path, const float *voxels, int nx, int ny, i
         nim->dt = nim->pixdim[4] = 1.0;
     }
     g_strlcpy(nim->descrip, "Fluxmap", sizeof nim->descrip);
-    nim->nifti_type = NIFTI_FTYPE_NIFTI1_1;
-    if (nifti_set_filenames(nim, path, 0, 1) != 0) {
+    if (!fm_nifti_set_output_path(nim, path, error)) {
         nifti_image_free(nim);
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
-                    _("%s: a NIfTI file name must end in .nii or .nii.gz"), path);
         return FALSE;
     }
-    g_remove(path);
     if (nifti_version == 2) {
         /* nifticlib 2.1's nifti_image_write() leaves out the NIfTI-2 header of single files
          * (vox_offset stays 0), so that header is written here: 540 bytes, a 4-byte empty

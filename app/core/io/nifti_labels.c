@@ -1,9 +1,9 @@
 /* NIfTI label maps (ROIs as integer voxels) written with the source dataset's qform and sform. */
 #include "nifti_labels.h"
+#include "nifti_private.h"
 
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,33 +48,6 @@ static void copy_geometry(nifti_image *nim, const nifti_image *src)
     nim->xyz_units = src->xyz_units;
 }
 
-/* An FM_META_AFFINE (RAS+ mm) as sform, and its rotation part as qform, as fm_nifti_write does. */
-static void set_affine(nifti_image *nim, const double a[16])
-{
-    for (int r = 0; r < 4; r++)
-        for (int c = 0; c < 4; c++)
-            nim->sto_xyz.m[r][c] = a[r * 4 + c];
-    nim->sform_code = NIFTI_XFORM_SCANNER_ANAT;
-    nim->sto_ijk = nifti_dmat44_inverse(nim->sto_xyz);
-    double qfac = 1.0;
-    nifti_dmat44_to_quatern(nim->sto_xyz, &nim->quatern_b, &nim->quatern_c, &nim->quatern_d,
-                            &nim->qoffset_x, &nim->qoffset_y, &nim->qoffset_z, NULL, NULL, NULL,
-                            &qfac);
-    nim->qfac = qfac;
-    nim->qform_code = NIFTI_XFORM_SCANNER_ANAT;
-    double *d[3] = {&nim->dx, &nim->dy, &nim->dz};
-    for (int c = 0; c < 3; c++) {
-        double len = sqrt(a[c] * a[c] + a[4 + c] * a[4 + c] + a[8 + c] * a[8 + c]);
-        *d[c] = len > 0 ? len : 1.0;
-        nim->pixdim[c + 1] = *d[c];
-    }
-    nim->qto_xyz = nifti_quatern_to_dmat44(nim->quatern_b, nim->quatern_c, nim->quatern_d,
-                                           nim->qoffset_x, nim->qoffset_y, nim->qoffset_z, nim->dx,
-                                           nim->dy, nim->dz, nim->qfac);
-    nim->qto_ijk = nifti_dmat44_inverse(nim->qto_xyz);
-    nim->xyz_units = NIFTI_UNITS_MM;
-}
-
 gboolean fm_nifti_write_labels(const char *path, const guint16 *labels, int nx, int ny, int nz,
                                const fm_dataset *source, GError **error)
 {
@@ -104,21 +77,17 @@ gboolean fm_nifti_write_labels(const char *path, const guint16 *labels, int nx, 
         double affine[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
         if (source != NULL)
             fm_dataset_get_affine(source, affine);
-        set_affine(nim, affine);
+        fm_nifti_set_affine(nim, affine);
     }
     /* Labels are names, not quantities: no scaling, and the intent says so. */
     nim->scl_slope = 0.0;
     nim->scl_inter = 0.0;
     nim->intent_code = NIFTI_INTENT_LABEL;
     g_strlcpy(nim->descrip, "Fluxmap ROIs", sizeof nim->descrip);
-    nim->nifti_type = NIFTI_FTYPE_NIFTI1_1;
-    if (nifti_set_filenames(nim, path, 0, 1) != 0) {
+    if (!fm_nifti_set_output_path(nim, path, error)) {
         nifti_image_free(nim);
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
-                    _("%s: a NIfTI file name must end in .nii or .nii.gz"), path);
         return FALSE;
     }
-    g_remove(path);
     nifti_image_write(nim);
     nifti_image_free(nim);
     GStatBuf st;

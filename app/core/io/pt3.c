@@ -15,17 +15,6 @@ gboolean fm_pt3_sniff(const guint8 *head, gsize n)
     return n >= 16 && memcmp(head, FM_PT3_IDENT, sizeof FM_PT3_IDENT) == 0;
 }
 
-static gboolean bad(GError **error, const char *path, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
-static gboolean bad(GError **error, const char *path, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    g_autofree char *what = g_strdup_vprintf(fmt, ap);
-    va_end(ap);
-    g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, "%s: %s", path, what);
-    return FALSE;
-}
-
 static gint32 word(const guint8 *p)
 {
     return (gint32)fm_le32(p);
@@ -38,14 +27,16 @@ static gboolean read_image_header(const char *path, const guint8 *img, gint32 wo
     if (words == 0 || word(img + 4 * FM_PT3_IMG_DIMENSIONS) == 1)
         return TRUE; /* a point measurement */
     if (words <= FM_PT3_IMG_PIX_Y)
-        return bad(error, path, _("the imaging header holds %d words; an image needs at least %d"),
-                   words, FM_PT3_IMG_PIX_Y + 1);
+        return fm_error_bad_input(
+            error, path, _("the imaging header holds %d words; an image needs at least %d"), words,
+            FM_PT3_IMG_PIX_Y + 1);
     gint32 ident = word(img + 4 * FM_PT3_IMG_IDENT);
     if (ident != FM_PT3_IMG_LSM)
-        return bad(error, path,
-                   _("imaging header of scanner ident %d: only laser scanning microscopes "
-                     "(ident 3, pixels marked by line markers) are supported"),
-                   ident);
+        return fm_error_bad_input(
+            error, path,
+            _("imaging header of scanner ident %d: only laser scanning microscopes "
+              "(ident 3, pixels marked by line markers) are supported"),
+            ident);
     static const struct {
         int at;
         const char *name;
@@ -58,8 +49,8 @@ static gboolean read_image_header(const char *path, const guint8 *img, gint32 wo
     for (gsize i = 0; i < G_N_ELEMENTS(fields); i++) {
         v[i] = word(img + 4 * fields[i].at);
         if (v[i] < fields[i].lo || v[i] > fields[i].hi)
-            return bad(error, path, _("imaging header %s is %d, expected %d..%d"), fields[i].name,
-                       v[i], fields[i].lo, fields[i].hi);
+            return fm_error_bad_input(error, path, _("imaging header %s is %d, expected %d..%d"),
+                                      fields[i].name, v[i], fields[i].lo, fields[i].hi);
     }
     gint32 frame = word(img + 4 * FM_PT3_IMG_FRAME);
     L->image = TRUE;
@@ -86,32 +77,35 @@ fm_dataset *fm_pt3_read(const char *path, int channel, int max_bins,
     const guint8 *b = (const guint8 *)g_mapped_file_get_contents(map);
     gsize len = g_mapped_file_get_length(map);
     if (!fm_pt3_sniff(b, len)) {
-        bad(error, path, "%s",
-            len == 0 ? _("empty file, not a PicoHarp .pt3 file")
-                     : _("not a PicoHarp .pt3 file (no \"PicoHarp 300\" ident)"));
+        fm_error_bad_input(error, path, "%s",
+                           len == 0 ? _("empty file, not a PicoHarp .pt3 file")
+                                    : _("not a PicoHarp .pt3 file (no \"PicoHarp 300\" ident)"));
         return NULL;
     }
     if (len < FM_PT3_IMG_HDR) {
-        bad(error, path, _("truncated: %" G_GSIZE_FORMAT " bytes, the header alone takes %d"), len,
-            FM_PT3_IMG_HDR);
+        fm_error_bad_input(error, path,
+                           _("truncated: %" G_GSIZE_FORMAT " bytes, the header alone takes %d"),
+                           len, FM_PT3_IMG_HDR);
         return NULL;
     }
     char version[7] = {0};
     memcpy(version, b + FM_PT3_FORMAT_VERSION, 6);
     if (strncmp(version, "2.0", 3) != 0) {
         g_autofree char *shown = g_strescape(version, NULL);
-        bad(error, path, _("file format version \"%s\"; only 2.0 is known"), shown);
+        fm_error_bad_input(error, path, _("file format version \"%s\"; only 2.0 is known"), shown);
         return NULL;
     }
     gint32 mode = word(b + FM_PT3_MEAS_MODE);
     if (mode != 3) {
-        bad(error, path, _("measurement mode %d is not T3 (2 is T2, without decay times)"), mode);
+        fm_error_bad_input(error, path,
+                           _("measurement mode %d is not T3 (2 is T2, without decay times)"), mode);
         return NULL;
     }
     fm_tttr_layout L = {.path = path, .rec_type = FM_PTU_PICOHARP_T3};
     float resolution_ns = fm_le_float(b + FM_PT3_RESOLUTION_NS);
     if (!(resolution_ns > 0) || !isfinite(resolution_ns)) {
-        bad(error, path, _("the resolution (the bin width) is %g ns"), resolution_ns);
+        fm_error_bad_input(error, path, _("the resolution (the bin width) is %g ns"),
+                           resolution_ns);
         return NULL;
     }
     L.resolution_s = resolution_ns * 1e-9;
@@ -119,10 +113,10 @@ fm_dataset *fm_pt3_read(const char *path, int channel, int max_bins,
     L.sync_period_s = sync_rate > 0 ? 1.0 / sync_rate : 0;
     gint32 img_words = word(b + FM_PT3_IMG_HDR_SIZE);
     if (img_words < 0 || (gsize)img_words > (len - FM_PT3_IMG_HDR) / 4) {
-        bad(error, path,
-            _("truncated: the imaging header declares %d words but %" G_GSIZE_FORMAT
-              " bytes follow"),
-            img_words, len - FM_PT3_IMG_HDR);
+        fm_error_bad_input(error, path,
+                           _("truncated: the imaging header declares %d words but %" G_GSIZE_FORMAT
+                             " bytes follow"),
+                           img_words, len - FM_PT3_IMG_HDR);
         return NULL;
     }
     if (!read_image_header(path, b + FM_PT3_IMG_HDR, img_words, &L, error))
@@ -131,7 +125,8 @@ fm_dataset *fm_pt3_read(const char *path, int channel, int max_bins,
     guint32 n_records = fm_le32(b + FM_PT3_RECORDS);
     gsize available = (len - records_at) / 4;
     if (n_records > available) {
-        bad(error, path,
+        fm_error_bad_input(
+            error, path,
             _("truncated: the header declares %u records but the file holds %" G_GSIZE_FORMAT),
             n_records, available);
         return NULL;

@@ -26,27 +26,16 @@ typedef struct {
     gsize records_at;
 } ptu_file;
 
-static gboolean bad(GError **error, const char *path, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
-static gboolean bad(GError **error, const char *path, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    g_autofree char *what = g_strdup_vprintf(fmt, ap);
-    va_end(ap);
-    g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, "%s: %s", path, what);
-    return FALSE;
-}
-
 static gboolean parse_header(ptu_file *f, GError **error)
 {
     if (f->len < 8 || memcmp(f->bytes, "PQTTTR\0\0", 8) != 0)
-        return bad(error, f->path, "%s",
-                   f->len == 0 ? _("empty file, not a PicoQuant .ptu file")
-                               : _("not a PicoQuant .ptu file (no PQTTTR magic)"));
+        return fm_error_bad_input(error, f->path, "%s",
+                                  f->len == 0 ? _("empty file, not a PicoQuant .ptu file")
+                                              : _("not a PicoQuant .ptu file (no PQTTTR magic)"));
     gsize at = PTU_PREAMBLE_LEN;
     for (;;) {
         if (at + PTU_TAG_LEN > f->len)
-            return bad(
+            return fm_error_bad_input(
                 error, f->path,
                 _("truncated: the tag header ends at byte %" G_GSIZE_FORMAT " before Header_End"),
                 f->len);
@@ -70,15 +59,16 @@ static gboolean parse_header(ptu_file *f, GError **error)
         case FM_PTU_BINARYBLOB:
             /* the value is the byte length of the data that follow the tag */
             if (tag.raw > f->len - at)
-                return bad(error, f->path,
-                           _("truncated: tag %s declares %" G_GUINT64_FORMAT
-                             " bytes of data, %" G_GSIZE_FORMAT " remain"),
-                           ident, tag.raw, f->len - at);
+                return fm_error_bad_input(error, f->path,
+                                          _("truncated: tag %s declares %" G_GUINT64_FORMAT
+                                            " bytes of data, %" G_GSIZE_FORMAT " remain"),
+                                          ident, tag.raw, f->len - at);
             at += (gsize)tag.raw;
             break;
         default:
-            return bad(error, f->path, _("tag %s has unknown type 0x%08x (corrupted header?)"),
-                       ident, tag.type);
+            return fm_error_bad_input(error, f->path,
+                                      _("tag %s has unknown type 0x%08x (corrupted header?)"),
+                                      ident, tag.type);
         }
         if (strcmp(ident, "Header_End") == 0)
             break;
@@ -117,9 +107,10 @@ static gboolean require_int(const ptu_file *f, const char *name, gint64 lo, gint
                             gint64 *value, GError **error)
 {
     if (!tag_int(f, name, value))
-        return bad(error, f->path, _("no integer tag %s: not a T3 measurement"), name);
+        return fm_error_bad_input(error, f->path, _("no integer tag %s: not a T3 measurement"),
+                                  name);
     if (*value < lo || *value > hi)
-        return bad(
+        return fm_error_bad_input(
             error, f->path,
             _("tag %s is %" G_GINT64_FORMAT ", expected %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT),
             name, *value, lo, hi);
@@ -155,7 +146,8 @@ static gboolean read_layout(const ptu_file *f, fm_tttr_layout *L, GError **error
         L->bidirectional = tag_int(f, "ImgHdr_BiDirect", &bidirect) && bidirect != 0;
     }
     if (!tag_double(f, "MeasDesc_Resolution", &L->resolution_s) || !(L->resolution_s > 0))
-        return bad(error, f->path, "%s", _("MeasDesc_Resolution (the bin width) is missing"));
+        return fm_error_bad_input(error, f->path, "%s",
+                                  _("MeasDesc_Resolution (the bin width) is missing"));
     double rate = 0;
     if (!tag_double(f, "MeasDesc_GlobalResolution", &L->sync_period_s) || !(L->sync_period_s > 0)) {
         L->sync_period_s = 0;
@@ -168,10 +160,10 @@ static gboolean read_layout(const ptu_file *f, fm_tttr_layout *L, GError **error
     if (!tag_int(f, "TTResult_NumberOfRecords", &L->n_records))
         L->n_records = (gint64)available;
     if (L->n_records < 0 || (guint64)L->n_records > available)
-        return bad(error, f->path,
-                   _("truncated: the header declares %" G_GINT64_FORMAT
-                     " records but the file holds %" G_GSIZE_FORMAT),
-                   L->n_records, available);
+        return fm_error_bad_input(error, f->path,
+                                  _("truncated: the header declares %" G_GINT64_FORMAT
+                                    " records but the file holds %" G_GSIZE_FORMAT),
+                                  L->n_records, available);
     L->records = f->bytes + f->records_at;
     return TRUE;
 }

@@ -13,16 +13,6 @@
 #define PTU_PROGRESS_RECORDS (1u << 18)
 #define PTU_MAX_CHANNEL 64 /* HydraHarp-family channel field 0..63, reported as 1..64 */
 
-static void bad(GError **error, const char *path, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
-static void bad(GError **error, const char *path, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    g_autofree char *what = g_strdup_vprintf(fmt, ap);
-    va_end(ap);
-    g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, "%s: %s", path, what);
-}
-
 /* The time axis: dtime bins covering one sync period, summed in groups of `group`. */
 typedef struct {
     int full_bins, group, bins;
@@ -54,7 +44,8 @@ static gboolean settle_bins(const fm_tttr_layout *L, int max_bins, bin_layout *B
         dtime_bits = 15;
         break;
     default:
-        bad(error, L->path,
+        fm_error_bad_input(
+            error, L->path,
             _("record type 0x%08x is not a T3 format (T2 files have no decay times)"), L->rec_type);
         return FALSE;
     }
@@ -71,10 +62,10 @@ static gboolean settle_bins(const fm_tttr_layout *L, int max_bins, bin_layout *B
     B->bins = (B->full_bins + B->group - 1) / B->group;
     if (L->image &&
         (guint64)L->pix_x * (guint64)L->pix_y * (guint64)B->bins * 2 > FM_FLIM_MAX_BYTES) {
-        bad(error, L->path,
-            _("a %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " image of %d bins needs more "
-              "than 4 GiB; refused"),
-            L->pix_x, L->pix_y, B->bins);
+        fm_error_bad_input(error, L->path,
+                           _("a %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
+                             " image of %d bins needs more than 4 GiB; refused"),
+                           L->pix_x, L->pix_y, B->bins);
         return FALSE;
     }
     B->start_mask = L->line_start ? 1u << (L->line_start - 1) : 0;
@@ -453,8 +444,9 @@ fm_dataset *fm_tttr_histogram(const fm_tttr_layout *L, int channel, int max_bins
         return NULL;
     g_autofree char *present = channels_present(&scan);
     if (channel > 0 && scan.photons[channel] == 0) {
-        bad(error, L->path, _("detector channel %d holds no photons (channels with photons: %s)"),
-            channel, *present ? present : _("none"));
+        fm_error_bad_input(error, L->path,
+                           _("detector channel %d holds no photons (channels with photons: %s)"),
+                           channel, *present ? present : _("none"));
         return NULL;
     }
     /* A point measurement: the header declares no image, or the records hold no LineStart. */
@@ -463,10 +455,11 @@ fm_dataset *fm_tttr_histogram(const fm_tttr_layout *L, int channel, int max_bins
     if (image) {
         frames = assign_rows(L, &scan, lines);
         if (lines->len == 0) {
-            bad(error, L->path,
-                _("no complete scan line: %" G_GINT64_FORMAT " records hold %" G_GUINT64_FORMAT
-                  " LineStart markers but none is followed by a LineStop marker"),
-                L->n_records, scan.line_starts);
+            fm_error_bad_input(error, L->path,
+                               _("no complete scan line: %" G_GINT64_FORMAT
+                                 " records hold %" G_GUINT64_FORMAT
+                                 " LineStart markers but none is followed by a LineStop marker"),
+                               L->n_records, scan.line_starts);
             return NULL;
         }
     }

@@ -53,16 +53,6 @@ static const fm_output_spec lsi_outputs[] = {
     {.name = "sfi", .unit = "1/s", .title = N_("Speckle flow index")},
 };
 
-static gboolean has_param(const fm_params *params, const char *key)
-{
-    int n = 0;
-    const fm_param_spec *specs = fm_params_specs(params, &n);
-    for (int i = 0; i < n; i++)
-        if (strcmp(specs[i].key, key) == 0)
-            return TRUE;
-    return FALSE;
-}
-
 static const char *dataset_label(const fm_dataset *dataset)
 {
     if (dataset->source_path) {
@@ -91,12 +81,12 @@ static fm_result *lsi_run(const fm_method *method, fm_dataset *dataset, const fm
 
     fm_lsi_params lp = {
         /* temporal contrast ignores the window; 3 is the smallest the kernel accepts */
-        .window = has_param(params, "window") ? fm_params_get_int(params, "window") : 3,
-        .frames = has_param(params, "frames") ? fm_params_get_int(params, "frames") : 2,
+        .window = fm_params_has(params, "window") ? fm_params_get_int(params, "window") : 3,
+        .frames = fm_params_has(params, "frames") ? fm_params_get_int(params, "frames") : 2,
         .exposure_ms = fm_params_get_double(params, "exposure_ms"),
         .border = FM_LSI_BORDER_VALID,
     };
-    if (has_param(params, "border") &&
+    if (fm_params_has(params, "border") &&
         g_strcmp0(fm_params_get_choice(params, "border"), "zero") == 0)
         lp.border = FM_LSI_BORDER_ZERO;
 
