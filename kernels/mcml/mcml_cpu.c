@@ -26,7 +26,9 @@ static void run_photon(const fm_mcml_job *job, unsigned long long index, thread_
     fm_mcml_event ev;
     fm_mcml_launch(&p, m, job->params.seed, index, fm_mcml_mwc_a[index % FM_MCML_MWC_COUNT]);
     while (p.w != 0) {
-        const int flags = fm_mcml_step(&p, m, &ev);
+        int flags = fm_mcml_hop(&p, &ev);
+        if (flags & FM_MCML_EV_FACE)
+            flags = fm_mcml_cross(&p, m, &ev);
         if (ev.drop && t->a_rz) {
             int ir, iz;
             fm_mcml_rz_bin(&p, &m->grid, &ir, &iz);

@@ -1,9 +1,9 @@
 /* CUDA MCML after GPU-MCML (Alerstam et al. 2010): one persistent kernel whose warps take photon
  * indices from a global counter in chunks; each thread carries its photon and multiply-with-carry
  * stream in registers; the high-fluence corner of A[r][z] is cached in shared memory as 32-bit
- * accumulators whose overflow carries into the global 64-bit ones; outside it, repeated drops
- * into one voxel are merged in registers; one host thread per GPU polls progress and forwards a
- * cancel while the kernel runs. */
+ * accumulators whose overflow carries into the global 64-bit ones, and a drop outside it is one
+ * global atomic (with the cache off, repeated drops into one voxel are merged in registers); one
+ * host thread per GPU polls progress and forwards a cancel while the kernel runs. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +35,13 @@
 #define FM_MCML_STEPS_PER_VOTE 8
 #endif
 #define STEPS_PER_VOTE FM_MCML_STEPS_PER_VOTE
+/* Steps between the crossings of the lanes at a face (a divisor of STEPS_PER_VOTE;
+ * -DFM_MCML_FACE_EVERY=n): each crossing pass costs the warp the whole crossing path, and each
+ * lane waiting at a face idles until the pass. */
+#ifndef FM_MCML_FACE_EVERY
+#define FM_MCML_FACE_EVERY 4
+#endif
+#define FACE_EVERY FM_MCML_FACE_EVERY
 #define FULL 0xFFFFFFFFu
 
 typedef unsigned long long u64;
@@ -47,16 +54,21 @@ typedef struct {
     int stop; /* set by the host: hand out no more chunks */
 } control;
 
-/* Adds weight to a cached voxel: a 32-bit shared accumulator whose overflow is carried as 2^32
- * into the global 64-bit voxel (the atomic returns the old value, so the carry is exact and
- * needs no barrier). */
-__device__ __forceinline__ void cache_add(int ir, int iz, uint32_t q, uint32_t *s_cache,
-                                          int cache_z, u64 *a_rz, int nz)
+/* Adds weight to a cached voxel at a 32-bit shared-memory address (computed once: from the
+ * generic pointer, sm_90 code rebuilds the window base on every access): a 32-bit accumulator
+ * whose overflow is carried as 2^32 into the global 64-bit voxel (the atomic returns the old
+ * value, so the carry is exact and needs no barrier). */
+__device__ __forceinline__ void cache_add(uint32_t s_voxel, uint32_t q, u64 *a_rz_voxel)
 {
-    const uint32_t old = atomicAdd(s_cache + ir * cache_z + iz, q);
+    uint32_t old;
+    asm volatile("atom.shared.add.u32 %0, [%1], %2;" : "=r"(old) : "r"(s_voxel), "r"(q) : "memory");
     if (old + q < old)
-        atomicAdd(a_rz + (size_t)ir * nz + iz, 1ull << 32);
+        atomicAdd(a_rz_voxel, 1ull << 32);
 }
+
+/* What the kernel tallies besides R and T: nothing, A[r][z] through the shared-memory cache, or
+ * A[r][z] straight into global memory. */
+enum { RECORD_NONE, RECORD_CACHED, RECORD_GLOBAL };
 
 template <int RECORD>
 __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
@@ -69,7 +81,7 @@ __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
     __shared__ u64 s_batch[FM_MCML_BATCHES * FM_MCML_B_N];
     __shared__ u64 s_pool[WARPS][2]; /* each warp's chunk: next and end */
     extern __shared__ uint32_t s_cache[];
-    const int n_cache = RECORD ? cache_r * cache_z : 0;
+    const int n_cache = RECORD == RECORD_CACHED ? cache_r * cache_z : 0;
     {
         const int *src = (const int *)&medium;
         int *dst = (int *)&m;
@@ -84,13 +96,15 @@ __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
         s_pool[i / 2][i % 2] = 0;
     __syncthreads();
 
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nz = m.nz, na = m.na;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nz = m.nz, nr = m.nr, na = m.na;
+    const uint32_t s_cache_base = (uint32_t)__cvta_generic_to_shared(s_cache);
     const fm_mcml_grid grid = m.grid; /* in registers */
     fm_mcml_photon p;
     memset(&p, 0, sizeof p);       /* w = 0: no photon yet */
     int bi = 0;                    /* the photon's batch row in s_batch */
     uint32_t last = 0, last_q = 0; /* global drops merged in registers */
     int more = 1;                  /* warp-uniform: chunks may remain */
+    int at_face = 0;               /* the photon's flight ended on a face: it crosses next */
     for (;;) {
         /* Dead lanes take the next indices of the warp's chunk, in lane order; the warp leader
          * takes a new chunk when this one runs short. */
@@ -127,31 +141,50 @@ __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
         if (!__any_sync(FULL, p.w != 0))
             break;
         /* A few steps between hand-outs: the vote and hand-out cost less, and a lane whose photon
-         * ends waits at most STEPS_PER_VOTE - 1 steps for the next. */
-        for (int k = 0; k < STEPS_PER_VOTE && p.w != 0; k++) {
-            fm_mcml_event ev;
-            const int flags = fm_mcml_step(&p, &m, &ev);
-            if (RECORD && ev.drop) {
-                int ir, iz;
-                fm_mcml_rz_bin(&p, &grid, &ir, &iz);
-                if (ir < cache_r && iz < cache_z) {
-                    cache_add(ir, iz, ev.drop, s_cache, cache_z, a_rz, nz);
-                } else {
-                    /* Outside the cache, consecutive drops into one voxel are summed in
-                     * registers (GPU-MCML's merge): one global atomic per run of them. Inside,
-                     * the merge's compare and branch cost more than the shared atomics. */
-                    const uint32_t voxel = (uint32_t)(ir * nz + iz);
-                    if (voxel != last || last_q >= 0x80000000u) {
-                        if (last_q)
-                            atomicAdd(a_rz + last, (u64)last_q);
-                        last = voxel;
-                        last_q = 0;
+         * ends waits at most STEPS_PER_VOTE - 1 steps for the next. A lane whose flight reached a
+         * face waits too, and the lanes at a face cross together every FACE_EVERY steps. */
+#pragma unroll 1
+        for (int k = 0; k < STEPS_PER_VOTE; k++) {
+            if (p.w != 0 && !at_face) {
+                fm_mcml_event ev;
+                const int flags = fm_mcml_hop(&p, &ev);
+                at_face = flags & FM_MCML_EV_FACE;
+                if (RECORD && ev.drop) {
+                    /* Bins as fm_mcml_rz_bin, the clamp to the last bin left for drops outside
+                     * the cache (r and z are not negative but for rounding, which truncates
+                     * to bin 0). */
+                    int ir = (int)(FM_MCML_SQRT(p.x * p.x + p.y * p.y) * grid.inv_dr);
+                    int iz = (int)(p.z * grid.inv_dz);
+                    if (RECORD == RECORD_CACHED && ir < cache_r && iz < cache_z) {
+                        cache_add(s_cache_base + 4u * (uint32_t)(ir * cache_z + iz), ev.drop,
+                                  a_rz + (size_t)ir * nz + iz);
+                    } else {
+                        ir = min(ir, nr - 1);
+                        iz = min(iz, nz - 1);
+                        if (RECORD == RECORD_CACHED) {
+                            /* The few drops below or beside the cache: one global atomic each,
+                             * no reply awaited. */
+                            atomicAdd(a_rz + (size_t)ir * nz + iz, (u64)ev.drop);
+                        } else {
+                            /* No cache: consecutive drops into one voxel are summed in
+                             * registers (GPU-MCML's merge), one global atomic per run. */
+                            const uint32_t voxel = (uint32_t)(ir * nz + iz);
+                            if (voxel != last || last_q >= 0x80000000u) {
+                                if (last_q)
+                                    atomicAdd(a_rz + last, (u64)last_q);
+                                last = voxel;
+                                last_q = 0;
+                            }
+                            last_q += ev.drop;
+                        }
                     }
-                    last_q += ev.drop;
                 }
+                if (flags & FM_MCML_EV_ROULETTE)
+                    atomicAdd(s_batch + bi + FM_MCML_B_ROUL, (u64)(long long)ev.roulette);
             }
-            if (flags) {
-                if (flags & FM_MCML_EV_ESCAPE) {
+            if (k % FACE_EVERY == FACE_EVERY - 1 && at_face) {
+                fm_mcml_event ev;
+                if (fm_mcml_cross(&p, &m, &ev)) {
                     int ir, ia;
                     fm_mcml_ra_bin(&p, &grid, ev.escape_cos, &ir, &ia);
                     atomicAdd((ev.escape == 1 ? rd_ra : tt_ra) + (size_t)ir * na + ia,
@@ -159,12 +192,11 @@ __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
                     atomicAdd(s_batch + bi + (ev.escape == 1 ? FM_MCML_B_RD : FM_MCML_B_TT),
                               (u64)ev.escape_w);
                 }
-                if (flags & FM_MCML_EV_ROULETTE)
-                    atomicAdd(s_batch + bi + FM_MCML_B_ROUL, (u64)(long long)ev.roulette);
+                at_face = 0;
             }
         }
     }
-    if (RECORD && last_q)
+    if (RECORD == RECORD_GLOBAL && last_q)
         atomicAdd(a_rz + last, (u64)last_q);
     __syncthreads();
     for (int i = threadIdx.x; i < n_cache; i += blockDim.x)
@@ -221,7 +253,9 @@ static fm_status run_device(gpu_work *w)
     cudaFuncAttributes attr;
     int per_sm = 0, cache_r = 0, cache_z = 0, stopped = 0;
     void (*kernel)(const fm_mcml_medium, u64, control *, u64, u64 *, u64 *, u64 *, u64 *, int,
-                   int) = record ? mcml_photons<1> : mcml_photons<0>;
+                   int) = !record             ? mcml_photons<RECORD_NONE>
+                          : prm->shared_cache ? mcml_photons<RECORD_CACHED>
+                                              : mcml_photons<RECORD_GLOBAL>;
 
     FM_CUDA_TRY(cudaSetDevice(w->device));
     FM_CUDA_TRY(cudaGetDeviceProperties(&prop, w->device));

@@ -31,8 +31,10 @@ enum { FM_MCML_B_COUNT, FM_MCML_B_RD, FM_MCML_B_TT, FM_MCML_B_ROUL, FM_MCML_B_N 
  * instructions to rescale tiny inputs, and no input here is tiny enough to matter); the CPU twin
  * keeps IEEE. Both draw the same numbers, so a photon follows the same path on both until a
  * rounding difference flips a decision (a Fresnel draw, a bin edge); from there the two are
- * statistically equal, which test-kernels-mcml-cuda checks. */
-#if defined(__CUDA_ARCH__)
+ * statistically equal, which test-kernels-mcml-cuda checks. -DFM_MCML_IEEE gives the device the
+ * CPU's IEEE functions (a diagnostic build, to tell the fast functions' effect from other
+ * differences). */
+#if defined(__CUDA_ARCH__) && !defined(FM_MCML_IEEE)
 #define FM_MCML_PTX_UNARY(name, op)                                                                \
     __device__ static inline float name(float x)                                                   \
     {                                                                                              \
@@ -53,8 +55,6 @@ FM_MCML_PTX_UNARY(fm_mcml_cos_ftz, "cos.approx.ftz.f32")
 #define FM_MCML_LOG2F(x) fm_mcml_lg2_ftz(x)
 /* psi is in (-pi, pi): the range where sin.approx and cos.approx are accurate */
 #define FM_MCML_SINCOSF(x, s, c) (*(s) = fm_mcml_sin_ftz(x), *(c) = fm_mcml_cos_ftz(x))
-#define FM_MCML_MULHI(a, b) __umulhi(a, b)
-#define FM_MCML_AS_FLOAT(u) __uint_as_float(u)
 #else
 #define FM_MCML_RCP(x) (1.0f / (x))
 #define FM_MCML_DIV(a, b) ((a) / (b))
@@ -62,6 +62,11 @@ FM_MCML_PTX_UNARY(fm_mcml_cos_ftz, "cos.approx.ftz.f32")
 #define FM_MCML_RSQRT(x) (1.0f / sqrtf(x))
 #define FM_MCML_LOG2F(x) log2f(x)
 #define FM_MCML_SINCOSF(x, s, c) (*(s) = sinf(x), *(c) = cosf(x))
+#endif
+#if defined(__CUDA_ARCH__)
+#define FM_MCML_MULHI(a, b) __umulhi(a, b)
+#define FM_MCML_AS_FLOAT(u) __uint_as_float(u)
+#else
 #define FM_MCML_MULHI(a, b) ((uint32_t)(((uint64_t)(a) * (uint64_t)(b)) >> 32))
 static inline float fm_mcml_as_float(uint32_t u)
 {
@@ -80,7 +85,7 @@ typedef struct {
     float step_scale;       /* -ln 2 / (mua + mus): log2(xi) times it is the flight in cm;
                              * -3e37 for a clear layer, whose flights always reach a face */
     uint32_t mua_mut_q;     /* mua / (mua + mus), 0.32 fixed point: the fraction a drop removes */
-    float hg_a, hg_b, hg_c; /* Henyey-Greenstein: 1 - g^2, 1 - g, 2 g */
+    float hg_a, hg_b, hg_c; /* Henyey-Greenstein: 1 - g^2, 1 + 3 g, 2 g */
     float hg_d, hg_e;       /* 1 + g^2, 1 / (2 g) (0 when g = 0: isotropic) */
     float eta_up, eta_dn;   /* n / n of the layer above, below */
 } fm_mcml_layer_f;
@@ -140,18 +145,38 @@ FM_HD static inline void fm_mcml_rng_init(fm_mcml_rng *g, unsigned long long see
 
 FM_HD static inline uint32_t fm_mcml_next(fm_mcml_rng *g)
 {
+#if defined(__CUDA_ARCH__)
+    /* low word with carry out, high word plus that carry: two multiply-adds, where the 64-bit
+     * expression below costs the device two more moves per draw. The low word goes to a
+     * temporary first: an output may share a register with an input, and x is read twice. */
+    uint32_t x, c;
+    asm("{\n\t.reg .u32 lo;\n\tmad.lo.cc.u32 lo, %2, %3, %4;\n\tmadc.hi.u32 %1, %2, %3, 0;"
+        "\n\tmov.u32 %0, lo;\n\t}"
+        : "=r"(x), "=r"(c)
+        : "r"(g->a), "r"(g->x), "r"(g->c));
+    g->x = x;
+    g->c = c;
+#else
     const uint64_t z = (uint64_t)g->a * g->x + g->c;
     g->x = (uint32_t)z;
     g->c = (uint32_t)(z >> 32);
+#endif
     return g->x;
 }
 
-/* Uniform in (0, 1), open at both ends so that -log(u) is finite and positive: the top 22 bits
- * with the lowest mantissa bit set, as a float in (1, 2), subtracted from 2 (two integer and one
- * float operation, no conversion). */
+/* Uniform in (1, 2): 22 bits of the draw (bits 1-22; the multiply-with-carry output is random in
+ * every bit) with the lowest mantissa bit set, as a float: one logic operation, no conversion.
+ * Callers fold the affine map to what they need into their own multiply-add: xi = 2 - f is
+ * uniform in (0, 1), open at both ends. */
+FM_HD static inline float fm_mcml_rand12(fm_mcml_rng *g)
+{
+    return FM_MCML_AS_FLOAT((fm_mcml_next(g) & 0x007FFFFEu) | 0x3F800001u);
+}
+
+/* Uniform in (0, 1), open at both ends so that -log(u) is finite and positive. */
 FM_HD static inline float fm_mcml_rand(fm_mcml_rng *g)
 {
-    return 2.0f - FM_MCML_AS_FLOAT((fm_mcml_next(g) >> 9) | 0x3F800001u);
+    return 2.0f - fm_mcml_rand12(g);
 }
 
 /* x y z direction, weight (0: dead), layer and a copy of its data, generator. */
@@ -163,10 +188,12 @@ typedef struct {
     fm_mcml_rng rng;
 } fm_mcml_photon;
 
-/* What one step did beyond a drop (fm_mcml_step's return value, 0 on most steps). */
+/* What a flight or a crossing did beyond a drop (fm_mcml_hop's and fm_mcml_cross's return value,
+ * 0 on most steps). */
 enum {
     FM_MCML_EV_ESCAPE = 1,   /* left through the top (escape 1) or bottom (2): ev escape fields */
     FM_MCML_EV_ROULETTE = 2, /* roulette added or removed weight: ev.roulette */
+    FM_MCML_EV_FACE = 4,     /* the flight ended on a layer's face: fm_mcml_cross next */
 };
 
 /* What one step scored; the backend adds it to its own tallies. */
@@ -231,7 +258,8 @@ FM_HD static inline void fm_mcml_ra_bin(const fm_mcml_photon *p, const fm_mcml_g
 /* Boundary (MCML's CrossUpOrNot / CrossDnOrNot, GPU-MCML's FastReflectTransmit): the photon sits
  * on the face it hit. Unpolarised Fresnel reflectance for incidence cosine ca1 and index ratio
  * eta = n_i / n_t, as the mean of the s and p reflectances (equal to MCML's RFresnel), total
- * internal reflection when the transmitted sine reaches 1; one draw decides, every time. */
+ * internal reflection when the transmitted sine reaches 1; one draw decides, every time.
+ * Returns FM_MCML_EV_ESCAPE when the photon left the medium, else 0. */
 FM_HD static inline int fm_mcml_cross(fm_mcml_photon *p, const fm_mcml_medium *m, fm_mcml_event *ev)
 {
     const int up = p->uz < 0.0f;
@@ -242,7 +270,8 @@ FM_HD static inline int fm_mcml_cross(fm_mcml_photon *p, const fm_mcml_medium *m
     const float rs = FM_MCML_DIV(eta * ca1 - ca2, eta * ca1 + ca2);
     const float rp = FM_MCML_DIV(eta * ca2 - ca1, eta * ca2 + ca1);
     const float r = sa2sq >= 1.0f ? 1.0f : 0.5f * (rs * rs + rp * rp);
-    if (fm_mcml_rand(&p->rng) > r) { /* transmitted (r is NaN only at grazing: reflected) */
+    /* transmitted when xi = 2 - f > r (r is NaN only at grazing: reflected) */
+    if (2.0f - fm_mcml_rand12(&p->rng) > r) {
         p->layer += up ? -1 : 1;
         p->ux *= eta;
         p->uy *= eta;
@@ -262,17 +291,18 @@ FM_HD static inline int fm_mcml_cross(fm_mcml_photon *p, const fm_mcml_medium *m
 }
 
 /* MCML's SpinTheta and direction update (eqs. 3.22-3.25 of the MCML manual); g = 0 (isotropic)
- * and the near-vertical case by selects, not branches. */
+ * and the near-vertical case by selects, not branches. Draws are f in (1, 2) with xi = 2 - f
+ * folded into the multiply-adds. */
 FM_HD static inline void fm_mcml_spin(fm_mcml_photon *p, const fm_mcml_layer_f *L)
 {
-    const float xi = fm_mcml_rand(&p->rng);
-    const float t = FM_MCML_DIV(L->hg_a, L->hg_b + L->hg_c * xi);
-    float cost = L->hg_e == 0.0f ? 2.0f * xi - 1.0f : (L->hg_d - t * t) * L->hg_e;
+    const float f = fm_mcml_rand12(&p->rng);
+    const float t = FM_MCML_DIV(L->hg_a, L->hg_b - L->hg_c * f); /* (1-g^2) / (1-g+2g xi) */
+    float cost = L->hg_e == 0.0f ? 3.0f - 2.0f * f : (L->hg_d - t * t) * L->hg_e;
     cost = fminf(fmaxf(cost, -1.0f), 1.0f);
     const float sint = FM_MCML_SQRT(1.0f - cost * cost);
-    /* psi uniform on the circle; (-pi, pi) keeps the fast device sincos in its accurate range. */
+    /* psi = pi (2 xi - 1) in (-pi, pi): the range where the fast device sincos is accurate */
     float sinp, cosp;
-    const float psi = 3.14159265358979f * (2.0f * fm_mcml_rand(&p->rng) - 1.0f);
+    const float psi = 3.0f * 3.14159265358979f - 2.0f * 3.14159265358979f * fm_mcml_rand12(&p->rng);
     FM_MCML_SINCOSF(psi, &sinp, &cosp);
     const float ux = p->ux, uy = p->uy, uz = p->uz;
     const float stcp = sint * cosp, stsp = sint * sinp;
@@ -286,49 +316,52 @@ FM_HD static inline void fm_mcml_spin(fm_mcml_photon *p, const fm_mcml_layer_f *
     p->uz = vertical ? (uz >= 0.0f ? cost : -cost) : nz;
 }
 
-/* One MCML step (HopDropSpin): a flight of -ln(xi)/mut, cut at the layer's face if it reaches
- * it. At a face the photon is reflected or refracted and its next flight is drawn afresh: the
- * rest of an exponential flight is again exponential with the same mean free paths (memoryless),
- * so redrawing is exact in distribution and spares MCML's sleft (as GPU-MCML). Otherwise
- * absorption (Drop, the weight times mua/mut removed as an integer, in ev->drop, else 0) and
- * scattering (Spin). Then MCML's roulette. Returns FM_MCML_EV_* flags, 0 on most steps. */
-FM_HD static inline int fm_mcml_step(fm_mcml_photon *p, const fm_mcml_medium *m, fm_mcml_event *ev)
+/* One MCML flight (Hop): -ln(xi)/mut, cut at the layer's face if it reaches it. A flight that
+ * reaches a face leaves the photon on it and returns FM_MCML_EV_FACE: the caller crosses
+ * (fm_mcml_cross) before the next flight, at once on the CPU, a few steps later on the GPU,
+ * where the lanes at a face wait and cross together (one lane in 25 is at a face after a step,
+ * so crossing at once made most warps run the crossing with one lane). The next flight is drawn
+ * afresh: the rest of an exponential flight is again exponential with the same mean free paths
+ * (memoryless), so redrawing is exact in distribution and spares MCML's sleft (as GPU-MCML).
+ * Otherwise absorption (Drop, the weight times mua/mut removed as an integer, in ev->drop, else
+ * 0), scattering (Spin) and MCML's roulette (FM_MCML_EV_ROULETTE). A flight to a face changes no
+ * weight, so roulette waits for the next drop: it stays unbiased. */
+FM_HD static inline int fm_mcml_hop(fm_mcml_photon *p, fm_mcml_event *ev)
 {
-    int flags = 0;
     ev->drop = 0;
     float s = FM_MCML_LOG2F(fm_mcml_rand(&p->rng)) * p->L.step_scale;
-    const float db = FM_MCML_DIV((p->uz > 0.0f ? p->L.z1 : p->L.z0) - p->z, p->uz);
+    const float zb = p->uz > 0.0f ? p->L.z1 : p->L.z0;
+    const float db = FM_MCML_DIV(zb - p->z, p->uz);
     const int hit = p->uz != 0.0f && s > db;
     s = hit ? db : s;
     p->x += s * p->ux;
     p->y += s * p->uy;
-    p->z += s * p->uz;
-    if (hit) {
-        flags = fm_mcml_cross(p, m, ev);
-    } else if (p->L.step_scale < -1e30f) { /* flat in a clear layer: would travel forever */
-        ev->roulette = -(int32_t)p->w;     /* lost, kept exact */
+    p->z = hit ? zb : p->z + s * p->uz; /* on the face exactly: the next flight starts inside */
+    if (hit)
+        return FM_MCML_EV_FACE;
+    if (p->L.step_scale < -1e30f) { /* flat in a clear layer: would travel forever */
+        ev->roulette = -(int32_t)p->w; /* lost, kept exact */
         p->w = 0;
         return FM_MCML_EV_ROULETTE;
-    } else {
-        const uint32_t dw =
-            (uint32_t)(((uint64_t)p->w * p->L.mua_mut_q + 0x80000000u) >> 32); /* rounded */
-        ev->drop = dw;
-        p->w -= dw;
-        fm_mcml_spin(p, &p->L);
     }
+    const uint32_t dw =
+        (uint32_t)(((uint64_t)p->w * p->L.mua_mut_q + 0x80000000u) >> 32); /* rounded */
+    ev->drop = dw;
+    p->w -= dw;
+    fm_mcml_spin(p, &p->L);
     if (p->w < FM_MCML_WEIGHT_MIN) {
-        if (p->w == 0) /* escaped, or all absorbed in a purely absorbing layer */
-            return flags;
-        if (fm_mcml_rand(&p->rng) <= FM_MCML_CHANCE) { /* MCML's Roulette */
+        if (p->w == 0) /* all absorbed in a purely absorbing layer */
+            return 0;
+        if (fm_mcml_rand12(&p->rng) >= 2.0f - FM_MCML_CHANCE) { /* MCML's Roulette, xi <= 0.1 */
             ev->roulette = (int32_t)(9u * p->w);
             p->w *= 10u;
-            return flags | FM_MCML_EV_ROULETTE;
+            return FM_MCML_EV_ROULETTE;
         }
         ev->roulette = -(int32_t)p->w;
         p->w = 0;
-        return flags | FM_MCML_EV_ROULETTE;
+        return FM_MCML_EV_ROULETTE;
     }
-    return flags;
+    return 0;
 }
 
 #ifdef __cplusplus
