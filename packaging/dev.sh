@@ -23,10 +23,22 @@ install_missing() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
+meson_at_least() {
+  [ "$(printf '%s\n%s\n' "$1" "$(meson --version)" | sort -V | head -1)" = "$1" ]
+}
+
 build() {
   local dir=${FLUXMAP_BUILD_DIR:-build}
   if [ ! -f "$dir/build.ninja" ]; then
-    meson setup "$dir" -Dgui=enabled -Dtests=true
+    local native=()
+    # Meson before 1.4 leaves header changes out of CUDA objects' dependencies: compile through
+    # packaging/nvcc-deps.sh, which asks nvcc for them.
+    if command -v nvcc >/dev/null && ! meson_at_least 1.4.0; then
+      mkdir -p "$dir"
+      printf "[binaries]\ncuda = '%s'\n" "$PWD/packaging/nvcc-deps.sh" >"$dir/nvcc-deps.ini"
+      native=(--native-file "$dir/nvcc-deps.ini")
+    fi
+    meson setup "$dir" -Dgui=enabled -Dtests=true "${native[@]}"
   fi
   meson compile -C "$dir"
 }
