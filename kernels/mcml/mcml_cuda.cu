@@ -54,16 +54,15 @@ typedef struct {
     int stop; /* set by the host: hand out no more chunks */
 } control;
 
-/* Adds weight to a cached voxel at a 32-bit shared-memory address (computed once: from the
- * generic pointer, sm_90 code rebuilds the window base on every access): a 32-bit accumulator
- * whose overflow is carried as 2^32 into the global 64-bit voxel (the atomic returns the old
- * value, so the carry is exact and needs no barrier). */
-__device__ __forceinline__ void cache_add(uint32_t s_voxel, uint32_t q, u64 *a_rz_voxel)
+/* Adds weight to a cached voxel: a 32-bit shared accumulator whose overflow is carried as 2^32
+ * into the global 64-bit voxel (the atomic returns the old value, so the carry is exact and
+ * needs no barrier). */
+__device__ __forceinline__ void cache_add(int ir, int iz, uint32_t q, uint32_t *s_cache,
+                                          int cache_z, u64 *a_rz, int nz)
 {
-    uint32_t old;
-    asm volatile("atom.shared.add.u32 %0, [%1], %2;" : "=r"(old) : "r"(s_voxel), "r"(q) : "memory");
+    const uint32_t old = atomicAdd(s_cache + ir * cache_z + iz, q);
     if (old + q < old)
-        atomicAdd(a_rz_voxel, 1ull << 32);
+        atomicAdd(a_rz + (size_t)ir * nz + iz, 1ull << 32);
 }
 
 /* What the kernel tallies besides R and T: nothing, A[r][z] through the shared-memory cache, or
@@ -97,7 +96,6 @@ __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
     __syncthreads();
 
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nz = m.nz, nr = m.nr, na = m.na;
-    const uint32_t s_cache_base = (uint32_t)__cvta_generic_to_shared(s_cache);
     const fm_mcml_grid grid = m.grid; /* in registers */
     fm_mcml_photon p;
     memset(&p, 0, sizeof p);       /* w = 0: no photon yet */
@@ -156,8 +154,7 @@ __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
                     int ir = (int)(FM_MCML_SQRT(p.x * p.x + p.y * p.y) * grid.inv_dr);
                     int iz = (int)(p.z * grid.inv_dz);
                     if (RECORD == RECORD_CACHED && ir < cache_r && iz < cache_z) {
-                        cache_add(s_cache_base + 4u * (uint32_t)(ir * cache_z + iz), ev.drop,
-                                  a_rz + (size_t)ir * nz + iz);
+                        cache_add(ir, iz, ev.drop, s_cache, cache_z, a_rz, nz);
                     } else {
                         ir = min(ir, nr - 1);
                         iz = min(iz, nz - 1);

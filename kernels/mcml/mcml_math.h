@@ -31,10 +31,8 @@ enum { FM_MCML_B_COUNT, FM_MCML_B_RD, FM_MCML_B_TT, FM_MCML_B_ROUL, FM_MCML_B_N 
  * instructions to rescale tiny inputs, and no input here is tiny enough to matter); the CPU twin
  * keeps IEEE. Both draw the same numbers, so a photon follows the same path on both until a
  * rounding difference flips a decision (a Fresnel draw, a bin edge); from there the two are
- * statistically equal, which test-kernels-mcml-cuda checks. -DFM_MCML_IEEE gives the device the
- * CPU's IEEE functions (a diagnostic build, to tell the fast functions' effect from other
- * differences). */
-#if defined(__CUDA_ARCH__) && !defined(FM_MCML_IEEE)
+ * statistically equal, which test-kernels-mcml-cuda checks. */
+#if defined(__CUDA_ARCH__)
 #define FM_MCML_PTX_UNARY(name, op)                                                                \
     __device__ static inline float name(float x)                                                   \
     {                                                                                              \
@@ -145,29 +143,16 @@ FM_HD static inline void fm_mcml_rng_init(fm_mcml_rng *g, unsigned long long see
 
 FM_HD static inline uint32_t fm_mcml_next(fm_mcml_rng *g)
 {
-#if defined(__CUDA_ARCH__)
-    /* low word with carry out, high word plus that carry: two multiply-adds, where the 64-bit
-     * expression below costs the device two more moves per draw. The low word goes to a
-     * temporary first: an output may share a register with an input, and x is read twice. */
-    uint32_t x, c;
-    asm("{\n\t.reg .u32 lo;\n\tmad.lo.cc.u32 lo, %2, %3, %4;\n\tmadc.hi.u32 %1, %2, %3, 0;"
-        "\n\tmov.u32 %0, lo;\n\t}"
-        : "=r"(x), "=r"(c)
-        : "r"(g->a), "r"(g->x), "r"(g->c));
-    g->x = x;
-    g->c = c;
-#else
     const uint64_t z = (uint64_t)g->a * g->x + g->c;
     g->x = (uint32_t)z;
     g->c = (uint32_t)(z >> 32);
-#endif
     return g->x;
 }
 
-/* Uniform in (1, 2): 22 bits of the draw (bits 1-22; the multiply-with-carry output is random in
- * every bit) with the lowest mantissa bit set, as a float: one logic operation, no conversion.
- * Callers fold the affine map to what they need into their own multiply-add: xi = 2 - f is
- * uniform in (0, 1), open at both ends. */
+/* Uniform in (1, 2): 22 bits of the draw (bits 1-22; a multiply-with-carry generator's output is
+ * random in all 32 bits) with the lowest mantissa bit set, as a float: two logic operations, no
+ * conversion. Callers fold the affine map to what they need into their own multiply-add:
+ * xi = 2 - f is uniform in (0, 1), open at both ends. */
 FM_HD static inline float fm_mcml_rand12(fm_mcml_rng *g)
 {
     return FM_MCML_AS_FLOAT((fm_mcml_next(g) & 0x007FFFFEu) | 0x3F800001u);
