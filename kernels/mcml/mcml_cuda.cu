@@ -150,7 +150,7 @@ __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
                 if (RECORD && ev.drop) {
                     /* Bins as fm_mcml_rz_bin, the clamp to the last bin left for drops outside
                      * the cache (r and z are not negative but for rounding, which truncates
-                     * to bin 0). */
+                     * to bin 0; the device's float-to-int conversion saturates). */
                     int ir = (int)(FM_MCML_SQRT(p.x * p.x + p.y * p.y) * grid.inv_dr);
                     int iz = (int)(p.z * grid.inv_dz);
                     if (RECORD == RECORD_CACHED && ir < cache_r && iz < cache_z) {
