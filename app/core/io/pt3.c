@@ -7,6 +7,7 @@
 
 #include "app/core/error.h"
 #include "app/core/io/flim_bytes.h"
+#include "app/core/io/map_input.h"
 #include "app/core/io/ptu.h"
 #include "app/core/io/tttr.h"
 
@@ -67,13 +68,9 @@ fm_dataset *fm_pt3_read(const char *path, int channel, int max_bins,
                         void (*progress)(double fraction, gpointer user), gpointer progress_user,
                         GCancellable *cancellable, GError **error)
 {
-    g_autoptr(GError) local = NULL;
-    g_autoptr(GMappedFile) map = g_mapped_file_new(path, FALSE, &local);
-    if (!map) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: cannot open: %s"), path,
-                    local->message);
+    g_autoptr(GMappedFile) map = fm_map_input(path, error);
+    if (!map)
         return NULL;
-    }
     const guint8 *b = (const guint8 *)g_mapped_file_get_contents(map);
     gsize len = g_mapped_file_get_length(map);
     if (!fm_pt3_sniff(b, len)) {

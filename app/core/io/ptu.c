@@ -7,6 +7,7 @@
 
 #include "app/core/error.h"
 #include "app/core/io/flim_bytes.h"
+#include "app/core/io/map_input.h"
 #include "app/core/io/format_info.h"
 #include "app/core/io/tttr.h"
 
@@ -172,13 +173,9 @@ fm_dataset *fm_ptu_read_channel(const char *path, int channel, int max_bins,
                                 void (*progress)(double fraction, gpointer user),
                                 gpointer progress_user, GCancellable *cancellable, GError **error)
 {
-    g_autoptr(GError) local = NULL;
-    g_autoptr(GMappedFile) map = g_mapped_file_new(path, FALSE, &local);
-    if (!map) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: cannot open: %s"), path,
-                    local->message);
+    g_autoptr(GMappedFile) map = fm_map_input(path, error);
+    if (!map)
         return NULL;
-    }
     g_autoptr(GHashTable) tags = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     ptu_file f = {path, (const guint8 *)g_mapped_file_get_contents(map),
                   g_mapped_file_get_length(map), tags, 0};

@@ -9,6 +9,7 @@
 
 #include "app/core/error.h"
 #include "app/core/io/flim_bytes.h"
+#include "app/core/io/map_input.h"
 #include "app/core/io/sdt_layout.h"
 #include "app/core/io/sdt_private.h"
 #include "app/core/io/sdt_zip.h"
@@ -339,13 +340,9 @@ static fm_dataset *read_file(sdt_file *f, int wanted, GError **error)
 
 fm_dataset *fm_sdt_read(const char *path, int block, GError **error)
 {
-    g_autoptr(GError) local = NULL;
-    g_autoptr(GMappedFile) map = g_mapped_file_new(path, FALSE, &local);
-    if (!map) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: cannot open: %s"), path,
-                    local->message);
+    g_autoptr(GMappedFile) map = fm_map_input(path, error);
+    if (!map)
         return NULL;
-    }
     sdt_file f = {path,
                   (const guint8 *)g_mapped_file_get_contents(map),
                   g_mapped_file_get_length(map),
