@@ -104,11 +104,12 @@ void fm_mcml_job_prepare(fm_mcml_job *job)
             L->step_scale = mut > 0.0 ? (float)(-log(2.0) / mut) : -3e37f;
             const double f = mut > 0.0 ? l->mua_per_cm / mut * 4294967296.0 : 0.0;
             L->mua_mut_q = f >= 4294967295.0 ? 0xFFFFFFFFu : (uint32_t)llround(f);
-            L->hg_a = (float)(1.0 - g * g);
-            L->hg_b = (float)(1.0 + 3.0 * g); /* 1 - g + 2 g xi = hg_b - hg_c f, f = 2 - xi */
+            /* SpinTheta: 1 - g + 2 g xi = hg_b - hg_c f with f = 2 - xi */
+            L->hg_b = (float)(1.0 + 3.0 * g);
             L->hg_c = (float)(2.0 * g);
-            L->hg_d = (float)(1.0 + g * g);
-            L->hg_e = g != 0.0 ? (float)(0.5 / g) : 0.0f;
+            L->hg_p = g != 0.0 ? (float)((1.0 + g * g) / (2.0 * g)) : 3.0f;
+            L->hg_q = g != 0.0 ? (float)(-(1.0 - g * g) * (1.0 - g * g) / (2.0 * g)) : 0.0f;
+            L->hg_r = g != 0.0 ? 0.0f : -2.0f;
             L->eta_up = (float)(layer_n(p, i) / layer_n(p, i - 1));
             L->eta_dn = (float)(layer_n(p, i) / layer_n(p, i + 1));
         }

@@ -13,8 +13,9 @@
 #endif
 
 typedef struct {
-    unsigned long long *a_rz, *rd_ra, *tt_ra;
+    unsigned long long *a_rz, *rd_ra, *tt_ra; /* rd_ra, tt_ra may be NULL (a pilot run) */
     unsigned long long batch[FM_MCML_BATCHES][FM_MCML_B_N];
+    int count_drops; /* a_rz counts drops (events) instead of adding their weight */
 } thread_tally;
 
 static void run_photon(const fm_mcml_job *job, unsigned long long index, thread_tally *t)
@@ -23,27 +24,36 @@ static void run_photon(const fm_mcml_job *job, unsigned long long index, thread_
     const int nz = m->nz, na = m->na;
     unsigned long long *b = t->batch[index % FM_MCML_BATCHES];
     fm_mcml_photon p;
-    fm_mcml_event ev;
     fm_mcml_launch(&p, m, job->params.seed, index, fm_mcml_mwc_a[index % FM_MCML_MWC_COUNT]);
     while (p.w != 0) {
-        int flags = fm_mcml_hop(&p, &ev);
-        if (flags & FM_MCML_EV_FACE)
-            flags = fm_mcml_cross(&p, m, &ev);
-        if (ev.drop && t->a_rz) {
+        if (fm_mcml_fly(&p)) {
+            fm_mcml_escape out;
+            if (fm_mcml_cross(&p, m, &out) && t->rd_ra) {
+                int ir, ia;
+                fm_mcml_ra_bin(&p, &m->grid, out.cos_exit, &ir, &ia);
+                unsigned long long *ra = out.escape == 1 ? t->rd_ra : t->tt_ra;
+                ra[(size_t)ir * na + ia] += out.w;
+                b[out.escape == 1 ? FM_MCML_B_RD : FM_MCML_B_TT] += out.w;
+            }
+            continue;
+        }
+        const uint32_t drop = fm_mcml_absorb(&p);
+        if (t->a_rz) {
             int ir, iz;
             fm_mcml_rz_bin(&p, &m->grid, &ir, &iz);
-            t->a_rz[(size_t)ir * nz + iz] += ev.drop;
+            t->a_rz[(size_t)ir * nz + iz] += t->count_drops ? 1 : drop;
         }
-        if (flags & FM_MCML_EV_ESCAPE) {
-            int ir, ia;
-            fm_mcml_ra_bin(&p, &m->grid, ev.escape_cos, &ir, &ia);
-            unsigned long long *ra = ev.escape == 1 ? t->rd_ra : t->tt_ra;
-            ra[(size_t)ir * na + ia] += ev.escape_w;
-            b[ev.escape == 1 ? FM_MCML_B_RD : FM_MCML_B_TT] += ev.escape_w;
-        }
-        if (flags & FM_MCML_EV_ROULETTE)
-            b[FM_MCML_B_ROUL] += (unsigned long long)(long long)ev.roulette;
+        fm_mcml_spin(&p, &p.L);
+        if (fm_mcml_faint(&p))
+            b[FM_MCML_B_ROUL] += (unsigned long long)(long long)fm_mcml_roulette(&p);
     }
+}
+
+void fm_mcml_count_drops(const fm_mcml_job *job, long long n, unsigned long long *counts)
+{
+    thread_tally t = {.a_rz = counts, .count_drops = 1};
+    for (long long i = 0; i < n; i++)
+        run_photon(job, (unsigned long long)i, &t);
 }
 
 fm_status fm_mcml_cpu_run(const fm_mcml_job *job, fm_mcml_raw *raw, char *msg, size_t msg_len)

@@ -20,7 +20,9 @@ extern "C" {
 #define FM_MCML_QSCALE 2147483648.0
 #define FM_MCML_WEIGHT_MIN 214748u /* MCML's WEIGHT 1e-4, fixed point: roulette threshold */
 #define FM_MCML_CHANCE 0.1f        /* MCML's CHANCE: roulette survival probability */
-#define FM_MCML_COSZERO (1.0f - 1.0e-6f)
+/* The launch direction's tilt from the normal, radians: 1e-10 moves a photon 1e-10 cm per cm of
+ * flight, far below any grid; it gives fm_mcml_spin a defined azimuth reference from the start. */
+#define FM_MCML_TILT 1.0e-10f
 #define FM_MCML_BATCHES 16 /* photon batches (photon index mod 16) for standard errors */
 /* Per batch: photons, Rd and Tt weight, roulette's net weight (two's complement); absorbed is
  * photons * launched weight + roulette net - Rd - Tt, exactly. */
@@ -83,8 +85,11 @@ typedef struct {
     float step_scale;       /* -ln 2 / (mua + mus): log2(xi) times it is the flight in cm;
                              * -3e37 for a clear layer, whose flights always reach a face */
     uint32_t mua_mut_q;     /* mua / (mua + mus), 0.32 fixed point: the fraction a drop removes */
-    float hg_a, hg_b, hg_c; /* Henyey-Greenstein: 1 - g^2, 1 + 3 g, 2 g */
-    float hg_d, hg_e;       /* 1 + g^2, 1 / (2 g) (0 when g = 0: isotropic) */
+    /* Henyey-Greenstein (MCML's SpinTheta) for a draw f in (1, 2), xi = 2 - f:
+     * u = 1 / (hg_b - hg_c f) = 1 / (1 - g + 2 g xi), cos(theta) = hg_p + hg_q u^2 + hg_r f;
+     * hg_p = (1 + g^2) / 2g, hg_q = -(1 - g^2)^2 / 2g, hg_r = 0, and for g = 0 (isotropic,
+     * cos(theta) = 2 xi - 1) hg_b = 1, hg_c = 0, hg_p = 3, hg_q = 0, hg_r = -2: one formula. */
+    float hg_b, hg_c, hg_p, hg_q, hg_r;
     float eta_up, eta_dn;   /* n / n of the layer above, below */
 } fm_mcml_layer_f;
 
@@ -122,13 +127,38 @@ FM_HD static inline void fm_mcml_philox(uint32_t c[4], uint32_t k0, uint32_t k1)
 }
 
 /* The photon's own stream: multiply-with-carry, z -> a (z mod 2^32) + floor(z / 2^32)
- * (Marsaglia 2003; GPU-MCML's generator), one 32x32+32 -> 64-bit multiply-add per draw held in
- * three registers. a is the photon's multiplier (its index mod FM_MCML_MWC_COUNT, from
- * mcml_mwc_table.h): a 2^32 - 1 is a safe prime, so the stream has period (a 2^32 - 2) / 2, about
- * 2^62; Philox(index, seed) picks the photon's starting point on it. */
+ * (Marsaglia 2003; GPU-MCML's generator), one 32x32+32 -> 64-bit multiply-add per draw. a is the
+ * photon's multiplier (its index mod FM_MCML_MWC_COUNT, from mcml_mwc_table.h): a 2^32 - 1 is a
+ * safe prime, so the stream has period (a 2^32 - 2) / 2, about 2^62; Philox(index, seed) picks
+ * the photon's starting point on it. The state is z = c 2^32 + x, the output x, with z held in
+ * one 64-bit variable that the multiply-add updates in place (as two 32-bit halves it cost the
+ * device two more register moves per draw). */
 typedef struct {
-    uint32_t x, c, a;
+    uint64_t z;
+    uint32_t a;
 } fm_mcml_rng;
+
+FM_HD static inline void fm_mcml_rng_set(fm_mcml_rng *g, uint32_t x, uint32_t c, uint32_t a)
+{
+    g->z = (uint64_t)c << 32 | x;
+    g->a = a;
+}
+
+FM_HD static inline uint32_t fm_mcml_rng_x(const fm_mcml_rng *g)
+{
+    return (uint32_t)g->z;
+}
+
+FM_HD static inline uint32_t fm_mcml_rng_c(const fm_mcml_rng *g)
+{
+    return (uint32_t)(g->z >> 32);
+}
+
+FM_HD static inline uint32_t fm_mcml_next(fm_mcml_rng *g)
+{
+    g->z = (uint64_t)g->a * (uint32_t)g->z + (g->z >> 32);
+    return (uint32_t)g->z;
+}
 
 FM_HD static inline void fm_mcml_rng_init(fm_mcml_rng *g, unsigned long long seed,
                                           unsigned long long photon, uint32_t a)
@@ -136,17 +166,8 @@ FM_HD static inline void fm_mcml_rng_init(fm_mcml_rng *g, unsigned long long see
     uint32_t k[4] = {(uint32_t)photon, (uint32_t)(photon >> 32), 0, 0};
     fm_mcml_philox(k, (uint32_t)seed, (uint32_t)(seed >> 32));
     /* A state z = c 2^32 + x in [1, a 2^32 - 2]: c < 2^31 < a - 1, and z = 0 is a fixed point. */
-    g->c = k[1] & 0x7FFFFFFFu;
-    g->x = k[0] | (g->c == 0 && k[0] == 0);
-    g->a = a;
-}
-
-FM_HD static inline uint32_t fm_mcml_next(fm_mcml_rng *g)
-{
-    const uint64_t z = (uint64_t)g->a * g->x + g->c;
-    g->x = (uint32_t)z;
-    g->c = (uint32_t)(z >> 32);
-    return g->x;
+    const uint32_t c = k[1] & 0x7FFFFFFFu;
+    fm_mcml_rng_set(g, k[0] | (c == 0 && k[0] == 0), c, a);
 }
 
 /* Uniform in (1, 2): 22 bits of the draw (bits 1-22; a multiply-with-carry generator's output is
@@ -173,22 +194,13 @@ typedef struct {
     fm_mcml_rng rng;
 } fm_mcml_photon;
 
-/* What a flight or a crossing did beyond a drop (fm_mcml_hop's and fm_mcml_cross's return value,
- * 0 on most steps). */
-enum {
-    FM_MCML_EV_ESCAPE = 1,   /* left through the top (escape 1) or bottom (2): ev escape fields */
-    FM_MCML_EV_ROULETTE = 2, /* roulette added or removed weight: ev.roulette */
-    FM_MCML_EV_FACE = 4,     /* the flight ended on a layer's face: fm_mcml_cross next */
-};
-
-/* What one step scored; the backend adds it to its own tallies. */
+/* A photon that left the medium at a crossing: through the top (escape 1, Rd) or the bottom
+ * (2, Tt), its weight and the cosine of its exit angle. */
 typedef struct {
-    uint32_t drop; /* weight absorbed at (x, y, z) after the step; 0 when none */
-    int escape;    /* 1 reflected (Rd), 2 transmitted (Tt) */
-    uint32_t escape_w;
-    float escape_cos; /* cosine of the exit angle */
-    int32_t roulette; /* weight roulette added (+) or removed (-) */
-} fm_mcml_event;
+    int escape;
+    uint32_t w;
+    float cos_exit;
+} fm_mcml_escape;
 
 /* MCML's Rspecular, including multiple reflection in a clear first layer. */
 static inline double fm_mcml_rspecular(double n0, double n1, double n2, int layer1_clear)
@@ -209,8 +221,9 @@ FM_HD static inline void fm_mcml_launch(fm_mcml_photon *p, const fm_mcml_medium 
 {
     p->x = p->y = 0.0f;
     p->z = m->start_z;
-    p->ux = p->uy = 0.0f;
-    p->uz = 1.0f;
+    p->ux = FM_MCML_TILT;
+    p->uy = 0.0f;
+    p->uz = 1.0f; /* sqrt(1 - TILT^2) in single precision */
     p->w = m->w0_q;
     p->layer = m->start_layer;
     p->L = m->layer[m->start_layer];
@@ -240,13 +253,28 @@ FM_HD static inline void fm_mcml_ra_bin(const fm_mcml_photon *p, const fm_mcml_g
     *ia = fm_mcml_bin(acosf(fminf(cos_exit, 1.0f)) * g->inv_da, g->na_max);
 }
 
-/* Boundary (MCML's CrossUpOrNot / CrossDnOrNot, GPU-MCML's FastReflectTransmit): the photon sits
- * on the face it hit. Unpolarised Fresnel reflectance for incidence cosine ca1 and index ratio
- * eta = n_i / n_t, as the mean of the s and p reflectances (equal to MCML's RFresnel), total
- * internal reflection when the transmitted sine reaches 1; one draw decides, every time.
- * Returns FM_MCML_EV_ESCAPE when the photon left the medium, else 0. */
-FM_HD static inline int fm_mcml_cross(fm_mcml_photon *p, const fm_mcml_medium *m, fm_mcml_event *ev)
+/* Moves a photon whose flight reached its layer's face (fm_mcml_fly returned 1) onto it. */
+FM_HD static inline void fm_mcml_to_face(fm_mcml_photon *p)
 {
+    const float zb = p->uz > 0.0f ? p->L.z1 : p->L.z0;
+    const float d = FM_MCML_DIV(zb - p->z, p->uz); /* uz != 0: the flight left [z0, z1] */
+    p->x += d * p->ux;
+    p->y += d * p->uy;
+    p->z = zb; /* on the face exactly: the next flight starts inside */
+}
+
+/* Boundary (MCML's CrossUpOrNot / CrossDnOrNot, GPU-MCML's FastReflectTransmit) for a photon whose
+ * flight reached a face: it moves there, then is reflected or transmitted. Unpolarised Fresnel
+ * reflectance for incidence cosine ca1 and index ratio eta = n_i / n_t, as the mean of the s and
+ * p reflectances (equal to MCML's RFresnel), total internal reflection when the transmitted sine
+ * reaches 1; one draw decides, every time. A transmitted photon has ca2 > 0 (ca2 = 0 only when
+ * sa2sq >= 1, where r = 1), so no photon ever moves flat in a layer without scattering, where it
+ * would never reach a face. Returns 1 (Rd) or 2 (Tt) with *out filled when the photon left the
+ * medium, else 0. */
+FM_HD static inline int fm_mcml_cross(fm_mcml_photon *p, const fm_mcml_medium *m,
+                                      fm_mcml_escape *out)
+{
+    fm_mcml_to_face(p);
     const int up = p->uz < 0.0f;
     const float eta = up ? p->L.eta_up : p->L.eta_dn;
     const float ca1 = fabsf(p->uz);
@@ -262,11 +290,11 @@ FM_HD static inline int fm_mcml_cross(fm_mcml_photon *p, const fm_mcml_medium *m
         p->uy *= eta;
         p->uz = up ? -ca2 : ca2;
         if ((unsigned)(p->layer - 1) >= (unsigned)m->n_layers) { /* layer 0 or n_layers + 1 */
-            ev->escape = up ? 1 : 2;
-            ev->escape_w = p->w;
-            ev->escape_cos = ca2;
+            out->escape = up ? 1 : 2;
+            out->w = p->w;
+            out->cos_exit = ca2;
             p->w = 0;
-            return FM_MCML_EV_ESCAPE;
+            return out->escape;
         }
         p->L = m->layer[p->layer];
         return 0;
@@ -275,78 +303,87 @@ FM_HD static inline int fm_mcml_cross(fm_mcml_photon *p, const fm_mcml_medium *m
     return 0;
 }
 
-/* MCML's SpinTheta and direction update (eqs. 3.22-3.25 of the MCML manual); g = 0 (isotropic)
- * and the near-vertical case by selects, not branches. Draws are f in (1, 2) with xi = 2 - f
- * folded into the multiply-adds. */
+/* MCML's SpinTheta and direction update (MCML manual eqs. 3.22-3.24), with the projection of the
+ * old direction onto the xy plane, ut = sqrt(ux^2 + uy^2), taken from ux and uy rather than from
+ * 1 - uz^2: the azimuth's reference is then well defined and accurate however close to vertical
+ * the photon flies, so MCML's separate formula for |uz| > COSZERO is not needed (no branch, no
+ * select). Photons start tilted by FM_MCML_TILT so that ux^2 + uy^2 > 0 from the first scattering
+ * on. Draws are f in (1, 2) with xi = 2 - f folded into the multiply-adds. */
 FM_HD static inline void fm_mcml_spin(fm_mcml_photon *p, const fm_mcml_layer_f *L)
 {
     const float f = fm_mcml_rand12(&p->rng);
-    const float t = FM_MCML_DIV(L->hg_a, L->hg_b - L->hg_c * f); /* (1-g^2) / (1-g+2g xi) */
-    float cost = L->hg_e == 0.0f ? 3.0f - 2.0f * f : (L->hg_d - t * t) * L->hg_e;
-    cost = fminf(fmaxf(cost, -1.0f), 1.0f);
+    const float u = FM_MCML_RCP(L->hg_b - L->hg_c * f);
+    const float cost = fminf(fmaxf(L->hg_p + L->hg_q * (u * u) + L->hg_r * f, -1.0f), 1.0f);
     const float sint = FM_MCML_SQRT(1.0f - cost * cost);
     /* psi = pi (2 xi - 1) in (-pi, pi): the range where the fast device sincos is accurate */
     float sinp, cosp;
     const float psi = 3.0f * 3.14159265358979f - 2.0f * 3.14159265358979f * fm_mcml_rand12(&p->rng);
     FM_MCML_SINCOSF(psi, &sinp, &cosp);
     const float ux = p->ux, uy = p->uy, uz = p->uz;
-    const float stcp = sint * cosp, stsp = sint * sinp;
-    const float ut2 = fmaxf(1.0f - uz * uz, 1.0e-12f), it = FM_MCML_RSQRT(ut2), ut = ut2 * it;
-    const int vertical = fabsf(uz) > FM_MCML_COSZERO;
-    const float nx = (stcp * ux * uz - stsp * uy) * it + ux * cost;
-    const float ny = (stcp * uy * uz + stsp * ux) * it + uy * cost;
-    const float nz = -stcp * ut + uz * cost;
-    p->ux = vertical ? stcp : nx;
-    p->uy = vertical ? stsp : ny;
-    p->uz = vertical ? (uz >= 0.0f ? cost : -cost) : nz;
+    const float ut2 = fmaxf(ux * ux + uy * uy, 1.0e-30f);
+    const float sit = sint * FM_MCML_RSQRT(ut2); /* sin(theta) / ut */
+    const float c1 = sit * cosp, q = sit * sinp;
+    const float cp = cost + c1 * uz;
+    p->ux = ux * cp - uy * q;      /* ux cos(theta) + sin(theta) (ux uz cos(psi) - uy sin(psi)) / ut */
+    p->uy = uy * cp + ux * q;      /* uy cos(theta) + sin(theta) (uy uz cos(psi) + ux sin(psi)) / ut */
+    p->uz = uz * cost - c1 * ut2; /* uz cos(theta) - sin(theta) cos(psi) ut */
 }
 
-/* One MCML flight (Hop): -ln(xi)/mut, cut at the layer's face if it reaches it. A flight that
- * reaches a face leaves the photon on it and returns FM_MCML_EV_FACE: the caller crosses
- * (fm_mcml_cross) before the next flight, at once on the CPU, a few steps later on the GPU,
- * where the lanes at a face wait and cross together (one lane in 25 is at a face after a step,
- * so crossing at once made most warps run the crossing with one lane). The next flight is drawn
- * afresh: the rest of an exponential flight is again exponential with the same mean free paths
- * (memoryless), so redrawing is exact in distribution and spares MCML's sleft (as GPU-MCML).
- * Otherwise absorption (Drop, the weight times mua/mut removed as an integer, in ev->drop, else
- * 0), scattering (Spin) and MCML's roulette (FM_MCML_EV_ROULETTE). A flight to a face changes no
- * weight, so roulette waits for the next drop: it stays unbiased. */
-FM_HD static inline int fm_mcml_hop(fm_mcml_photon *p, fm_mcml_event *ev)
+/* One MCML step is fm_mcml_fly, then, unless the flight reached a face, fm_mcml_absorb (Drop),
+ * fm_mcml_spin and, for a photon below WEIGHT_MIN, fm_mcml_roulette; a flight that reached a face
+ * is followed by fm_mcml_cross before the next flight: at once on the CPU, a few steps later on
+ * the GPU, where the lanes at a face wait and cross together (one lane in 25 is at a face after
+ * a step, so crossing at once made most warps run the crossing with one lane). */
+
+/* Hop: a flight of -ln(xi)/mut. One that would leave the layer, [z0, z1], leaves the photon
+ * where it is and returns 1 (fm_mcml_cross moves it onto the face); the next flight after the
+ * crossing is drawn afresh: the rest of an exponential flight is again exponential with the same
+ * mean free paths (memoryless), so redrawing is exact in distribution and spares MCML's sleft (as
+ * GPU-MCML). In a clear layer the flight is at least 3e37 2^-22 cm (or infinite) and uz is never
+ * 0 there (fm_mcml_cross), so it always reaches a face. Else the photon moves; returns 0. */
+FM_HD static inline int fm_mcml_fly(fm_mcml_photon *p)
 {
-    ev->drop = 0;
-    float s = FM_MCML_LOG2F(fm_mcml_rand(&p->rng)) * p->L.step_scale;
-    const float zb = p->uz > 0.0f ? p->L.z1 : p->L.z0;
-    const float db = FM_MCML_DIV(zb - p->z, p->uz);
-    const int hit = p->uz != 0.0f && s > db;
-    s = hit ? db : s;
+    const float s = FM_MCML_LOG2F(fm_mcml_rand(&p->rng)) * p->L.step_scale;
+    const float z = p->z + s * p->uz;
+    if (!(z >= p->L.z0 && z <= p->L.z1))
+        return 1;
     p->x += s * p->ux;
     p->y += s * p->uy;
-    p->z = hit ? zb : p->z + s * p->uz; /* on the face exactly: the next flight starts inside */
-    if (hit)
-        return FM_MCML_EV_FACE;
-    if (p->L.step_scale < -1e30f) { /* flat in a clear layer: would travel forever */
-        ev->roulette = -(int32_t)p->w; /* lost, kept exact */
-        p->w = 0;
-        return FM_MCML_EV_ROULETTE;
-    }
-    const uint32_t dw =
-        (uint32_t)(((uint64_t)p->w * p->L.mua_mut_q + 0x80000000u) >> 32); /* rounded */
-    ev->drop = dw;
-    p->w -= dw;
-    fm_mcml_spin(p, &p->L);
-    if (p->w < FM_MCML_WEIGHT_MIN) {
-        if (p->w == 0) /* all absorbed in a purely absorbing layer */
-            return 0;
-        if (fm_mcml_rand12(&p->rng) >= 2.0f - FM_MCML_CHANCE) { /* MCML's Roulette, xi <= 0.1 */
-            ev->roulette = (int32_t)(9u * p->w);
-            p->w *= 10u;
-            return FM_MCML_EV_ROULETTE;
-        }
-        ev->roulette = -(int32_t)p->w;
-        p->w = 0;
-        return FM_MCML_EV_ROULETTE;
-    }
+    p->z = z;
     return 0;
+}
+
+/* Drop: the weight times mua/mut, removed as a rounded integer; returns it. */
+FM_HD static inline uint32_t fm_mcml_absorb(fm_mcml_photon *p)
+{
+#ifdef FM_MCML_DROP_TRUNC
+    const uint32_t dw = (uint32_t)(((uint64_t)p->w * p->L.mua_mut_q) >> 32);
+#else
+    const uint32_t dw = (uint32_t)(((uint64_t)p->w * p->L.mua_mut_q + 0x80000000u) >> 32);
+#endif
+    p->w -= dw;
+    return dw;
+}
+
+/* Whether MCML's Roulette applies: 0 < w < WEIGHT_MIN (w = 0: all absorbed in a purely
+ * absorbing layer). */
+FM_HD static inline int fm_mcml_faint(const fm_mcml_photon *p)
+{
+    return p->w - 1u < FM_MCML_WEIGHT_MIN - 1u;
+}
+
+/* MCML's Roulette: the photon survives with probability CHANCE (xi <= 0.1) and weight w / CHANCE.
+ * Returns the weight it added (+9 w) or removed (-w). */
+FM_HD static inline int32_t fm_mcml_roulette(fm_mcml_photon *p)
+{
+    if (fm_mcml_rand12(&p->rng) >= 2.0f - FM_MCML_CHANCE) {
+        const int32_t added = (int32_t)(9u * p->w);
+        p->w *= 10u;
+        return added;
+    }
+    const int32_t removed = -(int32_t)p->w;
+    p->w = 0;
+    return removed;
 }
 
 #ifdef __cplusplus

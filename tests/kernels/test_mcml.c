@@ -82,15 +82,16 @@ static void test_philox(void)
      * the states are those of z -> a z mod (a 2^32 - 1) from z = 2^32 2 + 1 (Marsaglia's
      * equivalence), worked in Python with big integers: x = 4294197992, 3419663472, 2919486199,
      * and after 10^6 steps pow(a, 10^6, m) z mod 2^32 = 1875684042. */
-    fm_mcml_rng g = {1, 2, 0xFFF442E6u};
+    fm_mcml_rng g, h;
+    fm_mcml_rng_set(&g, 1, 2, 0xFFF442E6u);
     const uint32_t o1 = fm_mcml_next(&g), o2 = fm_mcml_next(&g), o3 = fm_mcml_next(&g);
-    fm_mcml_rng h = {1, 2, 0xFFF442E6u};
+    fm_mcml_rng_set(&h, 1, 2, 0xFFF442E6u);
     for (int i = 0; i < 1000000; i++)
         fm_mcml_next(&h);
-    tap_ok(o1 == 4294197992u && o2 == 3419663472u && o3 == 2919486199u && h.x == 1875684042u,
+    tap_ok(o1 == 4294197992u && o2 == 3419663472u && o3 == 2919486199u && fm_mcml_rng_x(&h) == 1875684042u,
            "multiply-with-carry from (1, 2): %u %u %u, x after 1e6 steps %u (4294197992 "
            "3419663472 2919486199, 1875684042)",
-           o1, o2, o3, h.x);
+           o1, o2, o3, fm_mcml_rng_x(&h));
     /* Seeding: the photon's start is Philox(index, seed); draws stay in (0, 1). */
     fm_mcml_rng_init(&g, 7, 42, 0xFFF442E6u);
     uint32_t e[4] = {42, 0, 0, 0};
@@ -105,7 +106,7 @@ static void test_philox(void)
     mean /= 100000;
     fm_mcml_rng_init(&g, 7, 42, 0xFFF442E6u);
     /* mean of 1e5 uniforms: standard error 0.29 / sqrt(1e5) = 9.1e-4; 5 sigma */
-    tap_ok(g.x == e[0] && g.c == (e[1] & 0x7FFFFFFFu) && in_range && mean > 0.5 - 4.6e-3 &&
+    tap_ok(fm_mcml_rng_x(&g) == e[0] && fm_mcml_rng_c(&g) == (e[1] & 0x7FFFFFFFu) && in_range && mean > 0.5 - 4.6e-3 &&
                mean < 0.5 + 4.6e-3,
            "photon stream started at Philox(index, seed); 1e5 draws in (0, 1), mean %.4f", mean);
 }
