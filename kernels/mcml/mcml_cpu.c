@@ -15,7 +15,7 @@
 typedef struct {
     unsigned long long *a_rz, *rd_ra, *tt_ra; /* rd_ra, tt_ra may be NULL (a pilot run) */
     unsigned long long batch[FM_MCML_BATCHES][FM_MCML_B_N];
-    int count_drops; /* a_rz counts drops (events) instead of adding their weight */
+    int count_drops; /* a_rz counts drops (events, atomically) instead of adding their weight */
 } thread_tally;
 
 static void run_photon(const fm_mcml_job *job, unsigned long long index, thread_tally *t)
@@ -41,7 +41,10 @@ static void run_photon(const fm_mcml_job *job, unsigned long long index, thread_
         if (t->a_rz) {
             int ir, iz;
             fm_mcml_rz_bin(&p, &m->grid, &ir, &iz);
-            t->a_rz[(size_t)ir * nz + iz] += t->count_drops ? 1 : drop;
+            if (t->count_drops)
+                __atomic_fetch_add(&t->a_rz[(size_t)ir * nz + iz], 1, __ATOMIC_RELAXED);
+            else
+                t->a_rz[(size_t)ir * nz + iz] += drop;
         }
         fm_mcml_spin(&p, &p.L);
         if (fm_mcml_faint(&p))
@@ -51,9 +54,13 @@ static void run_photon(const fm_mcml_job *job, unsigned long long index, thread_
 
 void fm_mcml_count_drops(const fm_mcml_job *job, long long n, unsigned long long *counts)
 {
-    thread_tally t = {.a_rz = counts, .count_drops = 1};
-    for (long long i = 0; i < n; i++)
-        run_photon(job, (unsigned long long)i, &t);
+#pragma omp parallel num_threads(fm_cpu_threads())
+    {
+        thread_tally t = {.a_rz = counts, .count_drops = 1}; /* counts shared: atomic adds */
+#pragma omp for schedule(dynamic, 1)
+        for (long long i = 0; i < n; i++)
+            run_photon(job, (unsigned long long)i, &t);
+    }
 }
 
 fm_status fm_mcml_cpu_run(const fm_mcml_job *job, fm_mcml_raw *raw, char *msg, size_t msg_len)

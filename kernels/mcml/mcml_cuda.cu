@@ -42,9 +42,10 @@
 #define FM_MCML_FACE_EVERY 4
 #endif
 #define FACE_EVERY FM_MCML_FACE_EVERY
-/* -DFM_MCML_UNROLL=1: the FACE_EVERY steps between crossings unrolled */
+/* The FACE_EVERY steps between crossings unrolled (-DFM_MCML_UNROLL=0: a loop): no loop counter,
+ * fewer branches to wait on. */
 #ifndef FM_MCML_UNROLL
-#define FM_MCML_UNROLL 0
+#define FM_MCML_UNROLL 1
 #endif
 #define FULL 0xFFFFFFFFu
 
@@ -58,15 +59,19 @@ typedef struct {
     int stop; /* set by the host: hand out no more chunks */
 } control;
 
-/* Adds weight to a cached voxel: a 32-bit shared accumulator whose overflow is carried as 2^32
- * into the global 64-bit voxel (the atomic returns the old value, so the carry is exact and
- * needs no barrier). */
-__device__ __forceinline__ void cache_add(int ir, int iz, uint32_t q, uint32_t *s_cache,
-                                          int cache_z, u64 *a_rz, int nz)
+/* A drop added to a cached voxel, a 32-bit shared accumulator whose overflow is carried as 2^32
+ * into the global 64-bit voxel: the atomic returns the old value, so the carry is exact and needs
+ * no barrier. The test waits for the atomic's reply, so it comes after the spin, whose arithmetic
+ * hides the wait (q = 0: nothing pending). */
+typedef struct {
+    uint32_t old, q;
+    int voxel; /* ir * nz + iz */
+} pending_carry;
+
+__device__ __forceinline__ void settle(const pending_carry &c, u64 *a_rz)
 {
-    const uint32_t old = atomicAdd(s_cache + ir * cache_z + iz, q);
-    if (old + q < old)
-        atomicAdd(a_rz + (size_t)ir * nz + iz, 1ull << 32);
+    if (c.old + c.q < c.old)
+        atomicAdd(a_rz + c.voxel, 1ull << 32);
 }
 
 /* What the kernel tallies besides R and T: nothing, A[r][z] through the shared-memory cache, or
@@ -83,7 +88,9 @@ typedef struct {
     uint32_t last, last_q;
 } scorer;
 
-template <int RECORD> __device__ __forceinline__ void score(scorer &t, const fm_mcml_photon &p, uint32_t q)
+template <int RECORD>
+__device__ __forceinline__ void score(scorer &t, const fm_mcml_photon &p, uint32_t q,
+                                      pending_carry &c)
 {
     /* Bins as fm_mcml_rz_bin, the clamp to the last bin left for drops outside the cache (r and
      * z are not negative but for rounding, which truncates to bin 0; the device's float-to-int
@@ -91,7 +98,9 @@ template <int RECORD> __device__ __forceinline__ void score(scorer &t, const fm_
     int ir = (int)(FM_MCML_SQRT(p.x * p.x + p.y * p.y) * t.inv_dr);
     int iz = (int)(p.z * t.inv_dz);
     if (RECORD == RECORD_CACHED && ir < t.cache_r && iz < t.cache_z) {
-        cache_add(ir, iz, q, t.s_cache, t.cache_z, t.a_rz, t.nz);
+        c.old = atomicAdd(t.s_cache + ir * t.cache_z + iz, q);
+        c.q = q;
+        c.voxel = ir * t.nz + iz;
         return;
     }
     ir = min(ir, t.nr - 1);
@@ -121,9 +130,12 @@ __device__ __forceinline__ int step(fm_mcml_photon &p, scorer &t, u64 *roulette_
     if (fm_mcml_fly(&p))
         return 1;
     const uint32_t q = fm_mcml_absorb(&p);
+    pending_carry c = {0, 0, 0};
     if (RECORD)
-        score<RECORD>(t, p, q);
+        score<RECORD>(t, p, q, c);
     fm_mcml_spin(&p, &p.L);
+    if (RECORD == RECORD_CACHED)
+        settle(c, t.a_rz);
     if (fm_mcml_faint(&p))
         atomicAdd(roulette_net, (u64)(long long)fm_mcml_roulette(&p));
     return 0;
@@ -297,10 +309,12 @@ static void cache_shape(const fm_mcml_params *p, const u64 *counts, size_t entri
 }
 
 /* Where the drops of a run fall, from a pilot of PILOT_PHOTONS photons of the CPU photon code
- * (about 1 ms; a grid that fits the cache needs none, and runs under PILOT_MIN photons, which
- * take a few milliseconds on the GPU, skip it). NULL when not wanted or out of memory. */
-#define PILOT_PHOTONS 64
-#define PILOT_MIN 1000000
+ * on all cores (each photon's drops cluster, so it takes about 256 photons for the corner to land
+ * within a few voxels of the best; 64 chose anywhere from 116 to 150 in the skin model). About
+ * 7 ms of CPU time, 1 ms on 16 cores; a grid that fits the cache needs none, and runs under
+ * PILOT_MIN photons, where it would cost more than it saves, skip it. */
+#define PILOT_PHOTONS 256
+#define PILOT_MIN 10000000
 #define PILOT_FITS 32768 /* voxels that fit any sm_80+ GPU's shared memory (128 KB) */
 static u64 *pilot_drops(const fm_mcml_job *job)
 {

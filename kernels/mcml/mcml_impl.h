@@ -33,8 +33,8 @@ fm_status fm_mcml_cpu_run(const fm_mcml_job *job, fm_mcml_raw *raw, char *msg, s
 fm_status fm_mcml_cuda_run(const fm_mcml_job *job, fm_mcml_raw *raw, char *msg, size_t msg_len);
 
 /* Counts the drops (absorption events, not their weight) of photons [0, n) per A[r][z] voxel
- * (nr * nz, clamped bins, zeroed by the caller), one thread: a pilot run that shows where the
- * absorption events fall. */
+ * (nr * nz, clamped bins, zeroed by the caller), on all CPU threads: a pilot run that shows
+ * where the absorption events fall. */
 void fm_mcml_count_drops(const fm_mcml_job *job, long long n, unsigned long long *counts);
 
 /* Fills job->medium and job->rsp from job->params (already checked). */

@@ -353,14 +353,12 @@ FM_HD static inline int fm_mcml_fly(fm_mcml_photon *p)
     return 0;
 }
 
-/* Drop: the weight times mua/mut, removed as a rounded integer; returns it. */
+/* Drop: the weight times mua/mut, removed as an integer (truncated: on average half a unit,
+ * 2^-32 of a photon's weight, stays with the photon at each drop, about 1.4e-7 of it over the
+ * skin model's 600 drops; rounding cost the device two instructions per step); returns it. */
 FM_HD static inline uint32_t fm_mcml_absorb(fm_mcml_photon *p)
 {
-#ifdef FM_MCML_DROP_TRUNC
     const uint32_t dw = (uint32_t)(((uint64_t)p->w * p->L.mua_mut_q) >> 32);
-#else
-    const uint32_t dw = (uint32_t)(((uint64_t)p->w * p->L.mua_mut_q + 0x80000000u) >> 32);
-#endif
     p->w -= dw;
     return dw;
 }
