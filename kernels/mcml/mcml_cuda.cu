@@ -32,7 +32,7 @@
 #define CHUNK 64
 /* Steps each lane takes between the warp's votes for dead lanes (-DFM_MCML_STEPS_PER_VOTE=n). */
 #ifndef FM_MCML_STEPS_PER_VOTE
-#define FM_MCML_STEPS_PER_VOTE 8
+#define FM_MCML_STEPS_PER_VOTE 16
 #endif
 #define STEPS_PER_VOTE FM_MCML_STEPS_PER_VOTE
 /* Steps between the crossings of the lanes at a face (a divisor of STEPS_PER_VOTE;
@@ -46,6 +46,9 @@
  * fewer branches to wait on. */
 #ifndef FM_MCML_UNROLL
 #define FM_MCML_UNROLL 1
+#endif
+#ifndef FM_MCML_IDLE
+#define FM_MCML_IDLE 0
 #endif
 #define FULL 0xFFFFFFFFu
 
@@ -86,6 +89,7 @@ typedef struct {
     float inv_dr, inv_dz;
     u64 *a_rz;
     uint32_t last, last_q;
+    uint32_t cache_base; /* -DFM_MCML_DSMEM: s_cache's shared::cluster address */
 } scorer;
 
 template <int RECORD>
@@ -98,7 +102,14 @@ __device__ __forceinline__ void score(scorer &t, const fm_mcml_photon &p, uint32
     int ir = (int)(FM_MCML_SQRT(p.x * p.x + p.y * p.y) * t.inv_dr);
     int iz = (int)(p.z * t.inv_dz);
     if (RECORD == RECORD_CACHED && ir < t.cache_r && iz < t.cache_z) {
+#if defined(FM_MCML_DSMEM) && __CUDA_ARCH__ >= 900
+        asm volatile("atom.shared::cluster.add.u32 %0, [%1], %2;"
+                     : "=r"(c.old)
+                     : "r"(t.cache_base + 4u * (uint32_t)(ir * t.cache_z + iz)), "r"(q)
+                     : "memory");
+#else
         c.old = atomicAdd(t.s_cache + ir * t.cache_z + iz, q);
+#endif
         c.q = q;
         c.voxel = ir * t.nz + iz;
         return;
@@ -136,8 +147,12 @@ __device__ __forceinline__ int step(fm_mcml_photon &p, scorer &t, u64 *roulette_
     fm_mcml_spin(&p, &p.L);
     if (RECORD == RECORD_CACHED)
         settle(c, t.a_rz);
-    if (fm_mcml_faint(&p))
+    if (fm_mcml_faint(&p)) {
         atomicAdd(roulette_net, (u64)(long long)fm_mcml_roulette(&p));
+#if FM_MCML_IDLE
+        return p.w == 0;
+#endif
+    }
     return 0;
 }
 
@@ -169,7 +184,13 @@ __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
 
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, na = m.na;
     const fm_mcml_grid grid = m.grid; /* in registers */
-    scorer t = {s_cache, cache_r, cache_z, m.nr, m.nz, grid.inv_dr, grid.inv_dz, a_rz, 0, 0};
+    scorer t = {s_cache, cache_r, cache_z, m.nr, m.nz, grid.inv_dr, grid.inv_dz, a_rz, 0, 0, 0};
+#if defined(FM_MCML_DSMEM) && __CUDA_ARCH__ >= 900
+    asm("{\n\t.reg .u32 a, r;\n\tmov.u32 r, %%cluster_ctarank;\n\t"
+        "mapa.shared::cluster.u32 %0, %1, r;\n\t}"
+        : "=r"(t.cache_base)
+        : "r"((uint32_t)__cvta_generic_to_shared(s_cache)));
+#endif
     fm_mcml_photon p;
     memset(&p, 0, sizeof p); /* w = 0: no photon yet */
     int bi = 0;              /* the photon's batch row in s_batch */
@@ -210,6 +231,9 @@ __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
         }
         if (!__any_sync(FULL, p.w != 0))
             break;
+#if FM_MCML_IDLE
+        at_face = p.w == 0; /* idle: dead or at a face */
+#endif
         /* A few steps between hand-outs: the vote and hand-out cost less, and a lane whose photon
          * ends waits at most STEPS_PER_VOTE - 1 steps for the next. A lane whose flight reached a
          * face waits too, and the lanes at a face cross together every FACE_EVERY steps. */
@@ -220,10 +244,17 @@ __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
 #else
 #pragma unroll 1
 #endif
+#if FM_MCML_IDLE
+            for (int k = 0; k < FACE_EVERY; k++)
+                if (!at_face)
+                    at_face = step<RECORD>(p, t, s_batch + bi + FM_MCML_B_ROUL);
+            if (at_face && p.w != 0) {
+#else
             for (int k = 0; k < FACE_EVERY; k++)
                 if (p.w != 0 && !at_face)
                     at_face = step<RECORD>(p, t, s_batch + bi + FM_MCML_B_ROUL);
             if (at_face) {
+#endif
                 fm_mcml_escape out;
                 if (fm_mcml_cross(&p, &m, &out)) {
                     int ir, ia;
@@ -232,8 +263,13 @@ __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
                     atomicAdd(s_batch + bi + (out.escape == 1 ? FM_MCML_B_RD : FM_MCML_B_TT),
                               (u64)out.w);
                 }
+#if !FM_MCML_IDLE
                 at_face = 0;
+#endif
             }
+#if FM_MCML_IDLE
+            at_face = p.w == 0;
+#endif
         }
     }
     if (RECORD == RECORD_GLOBAL && t.last_q)
@@ -262,7 +298,7 @@ typedef struct {
 } gpu_work;
 
 /* The cached corner of A[r][z], ir < cache_r and iz < cache_z, for `entries` voxels. With a
- * pilot's drop counts (pilot_drops), the corner that holds the most of them: in the skin model
+ * pilot's drop counts (pilot_drops: running sums along each row), the corner that holds the most of them: in the skin model
  * 142 x 401 voxels, which leave 1.0 % of the drops to global memory, where the whole depth
  * (114 x 500) left 3.1 % and cost 3 % of the run's time. Without (small runs), a corner about as
  * deep as it is wide in centimetres, clipped to the grid, the rest of the budget given to the
@@ -276,14 +312,15 @@ static void cache_shape(const fm_mcml_params *p, const u64 *counts, size_t entri
         return;
     }
     if (counts) {
+        /* counts holds each row's running sum over iz (pilot_drops), so a corner's drops are a
+         * sum over its rows: nr^2 / 2 additions for all corners */
         u64 best = 0;
         int best_r = 0;
         for (int cr = 1; cr <= p->nr; cr++) {
             const size_t cz = entries / cr < (size_t)p->nz ? entries / cr : (size_t)p->nz;
             u64 held = 0;
             for (int ir = 0; ir < cr; ir++)
-                for (size_t iz = 0; iz < cz; iz++)
-                    held += counts[(size_t)ir * p->nz + iz];
+                held += counts[(size_t)ir * p->nz + cz - 1];
             if (held > best) {
                 best = held;
                 best_r = cr;
@@ -323,8 +360,12 @@ static u64 *pilot_drops(const fm_mcml_job *job)
         (size_t)p->nr * p->nz <= PILOT_FITS)
         return NULL;
     u64 *counts = (u64 *)calloc((size_t)p->nr * p->nz, sizeof *counts);
-    if (counts)
-        fm_mcml_count_drops(job, PILOT_PHOTONS, counts);
+    if (!counts)
+        return NULL;
+    fm_mcml_count_drops(job, PILOT_PHOTONS, counts);
+    for (int ir = 0; ir < p->nr; ir++) /* each row's running sum over iz */
+        for (int iz = 1; iz < p->nz; iz++)
+            counts[(size_t)ir * p->nz + iz] += counts[(size_t)ir * p->nz + iz - 1];
     return counts;
 }
 

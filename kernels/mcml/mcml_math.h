@@ -156,7 +156,16 @@ FM_HD static inline uint32_t fm_mcml_rng_c(const fm_mcml_rng *g)
 
 FM_HD static inline uint32_t fm_mcml_next(fm_mcml_rng *g)
 {
+#if defined(__CUDA_ARCH__) && defined(FM_MCML_RNG_PTX)
+    asm("{\n\t.reg .b32 lo, hi;\n\t.reg .b64 t;\n\t"
+        "mov.b64 {lo, hi}, %0;\n\t"
+        "cvt.u64.u32 t, hi;\n\t"
+        "mad.wide.u32 %0, lo, %1, t;\n\t}"
+        : "+l"(g->z)
+        : "r"(g->a));
+#else
     g->z = (uint64_t)g->a * (uint32_t)g->z + (g->z >> 32);
+#endif
     return (uint32_t)g->z;
 }
 
