@@ -47,9 +47,6 @@
 #ifndef FM_MCML_UNROLL
 #define FM_MCML_UNROLL 1
 #endif
-#ifndef FM_MCML_IDLE
-#define FM_MCML_IDLE 0
-#endif
 #define FULL 0xFFFFFFFFu
 
 typedef unsigned long long u64;
@@ -89,7 +86,6 @@ typedef struct {
     float inv_dr, inv_dz;
     u64 *a_rz;
     uint32_t last, last_q;
-    uint32_t cache_base; /* -DFM_MCML_DSMEM: s_cache's shared::cluster address */
 } scorer;
 
 template <int RECORD>
@@ -102,14 +98,7 @@ __device__ __forceinline__ void score(scorer &t, const fm_mcml_photon &p, uint32
     int ir = (int)(FM_MCML_SQRT(p.x * p.x + p.y * p.y) * t.inv_dr);
     int iz = (int)(p.z * t.inv_dz);
     if (RECORD == RECORD_CACHED && ir < t.cache_r && iz < t.cache_z) {
-#if defined(FM_MCML_DSMEM) && __CUDA_ARCH__ >= 900
-        asm volatile("atom.shared::cluster.add.u32 %0, [%1], %2;"
-                     : "=r"(c.old)
-                     : "r"(t.cache_base + 4u * (uint32_t)(ir * t.cache_z + iz)), "r"(q)
-                     : "memory");
-#else
         c.old = atomicAdd(t.s_cache + ir * t.cache_z + iz, q);
-#endif
         c.q = q;
         c.voxel = ir * t.nz + iz;
         return;
@@ -134,7 +123,8 @@ __device__ __forceinline__ void score(scorer &t, const fm_mcml_photon &p, uint32
 }
 
 /* One step of a lane with a live photon that is not waiting at a face: the flight and, unless it
- * reached a face, the drop, the spin and roulette. Returns 1 when the flight reached a face. */
+ * reached a face, the drop, the spin and roulette. Returns 1 when the flight reached a face or
+ * roulette ended the photon. */
 template <int RECORD>
 __device__ __forceinline__ int step(fm_mcml_photon &p, scorer &t, u64 *roulette_net)
 {
@@ -149,9 +139,7 @@ __device__ __forceinline__ int step(fm_mcml_photon &p, scorer &t, u64 *roulette_
         settle(c, t.a_rz);
     if (fm_mcml_faint(&p)) {
         atomicAdd(roulette_net, (u64)(long long)fm_mcml_roulette(&p));
-#if FM_MCML_IDLE
         return p.w == 0;
-#endif
     }
     return 0;
 }
@@ -184,18 +172,16 @@ __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
 
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, na = m.na;
     const fm_mcml_grid grid = m.grid; /* in registers */
-    scorer t = {s_cache, cache_r, cache_z, m.nr, m.nz, grid.inv_dr, grid.inv_dz, a_rz, 0, 0, 0};
-#if defined(FM_MCML_DSMEM) && __CUDA_ARCH__ >= 900
-    asm("{\n\t.reg .u32 a, r;\n\tmov.u32 r, %%cluster_ctarank;\n\t"
-        "mapa.shared::cluster.u32 %0, %1, r;\n\t}"
-        : "=r"(t.cache_base)
-        : "r"((uint32_t)__cvta_generic_to_shared(s_cache)));
-#endif
+    scorer t = {s_cache, cache_r, cache_z, m.nr, m.nz, grid.inv_dr, grid.inv_dz, a_rz, 0, 0};
     fm_mcml_photon p;
     memset(&p, 0, sizeof p); /* w = 0: no photon yet */
     int bi = 0;              /* the photon's batch row in s_batch */
     int more = 1;            /* warp-uniform: chunks may remain */
-    int at_face = 0;         /* the photon's flight reached a face: it crosses next */
+    /* The lane takes no step until the next crossing pass or hand-out: its flight reached a face
+     * (it crosses next), or its photon died (roulette). One flag, one test per step. A photon
+     * absorbed whole in a purely absorbing layer (w = 0 without roulette) steps on with zero
+     * weight until the group ends: nothing is scored, and its draws are its own. */
+    int idle = 1;
     for (;;) {
         /* Dead lanes take the next indices of the warp's chunk, in lane order; the warp leader
          * takes a new chunk when this one runs short. */
@@ -231,9 +217,7 @@ __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
         }
         if (!__any_sync(FULL, p.w != 0))
             break;
-#if FM_MCML_IDLE
-        at_face = p.w == 0; /* idle: dead or at a face */
-#endif
+        idle = p.w == 0;
         /* A few steps between hand-outs: the vote and hand-out cost less, and a lane whose photon
          * ends waits at most STEPS_PER_VOTE - 1 steps for the next. A lane whose flight reached a
          * face waits too, and the lanes at a face cross together every FACE_EVERY steps. */
@@ -244,17 +228,10 @@ __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
 #else
 #pragma unroll 1
 #endif
-#if FM_MCML_IDLE
             for (int k = 0; k < FACE_EVERY; k++)
-                if (!at_face)
-                    at_face = step<RECORD>(p, t, s_batch + bi + FM_MCML_B_ROUL);
-            if (at_face && p.w != 0) {
-#else
-            for (int k = 0; k < FACE_EVERY; k++)
-                if (p.w != 0 && !at_face)
-                    at_face = step<RECORD>(p, t, s_batch + bi + FM_MCML_B_ROUL);
-            if (at_face) {
-#endif
+                if (!idle)
+                    idle = step<RECORD>(p, t, s_batch + bi + FM_MCML_B_ROUL);
+            if (idle && p.w != 0) { /* at a face */
                 fm_mcml_escape out;
                 if (fm_mcml_cross(&p, &m, &out)) {
                     int ir, ia;
@@ -263,13 +240,8 @@ __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
                     atomicAdd(s_batch + bi + (out.escape == 1 ? FM_MCML_B_RD : FM_MCML_B_TT),
                               (u64)out.w);
                 }
-#if !FM_MCML_IDLE
-                at_face = 0;
-#endif
             }
-#if FM_MCML_IDLE
-            at_face = p.w == 0;
-#endif
+            idle = p.w == 0;
         }
     }
     if (RECORD == RECORD_GLOBAL && t.last_q)
@@ -380,7 +352,7 @@ static fm_status run_device(gpu_work *w)
     u64 *d_a_rz = NULL, *d_rd = NULL, *d_tt = NULL, *d_batch = NULL;
     control *d_ctl = NULL, *h_ctl = NULL;
     cudaStream_t stream = NULL, side = NULL;
-    cudaDeviceProp prop;
+    int n_sm = 0, smem_sm = 0, smem_optin = 0;
     cudaFuncAttributes attr;
     int per_sm = 0, cache_r = 0, cache_z = 0, stopped = 0;
     void (*kernel)(const fm_mcml_medium, u64, control *, u64, u64 *, u64 *, u64 *, u64 *, int,
@@ -389,7 +361,12 @@ static fm_status run_device(gpu_work *w)
                                               : mcml_photons<RECORD_GLOBAL>;
 
     FM_CUDA_TRY(cudaSetDevice(w->device));
-    FM_CUDA_TRY(cudaGetDeviceProperties(&prop, w->device));
+    /* three attributes rather than cudaGetDeviceProperties, which reads them all */
+    FM_CUDA_TRY(cudaDeviceGetAttribute(&n_sm, cudaDevAttrMultiProcessorCount, w->device));
+    FM_CUDA_TRY(cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor,
+                                       w->device));
+    FM_CUDA_TRY(cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                       w->device));
     FM_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     FM_CUDA_TRY(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
     if (record) {
@@ -413,8 +390,8 @@ static fm_status run_device(gpu_work *w)
     FM_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
     if (record && prm->shared_cache) {
         /* per block: its share of the SM (less the 1 KB the runtime keeps per block) */
-        size_t budget = prop.sharedMemPerMultiprocessor / FM_MCML_MIN_BLOCKS - 1024;
-        budget = budget < prop.sharedMemPerBlockOptin ? budget : prop.sharedMemPerBlockOptin;
+        size_t budget = (size_t)smem_sm / FM_MCML_MIN_BLOCKS - 1024;
+        budget = budget < (size_t)smem_optin ? budget : (size_t)smem_optin;
         budget -= attr.sharedSizeBytes;
         cache_shape(prm, w->pilot, budget / sizeof(uint32_t), &cache_r, &cache_z);
     }
@@ -424,13 +401,15 @@ static fm_status run_device(gpu_work *w)
             cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
         FM_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, smem));
         if (per_sm < 1) {
+            cudaDeviceProp prop;
+            FM_CUDA_TRY(cudaGetDeviceProperties(&prop, w->device));
             status = fm_fail(FM_ERR_DEVICE, msg, msg_len,
                              "mcml_photons: a block of %d threads with %zu bytes of shared "
                              "memory does not fit on %s",
                              THREADS, smem, prop.name);
             goto cleanup;
         }
-        kernel<<<prop.multiProcessorCount * per_sm, THREADS, smem, stream>>>(
+        kernel<<<n_sm * per_sm, THREADS, smem, stream>>>(
             w->job->medium, prm->seed, d_ctl, (u64)w->hi, d_a_rz, d_rd, d_tt, d_batch, cache_r,
             cache_z);
         FM_CUDA_CHECK_LAUNCH("mcml_photons");
@@ -448,6 +427,9 @@ static fm_status run_device(gpu_work *w)
         FM_CUDA_TRY(cudaStreamSynchronize(side));
         const long long started = (long long)h_ctl->next < w->hi ? (long long)h_ctl->next : w->hi;
         __atomic_store_n(&w->done, started - w->lo, __ATOMIC_RELEASE);
+        if (started == w->hi)
+            break; /* all handed out: nothing left to cancel; the copies below wait for the end
+                    * without the up to 1 ms that polling adds */
         if (*w->cancel && !stopped) {
             h_ctl->stop = 1;
             FM_CUDA_TRY(cudaMemcpyAsync(&d_ctl->stop, &h_ctl->stop, sizeof h_ctl->stop,
