@@ -270,11 +270,11 @@ typedef struct {
 } gpu_work;
 
 /* The cached corner of A[r][z], ir < cache_r and iz < cache_z, for `entries` voxels. With a
- * pilot's drop counts (pilot_drops: running sums along each row), the corner that holds the most of them: in the skin model
- * 142 x 401 voxels, which leave 1.0 % of the drops to global memory, where the whole depth
- * (114 x 500) left 3.1 % and cost 3 % of the run's time. Without (small runs), a corner about as
- * deep as it is wide in centimetres, clipped to the grid, the rest of the budget given to the
- * other direction. */
+ * pilot's drop counts (pilot_drops: running sums along each row), the corner that holds the most of
+ * them: in the skin model 142 x 401 voxels, which leave 1.0 % of the drops to global memory, where
+ * the whole depth (114 x 500) left 3.1 % and cost 3 % of the run's time. Without (small runs), a
+ * corner about as deep as it is wide in centimetres, clipped to the grid, the rest of the budget
+ * given to the other direction. */
 static void cache_shape(const fm_mcml_params *p, const u64 *counts, size_t entries, int *cache_r,
                         int *cache_z)
 {
@@ -363,10 +363,10 @@ static fm_status run_device(gpu_work *w)
     FM_CUDA_TRY(cudaSetDevice(w->device));
     /* three attributes rather than cudaGetDeviceProperties, which reads them all */
     FM_CUDA_TRY(cudaDeviceGetAttribute(&n_sm, cudaDevAttrMultiProcessorCount, w->device));
-    FM_CUDA_TRY(cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor,
-                                       w->device));
-    FM_CUDA_TRY(cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                                       w->device));
+    FM_CUDA_TRY(
+        cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, w->device));
+    FM_CUDA_TRY(
+        cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, w->device));
     FM_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     FM_CUDA_TRY(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
     if (record) {
@@ -409,9 +409,9 @@ static fm_status run_device(gpu_work *w)
                              THREADS, smem, prop.name);
             goto cleanup;
         }
-        kernel<<<n_sm * per_sm, THREADS, smem, stream>>>(
-            w->job->medium, prm->seed, d_ctl, (u64)w->hi, d_a_rz, d_rd, d_tt, d_batch, cache_r,
-            cache_z);
+        kernel<<<n_sm * per_sm, THREADS, smem, stream>>>(w->job->medium, prm->seed, d_ctl,
+                                                         (u64)w->hi, d_a_rz, d_rd, d_tt, d_batch,
+                                                         cache_r, cache_z);
         FM_CUDA_CHECK_LAUNCH("mcml_photons");
     }
     /* While it runs: photons handed out so far, read through a second stream every millisecond;

@@ -81,16 +81,16 @@ static inline float fm_mcml_as_float(uint32_t u)
  * photon carries a copy of its layer's (in registers on the GPU) and refreshes it when it enters
  * another layer. */
 typedef struct {
-    float z0, z1;           /* top and bottom depth, cm */
-    float step_scale;       /* -ln 2 / (mua + mus): log2(xi) times it is the flight in cm;
-                             * -3e37 for a clear layer, whose flights always reach a face */
-    uint32_t mua_mut_q;     /* mua / (mua + mus), 0.32 fixed point: the fraction a drop removes */
+    float z0, z1;       /* top and bottom depth, cm */
+    float step_scale;   /* -ln 2 / (mua + mus): log2(xi) times it is the flight in cm;
+                         * -3e37 for a clear layer, whose flights always reach a face */
+    uint32_t mua_mut_q; /* mua / (mua + mus), 0.32 fixed point: the fraction a drop removes */
     /* Henyey-Greenstein (MCML's SpinTheta) for a draw f in (1, 2), xi = 2 - f:
      * u = 1 / (hg_b - hg_c f) = 1 / (1 - g + 2 g xi), cos(theta) = hg_p + hg_q u^2 + hg_r f;
      * hg_p = (1 + g^2) / 2g, hg_q = -(1 - g^2)^2 / 2g, hg_r = 0, and for g = 0 (isotropic,
      * cos(theta) = 2 xi - 1) hg_b = 1, hg_c = 0, hg_p = 3, hg_q = 0, hg_r = -2: one formula. */
     float hg_b, hg_c, hg_p, hg_q, hg_r;
-    float eta_up, eta_dn;   /* n / n of the layer above, below */
+    float eta_up, eta_dn; /* n / n of the layer above, below */
 } fm_mcml_layer_f;
 
 /* The scoring grid: inverse bin widths and the last bins (as floats, for clamping). */
@@ -334,8 +334,8 @@ FM_HD static inline void fm_mcml_spin(fm_mcml_photon *p, const fm_mcml_layer_f *
     const float sit = sint * FM_MCML_RSQRT(ut2); /* sin(theta) / ut */
     const float c1 = sit * cosp, q = sit * sinp;
     const float cp = cost + c1 * uz;
-    p->ux = ux * cp - uy * q;      /* ux cos(theta) + sin(theta) (ux uz cos(psi) - uy sin(psi)) / ut */
-    p->uy = uy * cp + ux * q;      /* uy cos(theta) + sin(theta) (uy uz cos(psi) + ux sin(psi)) / ut */
+    p->ux = ux * cp - uy * q; /* ux cos(theta) + sin(theta) (ux uz cos(psi) - uy sin(psi)) / ut */
+    p->uy = uy * cp + ux * q; /* uy cos(theta) + sin(theta) (uy uz cos(psi) + ux sin(psi)) / ut */
     p->uz = uz * cost - c1 * ut2; /* uz cos(theta) - sin(theta) cos(psi) ut */
 }
 
