@@ -178,9 +178,8 @@ __global__ void __launch_bounds__(THREADS, FM_MCML_MIN_BLOCKS)
     int bi = 0;              /* the photon's batch row in s_batch */
     int more = 1;            /* warp-uniform: chunks may remain */
     /* The lane takes no step until the next crossing pass or hand-out: its flight reached a face
-     * (it crosses next), or its photon died (roulette). One flag, one test per step. A photon
-     * absorbed whole in a purely absorbing layer (w = 0 without roulette) steps on with zero
-     * weight until the group ends: nothing is scored, and its draws are its own. */
+     * (it crosses next), or roulette ended its photon (w = 0; a drop never takes the last unit).
+     * One flag, one test per step. */
     int idle = 1;
     for (;;) {
         /* Dead lanes take the next indices of the warp's chunk, in lane order; the warp leader

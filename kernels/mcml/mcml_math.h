@@ -373,8 +373,8 @@ FM_HD static inline uint32_t fm_mcml_absorb(fm_mcml_photon *p)
     return dw;
 }
 
-/* Whether MCML's Roulette applies: 0 < w < WEIGHT_MIN (w = 0: all absorbed in a purely
- * absorbing layer). */
+/* Whether MCML's Roulette applies: 0 < w < WEIGHT_MIN (a drop never takes the last unit: in a
+ * purely absorbing layer, mua_mut_q = 2^32 - 1, one unit stays and roulette decides). */
 FM_HD static inline int fm_mcml_faint(const fm_mcml_photon *p)
 {
     return p->w - 1u < FM_MCML_WEIGHT_MIN - 1u;
