@@ -53,9 +53,7 @@ static gboolean run_once(session *s, const fm_method *method, const fm_params *p
     double t_start = fm_stage_now_ms(), t = t_start;
     if (first_run) {
         g_autoptr(fm_device_warmup) warmup =
-            backend == FM_BACKEND_CUDA
-                ? fm_device_warmup_start(NULL, NULL, TRUE, method->uses_all_gpus)
-                : NULL;
+            backend == FM_BACKEND_CUDA ? fm_device_warmup_start(NULL, NULL, TRUE) : NULL;
         if (input->rois && !(*rois = fm_roi_list_from_file(input->rois, error)))
             return FALSE;
         if (!(*dataset = fm_dataset_open(input->input, NULL, NULL, NULL, error)))

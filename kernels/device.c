@@ -52,11 +52,11 @@ fm_status fm_device_info(int index, fm_gpu_info *out, char *msg, size_t msg_len)
 #endif
 }
 
-int fm_device_warm_up(fm_gpu_info *gpu, int all_devices, char *msg, size_t msg_len)
+int fm_device_warm_up(fm_gpu_info *gpu, char *msg, size_t msg_len)
 {
     int n = fm_device_count(msg, msg_len);
 #if FM_HAVE_CUDA
-    if (n > 0 && fm_cuda_start_context(all_devices ? n : 1, msg, msg_len) != FM_OK)
+    if (n > 0 && fm_cuda_start_context(msg, msg_len) != FM_OK)
         return 0;
 #endif
     if (n > 0 && gpu && fm_device_info(0, gpu, msg, msg_len) != FM_OK)

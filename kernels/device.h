@@ -24,11 +24,10 @@ int fm_device_count(char *msg, size_t msg_len);
 
 fm_status fm_device_info(int index, fm_gpu_info *out, char *msg, size_t msg_len);
 
-/* Starts the CUDA runtime and device 0's context (the ~0.3 s a first CUDA call pays), with
- * all_devices every visible device's at the same time (for work shared over all GPUs), and fills
+/* Starts the CUDA runtime and device 0's context (the ~0.3 s a first CUDA call pays) and fills
  * gpu when there is a device. Returns the device count (0 without CUDA; msg says why). Safe to
  * call from any thread, and again: later calls return at once. */
-int fm_device_warm_up(fm_gpu_info *gpu, int all_devices, char *msg, size_t msg_len);
+int fm_device_warm_up(fm_gpu_info *gpu, char *msg, size_t msg_len);
 
 /* Threads the CPU twin uses (OpenMP max threads). */
 int fm_cpu_threads(void);

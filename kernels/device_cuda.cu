@@ -1,7 +1,5 @@
 /* CUDA side of device discovery: device count and properties through the CUDA runtime. */
-#include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_check.h"
@@ -46,46 +44,12 @@ cleanup:
     return status;
 }
 
-static fm_status start_one(int device, char *msg, size_t msg_len)
+extern "C" fm_status fm_cuda_start_context(char *msg, size_t msg_len)
 {
     fm_status status = FM_OK;
-    FM_CUDA_TRY(cudaSetDevice(device));
+    FM_CUDA_TRY(cudaSetDevice(0));
     /* cudaFree(NULL) is the documented way to force the lazy context creation now. */
     FM_CUDA_TRY(cudaFree(0));
 cleanup:
-    return status;
-}
-
-typedef struct {
-    pthread_t thread;
-    int device;
-    fm_status status;
-    char msg[FM_MSG_LEN];
-} other_start;
-
-static void *start_other(void *data)
-{
-    other_start *o = (other_start *)data;
-    o->status = start_one(o->device, o->msg, sizeof o->msg);
-    return NULL;
-}
-
-extern "C" fm_status fm_cuda_start_context(int n_devices, char *msg, size_t msg_len)
-{
-    /* Devices 1.. on threads of their own while this one starts device 0: their starts overlap
-     * (each is mostly the driver setting up that GPU). A device that fails to start is left to
-     * fail again, with its own message, when a run uses it. */
-    other_start *others =
-        n_devices > 1 ? (other_start *)calloc((size_t)n_devices - 1, sizeof *others) : NULL;
-    int started = 0;
-    for (; others && started < n_devices - 1; started++) {
-        others[started].device = started + 1;
-        if (pthread_create(&others[started].thread, NULL, start_other, &others[started]) != 0)
-            break;
-    }
-    const fm_status status = start_one(0, msg, msg_len);
-    for (int i = 0; i < started; i++)
-        pthread_join(others[i].thread, NULL);
-    free(others);
     return status;
 }

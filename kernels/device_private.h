@@ -11,7 +11,7 @@ extern "C" {
 int fm_cuda_device_count(char *msg, size_t msg_len);
 fm_status fm_cuda_device_info(int index, fm_gpu_info *out, char *msg, size_t msg_len);
 /* Creates device 0's primary context; FM_OK or FM_ERR_DEVICE with the runtime's words. */
-fm_status fm_cuda_start_context(int n_devices, char *msg, size_t msg_len);
+fm_status fm_cuda_start_context(char *msg, size_t msg_len);
 
 /* Copies n bytes with all OpenMP threads; used to fill and drain pinned staging buffers,
  * where one thread cannot keep up with PCIe. Implemented in device.c. */

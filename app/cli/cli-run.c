@@ -227,10 +227,9 @@ static int execute(const fm_method *method, const fm_params *params, fm_backend 
     double t_start = fm_stage_now_ms(), t = t_start;
     /* The CUDA start (~0.3 s) runs beside the read instead of inside the first kernel call;
      * once it is up, maps are pinned so that the GPU writes them at full PCIe speed. */
-    g_autoptr(fm_device_warmup) warmup =
-        backend != FM_BACKEND_CPU && fm_device_cuda_built()
-            ? fm_device_warmup_start(NULL, NULL, TRUE, method->uses_all_gpus)
-            : NULL;
+    g_autoptr(fm_device_warmup) warmup = backend != FM_BACKEND_CPU && fm_device_cuda_built()
+                                             ? fm_device_warmup_start(NULL, NULL, TRUE)
+                                             : NULL;
     const char *input = args->positional->len ? args->positional->pdata[0] : NULL;
     const char *outdir = fm_cli_get(args, "output");
     g_autoptr(GError) error = NULL;

@@ -6,7 +6,7 @@
 
 struct fm_device_warmup {
     GThread *thread;
-    gboolean pin_maps, all_gpus;
+    gboolean pin_maps;
     GSource *done; /* idle source to attach when finished, or NULL */
     GMainContext *context;
     int n_devices;
@@ -19,7 +19,7 @@ static gpointer warm(gpointer data)
 {
     fm_device_warmup *w = data;
     double t0 = fm_stage_now_ms();
-    w->n_devices = fm_device_warm_up(&w->gpu, w->all_gpus, w->why, sizeof w->why);
+    w->n_devices = fm_device_warm_up(&w->gpu, w->why, sizeof w->why);
     if (w->n_devices > 0 && w->pin_maps)
         fm_host_memory_enable_pinned();
     w->total_ms = fm_stage_now_ms() - t0;
@@ -28,12 +28,10 @@ static gpointer warm(gpointer data)
     return NULL;
 }
 
-fm_device_warmup *fm_device_warmup_start(GSourceFunc done, gpointer done_data, gboolean pin_maps,
-                                         gboolean all_gpus)
+fm_device_warmup *fm_device_warmup_start(GSourceFunc done, gpointer done_data, gboolean pin_maps)
 {
     fm_device_warmup *w = g_new0(fm_device_warmup, 1);
     w->pin_maps = pin_maps;
-    w->all_gpus = all_gpus;
     if (done) {
         w->context = g_main_context_ref_thread_default();
         w->done = g_idle_source_new();

@@ -12,11 +12,8 @@ typedef struct fm_device_warmup fm_device_warmup;
 /* Starts at once. done (may be NULL) runs on the calling thread's main context when the device
  * is ready or known to be absent; read the outcome there with fm_device_warmup_wait (no wait).
  * pin_maps: a process that will run on the device (the GUI, a CUDA CLI run) makes its maps in
- * page-locked memory once a device is up (fm_host_memory_enable_pinned). all_gpus: start every
- * visible GPU, for a run that shares its work over all of them (fm_method.uses_all_gpus);
- * otherwise GPU 0 only. */
-fm_device_warmup *fm_device_warmup_start(GSourceFunc done, gpointer done_data, gboolean pin_maps,
-                                         gboolean all_gpus);
+ * page-locked memory once a device is up (fm_host_memory_enable_pinned). */
+fm_device_warmup *fm_device_warmup_start(GSourceFunc done, gpointer done_data, gboolean pin_maps);
 
 /* Blocks until the start has finished; returns the milliseconds this call waited. n_devices,
  * gpu (valid when *n_devices > 0), total_ms (the start's own duration) and why (no device)

@@ -41,8 +41,6 @@ struct fm_method {
     int n_outputs;
     /* The CUDA path reads the dataset's own samples: its upload may start before run() */
     gboolean device_reads_dataset;
-    /* The CUDA path shares its work over every visible GPU: a CLI run starts them all at once */
-    gboolean uses_all_gpus;
     /* rois: GPtrArray of fm_roi* or NULL. Returns NULL and sets error
      * (FM_ERROR_BAD_PARAM / BAD_INPUT / COMPUTE / DEVICE / CANCELLED) on failure. */
     fm_result *(*run)(const fm_method *method, fm_dataset *dataset, const fm_params *params,

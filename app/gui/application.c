@@ -105,7 +105,7 @@ static void fm_application_startup(GApplication *app)
     G_APPLICATION_CLASS(fm_application_parent_class)->startup(app);
     /* The first CUDA call costs ~0.3 s: pay it while the window is built and the user picks a
      * file, so the first run starts on a warm device. */
-    self->warmup = fm_device_warmup_start(device_ready, self, TRUE, FALSE);
+    self->warmup = fm_device_warmup_start(device_ready, self, TRUE);
 
     g_action_map_add_action_entries(G_ACTION_MAP(app), app_entries, G_N_ELEMENTS(app_entries), app);
     static const struct {

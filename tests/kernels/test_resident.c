@@ -321,7 +321,7 @@ int main(void)
     test_contract();
     test_prefetch();
     char why[FM_MSG_LEN] = "";
-    int device = fm_device_warm_up(NULL, 0, why, sizeof why) > 0;
+    int device = fm_device_warm_up(NULL, why, sizeof why) > 0;
     if (device)
         fm_host_memory_enable_pinned(); /* as the GUI does once its device is up */
     test_host_pool(device);

@@ -460,6 +460,5 @@ const fm_method fm_method_dce_dual_input = {
     .roi_roles = NULL,
     .outputs = dce_outputs,
     .n_outputs = G_N_ELEMENTS(dce_outputs),
-    .uses_all_gpus = TRUE,
     .run = dce_run,
 };

@@ -322,6 +322,5 @@ const fm_method fm_method_mcml_run = {
     .roi_roles = NULL,
     .outputs = mcml_outputs,
     .n_outputs = G_N_ELEMENTS(mcml_outputs),
-    .uses_all_gpus = TRUE,
     .run = mcml_run,
 };
