@@ -286,7 +286,6 @@ static void cache_shape(const fm_mcml_params *p, const u64 *counts, size_t entri
         /* counts holds each row's running sum over iz (pilot_drops), so a corner's drops are a
          * sum over its rows: nr^2 / 2 additions for all corners */
         u64 best = 0;
-        int best_r = 0;
         for (int cr = 1; cr <= p->nr; cr++) {
             const size_t cz = entries / cr < (size_t)p->nz ? entries / cr : (size_t)p->nz;
             u64 held = 0;
@@ -294,14 +293,12 @@ static void cache_shape(const fm_mcml_params *p, const u64 *counts, size_t entri
                 held += counts[(size_t)ir * p->nz + cz - 1];
             if (held > best) {
                 best = held;
-                best_r = cr;
+                *cache_r = cr;
+                *cache_z = (int)cz;
             }
         }
-        if (best_r) {
-            *cache_r = best_r;
-            *cache_z = (int)(entries / best_r < (size_t)p->nz ? entries / best_r : (size_t)p->nz);
+        if (best)
             return;
-        }
     }
     double side_cm = sqrt((double)entries * p->dz_cm * p->dr_cm);
     long long cz = (long long)(side_cm / p->dz_cm), cr;
