@@ -79,6 +79,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(fm_catalogue_run, fm_catalogue_run_free)
 /* Newest first; limit <= 0 means all. GPtrArray of fm_catalogue_run* (outputs filled). */
 GPtrArray *fm_catalogue_list_runs(fm_catalogue *cat, int limit, GError **error);
 fm_catalogue_run *fm_catalogue_get_run(fm_catalogue *cat, gint64 run_id, GError **error);
+/* A number that grows whenever a run is added or changes, by this process or another, so a view
+ * can poll it cheaply to refresh itself. FALSE (stamp untouched) while a writer holds the
+ * catalogue: the poll never waits. */
+gboolean fm_catalogue_peek_change_stamp(fm_catalogue *cat, gint64 *stamp);
 /* Reads back one output map of a run. */
 fm_map *fm_catalogue_load_map(fm_catalogue *cat, gint64 run_id, const char *name,
                               GError **error);

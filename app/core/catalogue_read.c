@@ -166,3 +166,24 @@ fm_map *fm_catalogue_load_map(fm_catalogue *cat, gint64 run_id, const char *name
                 _("run %" G_GINT64_FORMAT " has no output map '%s'"), run_id, name);
     return NULL;
 }
+
+gboolean fm_catalogue_peek_change_stamp(fm_catalogue *cat, gint64 *stamp)
+{
+    /* A poll from the main loop must never wait behind a worker's write. */
+    if (!g_mutex_trylock(&cat->lock))
+        return FALSE;
+    sqlite3_stmt *st = NULL;
+    gint64 other = -1;
+    if (sqlite3_prepare_v2(cat->db, "PRAGMA data_version", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        other = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    /* data_version moves with commits of other connections (another window, the CLI, a batch
+     * merge), total_changes with this connection's own: their sum moves with either. */
+    gint64 own = sqlite3_total_changes(cat->db);
+    g_mutex_unlock(&cat->lock);
+    if (other < 0)
+        return FALSE;
+    *stamp = other + own;
+    return TRUE;
+}

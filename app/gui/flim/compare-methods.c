@@ -1,7 +1,9 @@
 /* FmCompareMethods: one job per chosen method on the same dataset and parameters; as each ends
- * its lifetime map joins a row of maps that share one display range, so equal colours mean equal
- * lifetimes, with the run time, the backend and the accuracy against simulated truth. A method
- * that ran on the GPU runs again on its CPU twin (not catalogued), so both times show. */
+ * its lifetime map joins a row of maps that share one display range and the lifetime colour
+ * scale of the main view, so equal colours mean equal lifetimes, with the run time, the backend,
+ * the parameters it used (and where they differ from the map in the main window) and the
+ * accuracy against simulated truth. A method that ran on the GPU runs again on its CPU twin (not
+ * catalogued), so both times show. */
 #include "compare-methods.h"
 
 #include <glib/gi18n.h>
@@ -9,8 +11,15 @@
 #include <string.h>
 
 #include "app/core/job.h"
-#include "flim-panel.h"
+#include "app/core/params_text.h"
 #include "app/gui/map-view.h"
+#include "app/gui/screen-area.h"
+#include "app/gui/window.h"
+#include "flim-page.h"
+#include "flim-panel.h"
+#include "flim-views.h"
+
+#define COLORBAR_W 90 /* what FmMapView's colorbar takes beside the map */
 
 typedef struct {
     const fm_method *method;
@@ -18,9 +27,13 @@ typedef struct {
     fm_job *job;       /* until done */
     fm_result *result; /* own copy, NULL until done or when it failed */
     char *error;
-    fm_job *cpu_job;   /* the CPU twin's timing run, after a GPU run */
-    double cpu_ms;     /* its time, 0 until done */
+    fm_job *cpu_job; /* the CPU twin's timing run, after a GPU run */
+    double cpu_ms;   /* its time, 0 until done */
     char *cpu_error;
+    char *params_text; /* "Model: bi · Fit start: 0.7 ns" */
+    char *unlike_main; /* "Model: mono → bi" where it differs from the main map's run, or NULL */
+    GtkWidget *view;   /* its card's map view while on show */
+    char *card_text;   /* the card's texts, for tests */
 } Run;
 
 struct _FmCompareMethods {
@@ -35,6 +48,8 @@ struct _FmCompareMethods {
     double *truth;   /* per column tau (ns), or NULL */
     int truth_width;
     GtkWidget *checks_box, *cards_box, *summary_label, *run_button;
+    GtkWindow *parent;
+    char *main_text; /* "Least squares (LSM), Model: mono": the main window's map, or NULL */
     gboolean destroyed;
 };
 
@@ -50,6 +65,9 @@ static void run_free(Run *r)
     g_free(r->cpu_error);
     g_clear_pointer(&r->result, fm_result_free);
     g_free(r->error);
+    g_free(r->params_text);
+    g_free(r->unlike_main);
+    g_free(r->card_text);
     g_free(r);
 }
 
@@ -151,32 +169,90 @@ gboolean fm_compare_methods_get_accuracy(FmCompareMethods *self, int i, double *
     return TRUE;
 }
 
-static GtkWidget *card(FmCompareMethods *self, int i, const Run *r, double lo, double hi)
+/* The main window's lifetime map, as the run that made it: method and parameters. */
+static const fm_result *main_result(FmCompareMethods *self)
+{
+    if (self->parent == NULL || !FM_IS_WINDOW(self->parent))
+        return NULL;
+    GtkWidget *views = fm_window_get_flim_views(FM_WINDOW(self->parent));
+    return views != NULL ? fm_flim_views_get_result(FM_FLIM_VIEWS(views)) : NULL;
+}
+
+/* Parameters of r's method that the main map's run also has but set otherwise, in words. */
+static char *unlike_main(const fm_result *main, const Run *r)
+{
+    const fm_method *mm = main != NULL ? fm_method_find(main->method_id) : NULL;
+    if (mm == NULL || r->params == NULL)
+        return NULL;
+    g_autoptr(fm_params) theirs = fm_method_default_params(mm);
+    if (main->params_json != NULL && !fm_params_set_from_json(theirs, main->params_json, NULL))
+        return NULL;
+    GString *text = g_string_new(NULL);
+    int n = 0;
+    const fm_param_spec *specs = fm_params_specs(r->params, &n);
+    for (int i = 0; i < n; i++) {
+        if (!fm_params_has(theirs, specs[i].key))
+            continue;
+        g_autofree char *mine = fm_params_value_text(r->params, specs[i].key);
+        g_autofree char *other = fm_params_value_text(theirs, specs[i].key);
+        if (g_strcmp0(mine, other) != 0)
+            g_string_append_printf(text, "%s%s: %s → %s", text->len > 0 ? " · " : "",
+                                   _(specs[i].title), other, mine);
+    }
+    return text->len > 0 ? g_string_free(text, FALSE) : (g_string_free(text, TRUE), NULL);
+}
+
+static const char *const always_shown[] = {"model", NULL};
+
+static GtkWidget *info_label(const char *text, gboolean markup)
+{
+    GtkWidget *label = gtk_label_new(NULL);
+    if (markup)
+        gtk_label_set_markup(GTK_LABEL(label), text);
+    else
+        gtk_label_set_text(GTK_LABEL(label), text);
+    gtk_label_set_xalign(GTK_LABEL(label), 0);
+    gtk_label_set_line_wrap(GTK_LABEL(label), TRUE);
+    gtk_label_set_line_wrap_mode(GTK_LABEL(label), PANGO_WRAP_WORD_CHAR);
+    /* Wraps within its card instead of widening it. */
+    gtk_label_set_max_width_chars(GTK_LABEL(label), 30);
+    gtk_style_context_add_class(gtk_widget_get_style_context(label), "fm-value");
+    return label;
+}
+
+static GtkWidget *card(FmCompareMethods *self, int i, Run *r, double lo, double hi)
 {
     GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
-    g_autofree char *title = g_markup_printf_escaped("<b>%s</b>  <span alpha='55%%'>%s</span>",
-                                                     _(r->method->title), r->method->id);
+    g_autofree char *title = g_markup_printf_escaped("<b>%s</b>", _(r->method->title));
     GtkWidget *label = gtk_label_new(NULL);
     gtk_label_set_markup(GTK_LABEL(label), title);
     gtk_label_set_xalign(GTK_LABEL(label), 0);
     gtk_label_set_ellipsize(GTK_LABEL(label), PANGO_ELLIPSIZE_END);
+    gtk_widget_set_tooltip_text(label, _(r->method->title));
     gtk_box_pack_start(GTK_BOX(box), label, FALSE, FALSE, 0);
     const fm_map *tau = r->result != NULL ? fm_result_get_map(r->result, "tau") : NULL;
     GtkWidget *frame = gtk_frame_new(NULL);
+    r->view = NULL;
     if (tau != NULL) {
         GtkWidget *view = fm_map_view_new();
-        gtk_widget_set_size_request(view, 220, 200);
+        gtk_widget_set_size_request(view, 160, 120);
         fm_map_view_set_map(FM_MAP_VIEW(view), tau->data, tau->width, tau->height, "τ", "ns");
-        fm_map_view_set_colormap(FM_MAP_VIEW(view), FM_COLORMAP_JET);
+        /* The main view's scale: short lifetimes red, long ones blue, long at the bar's top. */
+        fm_map_view_set_colormap(FM_MAP_VIEW(view), FM_COLORMAP_LIFETIME);
         if (hi > lo)
             fm_map_view_set_range(FM_MAP_VIEW(view), lo, hi);
         gtk_container_add(GTK_CONTAINER(frame), view);
+        r->view = view;
     } else {
-        GtkWidget *msg = gtk_label_new(r->job != NULL     ? _("Running…")
-                                       : r->error != NULL ? r->error
-                                                          : _("No lifetime map"));
+        GtkWidget *msg =
+            gtk_label_new(r->job != NULL                           ? _("Running…")
+                          : r->error != NULL                       ? r->error
+                          : r->params == NULL && r->result == NULL ? _("Press Run to compare")
+                                                                   : _("No lifetime map"));
         gtk_label_set_line_wrap(GTK_LABEL(msg), TRUE);
-        gtk_widget_set_size_request(msg, 220, 200);
+        gtk_label_set_max_width_chars(GTK_LABEL(msg), 30);
+        gtk_style_context_add_class(gtk_widget_get_style_context(msg), "dim-label");
+        gtk_widget_set_size_request(msg, 160, 120);
         gtk_container_add(GTK_CONTAINER(frame), msg);
     }
     gtk_box_pack_start(GTK_BOX(box), frame, TRUE, TRUE, 0);
@@ -201,12 +277,59 @@ static GtkWidget *card(FmCompareMethods *self, int i, const Run *r, double lo, d
             g_string_append_printf(info, _("\nbias %+.2f %% · precision %.2f %%"), 100 * bias,
                                    100 * prec);
     }
-    GtkWidget *stats = gtk_label_new(info->str);
+    if (info->len > 0)
+        gtk_box_pack_start(GTK_BOX(box), info_label(info->str, FALSE), FALSE, FALSE, 0);
+    /* Which parameters this run used: a model other than the main map's must not pass unseen. */
+    g_autofree char *params =
+        r->params_text != NULL
+            ? g_strdup_printf(_("Parameters: %s"),
+                              *r->params_text != '\0' ? r->params_text : _("defaults"))
+            : NULL;
+    if (params != NULL)
+        gtk_box_pack_start(GTK_BOX(box), info_label(params, FALSE), FALSE, FALSE, 0);
+    g_autofree char *unlike =
+        r->unlike_main != NULL
+            ? g_markup_printf_escaped(_("<b>Unlike the main map:</b> %s"), r->unlike_main)
+            : NULL;
+    if (unlike != NULL) {
+        GtkWidget *warn = info_label(unlike, TRUE);
+        gtk_style_context_add_class(gtk_widget_get_style_context(warn), "warning");
+        gtk_box_pack_start(GTK_BOX(box), warn, FALSE, FALSE, 0);
+    }
+    g_free(r->card_text);
+    r->card_text = g_strdup_printf("%s\n%s\n%s%s%s", _(r->method->title), info->str,
+                                   params != NULL ? params : "",
+                                   r->unlike_main != NULL ? _("\nUnlike the main map: ") : "",
+                                   r->unlike_main != NULL ? r->unlike_main : "");
     g_string_free(info, TRUE);
-    gtk_label_set_xalign(GTK_LABEL(stats), 0);
-    gtk_style_context_add_class(gtk_widget_get_style_context(stats), "fm-value");
-    gtk_box_pack_start(GTK_BOX(box), stats, FALSE, FALSE, 0);
     return box;
+}
+
+/* Before the first run, one placeholder card per ticked method, so the window shows what it
+ * will hold (and is sized for it) rather than an empty space. */
+static void placeholder_runs(FmCompareMethods *self)
+{
+    g_ptr_array_set_size(self->runs, 0);
+    GList *checks = gtk_container_get_children(GTK_CONTAINER(self->checks_box));
+    for (GList *l = checks; l != NULL; l = l->next) {
+        GtkWidget *check = gtk_bin_get_child(GTK_BIN(l->data));
+        if (!gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(check)))
+            continue;
+        Run *r = g_new0(Run, 1);
+        r->method = fm_method_find(g_object_get_data(G_OBJECT(check), "fm-method-id"));
+        g_ptr_array_add(self->runs, r);
+    }
+    g_list_free(checks);
+}
+
+static gboolean started(FmCompareMethods *self)
+{
+    for (guint i = 0; i < self->runs->len; i++) {
+        const Run *r = self->runs->pdata[i];
+        if (r->params != NULL || r->result != NULL || r->error != NULL)
+            return TRUE;
+    }
+    return FALSE;
 }
 
 /* One range for every map: percentiles of all finite lifetimes pooled. */
@@ -230,13 +353,17 @@ static void rebuild_cards(FmCompareMethods *self)
         gtk_box_pack_start(GTK_BOX(self->cards_box),
                            card(self, (int)i, self->runs->pdata[i], lo, hi), TRUE, TRUE, 0);
     gtk_widget_show_all(self->cards_box);
-    g_autofree char *summary =
-        hi > lo ? g_strdup_printf(_("Shared lifetime range %.2f – %.2f ns%s"), lo, hi,
-                                  self->truth != NULL ? _(" · accuracy against the simulator's "
-                                                          "truth beside the dataset")
-                                                      : "")
-                : g_strdup(_("Choose methods and press Run."));
-    gtk_label_set_text(GTK_LABEL(self->summary_label), summary);
+    GString *summary = g_string_new(NULL);
+    if (hi > lo)
+        g_string_append_printf(summary, _("Shared lifetime range %.2f – %.2f ns"), lo, hi);
+    else
+        g_string_append(summary, _("Choose methods and press Run."));
+    if (self->main_text != NULL)
+        g_string_append_printf(summary, _(" · main map: %s"), self->main_text);
+    if (self->truth != NULL && hi > lo)
+        g_string_append(summary, _(" · accuracy against the simulator's truth beside the dataset"));
+    gtk_label_set_text(GTK_LABEL(self->summary_label), summary->str);
+    g_string_free(summary, TRUE);
 }
 
 static void job_done(fm_job *job, gpointer user);
@@ -245,6 +372,39 @@ static char *job_error_text(fm_job *job)
 {
     return g_strdup(fm_job_get_error(job) != NULL ? fm_job_get_error(job)->message
                                                   : _("cancelled"));
+}
+
+/* From the content: n cards, each with a map of the dataset's aspect at a readable size, the
+ * whole inside the work area of the main window's monitor. grow_only keeps a size the user made
+ * larger. */
+static void size_window(FmCompareMethods *self, gboolean grow_only)
+{
+    int n = MAX((int)self->runs->len, 1);
+    GdkRectangle area;
+    fm_screen_work_area(self->parent, &area);
+    double w = fm_dataset_width(self->dataset), h = fm_dataset_height(self->dataset);
+    double aspect = h > 0 ? w / h : 1.0;
+    /* Header bar, method ticks, card title, four lines of figures, summary and margins. */
+    const double chrome_h = 330, chrome_w = 24 + 12 * (n - 1);
+    /* Maps up to 400 x 360 px: large enough to read, small enough for three side by side. */
+    double map_h = CLAMP(area.height - chrome_h, 120.0, 360.0);
+    if (map_h * aspect > 400.0)
+        map_h = 400.0 / aspect;
+    double card_w = MAX(map_h * aspect + COLORBAR_W, 240.0);
+    if (n * card_w + chrome_w > area.width) {
+        card_w = MAX((area.width - chrome_w) / n, 160.0);
+        map_h = MAX((card_w - COLORBAR_W) / aspect, 100.0);
+    }
+    int want_w = (int)MIN(MAX(n * card_w + chrome_w, 640.0), area.width);
+    int want_h = (int)MIN(map_h + chrome_h, area.height);
+    if (!grow_only) {
+        gtk_window_set_default_size(GTK_WINDOW(self), want_w, want_h);
+        return;
+    }
+    int cur_w = 0, cur_h = 0;
+    gtk_window_get_size(GTK_WINDOW(self), &cur_w, &cur_h);
+    if (!gtk_window_is_maximized(GTK_WINDOW(self)) && (cur_w < want_w || cur_h < want_h))
+        gtk_window_resize(GTK_WINDOW(self), MAX(cur_w, want_w), MAX(cur_h, want_h));
 }
 
 static void job_done(fm_job *job, gpointer user)
@@ -284,6 +444,23 @@ static void job_done(fm_job *job, gpointer user)
     g_object_unref(self);
 }
 
+/* "Least squares (LSM), Model: mono" for the main window's map, or NULL without one. */
+static void update_main_text(FmCompareMethods *self)
+{
+    g_clear_pointer(&self->main_text, g_free);
+    const fm_result *main = main_result(self);
+    const fm_method *m = main != NULL ? fm_method_find(main->method_id) : NULL;
+    if (m == NULL)
+        return;
+    g_autoptr(fm_params) p = fm_method_default_params(m);
+    g_autofree char *params = NULL;
+    if (main->params_json == NULL || fm_params_set_from_json(p, main->params_json, NULL))
+        params = fm_params_describe(p, always_shown);
+    self->main_text = params != NULL && *params != '\0'
+                          ? g_strdup_printf("%s, %s", _(m->title), params)
+                          : g_strdup(_(m->title));
+}
+
 gboolean fm_compare_methods_run(FmCompareMethods *self, const char *const *ids)
 {
     for (int i = 0; ids[i] != NULL; i++)
@@ -296,6 +473,8 @@ gboolean fm_compare_methods_run(FmCompareMethods *self, const char *const *ids)
         gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(check), g_strv_contains(ids, id));
     }
     g_list_free(checks);
+    update_main_text(self);
+    const fm_result *main = main_result(self);
     g_ptr_array_set_size(self->runs, 0);
     for (int i = 0; ids[i] != NULL; i++) {
         Run *r = g_new0(Run, 1);
@@ -306,6 +485,8 @@ gboolean fm_compare_methods_run(FmCompareMethods *self, const char *const *ids)
             r->error = g_strdup(error->message);
         } else {
             r->params = fm_params_copy(params);
+            r->params_text = fm_params_describe(params, always_shown);
+            r->unlike_main = unlike_main(main, r);
             r->job = fm_job_start(r->method, self->dataset, params, self->rois, self->backend,
                                   self->catalogue, NULL, job_done, g_object_ref(self));
         }
@@ -313,6 +494,7 @@ gboolean fm_compare_methods_run(FmCompareMethods *self, const char *const *ids)
     }
     gtk_widget_set_sensitive(self->run_button, fm_compare_methods_running(self) == 0);
     rebuild_cards(self);
+    size_window(self, TRUE);
     return TRUE;
 }
 
@@ -328,6 +510,14 @@ static void run_clicked(GtkButton *button, FmCompareMethods *self)
     g_list_free(checks);
     g_ptr_array_add(ids, NULL);
     fm_compare_methods_run(self, (const char *const *)ids->pdata);
+}
+
+static void check_toggled(GtkToggleButton *check, FmCompareMethods *self)
+{
+    if (started(self))
+        return; /* the cards show the last run until the next one */
+    placeholder_runs(self);
+    rebuild_cards(self);
 }
 
 int fm_compare_methods_running(FmCompareMethods *self)
@@ -350,6 +540,16 @@ const fm_result *fm_compare_methods_get_result(FmCompareMethods *self, int i)
     return i >= 0 && i < (int)self->runs->len ? ((Run *)self->runs->pdata[i])->result : NULL;
 }
 
+GtkWidget *fm_compare_methods_get_map_view(FmCompareMethods *self, int i)
+{
+    return i >= 0 && i < (int)self->runs->len ? ((Run *)self->runs->pdata[i])->view : NULL;
+}
+
+const char *fm_compare_methods_get_card_text(FmCompareMethods *self, int i)
+{
+    return i >= 0 && i < (int)self->runs->len ? ((Run *)self->runs->pdata[i])->card_text : NULL;
+}
+
 static void fm_compare_methods_destroy(GtkWidget *widget)
 {
     FmCompareMethods *self = FM_COMPARE_METHODS(widget);
@@ -360,6 +560,7 @@ static void fm_compare_methods_destroy(GtkWidget *widget)
             fm_job_cancel(r->job);
         if (r->cpu_job != NULL)
             fm_job_cancel(r->cpu_job);
+        r->view = NULL;
     }
     GTK_WIDGET_CLASS(fm_compare_methods_parent_class)->destroy(widget);
 }
@@ -372,6 +573,7 @@ static void fm_compare_methods_finalize(GObject *object)
         g_ptr_array_unref(self->rois);
     g_clear_pointer(&self->dataset, fm_dataset_unref);
     g_free(self->truth);
+    g_free(self->main_text);
     G_OBJECT_CLASS(fm_compare_methods_parent_class)->finalize(object);
 }
 
@@ -386,6 +588,20 @@ static void fm_compare_methods_init(FmCompareMethods *self)
     self->runs = g_ptr_array_new_with_free_func((GDestroyNotify)run_free);
 }
 
+static GtkWidget *method_check(FmCompareMethods *self, const fm_method *method)
+{
+    GtkWidget *check = gtk_check_button_new_with_label(_(method->title));
+    g_object_set_data(G_OBJECT(check), "fm-method-id", (gpointer)method->id);
+    g_autofree char *tip = g_strdup_printf("%s\n%s", fm_flim_method_summary(method), method->id);
+    gtk_widget_set_tooltip_text(check, tip);
+    gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(check),
+                                 g_strcmp0(method->id, "flim.iem") == 0 ||
+                                     g_strcmp0(method->id, "flim.lsm") == 0 ||
+                                     g_strcmp0(method->id, "flim.mle") == 0);
+    g_signal_connect(check, "toggled", G_CALLBACK(check_toggled), self);
+    return check;
+}
+
 FmCompareMethods *fm_compare_methods_new(GtkWindow *parent, fm_dataset *dataset,
                                          fm_catalogue *catalogue, FmCompareParamsFn params_fn,
                                          gpointer form_owner, fm_backend backend, GPtrArray *rois)
@@ -396,13 +612,13 @@ FmCompareMethods *fm_compare_methods_new(GtkWindow *parent, fm_dataset *dataset,
     self->params_fn = params_fn;
     self->form_owner = form_owner;
     self->backend = backend;
+    self->parent = parent;
     if (rois != NULL && rois->len > 0)
         self->rois = g_ptr_array_ref(rois);
     load_truth(self);
     GtkWindow *win = GTK_WINDOW(self);
     gtk_window_set_transient_for(win, parent);
     gtk_window_set_destroy_with_parent(win, TRUE);
-    gtk_window_set_default_size(win, 1120, 520);
     GtkWidget *header = gtk_header_bar_new();
     gtk_header_bar_set_show_close_button(GTK_HEADER_BAR(header), TRUE);
     gtk_header_bar_set_title(GTK_HEADER_BAR(header), _("Compare Methods"));
@@ -418,21 +634,13 @@ FmCompareMethods *fm_compare_methods_new(GtkWindow *parent, fm_dataset *dataset,
     g_object_set(vbox, "margin", 12, NULL);
     self->checks_box = gtk_flow_box_new();
     gtk_flow_box_set_selection_mode(GTK_FLOW_BOX(self->checks_box), GTK_SELECTION_NONE);
-    gtk_flow_box_set_max_children_per_line(GTK_FLOW_BOX(self->checks_box), 9);
+    gtk_flow_box_set_max_children_per_line(GTK_FLOW_BOX(self->checks_box), 4);
+    gtk_flow_box_set_column_spacing(GTK_FLOW_BOX(self->checks_box), 12);
     int n = 0;
     const fm_method *const *all = fm_methods_all(&n);
-    for (int i = 0; i < n; i++) {
-        if (g_strcmp0(all[i]->family, "flim") != 0)
-            continue;
-        GtkWidget *check = gtk_check_button_new_with_label(all[i]->id + 5);
-        g_object_set_data(G_OBJECT(check), "fm-method-id", (gpointer)all[i]->id);
-        gtk_widget_set_tooltip_text(check, fm_flim_method_summary(all[i]));
-        gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(check),
-                                     g_strcmp0(all[i]->id, "flim.iem") == 0 ||
-                                         g_strcmp0(all[i]->id, "flim.lsm") == 0 ||
-                                         g_strcmp0(all[i]->id, "flim.mle") == 0);
-        gtk_container_add(GTK_CONTAINER(self->checks_box), check);
-    }
+    for (int i = 0; i < n; i++)
+        if (g_strcmp0(all[i]->family, "flim") == 0)
+            gtk_container_add(GTK_CONTAINER(self->checks_box), method_check(self, all[i]));
     gtk_box_pack_start(GTK_BOX(vbox), self->checks_box, FALSE, FALSE, 0);
     GtkWidget *scroller = gtk_scrolled_window_new(NULL, NULL);
     gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroller), GTK_POLICY_AUTOMATIC,
@@ -444,10 +652,14 @@ FmCompareMethods *fm_compare_methods_new(GtkWindow *parent, fm_dataset *dataset,
     gtk_box_pack_start(GTK_BOX(vbox), scroller, TRUE, TRUE, 0);
     self->summary_label = gtk_label_new(NULL);
     gtk_label_set_xalign(GTK_LABEL(self->summary_label), 0);
+    gtk_label_set_line_wrap(GTK_LABEL(self->summary_label), TRUE);
     gtk_style_context_add_class(gtk_widget_get_style_context(self->summary_label), "dim-label");
     gtk_box_pack_start(GTK_BOX(vbox), self->summary_label, FALSE, FALSE, 0);
     gtk_container_add(GTK_CONTAINER(win), vbox);
     g_signal_connect(self->run_button, "clicked", G_CALLBACK(run_clicked), self);
+    update_main_text(self);
+    placeholder_runs(self);
     rebuild_cards(self);
+    size_window(self, FALSE);
     return self;
 }

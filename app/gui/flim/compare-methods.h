@@ -1,6 +1,7 @@
 /* FmCompareMethods: runs several FLIM methods on one dataset as jobs and shows their lifetime
- * maps side by side on one colour range, with run times, backends and (on simulated data with
- * FILE.truth.json beside it) bias and precision against the truth. */
+ * maps side by side on one colour range and the main view's lifetime scale, with run times,
+ * backends, the parameters each used and (on simulated data with FILE.truth.json beside it) bias
+ * and precision against the truth. */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -25,9 +26,14 @@ FmCompareMethods *fm_compare_methods_new(GtkWindow *parent, fm_dataset *dataset,
 /* Ticks exactly these methods (NULL-terminated ids) and starts them; FALSE when one is unknown. */
 gboolean fm_compare_methods_run(FmCompareMethods *cm, const char *const *method_ids);
 int fm_compare_methods_running(FmCompareMethods *cm);
-/* Finished runs of the last start, in the order started: result (NULL when it failed) of i. */
+/* Cards on show (before the first start, one per ticked method), in the order started: result
+ * (NULL when it failed or has not run) of i. */
 int fm_compare_methods_n_results(FmCompareMethods *cm);
 const fm_result *fm_compare_methods_get_result(FmCompareMethods *cm, int i);
+/* The map view of card i (NULL while it has no lifetime map) and the texts of card i (title,
+ * times, statistics, the parameters it used and where they differ from the main map). */
+GtkWidget *fm_compare_methods_get_map_view(FmCompareMethods *cm, int i);
+const char *fm_compare_methods_get_card_text(FmCompareMethods *cm, int i);
 /* Truth per pixel was found beside the dataset. */
 gboolean fm_compare_methods_has_truth(FmCompareMethods *cm);
 /* Relative bias and precision (sd of the relative error) of result i against truth; FALSE when
