@@ -94,7 +94,8 @@ static FmColorbar colorbar(FmDceImage *self)
     return bar;
 }
 
-/* The image fills the widget left of the colorbar, keeping square voxels, centred. */
+/* The image fills the widget left of the colorbar, keeping square voxels; image and colorbar
+ * are centred together, so spare width does not open a gap between them. */
 static FmMapTransform layout_image(FmDceImage *self, double *bar_x)
 {
     int w = gtk_widget_get_allocated_width(GTK_WIDGET(self));
@@ -103,7 +104,8 @@ static FmMapTransform layout_image(FmDceImage *self, double *bar_x)
     double bar_w = self->overlay ? fm_colorbar_width(GTK_WIDGET(self), &bar) : 0;
     double aw = MAX(w - bar_w - 8, 10), ah = MAX(h - 8, 10);
     double zoom = MIN(aw / MAX(self->width, 1), ah / MAX(self->height, 1));
-    FmMapTransform t = {4 + 0.5 * (aw - zoom * self->width), 4 + 0.5 * (ah - zoom * self->height),
+    double group_w = zoom * self->width + (self->overlay ? bar_w : 0);
+    FmMapTransform t = {4 + MAX(0.5 * (w - 8 - group_w), 0), 4 + 0.5 * (ah - zoom * self->height),
                         zoom};
     *bar_x = t.origin_x + zoom * self->width + 4;
     return t;
@@ -134,7 +136,8 @@ static gboolean fm_dce_image_draw(GtkWidget *widget, cairo_t *cr)
     /* Dark surround behind the image, as radiology viewers use; the colorbar stays on the
      * theme's background so its labels read in the theme's colour. */
     cairo_set_source_rgb(cr, 0.11, 0.11, 0.12);
-    cairo_rectangle(cr, 0, 0, self->overlay ? bar_x : width, height);
+    cairo_rectangle(cr, t.origin_x - 4, t.origin_y - 4, t.zoom * self->width + 8,
+                    t.zoom * self->height + 8);
     cairo_fill(cr);
     cairo_save(cr);
     cairo_translate(cr, t.origin_x, t.origin_y);
@@ -146,11 +149,12 @@ static gboolean fm_dce_image_draw(GtkWidget *widget, cairo_t *cr)
     cairo_rectangle(cr, 0, 0, self->width, self->height);
     cairo_fill(cr);
     cairo_restore(cr);
+    guint on_slice = 0; /* colours as the map view numbers the ROIs of the slice on show */
     for (guint i = 0; self->rois && i < self->rois->len; i++) {
         const fm_roi *roi = self->rois->pdata[i];
         if (roi->slice >= 0 && roi->slice != self->slice)
             continue;
-        const double *rgb = fm_map_roi_colour(i);
+        const double *rgb = fm_map_roi_colour(on_slice++);
         fm_map_roi_path(cr, &t, roi, TRUE);
         fm_map_stroke_outline(cr, rgb, 1.5, FALSE);
         fm_map_roi_label(widget, cr, &t, roi, rgb);

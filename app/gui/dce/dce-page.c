@@ -7,6 +7,7 @@
 
 #include "app/core/dce/dce_prep.h"
 #include "dce-panel.h"
+#include "dce-roi-stats.h"
 #include "dce-views.h"
 #include "app/gui/window-private.h"
 
@@ -14,6 +15,8 @@ typedef struct {
     FmDcePanel *panel;
     FmDceViews *views;
     GtkWidget *controls, *map_toggle, *dce_toggle;
+    /* Replaces the window's one-line ROI statistics while DCE is on show: a grid with roles. */
+    FmDceRoiStats *roi_stats;
     /* The map view holds the ROIs of the slice on show; those of other slices wait here, so
      * every ROI shows only on its slice while the map view stays one 2-D image. */
     GPtrArray *hidden; /* fm_roi*, owned */
@@ -52,6 +55,17 @@ GPtrArray *fm_window_dce_get_rois(FmWindow *win)
     return all;
 }
 
+/* Signal of the anatomy on show under each ROI of the slice. */
+static void update_roi_stats(FmWindow *win)
+{
+    DceState *st = state_of(win);
+    g_autoptr(GPtrArray) all = fm_window_dce_get_rois(win);
+    int w = 0, h = 0;
+    const float *data = st->active ? fm_dce_views_get_anatomy(st->views, &w, &h) : NULL;
+    fm_dce_roi_stats_update(st->roi_stats, all, fm_dce_views_get_slice(st->views), data, w, h,
+                            NULL);
+}
+
 /* Hands every ROI to the panel, the views and the checklist. */
 static void publish_rois(FmWindow *win)
 {
@@ -60,6 +74,7 @@ static void publish_rois(FmWindow *win)
     int slice = fm_dce_views_get_slice(st->views);
     fm_dce_panel_set_rois(st->panel, all, slice);
     fm_dce_views_set_rois(st->views, all);
+    update_roi_stats(win);
 }
 
 /* Moves ROIs between the map view and the hidden list so the view holds the slice's own. */
@@ -199,6 +214,11 @@ static void family_changed(GObject *stack, GParamSpec *pspec, FmWindow *win)
     gboolean dce = dce_active(win);
     fm_window_sync_family_bars(win);
     gtk_widget_set_visible(st->controls, dce);
+    GtkWidget *window_stats =
+        gtk_widget_get_ancestor(win->roi_stats_label, GTK_TYPE_SCROLLED_WINDOW);
+    if (window_stats)
+        gtk_widget_set_visible(window_stats, !dce);
+    gtk_widget_set_visible(GTK_WIDGET(st->roi_stats), dce);
     /* The bottom plot is shared: DCE draws in it only while on show, so its curves and axes
      * never overwrite another family's (e.g. when a new dataset resets the DCE views). */
     fm_dce_views_set_plot(st->views, dce ? win->plot_view : NULL);
@@ -221,6 +241,7 @@ static void roles_changed(FmDcePanel *panel, FmWindow *win)
     DceState *st = state_of(win);
     g_autoptr(GPtrArray) all = fm_window_dce_get_rois(win);
     fm_dce_views_set_rois(st->views, all);
+    update_roi_stats(win);
     gtk_widget_queue_draw(GTK_WIDGET(win->map_view));
 }
 
@@ -269,6 +290,24 @@ static void job_progress(fm_job *job, double fraction, gpointer user)
     fm_dce_panel_set_progress(state_of(win)->panel, fraction, text);
 }
 
+/* The note's remarks without the CPU fallback, which the status bar says once per session
+ * (the methods write it as one "; "-separated part from this msgid). */
+static char *remarks(const char *note)
+{
+    g_autofree char *marker = g_strdup(_("fell back to the CPU: %s"));
+    char *fmt = strstr(marker, "%s");
+    if (fmt)
+        *fmt = '\0';
+    g_auto(GStrv) parts = g_strsplit_set(note ? note : "", ";\n", -1);
+    GString *out = g_string_new(NULL);
+    for (int i = 0; parts[i]; i++) {
+        char *part = g_strstrip(parts[i]);
+        if (*part && !(*marker && g_str_has_prefix(part, marker)))
+            g_string_append_printf(out, "%s%s", out->len ? "; " : "", part);
+    }
+    return g_string_free(out, FALSE);
+}
+
 /* The maps into the DCE views (a copy: the job's own go with the job) and the outcome. */
 static void show_result(FmWindow *win, fm_job *job, const fm_result *res)
 {
@@ -276,8 +315,10 @@ static void show_result(FmWindow *win, fm_job *job, const fm_result *res)
     g_autofree char *what = fm_job_describe(job);
     fm_dce_views_set_result(st->views, fm_window_copy_result(res));
     set_page(win, "dce");
-    g_autofree char *done = g_strdup_printf(_("Done in %.2f s: %s"), res->elapsed_ms / 1000.0,
-                                            res->note ? res->note : "");
+    g_autofree char *said = remarks(res->note);
+    g_autofree char *done =
+        *said ? g_strdup_printf(_("Done in %.1f s: %s."), res->elapsed_ms / 1000.0, said)
+              : g_strdup_printf(_("Done in %.1f s."), res->elapsed_ms / 1000.0);
     fm_dce_panel_set_progress(st->panel, 1.0, done);
     fm_window_show_done(win, res, what);
 }
@@ -585,6 +626,10 @@ FmFamilyPage *fm_dce_page_new(FmWindow *win)
     g_signal_connect(win->map_view, "cursor-moved", G_CALLBACK(map_cursor), win);
     g_signal_connect(win->clear_rois_button, "clicked", G_CALLBACK(clear_rois_clicked), win);
     /* after the window's handler, which shows the map for every page without views */
+    st->roi_stats = FM_DCE_ROI_STATS(fm_dce_roi_stats_new());
+    gtk_box_pack_start(GTK_BOX(win->roi_bar), GTK_WIDGET(st->roi_stats), TRUE, TRUE, 0);
+    gtk_widget_set_no_show_all(GTK_WIDGET(st->roi_stats), TRUE);
+    gtk_widget_set_visible(GTK_WIDGET(st->roi_stats), FALSE);
     g_signal_connect(win->panel_stack, "notify::visible-child", G_CALLBACK(family_changed), win);
     /* ROIs are drawn on the anatomy and the curves go to the shared plot; the slice/time bar
      * replaces the frame slider, and the overlay combo the map list */

@@ -17,7 +17,7 @@ const char *const fm_dce_panel_roles[] = {"", FM_DCE_ROLE_AORTA, FM_DCE_ROLE_POR
 struct _FmDcePanel {
     GtkBox parent_instance;
     const fm_method *method;
-    GtkWidget *roi_list, *roi_hint, *check_box, *missing_label, *csv_label;
+    GtkWidget *roi_list, *roi_hint, *check_box, *missing_label;
     GtkWidget *form, *backend_combo, *run_button, *cancel_button, *progress, *progress_label;
     GPtrArray *rois; /* its own list of the window's fm_roi* (the ROIs are borrowed) */
     int slice;
@@ -34,11 +34,11 @@ static guint signals[N_SIGNALS];
 static const char *role_title(const char *role)
 {
     if (g_strcmp0(role, FM_DCE_ROLE_AORTA) == 0)
-        return _("Aorta (arterial input)");
+        return _("Aorta");
     if (g_strcmp0(role, FM_DCE_ROLE_PORTAL_VEIN) == 0)
-        return _("Portal vein (portal input)");
+        return _("Portal vein");
     if (g_strcmp0(role, FM_DCE_ROLE_LIVER) == 0)
-        return _("Liver (voxels to fit)");
+        return _("Liver");
     return _("No role");
 }
 
@@ -91,40 +91,37 @@ static void update_checklist(FmDcePanel *self)
     gboolean portal = has_role(self, FM_DCE_ROLE_PORTAL_VEIN);
     gboolean liver = has_role(self, FM_DCE_ROLE_LIVER);
     g_autofree char *base = from_csv ? g_path_get_basename(csv) : NULL;
-    g_autofree char *csv_text =
-        from_csv ? g_strdup_printf(_("Input curves from %s"), base)
-                 : g_strdup(_("Input curves from the aorta and portal-vein ROIs"));
-    gtk_label_set_text(GTK_LABEL(self->csv_label), csv_text);
+    g_autofree char *csv_text = from_csv ? g_strdup_printf(_("Input curves from %s"), base) : NULL;
     if (from_csv) {
         gtk_box_pack_start(GTK_BOX(self->check_box), check_row(TRUE, FALSE, csv_text), FALSE, FALSE,
                            0);
     } else {
         gtk_box_pack_start(GTK_BOX(self->check_box),
-                           check_row(aorta, FALSE, _("Aorta ROI: arterial input Ca(t)")), FALSE,
-                           FALSE, 0);
+                           check_row(aorta, FALSE, _("Aorta ROI: arterial input Ca")), FALSE, FALSE,
+                           0);
         gtk_box_pack_start(GTK_BOX(self->check_box),
-                           check_row(portal, FALSE, _("Portal-vein ROI: portal input Cp(t)")),
-                           FALSE, FALSE, 0);
+                           check_row(portal, FALSE, _("Portal-vein ROI: portal input Cp")), FALSE,
+                           FALSE, 0);
     }
-    gtk_box_pack_start(
-        GTK_BOX(self->check_box),
-        check_row(liver, TRUE,
-                  liver ? _("Liver ROI: only its voxels are fitted")
-                        : _("Liver ROI (optional): without it, voxels above the fit threshold")),
-        FALSE, FALSE, 0);
+    gtk_box_pack_start(GTK_BOX(self->check_box),
+                       check_row(liver, TRUE,
+                                 liver
+                                     ? _("Liver ROI: its voxels are fitted")
+                                     : _("Liver ROI (optional): else voxels above the threshold")),
+                       FALSE, FALSE, 0);
     gtk_widget_show_all(self->check_box);
 
     g_clear_pointer(&self->missing, g_free);
     if (!from_csv && !aorta && !portal)
-        self->missing = g_strdup(_("Draw the aorta and portal-vein ROIs and give them their "
-                                   "roles, or load input curves from CSV."));
+        self->missing = g_strdup(_("Draw the aorta and portal-vein ROIs and set their roles, or "
+                                   "load input curves from CSV."));
     else if (!from_csv && !aorta)
         self->missing = g_strdup(_("Draw the aorta ROI and set its role to aorta."));
     else if (!from_csv && !portal)
         self->missing = g_strdup(_("Draw the portal-vein ROI and set its role to portal vein."));
-    g_autofree char *markup =
-        self->missing ? g_markup_printf_escaped("<b>%s</b>", self->missing)
-                      : g_markup_printf_escaped("<b>%s</b>", _("Ready: press Run to fit."));
+    g_autofree char *markup = self->missing
+                                  ? g_markup_printf_escaped("<b>%s</b>", self->missing)
+                                  : g_markup_printf_escaped("<b>%s</b>", _("Ready to fit."));
     gtk_label_set_markup(GTK_LABEL(self->missing_label), markup);
     gtk_widget_set_sensitive(self->run_button, self->missing == NULL && !self->running);
 }
@@ -142,7 +139,7 @@ static void role_combo_changed(GtkComboBox *combo, FmDcePanel *self)
 static GtkWidget *roi_row(FmDcePanel *self, fm_roi *roi, guint index)
 {
     GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-    g_object_set(row, "margin", 3, NULL);
+    g_object_set(row, "margin", 2, NULL);
     /* A swatch in the ROI's outline colour ties the row to the shape on the map. */
     const double *rgb = fm_map_roi_colour(index);
     g_autofree char *swatch =
@@ -302,16 +299,16 @@ static void fm_dce_panel_init(FmDcePanel *self)
         "<big><b>%s</b></big>", self->method ? _(self->method->title) : _("Liver perfusion"));
     gtk_label_set_markup(GTK_LABEL(title), markup);
     gtk_label_set_xalign(GTK_LABEL(title), 0);
+    gtk_label_set_line_wrap(GTK_LABEL(title), TRUE);
     gtk_box_pack_start(box, title, FALSE, FALSE, 0);
     gtk_box_pack_start(box,
-                       note(_("Dual-input single-compartment model fitted voxel by voxel (Wang "
-                              "& Cao 2012): ka and kp from the aorta and portal-vein inputs, "
-                              "kl the outflow.")),
+                       note(_("The dual-input model (Wang & Cao 2012) fitted voxel by voxel: ka "
+                              "arterial, kp portal, kl outflow.")),
                        FALSE, FALSE, 0);
 
     gtk_box_pack_start(box, heading(_("1  Input ROIs")), FALSE, FALSE, 0);
-    self->roi_hint = note(_("Draw ROIs on the anatomy (Rectangle, Ellipse, Polygon below the "
-                            "map) on any slice, then give each a role here."));
+    self->roi_hint = note(_("Draw ROIs on the anatomy (tools below the map), then set each "
+                            "one's role here."));
     gtk_box_pack_start(box, self->roi_hint, FALSE, FALSE, 0);
     self->roi_list = gtk_list_box_new();
     gtk_list_box_set_selection_mode(GTK_LIST_BOX(self->roi_list), GTK_SELECTION_NONE);
@@ -319,7 +316,7 @@ static void fm_dce_panel_init(FmDcePanel *self)
     gtk_box_pack_start(box, self->roi_list, FALSE, FALSE, 0);
 
     gtk_box_pack_start(box, heading(_("2  Checklist")), FALSE, FALSE, 0);
-    self->check_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 3);
+    self->check_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 1);
     gtk_box_pack_start(box, self->check_box, FALSE, FALSE, 0);
     self->missing_label = gtk_label_new(NULL);
     gtk_label_set_xalign(GTK_LABEL(self->missing_label), 0);
@@ -327,48 +324,45 @@ static void fm_dce_panel_init(FmDcePanel *self)
     gtk_label_set_max_width_chars(GTK_LABEL(self->missing_label), 40);
     gtk_box_pack_start(box, self->missing_label, FALSE, FALSE, 0);
 
-    gtk_box_pack_start(box, heading(_("3  Input curves")), FALSE, FALSE, 0);
-    self->csv_label = note("");
-    gtk_box_pack_start(box, self->csv_label, FALSE, FALSE, 0);
-    GtkWidget *csv_row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-    gtk_box_pack_start(GTK_BOX(csv_row),
-                       action_button(_("_Load CSV…"), "win.dce-load-inputs",
-                                     _("Use input curves t_s,ca,cp from a CSV file instead of "
-                                       "the ROIs")),
-                       TRUE, TRUE, 0);
-    gtk_box_pack_start(GTK_BOX(csv_row),
-                       action_button(_("_Save CSV…"), "win.dce-save-inputs",
-                                     _("Save the input curves on show as CSV t_s,ca,cp")),
-                       TRUE, TRUE, 0);
-    gtk_box_pack_start(box, csv_row, FALSE, FALSE, 0);
-
-    gtk_box_pack_start(box, heading(_("4  Parameters")), FALSE, FALSE, 0);
-    self->form = fm_param_form_new();
-    fm_param_form_set_method(FM_PARAM_FORM(self->form), self->method);
-    watch_editors(self->form, self);
-    GtkWidget *expander = gtk_expander_new(_("Conversion, initial values, stopping rule"));
-    gtk_container_add(GTK_CONTAINER(expander), self->form);
-    gtk_box_pack_start(box, expander, FALSE, FALSE, 0);
-    GtkWidget *backend_row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-    gtk_box_pack_start(GTK_BOX(backend_row), gtk_label_new(_("Backend")), FALSE, FALSE, 0);
-    self->backend_combo = fm_backend_combo_new();
-    g_signal_connect(self->backend_combo, "changed", G_CALLBACK(backend_changed), self);
-    gtk_box_pack_start(GTK_BOX(backend_row), self->backend_combo, TRUE, TRUE, 0);
-    gtk_box_pack_start(box, backend_row, FALSE, FALSE, 0);
-
+    /* Run right under the checklist that says when it may be pressed: at 1366 x 768 the
+     * options below would push it out of sight. */
     GtkWidget *run_row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-    g_object_set(run_row, "margin-top", 6, NULL);
+    gtk_box_set_homogeneous(GTK_BOX(run_row), TRUE);
     self->run_button =
         action_button(_("_Run fit"), "win.dce-run", _("Fit every liver voxel (Ctrl+R runs too)"));
     gtk_style_context_add_class(gtk_widget_get_style_context(self->run_button), "suggested-action");
     self->cancel_button = action_button(_("_Cancel"), "win.dce-cancel", _("Stop the fit"));
     gtk_box_pack_start(GTK_BOX(run_row), self->run_button, TRUE, TRUE, 0);
-    gtk_box_pack_start(GTK_BOX(run_row), self->cancel_button, FALSE, FALSE, 0);
+    gtk_box_pack_start(GTK_BOX(run_row), self->cancel_button, TRUE, TRUE, 0);
     gtk_box_pack_start(box, run_row, FALSE, FALSE, 0);
     self->progress = gtk_progress_bar_new();
     self->progress_label = note("");
     gtk_box_pack_start(box, self->progress, FALSE, FALSE, 0);
     gtk_box_pack_start(box, self->progress_label, FALSE, FALSE, 0);
+
+    gtk_box_pack_start(box, heading(_("Options")), FALSE, FALSE, 0);
+    GtkWidget *csv_row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    gtk_box_set_homogeneous(GTK_BOX(csv_row), TRUE);
+    gtk_box_pack_start(GTK_BOX(csv_row),
+                       action_button(_("_Load inputs…"), "win.dce-load-inputs",
+                                     _("Use input curves t_s,ca,cp from a CSV file instead of "
+                                       "the aorta and portal-vein ROIs")),
+                       TRUE, TRUE, 0);
+    gtk_box_pack_start(GTK_BOX(csv_row),
+                       action_button(_("_Save inputs…"), "win.dce-save-inputs",
+                                     _("Save the input curves on show as CSV t_s,ca,cp")),
+                       TRUE, TRUE, 0);
+    gtk_box_pack_start(box, csv_row, FALSE, FALSE, 0);
+    self->form = fm_param_form_new();
+    fm_param_form_set_method(FM_PARAM_FORM(self->form), self->method);
+    watch_editors(self->form, self);
+    GtkWidget *expander = gtk_expander_new(_("Fit parameters"));
+    gtk_widget_set_tooltip_text(expander, _("Signal conversion, initial values, stopping rule"));
+    gtk_container_add(GTK_CONTAINER(expander), self->form);
+    gtk_box_pack_start(box, expander, FALSE, FALSE, 0);
+    self->backend_combo = fm_backend_combo_new();
+    g_signal_connect(self->backend_combo, "changed", G_CALLBACK(backend_changed), self);
+    gtk_box_pack_start(box, fm_backend_grid_new(self->backend_combo), FALSE, FALSE, 0);
     gtk_widget_show_all(GTK_WIDGET(self));
     gtk_widget_set_no_show_all(self->progress, TRUE);
     gtk_widget_hide(self->progress);
@@ -429,6 +423,11 @@ void fm_dce_panel_set_role(FmDcePanel *panel, guint index, const char *role)
     for (GList *l = children; l; l = l->next)
         if (GTK_IS_COMBO_BOX(l->data))
             gtk_combo_box_set_active_id(GTK_COMBO_BOX(l->data), role ? role : "");
+}
+
+GtkWidget *fm_dce_panel_get_run_button(FmDcePanel *panel)
+{
+    return panel->run_button;
 }
 
 const char *fm_dce_panel_get_missing(FmDcePanel *panel)

@@ -30,6 +30,9 @@ void fm_dce_panel_set_role(FmDcePanel *panel, guint index, const char *role);
 /* What is still missing before Run, one sentence ("Draw the portal-vein ROI …"), or NULL. */
 const char *fm_dce_panel_get_missing(FmDcePanel *panel);
 
+/* The Run fit button (borrowed), for tests of what is on screen. */
+GtkWidget *fm_dce_panel_get_run_button(FmDcePanel *panel);
+
 /* Run state: progress in 0..1 with a line of text; running FALSE hides the bar. */
 void fm_dce_panel_set_running(FmDcePanel *panel, gboolean running);
 void fm_dce_panel_set_progress(FmDcePanel *panel, double fraction, const char *text);

@@ -31,7 +31,7 @@ static const char *concentration_label(fm_dce_conversion_kind kind)
 {
     switch (kind) {
     case FM_DCE_CONV_ENHANCEMENT:
-        return _("enhancement S/S0 − 1");
+        return _("S/S0 − 1");
     case FM_DCE_CONV_SPGR:
         return _("concentration (mM)");
     case FM_DCE_CONV_CT:
@@ -270,9 +270,9 @@ void fm_dce_views_show_curve(FmDceViews *self, int x, int y)
     const fm_dce_geometry *g = &self->g;
     gboolean inputs_match = self->have_inputs && self->inputs.n_times == g->nt;
     if (self->have_inputs) {
-        fm_plot_view_add_series(plot, _("Ca aorta"), self->inputs.times_s, self->inputs.ca,
+        fm_plot_view_add_series(plot, _("Ca (aorta)"), self->inputs.times_s, self->inputs.ca,
                                 self->inputs.n_times, ca_rgb, FM_PLOT_STYLE_LINE);
-        fm_plot_view_add_series(plot, _("Cp portal vein"), self->inputs.times_s, self->inputs.cp,
+        fm_plot_view_add_series(plot, _("Cp (portal)"), self->inputs.times_s, self->inputs.cp,
                                 self->inputs.n_times, cp_rgb, FM_PLOT_STYLE_LINE);
     }
     g_autofree double *curve = g_new(double, g->nt);
@@ -297,10 +297,9 @@ void fm_dce_views_show_curve(FmDceViews *self, int x, int y)
         g_autofree double *model = g_new(double, g->nt);
         if (fitted && fm_dce_model_curve(self->inputs.times_s, self->inputs.ca, self->inputs.cp,
                                          g->nt, self->model_dt_s, theta, model, NULL)) {
-            g_autofree char *fit =
-                g_strdup_printf(_("model ka %.0f, kp %.0f, kl %.0f"), theta[0], theta[1], theta[2]);
-            fm_plot_view_add_series(plot, fit, self->inputs.times_s, model, g->nt, model_rgb,
-                                    FM_PLOT_STYLE_DASHED);
+            /* the fitted values are in the results table: a short legend leaves the curves room */
+            fm_plot_view_add_series(plot, _("model fit"), self->inputs.times_s, model, g->nt,
+                                    model_rgb, FM_PLOT_STYLE_DASHED);
         }
     }
     fm_plot_view_set_cursor(

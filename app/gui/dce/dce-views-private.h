@@ -3,6 +3,7 @@
 #pragma once
 
 #include "dce-image.h"
+#include "dce-results.h"
 #include "dce-views.h"
 
 G_BEGIN_DECLS
@@ -12,8 +13,7 @@ struct _FmDceViews {
     GtkWidget *controls, *control_row, *slice_scale, *slice_label, *time_scale, *time_label;
     GtkWidget *anatomy_combo, *overlay_combo, *opacity_scale;
     FmDceImage *image;
-    GtkListStore *store;
-    GtkWidget *table_label;
+    FmDceResults *results;
     FmPlotView *plot; /* weak */
 
     fm_dataset *ds;

@@ -10,25 +10,22 @@
 #include "app/core/colormap.h"
 
 /* Maps the overlay offers and the table shows, in the order a hepatologist reads them. */
+/* title: the overlay combo's entry; bar: the colorbar's title, short enough to stand beside a
+ * small map's bar. */
 static const struct {
-    const char *name, *title;
+    const char *name, *title, *bar;
 } overlay_maps[] = {
-    {"ka", N_("ka (arterial)")},
-    {"kp", N_("kp (portal)")},
-    {"kl", N_("kl (outflow)")},
-    {"arterial_fraction", N_("Arterial fraction")},
-    {"distribution_volume", N_("Distribution volume")},
-    {"mtt", N_("Mean transit time")},
-    {"tau_a", N_("tau_a")},
-    {"tau_p", N_("tau_p")},
-    {"r2", N_("R²")},
-    {"rmse", N_("RMSE")},
+    {"ka", N_("ka (arterial)"), N_("ka")},
+    {"kp", N_("kp (portal)"), N_("kp")},
+    {"kl", N_("kl (outflow)"), N_("kl")},
+    {"arterial_fraction", N_("Arterial fraction"), N_("Art. fraction")},
+    {"distribution_volume", N_("Distribution volume"), N_("Distr. volume")},
+    {"mtt", N_("Mean transit time"), N_("MTT")},
+    {"tau_a", N_("τa (arterial delay)"), N_("τa")},
+    {"tau_p", N_("τp (portal delay)"), N_("τp")},
+    {"r2", N_("R²"), N_("R²")},
+    {"rmse", N_("RMSE"), N_("RMSE")},
 };
-/* Table columns after ROI, role and n. */
-static const char *const table_maps[] = {"ka",  "kp", "kl", "tau_a", "tau_p", "arterial_fraction",
-                                         "mtt", "r2"};
-enum { COL_ROI = 0, COL_ROLE, COL_N, COL_FIRST_MAP };
-#define N_COLS (COL_FIRST_MAP + (int)G_N_ELEMENTS(table_maps))
 
 G_DEFINE_FINAL_TYPE(FmDceViews, fm_dce_views, GTK_TYPE_BOX)
 
@@ -52,11 +49,11 @@ static const fm_map *overlay_map(FmDceViews *self)
                : NULL;
 }
 
-static const char *overlay_title(const char *name)
+static const char *overlay_bar_title(const char *name)
 {
     for (gsize i = 0; i < G_N_ELEMENTS(overlay_maps); i++)
         if (g_strcmp0(overlay_maps[i].name, name) == 0)
-            return _(overlay_maps[i].title);
+            return _(overlay_maps[i].bar);
     return name;
 }
 
@@ -78,7 +75,7 @@ static void refresh_overlay(FmDceViews *self)
     }
     gsize plane = (gsize)m->width * m->height;
     fm_dce_image_set_overlay(self->image, m->data + (gsize)self->slice * plane, m->width, m->height,
-                             overlay_title(m->name), m->unit, lo, hi);
+                             overlay_bar_title(m->name), m->unit, lo, hi);
 }
 
 void fm_dce_views_refresh_anatomy(FmDceViews *self)
@@ -104,43 +101,8 @@ void fm_dce_views_refresh_anatomy(FmDceViews *self)
 
 static void refresh_table(FmDceViews *self)
 {
-    gtk_list_store_clear(self->store);
-    int shown = 0;
-    for (guint i = 0; self->rois && i < self->rois->len; i++) {
-        const fm_roi *roi = self->rois->pdata[i];
-        if (!fm_dce_roi_on_slice(roi, self->slice))
-            continue;
-        GtkTreeIter it;
-        gtk_list_store_append(self->store, &it);
-        gtk_list_store_set(self->store, &it, COL_ROI, roi->name ? roi->name : "", COL_ROLE,
-                           roi->role ? roi->role : "—", -1);
-        shown++;
-        for (gsize k = 0; k < G_N_ELEMENTS(table_maps); k++) {
-            const fm_map *m = self->result ? fm_result_get_map(self->result, table_maps[k]) : NULL;
-            if (!m || m->n_frames != self->g.nz)
-                continue;
-            const float *plane = m->data + (gsize)self->slice * m->width * m->height;
-            fm_roi_stats st = fm_roi_statistics(roi, plane, m->width, m->height);
-            g_autofree char *text =
-                st.n ? g_strdup_printf("%.3g ± %.2g", st.mean, st.sd) : g_strdup("—");
-            gtk_list_store_set(self->store, &it, COL_FIRST_MAP + (int)k, text, -1);
-            if (k == 0) {
-                g_autofree char *n = g_strdup_printf("%" G_GSIZE_FORMAT, st.n);
-                gtk_list_store_set(self->store, &it, COL_N, n, -1);
-            }
-        }
-    }
-    g_autofree char *text =
-        !self->ds       ? g_strdup("")
-        : !self->result ? g_strdup_printf(_("ROIs on slice %d. Run the fit for their perfusion "
-                                            "statistics."),
-                                          self->slice + 1)
-                        : g_strdup_printf(_("Mean ± sd over the fitted voxels of each ROI on slice "
-                                            "%d (rates in ml/100g/min, delays and MTT in s)."),
-                                          self->slice + 1);
-    gtk_label_set_text(GTK_LABEL(self->table_label), shown || !self->ds ? text
-                                                                        : _("No ROI on "
-                                                                            "this slice."));
+    fm_dce_results_update(self->results, self->result, self->rois, self->slice, self->g.nz,
+                          self->ds != NULL);
 }
 
 static void update_labels(FmDceViews *self)
@@ -279,55 +241,14 @@ static void build_controls(FmDceViews *self)
     gtk_button_set_label(GTK_BUTTON(export), _("Export"));
     gtk_widget_set_tooltip_text(export, _("Export the perfusion maps"));
 
-    GtkWidget *items[] = {caption(_("Slice")),
-                          self->slice_scale,
-                          self->slice_label,
-                          caption(_("Time")),
-                          self->time_scale,
-                          self->time_label,
-                          caption(_("Anatomy")),
-                          self->anatomy_combo,
-                          caption(_("Overlay")),
-                          self->overlay_combo,
-                          self->opacity_scale};
+    GtkWidget *items[] = {caption(_("Slice")),   self->slice_scale,   self->slice_label,
+                          caption(_("Time")),    self->time_scale,    self->time_label,
+                          caption(_("Anatomy")), self->anatomy_combo, caption(_("Overlay")),
+                          self->overlay_combo,   self->opacity_scale};
     for (gsize i = 0; i < G_N_ELEMENTS(items); i++) /* the first six on the first row */
         gtk_box_pack_start(GTK_BOX(row[i < 6 ? 0 : 1]), items[i], FALSE, FALSE, 0);
     gtk_box_pack_end(GTK_BOX(row[1]), export, FALSE, FALSE, 0);
     gtk_widget_show_all(bar);
-}
-
-static void build_table(FmDceViews *self, GtkWidget *box)
-{
-    GType types[N_COLS];
-    for (int i = 0; i < N_COLS; i++)
-        types[i] = G_TYPE_STRING;
-    self->store = gtk_list_store_newv(N_COLS, types);
-    GtkWidget *view = gtk_tree_view_new_with_model(GTK_TREE_MODEL(self->store));
-    gtk_tree_view_set_grid_lines(GTK_TREE_VIEW(view), GTK_TREE_VIEW_GRID_LINES_VERTICAL);
-    static const char *const heads[] = {
-        N_("ROI"), N_("Role"),          N_("n"),   N_("ka"), N_("kp"), N_("kl"), N_("τa"),
-        N_("τp"),  N_("Art. fraction"), N_("MTT"), N_("R²")};
-    G_STATIC_ASSERT(G_N_ELEMENTS(heads) == N_COLS);
-    for (int i = 0; i < N_COLS; i++) {
-        GtkCellRenderer *cell = gtk_cell_renderer_text_new();
-        if (i >= COL_N)
-            g_object_set(cell, "xalign", 1.0, NULL);
-        GtkTreeViewColumn *col =
-            gtk_tree_view_column_new_with_attributes(_(heads[i]), cell, "text", i, NULL);
-        gtk_tree_view_column_set_resizable(col, TRUE);
-        gtk_tree_view_append_column(GTK_TREE_VIEW(view), col);
-    }
-    GtkWidget *scroller = gtk_scrolled_window_new(NULL, NULL);
-    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroller), GTK_POLICY_AUTOMATIC,
-                                   GTK_POLICY_AUTOMATIC);
-    gtk_scrolled_window_set_min_content_height(GTK_SCROLLED_WINDOW(scroller), 110);
-    gtk_container_add(GTK_CONTAINER(scroller), view);
-    self->table_label = gtk_label_new("");
-    gtk_label_set_xalign(GTK_LABEL(self->table_label), 0);
-    gtk_label_set_line_wrap(GTK_LABEL(self->table_label), TRUE);
-    gtk_style_context_add_class(gtk_widget_get_style_context(self->table_label), "dim-label");
-    gtk_box_pack_start(GTK_BOX(box), self->table_label, FALSE, FALSE, 0);
-    gtk_box_pack_start(GTK_BOX(box), scroller, FALSE, TRUE, 0);
 }
 
 static void fm_dce_views_dispose(GObject *object)
@@ -352,7 +273,6 @@ static void fm_dce_views_finalize(GObject *object)
     g_free(self->peak);
     g_free(self->anatomy);
     g_free(self->overlay);
-    g_clear_object(&self->store);
     G_OBJECT_CLASS(fm_dce_views_parent_class)->finalize(object);
 }
 
@@ -367,7 +287,9 @@ static void fm_dce_views_class_init(FmDceViewsClass *klass)
 
 static void fm_dce_views_init(FmDceViews *self)
 {
-    gtk_orientable_set_orientation(GTK_ORIENTABLE(self), GTK_ORIENTATION_VERTICAL);
+    /* The results sit beside the map, not under it: the slice is square and the centre wide,
+     * so a table below took its height and left the map a third of the width. */
+    gtk_orientable_set_orientation(GTK_ORIENTABLE(self), GTK_ORIENTATION_HORIZONTAL);
     gtk_box_set_spacing(GTK_BOX(self), 6);
     self->cur_x = self->cur_y = -1;
     self->overlay = g_strdup("");
@@ -376,10 +298,9 @@ static void fm_dce_views_init(FmDceViews *self)
     self->image = FM_DCE_IMAGE(fm_dce_image_new());
     g_signal_connect(self->image, "cursor-moved", G_CALLBACK(image_cursor), self);
     gtk_box_pack_start(GTK_BOX(self), GTK_WIDGET(self->image), TRUE, TRUE, 0);
-    GtkWidget *bottom = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
-    g_object_set(bottom, "margin-start", 6, "margin-end", 6, "margin-bottom", 4, NULL);
-    build_table(self, bottom);
-    gtk_box_pack_start(GTK_BOX(self), bottom, FALSE, TRUE, 0);
+    self->results = FM_DCE_RESULTS(fm_dce_results_new());
+    g_object_set(self->results, "margin-end", 6, "margin-top", 4, "margin-bottom", 4, NULL);
+    gtk_box_pack_start(GTK_BOX(self), GTK_WIDGET(self->results), FALSE, FALSE, 0);
     refresh_table(self);
 }
 
@@ -490,6 +411,16 @@ void fm_dce_views_set_result(FmDceViews *self, fm_result *result)
     refresh_overlay(self);
     refresh_table(self);
     fm_dce_views_refresh_curves(self);
+}
+
+GtkWidget *fm_dce_views_get_image(FmDceViews *self)
+{
+    return GTK_WIDGET(self->image);
+}
+
+FmDceResults *fm_dce_views_get_results(FmDceViews *self)
+{
+    return self->results;
 }
 
 const fm_result *fm_dce_views_get_result(FmDceViews *self)

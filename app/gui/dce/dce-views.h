@@ -9,6 +9,7 @@
 #include "app/core/params.h"
 #include "app/core/result.h"
 #include "app/core/roi.h"
+#include "app/gui/dce/dce-results.h"
 #include "app/gui/plot-view.h"
 
 G_BEGIN_DECLS
@@ -39,6 +40,9 @@ void fm_dce_views_set_params(FmDceViews *views, const fm_params *params);
 void fm_dce_views_set_rois(FmDceViews *views, GPtrArray *rois);
 void fm_dce_views_set_result(FmDceViews *views, fm_result *result); /* takes it; NULL clears */
 const fm_result *fm_dce_views_get_result(FmDceViews *views);
+/* The map and the results table beside it (borrowed), for tests of what is on screen. */
+GtkWidget *fm_dce_views_get_image(FmDceViews *views);
+FmDceResults *fm_dce_views_get_results(FmDceViews *views);
 
 int fm_dce_views_get_slice(FmDceViews *views);
 void fm_dce_views_set_slice(FmDceViews *views, int slice);

@@ -1,0 +1,213 @@
+/* FmDceResults: the perfusion results of one slice as a compact table beside the map: one
+ * column per ROI with fitted voxels, one row per parameter (unit in its header), mean ± sd. */
+#include "dce-results.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "app/core/roi.h"
+#include "app/gui/map-overlays.h"
+
+/* Rows in the order a hepatologist reads them; decimals fixed per quantity so that a column
+ * reads down evenly and mean and sd share their precision. */
+static const struct {
+    const char *map, *title, *unit;
+    int decimals;
+} rows[] = {
+    {"ka", N_("ka"), N_("ml/100g/min"), 1}, {"kp", N_("kp"), N_("ml/100g/min"), 1},
+    {"kl", N_("kl"), N_("ml/100g/min"), 1}, {"arterial_fraction", N_("Art. fraction"), "", 2},
+    {"mtt", N_("MTT"), N_("s"), 1},         {"tau_a", N_("τa"), N_("s"), 2},
+    {"tau_p", N_("τp"), N_("s"), 2},        {"r2", N_("R²"), "", 3},
+};
+
+struct _FmDceResults {
+    GtkBox parent_instance;
+    GtkWidget *heading, *caption, *unfitted, *scroller, *grid;
+};
+
+G_DEFINE_FINAL_TYPE(FmDceResults, fm_dce_results, GTK_TYPE_BOX)
+
+static void destroy_child(GtkWidget *child, gpointer user)
+{
+    gtk_widget_destroy(child);
+}
+
+/* Digits of equal width, so that decimals line up in a right-aligned column. */
+static void tabular(GtkWidget *label)
+{
+    PangoAttrList *attrs = pango_attr_list_new();
+    pango_attr_list_insert(attrs, pango_attr_font_features_new("tnum"));
+    gtk_label_set_attributes(GTK_LABEL(label), attrs);
+    pango_attr_list_unref(attrs);
+}
+
+static GtkWidget *cell(const char *text, double xalign)
+{
+    GtkWidget *label = gtk_label_new(text);
+    gtk_label_set_xalign(GTK_LABEL(label), (float)xalign);
+    tabular(label);
+    return label;
+}
+
+static GtkWidget *row_header(int r)
+{
+    GtkWidget *label = gtk_label_new(NULL);
+    g_autofree char *markup =
+        *rows[r].unit ? g_markup_printf_escaped("%s <span size=\"small\" alpha=\"60%%\">%s</span>",
+                                                _(rows[r].title), _(rows[r].unit))
+                      : g_markup_escape_text(_(rows[r].title), -1);
+    gtk_label_set_markup(GTK_LABEL(label), markup);
+    gtk_label_set_xalign(GTK_LABEL(label), 0);
+    return label;
+}
+
+/* The ROI's name in its outline colour's swatch (ellipsized, full name in the tooltip) over its
+ * role. */
+static GtkWidget *column_header(const fm_roi *roi, guint colour_index)
+{
+    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+    const double *rgb = fm_map_roi_colour(colour_index);
+    const char *name = roi->name ? roi->name : _("ROI");
+    g_autofree char *markup = g_markup_printf_escaped(
+        "<span foreground=\"#%02x%02x%02x\">●</span> <b>%s</b>", (int)(rgb[0] * 255),
+        (int)(rgb[1] * 255), (int)(rgb[2] * 255), name);
+    GtkWidget *title = gtk_label_new(NULL);
+    gtk_label_set_markup(GTK_LABEL(title), markup);
+    gtk_label_set_ellipsize(GTK_LABEL(title), PANGO_ELLIPSIZE_END);
+    gtk_label_set_max_width_chars(GTK_LABEL(title), 12);
+    gtk_label_set_xalign(GTK_LABEL(title), 1);
+    gtk_widget_set_tooltip_text(title, name);
+    GtkWidget *role = gtk_label_new(roi->role ? roi->role : _("no role"));
+    gtk_label_set_xalign(GTK_LABEL(role), 1);
+    gtk_label_set_ellipsize(GTK_LABEL(role), PANGO_ELLIPSIZE_END);
+    gtk_style_context_add_class(gtk_widget_get_style_context(role), "dim-label");
+    gtk_box_pack_start(GTK_BOX(box), title, FALSE, FALSE, 0);
+    gtk_box_pack_start(GTK_BOX(box), role, FALSE, FALSE, 0);
+    return box;
+}
+
+static const float *slice_plane(const fm_result *result, const char *name, int slice, int nz)
+{
+    const fm_map *m = result ? fm_result_get_map(result, name) : NULL;
+    if (!m || m->n_frames != nz || slice < 0 || slice >= nz)
+        return NULL;
+    return m->data + (gsize)slice * m->width * m->height;
+}
+
+void fm_dce_results_update(FmDceResults *self, const fm_result *result, GPtrArray *rois, int slice,
+                           int nz, gboolean have_dataset)
+{
+    g_return_if_fail(FM_IS_DCE_RESULTS(self));
+    gtk_container_foreach(GTK_CONTAINER(self->grid), destroy_child, NULL);
+    const fm_map *ka = result ? fm_result_get_map(result, "ka") : NULL;
+    const float *ka_plane = slice_plane(result, "ka", slice, nz);
+    GString *unfitted = g_string_new(NULL);
+    int column = 0;
+    guint on_slice = 0;
+    for (guint i = 0; rois && i < rois->len; i++) {
+        const fm_roi *roi = rois->pdata[i];
+        if (roi->slice >= 0 && roi->slice != slice)
+            continue;
+        guint colour = on_slice++; /* the map view numbers the ROIs of the slice on show */
+        fm_roi_stats n =
+            ka_plane ? fm_roi_statistics(roi, ka_plane, ka->width, ka->height) : (fm_roi_stats){0};
+        if (n.n == 0) { /* input vessels usually: said in the caption, not a column of dashes */
+            g_string_append_printf(unfitted, "%s%s", unfitted->len ? ", " : "",
+                                   roi->name ? roi->name : _("ROI"));
+            continue;
+        }
+        column++;
+        gtk_grid_attach(GTK_GRID(self->grid), column_header(roi, colour), column, 0, 1, 1);
+        g_autofree char *count = g_strdup_printf("%" G_GSIZE_FORMAT, n.n);
+        gtk_grid_attach(GTK_GRID(self->grid), cell(count, 1), column, 1, 1, 1);
+        for (gsize r = 0; r < G_N_ELEMENTS(rows); r++) {
+            const float *plane = slice_plane(result, rows[r].map, slice, nz);
+            fm_roi_stats st =
+                plane ? fm_roi_statistics(roi, plane, ka->width, ka->height) : (fm_roi_stats){0};
+            g_autofree char *text = st.n && isfinite(st.mean)
+                                        ? g_strdup_printf("%.*f ± %.*f", rows[r].decimals, st.mean,
+                                                          rows[r].decimals, st.sd)
+                                        : g_strdup("—");
+            gtk_grid_attach(GTK_GRID(self->grid), cell(text, 1), column, (int)r + 2, 1, 1);
+        }
+    }
+    if (column > 0) {
+        gtk_grid_attach(GTK_GRID(self->grid), gtk_label_new(NULL), 0, 0, 1, 1);
+        GtkWidget *voxels = gtk_label_new(_("Voxels"));
+        gtk_label_set_xalign(GTK_LABEL(voxels), 0);
+        gtk_grid_attach(GTK_GRID(self->grid), voxels, 0, 1, 1, 1);
+        for (gsize r = 0; r < G_N_ELEMENTS(rows); r++)
+            gtk_grid_attach(GTK_GRID(self->grid), row_header((int)r), 0, (int)r + 2, 1, 1);
+    }
+    gtk_widget_show_all(self->grid);
+
+    g_autofree char *heading = g_strdup_printf(_("RESULTS · SLICE %d"), slice + 1);
+    gtk_label_set_text(GTK_LABEL(self->heading), have_dataset ? heading : _("RESULTS"));
+    const char *text = !have_dataset              ? ""
+                       : !result                  ? _("Run the fit for the ROIs' values.")
+                       : column == 0 && !on_slice ? _("No ROI on this slice.")
+                       : column == 0              ? _("No fitted voxels in an ROI.")
+                                                  : _("Mean ± sd of the fitted voxels");
+    gtk_label_set_text(GTK_LABEL(self->caption), text);
+    /* Input vessels are not fitted: one line that says so rather than columns of dashes. */
+    g_autofree char *others = g_strdup_printf(_("Not fitted: %s"), unfitted->str);
+    gtk_label_set_text(GTK_LABEL(self->unfitted), others);
+    gtk_widget_set_tooltip_text(self->unfitted, others);
+    gtk_widget_set_visible(self->unfitted, result && unfitted->len);
+    gtk_widget_set_visible(self->scroller, column > 0);
+    g_string_free(unfitted, TRUE);
+}
+
+GtkWidget *fm_dce_results_get_grid(FmDceResults *self)
+{
+    return self->grid;
+}
+
+GtkWidget *fm_dce_results_get_scroller(FmDceResults *self)
+{
+    return self->scroller;
+}
+
+static void fm_dce_results_class_init(FmDceResultsClass *klass) {}
+
+static void fm_dce_results_init(FmDceResults *self)
+{
+    gtk_orientable_set_orientation(GTK_ORIENTABLE(self), GTK_ORIENTATION_VERTICAL);
+    gtk_box_set_spacing(GTK_BOX(self), 6);
+    self->heading = gtk_label_new(_("RESULTS"));
+    gtk_label_set_xalign(GTK_LABEL(self->heading), 0);
+    gtk_style_context_add_class(gtk_widget_get_style_context(self->heading), "fm-heading");
+    self->caption = gtk_label_new("");
+    gtk_label_set_xalign(GTK_LABEL(self->caption), 0);
+    gtk_label_set_line_wrap(GTK_LABEL(self->caption), TRUE);
+    gtk_label_set_max_width_chars(GTK_LABEL(self->caption), 28);
+    gtk_style_context_add_class(gtk_widget_get_style_context(self->caption), "dim-label");
+    self->unfitted = gtk_label_new("");
+    gtk_label_set_xalign(GTK_LABEL(self->unfitted), 0);
+    gtk_label_set_ellipsize(GTK_LABEL(self->unfitted), PANGO_ELLIPSIZE_END);
+    gtk_label_set_max_width_chars(GTK_LABEL(self->unfitted), 28);
+    gtk_style_context_add_class(gtk_widget_get_style_context(self->unfitted), "dim-label");
+    self->grid = gtk_grid_new();
+    gtk_grid_set_column_spacing(GTK_GRID(self->grid), 12);
+    gtk_grid_set_row_spacing(GTK_GRID(self->grid), 3);
+    /* Many ROIs scroll sideways inside the table, never the window. */
+    self->scroller = gtk_scrolled_window_new(NULL, NULL);
+    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(self->scroller), GTK_POLICY_AUTOMATIC,
+                                   GTK_POLICY_AUTOMATIC);
+    gtk_scrolled_window_set_propagate_natural_width(GTK_SCROLLED_WINDOW(self->scroller), TRUE);
+    gtk_scrolled_window_set_propagate_natural_height(GTK_SCROLLED_WINDOW(self->scroller), TRUE);
+    gtk_scrolled_window_set_max_content_width(GTK_SCROLLED_WINDOW(self->scroller), 420);
+    gtk_container_add(GTK_CONTAINER(self->scroller), self->grid);
+    gtk_box_pack_start(GTK_BOX(self), self->heading, FALSE, FALSE, 0);
+    gtk_box_pack_start(GTK_BOX(self), self->caption, FALSE, FALSE, 0);
+    gtk_box_pack_start(GTK_BOX(self), self->scroller, FALSE, FALSE, 0);
+    gtk_box_pack_start(GTK_BOX(self), self->unfitted, FALSE, FALSE, 0);
+    gtk_widget_show_all(GTK_WIDGET(self));
+    gtk_widget_set_no_show_all(self->scroller, TRUE);
+    gtk_widget_set_no_show_all(self->unfitted, TRUE);
+}
+
+GtkWidget *fm_dce_results_new(void)
+{
+    return g_object_new(FM_TYPE_DCE_RESULTS, NULL);
+}
