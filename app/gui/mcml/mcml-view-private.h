@@ -29,7 +29,10 @@ struct _FmMcmlView {
     GtkWidget *spins[N_SPINS];
     GtkWidget *area, *rd_plot, *tt_plot, *rda_plot, *totals[4];
     char *status_text;
+    char *model_name;  /* file stem of the model: preset id or the .mci's name */
+    char *model_title; /* what the user calls it: the preset's title or the .mci's file name */
     fm_catalogue *catalogue;
+    gboolean owns_catalogue; /* opened here (no window's catalogue was given) */
     fm_job *job;
     fm_mcml_params last_params; /* of the run on display */
     char *last_output_name;

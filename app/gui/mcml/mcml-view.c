@@ -16,6 +16,19 @@
 
 G_DEFINE_FINAL_TYPE(FmMcmlView, fm_mcml_view, GTK_TYPE_BOX)
 
+enum { JOB_STARTED, JOB_PROGRESS, JOB_FINISHED, MODEL_CHANGED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+/* The model now on the editor: its file stem and the name shown to the user. */
+static void set_model(FmMcmlView *self, const char *name, const char *title)
+{
+    g_free(self->model_name);
+    g_free(self->model_title);
+    self->model_name = g_strdup(name);
+    self->model_title = g_strdup(title);
+    g_signal_emit(self, signals[MODEL_CHANGED], 0);
+}
+
 void fm_mcml_view_set_status(FmMcmlView *self, const char *text)
 {
     g_free(self->status_text);
@@ -78,6 +91,7 @@ gboolean fm_mcml_view_load_preset(FmMcmlView *win, const char *name)
     }
     fill_editor(win, &file->runs[0].params);
     gtk_combo_box_set_active_id(GTK_COMBO_BOX(win->preset), name);
+    set_model(win, name, _(fm_mci_preset_title(name)));
     return TRUE;
 }
 
@@ -87,6 +101,10 @@ gboolean fm_mcml_view_open_mci(FmMcmlView *win, const char *path, GError **error
     if (file == NULL)
         return FALSE;
     fill_editor(win, &file->runs[0].params);
+    g_autofree char *base = g_path_get_basename(path);
+    g_autofree char *stem =
+        g_str_has_suffix(base, ".mci") ? g_strndup(base, strlen(base) - 4) : g_strdup(base);
+    set_model(win, stem, base);
     return TRUE;
 }
 
@@ -142,6 +160,27 @@ static void show_curve(GtkWidget *plot, const fm_result *result, const char *nam
     fm_plot_view_set_series(FM_PLOT_VIEW(plot), x, y, MAX(m->width - 1, 1));
 }
 
+/* "100,000 photons in 3.2 s on CPU, 2 threads" and the note's remarks (Rd/Tt only, a partial
+ * run), without the totals (in the table above) or a CPU fallback (the window's status bar says
+ * that once). */
+static char *run_summary(const fm_result *result, const fm_map *rat)
+{
+    GString *s = g_string_new(NULL);
+    if (rat != NULL && rat->width >= 8)
+        g_string_append_printf(s, _("%'.0f photons in %.1f s on %s"), rat->data[7],
+                               result->elapsed_ms / 1000.0,
+                               result->device ? result->device : result->backend);
+    g_autofree char *fallback = g_strdup(_("fell back to the CPU: %s"));
+    char *cut = strstr(fallback, "%s");
+    if (cut != NULL)
+        *cut = '\0';
+    g_auto(GStrv) parts = g_strsplit(result->note ? result->note : "", "; ", -1);
+    for (int i = 2; parts[0] && parts[1] && parts[i] != NULL; i++) /* the totals, the photons */
+        if (*parts[i] && !(*fallback && g_str_has_prefix(parts[i], fallback)))
+            g_string_append_printf(s, "%s%s", s->len ? "; " : "", parts[i]);
+    return g_string_free(s, FALSE);
+}
+
 static void show_result(FmMcmlView *self, const fm_result *result)
 {
     g_clear_pointer(&self->last_result, fm_result_free);
@@ -181,13 +220,15 @@ static void show_result(FmMcmlView *self, const fm_result *result)
                    : g_strdup_printf("%.6f ± %.6f", rat->data[i], rat->data[3 + i]);
         gtk_label_set_text(GTK_LABEL(self->totals[i]), text);
     }
-    fm_mcml_view_set_status(self, result->note ? result->note : "");
+    g_autofree char *summary = run_summary(result, rat);
+    fm_mcml_view_set_status(self, summary);
 }
 
 static void job_progress(fm_job *job, double fraction, gpointer user)
 {
     FmMcmlView *self = user;
     gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(self->progress), fraction);
+    g_signal_emit(self, signals[JOB_PROGRESS], 0, job);
 }
 
 static void job_done(fm_job *job, gpointer user)
@@ -198,6 +239,9 @@ static void job_done(fm_job *job, gpointer user)
         show_result(self, result);
     else if (fm_job_get_error(job))
         fm_mcml_view_set_status(self, fm_job_get_error(job)->message);
+    else
+        fm_mcml_view_set_status(self, _("Cancelled."));
+    g_signal_emit(self, signals[JOB_FINISHED], 0, job);
     g_clear_pointer(&self->job, fm_job_unref);
     gtk_widget_set_sensitive(self->run, TRUE);
     gtk_widget_set_sensitive(self->cancel, FALSE);
@@ -226,14 +270,17 @@ gboolean fm_mcml_view_run(FmMcmlView *self)
             fm_mcml_view_set_status(self, error->message);
             return FALSE;
         }
+        self->owns_catalogue = TRUE;
         g_clear_error(&error);
     }
     /* The edited model is saved as an .mci beside the catalogue: the run records the file it
-     * simulated (path and sha256) like any other input. */
+     * simulated (path and sha256) like any other input, under the model's own name (the
+     * catalogue and the job list show it) in a folder of its own per run. */
+    g_autofree char *stamp = g_strdup_printf("%" G_GINT64_FORMAT, g_get_real_time());
     g_autofree char *inputs =
-        g_build_filename(fm_catalogue_dir(self->catalogue), "mcml-inputs", NULL);
+        g_build_filename(fm_catalogue_dir(self->catalogue), "mcml-inputs", stamp, NULL);
     g_mkdir_with_parents(inputs, 0755);
-    g_autofree char *name = g_strdup_printf("input-%" G_GINT64_FORMAT ".mci", g_get_real_time());
+    g_autofree char *name = fm_mcml_view_get_input_name(self);
     g_autofree char *path = g_build_filename(inputs, name, NULL);
     if (!fm_mcml_view_save_mci(self, path, &error)) {
         fm_mcml_view_set_status(self, error->message);
@@ -262,6 +309,7 @@ gboolean fm_mcml_view_run(FmMcmlView *self)
     gtk_widget_set_sensitive(self->run, FALSE);
     gtk_widget_set_sensitive(self->cancel, TRUE);
     fm_mcml_view_set_status(self, _("Running…"));
+    g_signal_emit(self, signals[JOB_STARTED], 0, self->job);
     return TRUE;
 }
 
@@ -309,11 +357,14 @@ static void fm_mcml_view_finalize(GObject *object)
     FmMcmlView *self = FM_MCML_VIEW(object);
     g_clear_object(&self->layers);
     g_clear_object(&self->panel);
-    g_clear_pointer(&self->catalogue, fm_catalogue_close);
+    if (self->owns_catalogue)
+        g_clear_pointer(&self->catalogue, fm_catalogue_close);
     g_clear_pointer(&self->last_result, fm_result_free);
     g_free(self->log_fluence);
     g_free(self->last_output_name);
     g_free(self->status_text);
+    g_free(self->model_name);
+    g_free(self->model_title);
     G_OBJECT_CLASS(fm_mcml_view_parent_class)->finalize(object);
 }
 
@@ -321,6 +372,13 @@ static void fm_mcml_view_class_init(FmMcmlViewClass *klass)
 {
     G_OBJECT_CLASS(klass)->dispose = fm_mcml_view_dispose;
     G_OBJECT_CLASS(klass)->finalize = fm_mcml_view_finalize;
+    const char *names[N_SIGNALS] = {"job-started", "job-progress", "job-finished", "model-changed"};
+    for (int i = 0; i < N_SIGNALS; i++)
+        signals[i] = i == MODEL_CHANGED
+                         ? g_signal_new(names[i], G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
+                                        NULL, NULL, NULL, G_TYPE_NONE, 0)
+                         : g_signal_new(names[i], G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
+                                        NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_POINTER);
 }
 
 static void fm_mcml_view_init(FmMcmlView *self)
@@ -337,4 +395,28 @@ FmMcmlView *fm_mcml_view_new(void)
 GtkWidget *fm_mcml_view_get_panel(FmMcmlView *view)
 {
     return view->panel;
+}
+
+void fm_mcml_view_set_catalogue(FmMcmlView *view, gpointer catalogue)
+{
+    if (view->owns_catalogue)
+        g_clear_pointer(&view->catalogue, fm_catalogue_close);
+    view->catalogue = catalogue;
+    view->owns_catalogue = FALSE;
+}
+
+const char *fm_mcml_view_get_model_title(FmMcmlView *view)
+{
+    return view->model_title;
+}
+
+char *fm_mcml_view_get_input_name(FmMcmlView *view)
+{
+    const char *name = view->model_name && *view->model_name ? view->model_name : "model";
+    return g_strconcat(name, ".mci", NULL);
+}
+
+GtkWidget *fm_mcml_view_get_map_area(FmMcmlView *view)
+{
+    return view->area;
 }

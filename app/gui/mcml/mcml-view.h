@@ -30,5 +30,17 @@ gboolean fm_mcml_view_get_totals(FmMcmlView *win, double totals[4]);
 const float *fm_mcml_view_get_map(FmMcmlView *win, int *width, int *height);
 /* The status line: last error or run summary. */
 const char *fm_mcml_view_get_status(FmMcmlView *win);
+/* Records runs in catalogue (borrowed; it must outlive the view) instead of opening the default
+ * one itself. */
+void fm_mcml_view_set_catalogue(FmMcmlView *view, gpointer catalogue);
+/* The model's name as the user knows it (a preset's title, an .mci file's name), and the file
+ * name a run records as its input ("skin7_600nm.mci"). */
+const char *fm_mcml_view_get_model_title(FmMcmlView *view);
+char *fm_mcml_view_get_input_name(FmMcmlView *view);
+/* The drawing area of the fluence map (tests: its layout, fm_mcml_map_layout, and pixels). */
+GtkWidget *fm_mcml_view_get_map_area(FmMcmlView *view);
+
+/* Signals (each with the fm_job as a pointer): "job-started", "job-progress", "job-finished";
+ * "model-changed" (): another preset or file was loaded. */
 
 G_END_DECLS
