@@ -45,6 +45,22 @@ static void resize(int width, int height)
     g_assert_cmpint(h, <=, height);
 }
 
+/* The first widget of `type` at or below widget. */
+static GtkWidget *find_widget(GtkWidget *widget, GType type)
+{
+    if (G_TYPE_CHECK_INSTANCE_TYPE(widget, type))
+        return widget;
+    if (!GTK_IS_CONTAINER(widget))
+        return NULL;
+    g_autoptr(GList) children = gtk_container_get_children(GTK_CONTAINER(widget));
+    for (GList *l = children; l; l = l->next) {
+        GtkWidget *found = find_widget(l->data, type);
+        if (found)
+            return found;
+    }
+    return NULL;
+}
+
 /* widget's allocation in ancestor's coordinates (scrolling included). */
 static GdkRectangle rect_in(GtkWidget *widget, GtkWidget *ancestor)
 {
@@ -81,9 +97,17 @@ static void assert_run_visible(void)
     g_assert_cmpfloat(gtk_adjustment_get_value(v), ==, gtk_adjustment_get_lower(v));
     assert_inside(rect_in(run, scroller), gtk_widget_get_allocated_width(scroller),
                   gtk_widget_get_allocated_height(scroller), "Run fit in its pane");
-    /* the panel's minimum lets the side pane be narrow */
+    /* the panel's minimum lets the side pane be narrow, with its parameters open too */
+    GtkWidget *panel = fm_window_get_dce_panel(win);
     int min_w = 0;
-    gtk_widget_get_preferred_width(fm_window_get_dce_panel(win), &min_w, NULL);
+    gtk_widget_get_preferred_width(panel, &min_w, NULL);
+    g_assert_cmpint(min_w, <=, 300);
+    GtkWidget *expander = find_widget(panel, GTK_TYPE_EXPANDER);
+    g_assert_nonnull(expander);
+    gtk_expander_set_expanded(GTK_EXPANDER(expander), TRUE);
+    gtk_widget_get_preferred_width(panel, &min_w, NULL);
+    gtk_expander_set_expanded(GTK_EXPANDER(expander), FALSE);
+    g_test_message("panel minimum width with its parameters open: %d px", min_w);
     g_assert_cmpint(min_w, <=, 300);
 }
 
@@ -126,25 +150,10 @@ static int assert_cells(GtkWidget *grid, GtkWidget *clip, const char *what)
     return n;
 }
 
-static FmDceRoiStats *find_roi_stats(GtkWidget *widget)
-{
-    if (FM_IS_DCE_ROI_STATS(widget))
-        return FM_DCE_ROI_STATS(widget);
-    if (!GTK_IS_CONTAINER(widget))
-        return NULL;
-    g_autoptr(GList) children = gtk_container_get_children(GTK_CONTAINER(widget));
-    for (GList *l = children; l; l = l->next) {
-        FmDceRoiStats *found = find_roi_stats(l->data);
-        if (found)
-            return found;
-    }
-    return NULL;
-}
-
 /* The ROI statistics: one row per ROI of the slice plus a header, cells side by side. */
 static void assert_roi_stats(void)
 {
-    FmDceRoiStats *stats = find_roi_stats(GTK_WIDGET(win));
+    FmDceRoiStats *stats = FM_DCE_ROI_STATS(find_widget(GTK_WIDGET(win), FM_TYPE_DCE_ROI_STATS));
     g_assert_nonnull(stats);
     g_assert_true(gtk_widget_is_drawable(GTK_WIDGET(stats)));
     GtkWidget *top = GTK_WIDGET(win);

@@ -124,6 +124,8 @@ static void update_checklist(FmDcePanel *self)
                                   : g_markup_printf_escaped("<b>%s</b>", _("Ready to fit."));
     gtk_label_set_markup(GTK_LABEL(self->missing_label), markup);
     gtk_widget_set_sensitive(self->run_button, self->missing == NULL && !self->running);
+    /* Set here too: the button's action, once the panel is in the window, made it sensitive. */
+    gtk_widget_set_sensitive(self->cancel_button, self->running);
 }
 
 static void role_combo_changed(GtkComboBox *combo, FmDcePanel *self)
