@@ -31,7 +31,7 @@ G_DEFINE_FINAL_TYPE(FmDcePanel, fm_dce_panel, GTK_TYPE_BOX)
 enum { SIGNAL_ROLES_CHANGED, SIGNAL_PARAMS_CHANGED, SIGNAL_BACKEND_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
-static const char *role_title(const char *role)
+const char *fm_dce_panel_role_title(const char *role)
 {
     if (g_strcmp0(role, FM_DCE_ROLE_AORTA) == 0)
         return _("Aorta");
@@ -39,7 +39,7 @@ static const char *role_title(const char *role)
         return _("Portal vein");
     if (g_strcmp0(role, FM_DCE_ROLE_LIVER) == 0)
         return _("Liver");
-    return _("No role");
+    return role && *role ? role : _("No role"); /* a role from elsewhere ("segment") as it is */
 }
 
 static gboolean has_role(FmDcePanel *self, const char *role)
@@ -160,7 +160,7 @@ static GtkWidget *roi_row(FmDcePanel *self, fm_roi *roi, guint index)
     GtkWidget *combo = gtk_combo_box_text_new();
     for (int i = 0; fm_dce_panel_roles[i]; i++)
         gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(combo), fm_dce_panel_roles[i],
-                                  role_title(fm_dce_panel_roles[i]));
+                                  fm_dce_panel_role_title(fm_dce_panel_roles[i]));
     gboolean known = FALSE;
     for (int i = 0; fm_dce_panel_roles[i]; i++)
         known = known || g_strcmp0(roi->role ? roi->role : "", fm_dce_panel_roles[i]) == 0;

@@ -13,6 +13,8 @@ G_DECLARE_FINAL_TYPE(FmDcePanel, fm_dce_panel, FM, DCE_PANEL, GtkBox)
 
 /* The role choices of the per-ROI combo, NULL-terminated ("" = none). */
 extern const char *const fm_dce_panel_roles[];
+/* A role as the user reads it ("portal_vein" -> "Portal vein"; NULL or "" -> "No role"). */
+const char *fm_dce_panel_role_title(const char *role);
 
 GtkWidget *fm_dce_panel_new(void);
 const fm_method *fm_dce_panel_get_method(FmDcePanel *panel);

@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "app/core/roi.h"
+#include "dce-panel.h"
 #include "app/gui/map-overlays.h"
 
 /* Rows in the order a hepatologist reads them; decimals fixed per quantity so that a column
@@ -77,11 +78,15 @@ static GtkWidget *column_header(const fm_roi *roi, guint colour_index)
     gtk_label_set_max_width_chars(GTK_LABEL(title), 12);
     gtk_label_set_xalign(GTK_LABEL(title), 1);
     gtk_widget_set_tooltip_text(title, name);
-    GtkWidget *role = gtk_label_new(roi->role ? roi->role : _("no role"));
+    gtk_box_pack_start(GTK_BOX(box), title, FALSE, FALSE, 0);
+    /* "liver" over "Liver" says nothing: the role only where the name does not say it */
+    const char *role_title = fm_dce_panel_role_title(roi->role);
+    if (roi->name && g_ascii_strcasecmp(roi->name, role_title) == 0)
+        return box;
+    GtkWidget *role = gtk_label_new(role_title);
     gtk_label_set_xalign(GTK_LABEL(role), 1);
     gtk_label_set_ellipsize(GTK_LABEL(role), PANGO_ELLIPSIZE_END);
     gtk_style_context_add_class(gtk_widget_get_style_context(role), "dim-label");
-    gtk_box_pack_start(GTK_BOX(box), title, FALSE, FALSE, 0);
     gtk_box_pack_start(GTK_BOX(box), role, FALSE, FALSE, 0);
     return box;
 }
@@ -132,7 +137,11 @@ void fm_dce_results_update(FmDceResults *self, const fm_result *result, GPtrArra
         }
     }
     if (column > 0) {
-        gtk_grid_attach(GTK_GRID(self->grid), gtk_label_new(NULL), 0, 0, 1, 1);
+        GtkWidget *what = gtk_label_new(_("mean ± sd"));
+        gtk_label_set_xalign(GTK_LABEL(what), 0);
+        gtk_widget_set_valign(what, GTK_ALIGN_END);
+        gtk_style_context_add_class(gtk_widget_get_style_context(what), "dim-label");
+        gtk_grid_attach(GTK_GRID(self->grid), what, 0, 0, 1, 1);
         GtkWidget *voxels = gtk_label_new(_("Voxels"));
         gtk_label_set_xalign(GTK_LABEL(voxels), 0);
         gtk_grid_attach(GTK_GRID(self->grid), voxels, 0, 1, 1, 1);
@@ -147,8 +156,9 @@ void fm_dce_results_update(FmDceResults *self, const fm_result *result, GPtrArra
                        : !result                  ? _("Run the fit for the ROIs' values.")
                        : column == 0 && !on_slice ? _("No ROI on this slice.")
                        : column == 0              ? _("No fitted voxels in an ROI.")
-                                                  : _("Mean ± sd of the fitted voxels");
+                                                  : "";
     gtk_label_set_text(GTK_LABEL(self->caption), text);
+    gtk_widget_set_visible(self->caption, *text != '\0');
     /* Input vessels are not fitted: one line that says so rather than columns of dashes. */
     g_autofree char *others = g_strdup_printf(_("Not fitted: %s"), unfitted->str);
     gtk_label_set_text(GTK_LABEL(self->unfitted), others);
@@ -189,7 +199,7 @@ static void fm_dce_results_init(FmDceResults *self)
     gtk_style_context_add_class(gtk_widget_get_style_context(self->unfitted), "dim-label");
     self->grid = gtk_grid_new();
     gtk_grid_set_column_spacing(GTK_GRID(self->grid), 12);
-    gtk_grid_set_row_spacing(GTK_GRID(self->grid), 3);
+    gtk_grid_set_row_spacing(GTK_GRID(self->grid), 1);
     /* Many ROIs scroll sideways inside the table, never the window. */
     self->scroller = gtk_scrolled_window_new(NULL, NULL);
     gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(self->scroller), GTK_POLICY_AUTOMATIC,
@@ -205,6 +215,7 @@ static void fm_dce_results_init(FmDceResults *self)
     gtk_widget_show_all(GTK_WIDGET(self));
     gtk_widget_set_no_show_all(self->scroller, TRUE);
     gtk_widget_set_no_show_all(self->unfitted, TRUE);
+    gtk_widget_set_no_show_all(self->caption, TRUE);
 }
 
 GtkWidget *fm_dce_results_new(void)

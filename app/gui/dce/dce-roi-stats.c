@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "app/core/roi.h"
+#include "dce-panel.h"
 #include "app/gui/map-overlays.h"
 
 struct _FmDceRoiStats {
@@ -91,10 +92,10 @@ void fm_dce_roi_stats_update(FmDceRoiStats *self, GPtrArray *rois, int slice, co
         const fm_roi_stats *st = &g_array_index(stats, fm_roi_stats, i);
         int row = (int)i + 1;
         gtk_grid_attach(grid, name_cell(roi, i), 0, row, 1, 1);
-        GtkWidget *role = cell(roi->role ? roi->role : "—", 0, FALSE);
+        GtkWidget *role = cell(roi->role ? fm_dce_panel_role_title(roi->role) : "—", 0, FALSE);
         gtk_label_set_ellipsize(GTK_LABEL(role), PANGO_ELLIPSIZE_END);
         gtk_label_set_width_chars(GTK_LABEL(role), 5);
-        gtk_widget_set_tooltip_text(role, roi->role);
+
         gtk_grid_attach(grid, role, 1, row, 1, 1);
         g_autofree char *mean = st->n ? g_strdup_printf("%.*f", decimals, st->mean) : g_strdup("—");
         g_autofree char *sd = st->n ? g_strdup_printf("%.*f", decimals, st->sd) : g_strdup("—");
