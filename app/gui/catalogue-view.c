@@ -248,6 +248,8 @@ static GtkWidget *make_row(FmCatalogueView *self, const fm_catalogue_run *run)
     GtkWidget *bottom = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
 
     GtkWidget *title_label = shrinking_label(title, FALSE);
+    /* "Integral equa…hod (IEM)": the short name in brackets at the end says most. */
+    gtk_label_set_ellipsize(GTK_LABEL(title_label), PANGO_ELLIPSIZE_MIDDLE);
     gtk_widget_set_name(title_label, "fm-catalogue-title");
     g_autofree char *number =
         run->status == FM_RUN_DONE

@@ -305,33 +305,6 @@ static GtkWidget *card(FmCompareMethods *self, int i, Run *r, double lo, double 
     return box;
 }
 
-/* Before the first run, one placeholder card per ticked method, so the window shows what it
- * will hold (and is sized for it) rather than an empty space. */
-static void placeholder_runs(FmCompareMethods *self)
-{
-    g_ptr_array_set_size(self->runs, 0);
-    GList *checks = gtk_container_get_children(GTK_CONTAINER(self->checks_box));
-    for (GList *l = checks; l != NULL; l = l->next) {
-        GtkWidget *check = gtk_bin_get_child(GTK_BIN(l->data));
-        if (!gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(check)))
-            continue;
-        Run *r = g_new0(Run, 1);
-        r->method = fm_method_find(g_object_get_data(G_OBJECT(check), "fm-method-id"));
-        g_ptr_array_add(self->runs, r);
-    }
-    g_list_free(checks);
-}
-
-static gboolean started(FmCompareMethods *self)
-{
-    for (guint i = 0; i < self->runs->len; i++) {
-        const Run *r = self->runs->pdata[i];
-        if (r->params != NULL || r->result != NULL || r->error != NULL)
-            return TRUE;
-    }
-    return FALSE;
-}
-
 /* One range for every map: percentiles of all finite lifetimes pooled. */
 static void rebuild_cards(FmCompareMethods *self)
 {
@@ -356,12 +329,15 @@ static void rebuild_cards(FmCompareMethods *self)
     GString *summary = g_string_new(NULL);
     if (hi > lo)
         g_string_append_printf(summary, _("Shared lifetime range %.2f – %.2f ns"), lo, hi);
-    else
-        g_string_append(summary, _("Choose methods and press Run."));
+    else if (self->runs->len == 0)
+        g_string_append(summary, _("Tick the methods to compare and press Run: their lifetime "
+                                   "maps appear here side by side on one colour scale."));
     if (self->main_text != NULL)
-        g_string_append_printf(summary, _(" · main map: %s"), self->main_text);
+        g_string_append_printf(summary, _("\nMain map (to compare the parameters with): %s"),
+                               self->main_text);
     if (self->truth != NULL && hi > lo)
-        g_string_append(summary, _(" · accuracy against the simulator's truth beside the dataset"));
+        g_string_insert(summary, strcspn(summary->str, "\n"),
+                        _(" · accuracy against the simulator's truth beside the dataset"));
     gtk_label_set_text(GTK_LABEL(self->summary_label), summary->str);
     g_string_free(summary, TRUE);
 }
@@ -374,14 +350,18 @@ static char *job_error_text(fm_job *job)
                                                   : _("cancelled"));
 }
 
-/* From the content: n cards, each with a map of the dataset's aspect at a readable size, the
- * whole inside the work area of the main window's monitor. grow_only keeps a size the user made
- * larger. */
+/* From the content: before a run, the method ticks and a line; then n cards, each with a map of
+ * the dataset's aspect at a readable size, the whole inside the work area of the main window's
+ * monitor. grow_only keeps a size the user made larger. */
 static void size_window(FmCompareMethods *self, gboolean grow_only)
 {
-    int n = MAX((int)self->runs->len, 1);
+    int n = (int)self->runs->len;
     GdkRectangle area;
     fm_screen_work_area(self->parent, &area);
+    if (n == 0) {
+        gtk_window_set_default_size(GTK_WINDOW(self), MIN(area.width, 1000), -1);
+        return;
+    }
     double w = fm_dataset_width(self->dataset), h = fm_dataset_height(self->dataset);
     double aspect = h > 0 ? w / h : 1.0;
     /* Header bar, method ticks, card title, four lines of figures, summary and margins. */
@@ -512,14 +492,6 @@ static void run_clicked(GtkButton *button, FmCompareMethods *self)
     fm_compare_methods_run(self, (const char *const *)ids->pdata);
 }
 
-static void check_toggled(GtkToggleButton *check, FmCompareMethods *self)
-{
-    if (started(self))
-        return; /* the cards show the last run until the next one */
-    placeholder_runs(self);
-    rebuild_cards(self);
-}
-
 int fm_compare_methods_running(FmCompareMethods *self)
 {
     int n = 0;
@@ -598,7 +570,6 @@ static GtkWidget *method_check(FmCompareMethods *self, const fm_method *method)
                                  g_strcmp0(method->id, "flim.iem") == 0 ||
                                      g_strcmp0(method->id, "flim.lsm") == 0 ||
                                      g_strcmp0(method->id, "flim.mle") == 0);
-    g_signal_connect(check, "toggled", G_CALLBACK(check_toggled), self);
     return check;
 }
 
@@ -634,7 +605,9 @@ FmCompareMethods *fm_compare_methods_new(GtkWindow *parent, fm_dataset *dataset,
     g_object_set(vbox, "margin", 12, NULL);
     self->checks_box = gtk_flow_box_new();
     gtk_flow_box_set_selection_mode(GTK_FLOW_BOX(self->checks_box), GTK_SELECTION_NONE);
-    gtk_flow_box_set_max_children_per_line(GTK_FLOW_BOX(self->checks_box), 4);
+    /* Two titles a line at least: the window's height then follows the width it opens at. */
+    gtk_flow_box_set_min_children_per_line(GTK_FLOW_BOX(self->checks_box), 2);
+    gtk_flow_box_set_max_children_per_line(GTK_FLOW_BOX(self->checks_box), 3);
     gtk_flow_box_set_column_spacing(GTK_FLOW_BOX(self->checks_box), 12);
     int n = 0;
     const fm_method *const *all = fm_methods_all(&n);
@@ -658,7 +631,6 @@ FmCompareMethods *fm_compare_methods_new(GtkWindow *parent, fm_dataset *dataset,
     gtk_container_add(GTK_CONTAINER(win), vbox);
     g_signal_connect(self->run_button, "clicked", G_CALLBACK(run_clicked), self);
     update_main_text(self);
-    placeholder_runs(self);
     rebuild_cards(self);
     size_window(self, FALSE);
     return self;

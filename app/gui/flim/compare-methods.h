@@ -26,8 +26,7 @@ FmCompareMethods *fm_compare_methods_new(GtkWindow *parent, fm_dataset *dataset,
 /* Ticks exactly these methods (NULL-terminated ids) and starts them; FALSE when one is unknown. */
 gboolean fm_compare_methods_run(FmCompareMethods *cm, const char *const *method_ids);
 int fm_compare_methods_running(FmCompareMethods *cm);
-/* Cards on show (before the first start, one per ticked method), in the order started: result
- * (NULL when it failed or has not run) of i. */
+/* Finished runs of the last start, in the order started: result (NULL when it failed) of i. */
 int fm_compare_methods_n_results(FmCompareMethods *cm);
 const fm_result *fm_compare_methods_get_result(FmCompareMethods *cm, int i);
 /* The map view of card i (NULL while it has no lifetime map) and the texts of card i (title,
