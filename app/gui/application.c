@@ -1,5 +1,6 @@
 /* FmApplication: app-level actions (open, quit, about), settings, CSS and the main window. */
 #include "application.h"
+#include "wheel-guard.h"
 
 #include <glib/gi18n.h>
 
@@ -123,6 +124,7 @@ static void fm_application_startup(GApplication *app)
         gtk_application_set_accels_for_action(GTK_APPLICATION(app), accels[i].action,
                                               accels[i].accels);
 
+    fm_wheel_guard_install(); /* the wheel scrolls panels; it changes a value only with focus */
     self->settings = settings_if_installed();
     if (self->settings == NULL)
         g_debug("settings schema %s not installed; running without settings", FM_APPLICATION_ID);

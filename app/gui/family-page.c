@@ -22,6 +22,14 @@ int fm_family_page_takes(FmFamilyPage *page, const fm_dataset *ds)
     return IFACE(page)->takes != NULL ? IFACE(page)->takes(page, ds) : FM_PAGE_TAKES_NONE;
 }
 
+gboolean fm_family_page_needs_dataset(FmFamilyPage *page)
+{
+    /* a page that needs none takes any dataset as such, even an empty 1 x 1 image */
+    static const gsize one[2] = {1, 1};
+    g_autoptr(fm_dataset) probe = fm_dataset_new(FM_PIXEL_U16, 2, one, NULL);
+    return fm_family_page_takes(page, probe) != FM_PAGE_TAKES_NO_DATASET;
+}
+
 void fm_family_page_dataset_changed(FmFamilyPage *page)
 {
     if (IFACE(page)->dataset_changed != NULL)

@@ -86,6 +86,8 @@ const char *fm_family_page_get_id(FmFamilyPage *page);
  * FM_PAGE_TAKES_NONE or does nothing. */
 int fm_family_page_takes(FmFamilyPage *page, const fm_dataset *ds);
 void fm_family_page_dataset_changed(FmFamilyPage *page);
+/* FALSE for a page that runs without a dataset (MCML). */
+gboolean fm_family_page_needs_dataset(FmFamilyPage *page);
 gboolean fm_family_page_show_result(FmFamilyPage *page, const fm_result *result);
 gboolean fm_family_page_run(FmFamilyPage *page);
 gboolean fm_family_page_select_method(FmFamilyPage *page, const char *method_id);

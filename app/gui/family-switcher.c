@@ -3,7 +3,6 @@
 
 #include <glib/gi18n.h>
 
-#define PANEL_MIN_WIDTH 280
 
 static GtkStack *stack_of(GtkWidget *switcher)
 {
@@ -80,10 +79,10 @@ gboolean fm_family_switcher_lists(GtkWidget *switcher, const char *id)
 GtkWidget *fm_panel_scroller_new(GtkWidget *panel)
 {
     GtkWidget *scroller = gtk_scrolled_window_new(NULL, NULL);
-    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroller), GTK_POLICY_AUTOMATIC,
+    /* never sideways: the pane is as wide as the user drags it, and its panel fits that width
+     * (pane-fit.c), so nothing is cut at its edge */
+    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroller), GTK_POLICY_NEVER,
                                    GTK_POLICY_AUTOMATIC);
-    gtk_scrolled_window_set_min_content_width(GTK_SCROLLED_WINDOW(scroller), PANEL_MIN_WIDTH);
-    gtk_scrolled_window_set_propagate_natural_width(GTK_SCROLLED_WINDOW(scroller), TRUE);
     gtk_container_add(GTK_CONTAINER(scroller), panel);
     return scroller;
 }

@@ -19,8 +19,7 @@ void fm_family_switcher_set_listed(GtkWidget *switcher, const char *const *ids);
 /* Whether the switcher lists the child named id. */
 gboolean fm_family_switcher_lists(GtkWidget *switcher, const char *id);
 
-/* A scroller for a side panel: vertical scrolling, and horizontal scrolling only below the panel's
- * minimum width, so that the window can be narrower than the widest panel. */
+/* A scroller for a side panel: vertical scrolling only; the panel fits the pane's width. */
 GtkWidget *fm_panel_scroller_new(GtkWidget *panel);
 
 G_END_DECLS

@@ -8,6 +8,7 @@ struct _FmJobList {
     GtkWidget *listbox;
     GtkWidget *placeholder;
     GHashTable *rows; /* fm_job* (ref) -> JobRow* */
+    gboolean had_jobs, has_dataset;
 };
 
 typedef struct {
@@ -16,6 +17,8 @@ typedef struct {
 } JobRow;
 
 G_DEFINE_TYPE(FmJobList, fm_job_list, GTK_TYPE_SCROLLED_WINDOW)
+
+static void update_placeholder(FmJobList *self);
 
 static void job_row_free(gpointer data)
 {
@@ -55,7 +58,9 @@ static void fm_job_list_init(FmJobList *self)
     gtk_scrolled_window_set_shadow_type(GTK_SCROLLED_WINDOW(self), GTK_SHADOW_IN);
     self->listbox = gtk_list_box_new();
     gtk_list_box_set_selection_mode(GTK_LIST_BOX(self->listbox), GTK_SELECTION_NONE);
-    self->placeholder = gtk_label_new(_("No jobs yet. Open a dataset and press Run."));
+    self->placeholder = gtk_label_new(NULL);
+    gtk_label_set_line_wrap(GTK_LABEL(self->placeholder), TRUE);
+    update_placeholder(self);
     gtk_style_context_add_class(gtk_widget_get_style_context(self->placeholder), "dim-label");
     gtk_widget_show(self->placeholder);
     gtk_list_box_set_placeholder(GTK_LIST_BOX(self->listbox), self->placeholder);
@@ -68,8 +73,31 @@ GtkWidget *fm_job_list_new(void)
     return g_object_new(FM_TYPE_JOB_LIST, "hadjustment", NULL, "vadjustment", NULL, NULL);
 }
 
+/* The empty list says what is true now: nothing run yet (and what to do), or rows closed. */
+static void update_placeholder(FmJobList *self)
+{
+    const char *text = self->had_jobs ? _("No jobs in the list. Every run stays in the catalogue.")
+                       : self->has_dataset
+                           ? _("No jobs yet. Press Run (Ctrl+R) to compute the maps.")
+                           : _("No jobs yet. Open a dataset or a demo, then Run.");
+    gtk_label_set_text(GTK_LABEL(self->placeholder), text);
+}
+
+void fm_job_list_set_has_dataset(FmJobList *list, gboolean has_dataset)
+{
+    list->has_dataset = has_dataset;
+    update_placeholder(list);
+}
+
+const char *fm_job_list_get_placeholder_text(FmJobList *list)
+{
+    return gtk_label_get_text(GTK_LABEL(list->placeholder));
+}
+
 void fm_job_list_add(FmJobList *list, fm_job *job)
 {
+    list->had_jobs = TRUE;
+    update_placeholder(list);
     JobRow *row = g_new0(JobRow, 1);
     row->job = fm_job_ref(job);
 

@@ -16,6 +16,9 @@ void fm_job_list_update(FmJobList *list, fm_job *job);
 /* Cancels every job still queued or running; returns how many. */
 int fm_job_list_cancel_all(FmJobList *list);
 int fm_job_list_count_active(FmJobList *list);
+/* The empty list's text follows whether a dataset is open and whether any job was listed. */
+void fm_job_list_set_has_dataset(FmJobList *list, gboolean has_dataset);
+const char *fm_job_list_get_placeholder_text(FmJobList *list);
 /* The state line of job's row ("Computing… 40 %", "Done in 12 ms on …"), or NULL. */
 const char *fm_job_list_get_state_text(FmJobList *list, fm_job *job);
 

@@ -30,10 +30,43 @@ static void colormap_change_state(GSimpleAction *action, GVariant *value, gpoint
         fm_application_set_setting(FM_APPLICATION(app), "colormap", name);
 }
 
+#define FIXED_SCALE_ID "fm-fixed-scale"
+
+void fm_window_set_fixed_colour_scale(FmWindow *win, const char *name)
+{
+    GtkComboBox *combo = GTK_COMBO_BOX(win->colormap_combo);
+    win->updating = TRUE;
+    GtkTreeModel *model = gtk_combo_box_get_model(combo);
+    GtkTreeIter iter;
+    int id_column = gtk_combo_box_get_id_column(combo);
+    for (gboolean ok = gtk_tree_model_get_iter_first(model, &iter); ok;) {
+        g_autofree char *id = NULL;
+        gtk_tree_model_get(model, &iter, id_column, &id, -1);
+        if (g_strcmp0(id, FIXED_SCALE_ID) == 0)
+            ok = gtk_list_store_remove(GTK_LIST_STORE(model), &iter);
+        else
+            ok = gtk_tree_model_iter_next(model, &iter);
+    }
+    if (name != NULL) {
+        gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(combo), FIXED_SCALE_ID, name);
+        gtk_combo_box_set_active_id(combo, FIXED_SCALE_ID);
+    } else {
+        g_autoptr(GVariant) state =
+            g_action_group_get_action_state(G_ACTION_GROUP(win), "colormap");
+        if (state != NULL)
+            gtk_combo_box_set_active_id(combo, g_variant_get_string(state, NULL));
+    }
+    gtk_widget_set_sensitive(win->colormap_combo, name == NULL);
+    gtk_widget_set_tooltip_text(win->colormap_combo,
+                                name != NULL ? _("The view on show has its own colour scale")
+                                             : _("Colour map of the map view"));
+    win->updating = FALSE;
+}
+
 static void colormap_combo_changed(GtkComboBox *combo, FmWindow *win)
 {
     const char *id = gtk_combo_box_get_active_id(combo);
-    if (!win->updating && id != NULL)
+    if (!win->updating && id != NULL && g_strcmp0(id, FIXED_SCALE_ID) != 0)
         g_action_group_change_action_state(G_ACTION_GROUP(win), "colormap",
                                            g_variant_new_string(id));
 }
@@ -184,8 +217,7 @@ static GPtrArray *all_rois(FmWindow *win)
 
 /* A label map as ROIs over the open dataset: roles from roles_text ("1=aorta,..."), else from
  * the description file beside the map, else none ("label N"). */
-static gboolean import_rois(FmWindow *win, const char *path, const char *roles_text,
-                            GError **error)
+static gboolean import_rois(FmWindow *win, const char *path, const char *roles_text, GError **error)
 {
     if (win->dataset == NULL) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
@@ -194,13 +226,14 @@ static gboolean import_rois(FmWindow *win, const char *path, const char *roles_t
     }
     g_autofree char *sidecar = fm_roi_labels_sidecar_path(path);
     gboolean typed = roles_text != NULL && *roles_text != '\0';
-    const char *roles = typed ? roles_text
+    const char *roles = typed                                          ? roles_text
                         : g_file_test(sidecar, G_FILE_TEST_IS_REGULAR) ? sidecar
-                                                                        : NULL;
+                                                                       : NULL;
     g_autoptr(GPtrArray) labels = roles ? fm_roi_labels_parse(roles, NULL, error) : NULL;
     if (roles != NULL && labels == NULL)
         return FALSE;
-    g_autoptr(GPtrArray) rois = fm_roi_list_from_label_map(path, win->dataset, labels, typed, error);
+    g_autoptr(GPtrArray) rois =
+        fm_roi_list_from_label_map(path, win->dataset, labels, typed, error);
     if (rois == NULL)
         return FALSE;
     if (!fm_family_page_add_rois(fm_window_active_page(win), rois))
@@ -208,8 +241,7 @@ static gboolean import_rois(FmWindow *win, const char *path, const char *roles_t
             fm_map_view_add_roi(win->map_view, fm_roi_copy(rois->pdata[i]));
     g_autofree char *base = g_path_get_basename(path);
     g_autofree char *status =
-        g_strdup_printf(ngettext("Imported %u ROI from %s", "Imported %u ROIs from %s",
-                                    rois->len),
+        g_strdup_printf(ngettext("Imported %u ROI from %s", "Imported %u ROIs from %s", rois->len),
                         rois->len, base);
     fm_window_set_status(win, status);
     return TRUE;
@@ -243,10 +275,10 @@ static void ask_roles(FmWindow *win, const char *path)
     gtk_container_set_border_width(GTK_CONTAINER(box), 12);
     gtk_box_set_spacing(GTK_BOX(box), 6);
     g_autofree char *base = g_path_get_basename(path);
-    g_autofree char *text = g_strdup_printf(
-        _("Roles of the labels in %s, e.g. 1=aorta,2=portal_vein,3=liver.\n"
-          "Leave empty to name the ROIs \"label 1\", \"label 2\", …"),
-        base);
+    g_autofree char *text =
+        g_strdup_printf(_("Roles of the labels in %s, e.g. 1=aorta,2=portal_vein,3=liver.\n"
+                          "Leave empty to name the ROIs \"label 1\", \"label 2\", …"),
+                        base);
     GtkWidget *label = gtk_label_new(text);
     gtk_label_set_xalign(GTK_LABEL(label), 0);
     GtkWidget *entry = gtk_entry_new();
@@ -488,7 +520,10 @@ static void rebuild_recent_menu(GtkRecentManager *manager, FmWindow *win)
         if (path == NULL)
             continue;
         g_autofree char *base = g_path_get_basename(path);
-        g_autoptr(GMenuItem) item = g_menu_item_new(base, NULL);
+        /* a menu label reads "_" as a mnemonic: doubled, the name shows as it is */
+        g_auto(GStrv) pieces = g_strsplit(base, "_", -1);
+        g_autofree char *label = g_strjoinv("__", pieces);
+        g_autoptr(GMenuItem) item = g_menu_item_new(label, NULL);
         g_menu_item_set_action_and_target_value(item, "app.open", g_variant_new_string(path));
         g_menu_append_item(win->recent_menu, item);
     }
@@ -541,17 +576,17 @@ static void run_reopened(FmCatalogueView *view, gint64 run_id, FmWindow *win)
     /* A run is shown over the dataset it ran on, as its page needs (OCT's depth scale comes
      * from the spectra's calibration, DCE's maps lie over the anatomy). */
     const char *path = run->dataset_path;
-    gboolean other = path != NULL && (win->dataset == NULL ||
-                                      g_strcmp0(win->dataset->source_path, path) != 0);
+    gboolean other =
+        path != NULL && (win->dataset == NULL || g_strcmp0(win->dataset->source_path, path) != 0);
     if (other && g_file_test(path, G_FILE_TEST_EXISTS)) {
         fm_window_open_for_result(win, path, result);
         return;
     }
     if (other) {
-        g_autofree char *msg = g_strdup_printf(
-            _("The dataset of run #%" G_GINT64_FORMAT ", %s, is no longer there: its maps are "
-              "shown without it."),
-            run_id, path);
+        g_autofree char *msg = g_strdup_printf(_("The dataset of run #%" G_GINT64_FORMAT
+                                                 ", %s, is no longer there: its maps are "
+                                                 "shown without it."),
+                                               run_id, path);
         fm_window_show_message(win, GTK_MESSAGE_INFO, msg);
     }
     fm_window_show_reopened(win, result);
@@ -570,7 +605,8 @@ void fm_window_show_reopened(FmWindow *win, fm_result *result)
 static char *shared_map(FmWindow *win, gint64 a, gint64 b, GError **error)
 {
     g_autoptr(fm_catalogue_run) run_a = fm_catalogue_get_run(win->catalogue, a, error);
-    g_autoptr(fm_catalogue_run) run_b = run_a ? fm_catalogue_get_run(win->catalogue, b, error) : NULL;
+    g_autoptr(fm_catalogue_run) run_b =
+        run_a ? fm_catalogue_get_run(win->catalogue, b, error) : NULL;
     if (run_b == NULL)
         return NULL;
     char *first_shared = NULL;
@@ -578,7 +614,8 @@ static char *shared_map(FmWindow *win, gint64 a, gint64 b, GError **error)
         const char *name = ((const fm_catalogue_output *)run_a->outputs->pdata[i])->name;
         gboolean in_b = FALSE;
         for (guint j = 0; run_b->outputs != NULL && j < run_b->outputs->len; j++)
-            in_b |= g_strcmp0(((const fm_catalogue_output *)run_b->outputs->pdata[j])->name, name) == 0;
+            in_b |=
+                g_strcmp0(((const fm_catalogue_output *)run_b->outputs->pdata[j])->name, name) == 0;
         if (in_b && g_strcmp0(name, win->map_name) == 0) {
             g_free(first_shared);
             return g_strdup(name);

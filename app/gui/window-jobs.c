@@ -60,10 +60,27 @@ static void job_progress(fm_job *job, double fraction, gpointer user)
         fm_job_list_update(win->job_list, job);
 }
 
-/* Shows a result's note in the info bar, but a CPU fallback only the first time per session for
- * the same reason: without a GPU every "auto" run falls back, and the job row and status bar
- * ("CPU, n threads") already say so. The methods write the fallback as one "; "-separated part
- * made from this same msgid, so its translation finds it. Other remarks still show each time. */
+/* The CPU fallback, said once per session on the status bar in plain words (without a GPU every
+ * "auto" run falls back; the job row and the Backend label say "CPU" each time), with the
+ * technical reason in the Backend label's tooltip. */
+static void tell_fallback(FmWindow *win, const char *part, const char *marker)
+{
+    const char *reason = part + strlen(marker);
+    if (win->last_fallback_reason != NULL)
+        return;
+    win->last_fallback_reason = g_strdup(reason);
+    g_autofree char *status = g_strdup_printf(
+        _("%s — no usable NVIDIA GPU, so Fluxmap computes on the CPU (details: Backend)"),
+        gtk_label_get_text(GTK_LABEL(win->status_label)));
+    fm_window_set_status(win, status);
+    g_autofree char *tip = g_strdup_printf(_("Computing on the CPU: %s"), reason);
+    gtk_widget_set_tooltip_text(win->backend_label, tip);
+}
+
+/* Shows a result's note: its remarks (what the method chose, pixels left out) in the info bar,
+ * one line with the rest behind Details; the CPU fallback on the status bar, once. The methods
+ * write the fallback as one "; "-separated part made from this same msgid, so its translation
+ * finds it. */
 static void show_note(FmWindow *win, const char *note)
 {
     if (note == NULL)
@@ -72,27 +89,18 @@ static void show_note(FmWindow *win, const char *note)
     char *fmt = strstr(marker, "%s");
     if (fmt != NULL)
         *fmt = '\0';
-    const char *start = marker[0] != '\0' ? strstr(note, marker) : NULL;
-    if (start == NULL) { /* what the method chose or remarks (a fit window, pixels left out) */
-        fm_window_show_message(win, GTK_MESSAGE_INFO, note);
-        return;
+    g_auto(GStrv) parts = g_strsplit_set(note, ";\n", -1);
+    g_autoptr(GString) rest = g_string_new(NULL);
+    for (int i = 0; parts[i] != NULL; i++) {
+        char *part = g_strstrip(parts[i]);
+        if (part[0] == '\0')
+            continue;
+        if (marker[0] != '\0' && g_str_has_prefix(part, marker)) {
+            tell_fallback(win, part, marker);
+            continue;
+        }
+        g_string_append_printf(rest, "%s%s", rest->len > 0 ? "; " : "", part);
     }
-    const char *end = strstr(start, "; ");
-    g_autofree char *reason = end ? g_strndup(start, (gsize)(end - start)) : g_strdup(start);
-    if (g_strcmp0(reason, win->last_fallback_reason) != 0) {
-        g_free(win->last_fallback_reason);
-        win->last_fallback_reason = g_steal_pointer(&reason);
-        fm_window_show_message(win, GTK_MESSAGE_WARNING, note);
-        return;
-    }
-    /* Same fallback as before: show only the other remarks, if any. */
-    g_autoptr(GString) rest = g_string_new_len(note, start - note);
-    if (end != NULL)
-        g_string_append(rest, end + 2);
-    while (g_str_has_suffix(rest->str, "; "))
-        g_string_truncate(rest, rest->len - 2);
-    while (g_str_has_prefix(rest->str, "; "))
-        g_string_erase(rest, 0, 2);
     if (rest->len > 0)
         fm_window_show_message(win, GTK_MESSAGE_INFO, rest->str);
 }
@@ -154,8 +162,9 @@ void fm_window_start_job(FmWindow *win, const fm_method *method, const fm_params
     fm_window_playback_stop(win);
     fm_window_state_save(win); /* what ran is what the next session starts with */
     win->running_jobs++;
-    fm_job *job = fm_job_start(method, win->dataset, params, rois != NULL && rois->len ? rois : NULL,
-                               backend, win->catalogue, job_progress, job_done, g_object_ref(win));
+    fm_job *job =
+        fm_job_start(method, win->dataset, params, rois != NULL && rois->len ? rois : NULL, backend,
+                     win->catalogue, job_progress, job_done, g_object_ref(win));
     fm_job_set_ready_callback(job, job_ready);
     fm_job_list_add(win->job_list, job);
     fm_job_unref(job); /* the list keeps it */
@@ -168,11 +177,12 @@ void fm_window_start_job(FmWindow *win, const fm_method *method, const fm_params
 static void run_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
 {
     FmWindow *win = user;
-    if (win->dataset == NULL) {
+    fm_window_hide_message(win); /* the last run's note: this run brings its own */
+    FmFamilyPage *page = fm_window_active_page(win);
+    if (win->dataset == NULL && (page == NULL || fm_family_page_needs_dataset(page))) {
         fm_window_show_message(win, GTK_MESSAGE_INFO, _("Open a dataset before running a method."));
         return;
     }
-    FmFamilyPage *page = fm_window_active_page(win);
     if (page == NULL || !fm_family_page_run(page))
         fm_window_show_message(win, GTK_MESSAGE_INFO, _("This page has no method to run."));
 }

@@ -134,6 +134,7 @@ static void set_dataset(FmWindow *win, fm_dataset *ds, const char *path)
     gtk_label_set_text(GTK_LABEL(win->ds_type_label), type);
     gtk_header_bar_set_subtitle(GTK_HEADER_BAR(win->header_bar), base);
     show_parts(win, ds);
+    fm_job_list_set_has_dataset(win->job_list, TRUE);
 
     win->updating = TRUE;
     gtk_range_set_range(GTK_RANGE(win->frame_scale), 0, MAX(n - 1, 1));
@@ -144,8 +145,15 @@ static void set_dataset(FmWindow *win, fm_dataset *ds, const char *path)
     fm_map_view_clear(win->map_view); /* a new dataset starts zoomed to fit */
     fm_plot_view_clear(win->plot_view);
     fm_window_select_map(win, "raw");
-    /* The best page goes on show first, then every page prepares its views. */
-    if (!fm_window_choose_page(win)) {
+    /* The best page goes on show first, then every page prepares its views. When it is the
+     * page already on show (the Speckle page on start-up, say) its views still replace what the
+     * centre showed (the demo cards): the stack is told its page came on show again. */
+    const char *before = fm_window_get_family(win);
+    g_autofree char *family_before = g_strdup(before);
+    gboolean chosen = fm_window_choose_page(win);
+    if (g_strcmp0(family_before, fm_window_get_family(win)) == 0)
+        g_object_notify(G_OBJECT(win->panel_stack), "visible-child");
+    if (!chosen) {
         g_autofree char *msg = g_strdup_printf(
             _("%s: no analysis family takes a dataset of %d dimensions; it is shown as frames."),
             base, ds->n_dims);

@@ -20,6 +20,8 @@ struct _FmWindow {
 
     /* From ui/window.ui. */
     GtkWidget *header_bar, *recent_button, *menu_button, *info_bar, *info_label;
+    GtkWidget *info_details, *info_details_label; /* the note's whole text, behind "Details" */
+    GtkWidget *outer_paned, *right_paned, *centre_paned;
     GtkWidget *ds_file_label, *ds_size_label, *ds_frames_label, *ds_type_label, *catalogue_box;
     GtkWidget *map_combo, *colormap_combo, *auto_range_toggle, *min_spin, *max_spin;
     GtkWidget *pan_tool, *rect_tool, *ellipse_tool, *polygon_tool, *clear_rois_button;
@@ -49,7 +51,11 @@ struct _FmWindow {
     int last_job_state, running_jobs;
     char *message;
     gboolean message_from_open; /* the info bar shows a failed open (a later open clears it) */
-    char *last_fallback_reason; /* CPU-fallback reason already shown in the info bar */
+    char *last_fallback_reason; /* CPU-fallback reason already said on the status bar */
+    char *message_page;         /* the page the info bar's note belongs to (NULL: every page) */
+    /* window-geometry.c: what is kept between sessions */
+    int saved_width, saved_height;
+    gboolean maximized;
     fm_backend backend_choice;  /* the user's backend setting, for the device label */
     GHashTable *ready_shown;    /* jobs whose maps their ready handler showed (until done) */
     /* A catalogue run reopened with its own dataset, shown once that dataset is open. */
@@ -108,6 +114,13 @@ void fm_window_recent_add(FmWindow *win, const char *path);
 void fm_window_dnd_init(FmWindow *win);
 void fm_window_catalogue_init(FmWindow *win);
 void fm_window_update_action_state(FmWindow *win);
+/* The colormap selector names the scale of the view on show when that view has its own (a
+ * lifetime view's hue scale): name shown and the selector insensitive; NULL: the colormaps. */
+void fm_window_set_fixed_colour_scale(FmWindow *win, const char *name);
+
+/* window-geometry.c: size, maximized state and pane widths between sessions */
+void fm_window_geometry_restore(FmWindow *win);
+void fm_window_geometry_save(FmWindow *win);
 
 /* window-state.c: the pages' methods and parameters between sessions */
 void fm_window_state_save(FmWindow *win);

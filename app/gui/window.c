@@ -7,6 +7,7 @@
 #include "family-page.h"
 #include "family-switcher.h"
 #include "pages.h"
+#include "pane-fit.h"
 #include "start-page.h"
 
 #include <glib/gi18n.h>
@@ -18,20 +19,55 @@ G_DEFINE_TYPE(FmWindow, fm_window, GTK_TYPE_APPLICATION_WINDOW)
 enum { SIGNAL_RESULT_SHOWN, SIGNAL_DATASET_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
+/* The note's first part (up to a "; " or line break outside brackets), capitalised, as the
+ * one-line headline. */
+static char *headline_of(const char *text)
+{
+    int depth = 0;
+    const char *p = text;
+    for (; *p != '\0'; p++) {
+        if (*p == '(')
+            depth++;
+        else if (*p == ')' && depth > 0)
+            depth--;
+        else if (*p == '\n' || (*p == ';' && depth == 0))
+            break;
+    }
+    g_autofree char *first = g_strstrip(g_strndup(text, (gsize)(p - text)));
+    if (first[0] == '\0')
+        return g_steal_pointer(&first);
+    gunichar c = g_utf8_get_char(first);
+    char upper[8] = {0};
+    g_unichar_to_utf8(g_unichar_toupper(c), upper);
+    return g_strconcat(upper, g_utf8_next_char(first), NULL);
+}
+
 void fm_window_show_message(FmWindow *win, GtkMessageType type, const char *text)
 {
     g_free(win->message);
     win->message = g_strdup(text);
     win->message_from_open = FALSE;
-    gtk_label_set_text(GTK_LABEL(win->info_label), text);
+    /* the note belongs to the page on show: it goes when another page comes on show */
+    g_free(win->message_page);
+    win->message_page = g_strdup(win->panel_stack != NULL ? fm_window_get_family(win) : NULL);
+    g_autofree char *headline = headline_of(text);
+    g_autofree char *whole = g_strstrip(g_strdup(text));
+    gboolean more = g_utf8_strlen(whole, -1) > g_utf8_strlen(headline, -1) || strlen(text) > 120;
+    gtk_label_set_text(GTK_LABEL(win->info_label), headline);
+    gtk_widget_set_tooltip_text(win->info_label, more ? NULL : text);
+    gtk_label_set_text(GTK_LABEL(win->info_details_label), text);
+    gtk_expander_set_expanded(GTK_EXPANDER(win->info_details), FALSE);
+    gtk_widget_set_visible(win->info_details, more);
     gtk_info_bar_set_message_type(GTK_INFO_BAR(win->info_bar), type);
     gtk_info_bar_set_revealed(GTK_INFO_BAR(win->info_bar), TRUE);
 }
 
 static void info_bar_response(GtkInfoBar *bar, int response, FmWindow *win)
 {
+    (void)response;
     gtk_info_bar_set_revealed(bar, FALSE);
     g_clear_pointer(&win->message, g_free);
+    g_clear_pointer(&win->message_page, g_free);
 }
 
 void fm_window_hide_message(FmWindow *win)
@@ -338,6 +374,7 @@ static void fm_window_dispose(GObject *object)
     FmWindow *win = FM_WINDOW(object);
     if (!win->disposed) {
         fm_window_state_save(win); /* while the pages' panels still exist */
+        fm_window_geometry_save(win);
         win->disposed = TRUE;
         fm_window_playback_dispose(win);
         if (win->load_cancellable != NULL)
@@ -362,6 +399,7 @@ static void fm_window_finalize(GObject *object)
     g_free(win->shown_unit);
     g_free(win->message);
     g_free(win->last_fallback_reason);
+    g_free(win->message_page);
     g_hash_table_unref(win->ready_shown);
     G_OBJECT_CLASS(fm_window_parent_class)->finalize(object);
 }
@@ -386,6 +424,11 @@ static void fm_window_class_init(FmWindowClass *klass)
     BIND(menu_button);
     BIND(info_bar);
     BIND(info_label);
+    BIND(info_details);
+    BIND(info_details_label);
+    BIND(outer_paned);
+    BIND(right_paned);
+    BIND(centre_paned);
     BIND(ds_file_label);
     BIND(ds_size_label);
     BIND(ds_frames_label);
@@ -422,7 +465,7 @@ static void build_children(FmWindow *win)
     win->map_view = FM_MAP_VIEW(fm_map_view_new());
     gtk_container_add(GTK_CONTAINER(win->map_frame), GTK_WIDGET(win->map_view));
     win->plot_view = FM_PLOT_VIEW(fm_plot_view_new());
-    gtk_widget_set_size_request(GTK_WIDGET(win->plot_view), -1, 90);
+    gtk_widget_set_size_request(GTK_WIDGET(win->plot_view), -1, 110);
     fm_plot_view_set_labels(win->plot_view, _("frame"), _("mean SFI (1/s)"));
     gtk_box_pack_start(GTK_BOX(win->plot_box), GTK_WIDGET(win->plot_view), TRUE, TRUE, 0);
     win->job_list = FM_JOB_LIST(fm_job_list_new());
@@ -436,6 +479,9 @@ static void build_children(FmWindow *win)
     gtk_box_pack_start(GTK_BOX(win->panel_box), win->family_switcher, FALSE, FALSE, 0);
     gtk_box_pack_start(GTK_BOX(win->panel_box), win->panel_stack, TRUE, TRUE, 0);
     gtk_style_context_add_class(gtk_widget_get_style_context(win->panel_box), "fm-side-panel");
+    /* both side panes fit their width: nothing cut at their edge, no sideways scrolling */
+    fm_pane_fit_install(win->panel_box);
+    fm_pane_fit_install(gtk_paned_get_child1(GTK_PANED(win->outer_paned)));
     /* The centre: the map, and the pages' own views beside it. */
     win->centre_stack = gtk_stack_new();
     /* sized by the page on show, not the largest: each page alone must fit a laptop screen */
@@ -552,6 +598,8 @@ static void family_changed(GObject *stack, GParamSpec *pspec, FmWindow *win)
     (void)stack;
     (void)pspec;
     fm_window_sync_family_bars(win);
+    if (win->message_page != NULL && g_strcmp0(win->message_page, fm_window_get_family(win)) != 0)
+        fm_window_hide_message(win); /* another page's note */
     fm_plot_view_clear(win->plot_view);
     win->plot_last_frame = G_MAXINT;
     gtk_stack_set_visible_child_name(GTK_STACK(win->centre_stack), "map");
@@ -562,6 +610,15 @@ static void open_demo_activated(GSimpleAction *action, GVariant *parameter, gpoi
 {
     (void)action;
     fm_demo_open(FM_WINDOW(user), g_variant_get_string(parameter, NULL));
+}
+
+/* win.show-demos: the start page's demo cards, at any time (a menu item). */
+static void show_demos_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
+{
+    (void)action;
+    (void)parameter;
+    FmWindow *win = FM_WINDOW(user);
+    gtk_stack_set_visible_child_name(GTK_STACK(win->centre_stack), "start");
 }
 
 static void fm_window_init(FmWindow *win)
@@ -580,6 +637,7 @@ static void fm_window_init(FmWindow *win)
     /* Until a dataset is open the centre offers the demos (untitled: no switcher lists it). */
     static const GActionEntry demo_entries[] = {
         {"open-demo", open_demo_activated, "s", NULL, NULL, {0}},
+        {"show-demos", show_demos_activated, NULL, NULL, NULL, {0}},
     };
     g_action_map_add_action_entries(G_ACTION_MAP(win), demo_entries, G_N_ELEMENTS(demo_entries),
                                     win);
@@ -641,6 +699,7 @@ FmWindow *fm_window_new(FmApplication *app)
     for (guint i = 0; i < win->pages->len; i++)
         fm_family_page_set_backend(win->pages->pdata[i], backend);
     fm_window_state_restore(win);
+    fm_window_geometry_restore(win);
     if (fm_backend_parse(backend, &win->backend_choice) != FM_OK)
         win->backend_choice = FM_BACKEND_AUTO;
     show_next_device(win); /* until the device start ends: "starting the GPU…" */

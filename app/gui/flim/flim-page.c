@@ -45,7 +45,8 @@ static void fill_map_combo(FmWindow *win, const fm_result *res)
     GtkComboBoxText *combo = GTK_COMBO_BOX_TEXT(win->map_combo);
     win->updating = TRUE;
     gtk_combo_box_text_remove_all(combo);
-    gtk_combo_box_text_append(combo, "raw", _("Raw frame")); /* a FLIM dataset has no speckle maps */
+    gtk_combo_box_text_append(combo, "raw",
+                              _("Raw frame")); /* a FLIM dataset has no speckle maps */
     for (int i = 0; res != NULL && flim_maps[i] != NULL; i++)
         if (fm_result_get_map(res, flim_maps[i]) != NULL)
             gtk_combo_box_text_append(combo, flim_maps[i], flim_maps[i]);
@@ -64,6 +65,15 @@ static void family_changed(GObject *stack, GParamSpec *pspec, FmFlimPage *self)
         return;
     fm_plot_view_set_labels(self->win->plot_view, _("time bin"), _("photons in ROI"));
     gtk_stack_set_visible_child_name(GTK_STACK(self->win->centre_stack), "lifetime");
+}
+
+/* The lifetime view draws tau as hue with its own colourbar: the colormap selector says so. */
+static void centre_changed(GObject *stack, GParamSpec *pspec, FmFlimPage *self)
+{
+    (void)pspec;
+    gboolean lifetime =
+        g_strcmp0(gtk_stack_get_visible_child_name(GTK_STACK(stack)), "lifetime") == 0;
+    fm_window_set_fixed_colour_scale(self->win, lifetime ? _("Lifetime hue") : NULL);
 }
 
 static const char *get_id(FmFamilyPage *page)
@@ -132,8 +142,8 @@ static gboolean run(FmFamilyPage *page)
                                _("Draw an ROI first, or choose to run on the whole image."));
         return TRUE;
     }
-    fm_window_start_job(win, fm_flim_panel_get_method(self->panel), params,
-                        use_rois ? rois : NULL, fm_flim_panel_get_backend(self->panel));
+    fm_window_start_job(win, fm_flim_panel_get_method(self->panel), params, use_rois ? rois : NULL,
+                        fm_flim_panel_get_backend(self->panel));
     return TRUE;
 }
 
@@ -281,6 +291,7 @@ FmFamilyPage *fm_flim_page_new(FmWindow *win)
     gtk_widget_set_visible(self->centre_switcher, FALSE);
 
     g_signal_connect(win->panel_stack, "notify::visible-child", G_CALLBACK(family_changed), self);
+    g_signal_connect(win->centre_stack, "notify::visible-child", G_CALLBACK(centre_changed), self);
     g_signal_connect(win->map_view, "rois-changed", G_CALLBACK(rois_changed), self);
     g_signal_connect(win->map_view, "cursor-moved", G_CALLBACK(cursor_moved), self);
     g_signal_connect(self->panel, "backend-changed", G_CALLBACK(backend_changed), self);
