@@ -4,10 +4,8 @@
 
 #include <glib/gi18n.h>
 
-#include "app/core/roi.h"
 #include "fm_config.h"
 #include "app/gui/mcml/mcml-page.h"
-#include "app/gui/dce/dce-page.h"
 
 static const fm_demo demos[] = {
     {"lsi", N_("Laser speckle"),
@@ -64,31 +62,13 @@ gboolean fm_demo_available(const fm_demo *demo)
     return g_file_test(path, G_FILE_TEST_IS_REGULAR);
 }
 
-/* DCE: the phantom's ROIs, roles included, once the dataset is on show (a new dataset clears the
- * ROIs of the last one). */
-static void add_dce_rois(FmWindow *win, gpointer user)
-{
-    const char *rois_path = g_object_get_data(G_OBJECT(win), "fm-demo-rois");
-    g_signal_handlers_disconnect_by_func(win, add_dce_rois, user);
-    if (rois_path == NULL)
-        return;
-    g_autoptr(GError) error = NULL;
-    g_autoptr(GPtrArray) rois = fm_roi_list_from_file(rois_path, &error);
-    if (rois == NULL) {
-        fm_window_show_message(win, GTK_MESSAGE_WARNING, error->message);
-        return;
-    }
-    for (guint i = 0; i < rois->len; i++)
-        fm_window_dce_add_roi(win, fm_roi_copy(rois->pdata[i]));
-}
-
 gboolean fm_demo_open(FmWindow *win, const char *id)
 {
     const fm_demo *demo = find(id);
     if (demo == NULL)
         return FALSE;
-    if (demo->file == NULL) { /* MCML: its page with the skin preset, ready to run */
-        fm_mcml_view_load_preset(fm_window_get_mcml_view(win), "skin7_600nm");
+    if (demo->file == NULL) { /* MCML: its page with the skin model, ready to run */
+        fm_mcml_view_load_demo(fm_window_get_mcml_view(win));
         fm_window_set_family(win, "mcml");
         return TRUE;
     }
@@ -101,12 +81,7 @@ gboolean fm_demo_open(FmWindow *win, const char *id)
         fm_window_show_message(win, GTK_MESSAGE_ERROR, text);
         return FALSE;
     }
-    if (g_strcmp0(id, "dce") == 0) {
-        g_autofree char *base = g_strndup(path, strlen(path) - strlen(".nii"));
-        g_object_set_data_full(G_OBJECT(win), "fm-demo-rois", g_strconcat(base, ".rois.json", NULL),
-                               g_free);
-        g_signal_connect(win, "dataset-changed", G_CALLBACK(add_dce_rois), NULL);
-    }
+    /* DCE: the phantom's ROIs come with it from dce-demo.rois.json, as beside any file */
     fm_window_open_file(win, path);
     if (g_strcmp0(id, "flim") == 0) { /* the fits take the IRF written beside the decays */
         g_autofree char *base = g_strndup(path, strlen(path) - strlen(".sdt"));

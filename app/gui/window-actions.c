@@ -236,15 +236,20 @@ static gboolean import_rois(FmWindow *win, const char *path, const char *roles_t
         fm_roi_list_from_label_map(path, win->dataset, labels, typed, error);
     if (rois == NULL)
         return FALSE;
+    fm_window_add_rois(win, rois, path);
+    return TRUE;
+}
+
+void fm_window_add_rois(FmWindow *win, GPtrArray *rois, const char *source)
+{
     if (!fm_family_page_add_rois(fm_window_active_page(win), rois))
         for (guint i = 0; i < rois->len; i++)
             fm_map_view_add_roi(win->map_view, fm_roi_copy(rois->pdata[i]));
-    g_autofree char *base = g_path_get_basename(path);
+    g_autofree char *base = g_path_get_basename(source);
     g_autofree char *status =
         g_strdup_printf(ngettext("Imported %u ROI from %s", "Imported %u ROIs from %s", rois->len),
                         rois->len, base);
     fm_window_set_status(win, status);
-    return TRUE;
 }
 
 static void import_and_report(FmWindow *win, const char *path, const char *roles)

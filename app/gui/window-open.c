@@ -4,9 +4,11 @@
 #include "family-page.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "app/core/io/open.h"
+#include "app/core/roi.h"
 
 /* ---- opening ---------------------------------------------------------------------------- */
 
@@ -112,6 +114,30 @@ void fm_window_parts_init(FmWindow *win)
     g_signal_connect(win->part_combo, "changed", G_CALLBACK(part_changed), win);
 }
 
+/* ROIs saved beside the data as NAME.rois.json (fluxmap-cli simulate and the demos write them;
+ * a user's own ROIs for a file) come with it, as the CLI's --roi would take them. */
+static void add_sidecar_rois(FmWindow *win, const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    const char *slash = strrchr(path, G_DIR_SEPARATOR);
+    gsize stem = dot != NULL && (slash == NULL || dot > slash) ? (gsize)(dot - path) : strlen(path);
+    if (g_str_has_suffix(path, ".nii.gz"))
+        stem = strlen(path) - strlen(".nii.gz");
+    g_autofree char *base = g_strndup(path, stem);
+    g_autofree char *sidecar = g_strconcat(base, ".rois.json", NULL);
+    if (!g_file_test(sidecar, G_FILE_TEST_IS_REGULAR))
+        return;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GPtrArray) rois = fm_roi_list_from_file(sidecar, &error);
+    if (rois == NULL) {
+        g_autofree char *msg =
+            g_strdup_printf(_("The ROIs beside the data were not read: %s"), error->message);
+        fm_window_show_message(win, GTK_MESSAGE_WARNING, msg);
+        return;
+    }
+    fm_window_add_rois(win, rois, sidecar);
+}
+
 static void set_dataset(FmWindow *win, fm_dataset *ds, const char *path)
 {
     fm_window_playback_stop(win);
@@ -163,6 +189,7 @@ static void set_dataset(FmWindow *win, fm_dataset *ds, const char *path)
         fm_family_page_dataset_changed(win->pages->pdata[i]);
     fm_window_update_action_state(win);
     fm_window_dataset_changed(win);
+    add_sidecar_rois(win, path);
 
     g_autofree char *status = g_strdup_printf(_("Opened %s: %d × %d px, %d frames"), base, w, h, n);
     fm_window_set_status(win, status);

@@ -159,6 +159,10 @@ void fm_window_start_job(FmWindow *win, const fm_method *method, const fm_params
 /* window-actions.c: shows a reopened run's maps on the page of its method. */
 void fm_window_show_reopened(FmWindow *win, fm_result *result); /* takes it */
 
+/* window-actions.c: ROIs (fm_roi*, copied) to the page on show, else onto the map view; the
+ * status bar names source, the file they came from. */
+void fm_window_add_rois(FmWindow *win, GPtrArray *rois, const char *source);
+
 /* window-open.c */
 /* The dataset panel's choice among a file's datasets (built once). */
 void fm_window_parts_init(FmWindow *win);
