@@ -15,6 +15,9 @@ FmMcmlView *fm_mcml_view_new(void);
 GtkWidget *fm_mcml_view_get_panel(FmMcmlView *view);
 /* Fills the editor from a built-in preset ("skin7_600nm", "intralipid10", "mcml_sample"). */
 gboolean fm_mcml_view_load_preset(FmMcmlView *win, const char *name);
+/* The start page's demo: the skin preset with photons enough for a smooth fluence map in a few
+ * seconds on two CPU cores. */
+void fm_mcml_view_load_demo(FmMcmlView *view);
 gboolean fm_mcml_view_open_mci(FmMcmlView *win, const char *path, GError **error);
 gboolean fm_mcml_view_save_mci(FmMcmlView *win, const char *path, GError **error);
 /* Writes the last finished run as MCML .mco. */
