@@ -65,7 +65,7 @@ static gboolean box_inside(const FmPlotBox *b, double width, double height)
 }
 
 /* The text itself when it fits max_w, else its longest prefix with "…" that does; NULL when not
- * even three characters would stay (a stub says nothing). */
+ * even five characters would stay (a stub says nothing). */
 static char *fit_text(const FmPlotSpec *s, FmPlotTextRole role, const char *text, double max_w,
                       double *w, double *h)
 {
@@ -96,7 +96,7 @@ static char *fit_text(const FmPlotSpec *s, FmPlotTextRole role, const char *text
             hi = mid - 1;
         }
     }
-    if (best != NULL && g_utf8_strlen(best, -1) < 4) {
+    if (best != NULL && g_utf8_strlen(best, -1) < 6) {
         g_clear_pointer(&best, g_free);
         *w = *h = 0;
     }
@@ -482,15 +482,19 @@ static gboolean layout_level(const FmPlotSpec *s, const FmPlotAxisSpec *xs,
         double cx = CLAMP(L->data.x + L->data.width / 2, PAD + w / 2, W - PAD - w / 2);
         set_text(&L->x_label, t, cx - w / 2, H - PAD - h, w, h, FALSE);
     }
+    /* the y labels beside the tick labels (the data may sit right of its column: aspect) */
+    const double y_label_x =
+        MAX(PAD, L->data.x - FM_PLOT_TICK_LEN - (lv->tick_labels ? ytick_w + TICK_GAP : 0) -
+                     LABEL_GAP - label_h);
     if (lv->axis_labels && ys->label && *ys->label) {
         double w, h;
         char *t = fit_text(s, FM_PLOT_TEXT_AXIS_LABEL, ys->label, L->data.height, &w, &h);
-        set_text(&L->y_label, t, PAD, L->data.y + (L->data.height - w) / 2, h, w, TRUE);
+        set_text(&L->y_label, t, y_label_x, L->data.y + (L->data.height - w) / 2, h, w, TRUE);
     }
     if (strip && lv->axis_labels && ss->label && *ss->label) {
         double w, h;
         char *t = fit_text(s, FM_PLOT_TEXT_AXIS_LABEL, ss->label, L->strip.height, &w, &h);
-        set_text(&L->strip_label, t, PAD, L->strip.y + (L->strip.height - w) / 2, h, w, TRUE);
+        set_text(&L->strip_label, t, y_label_x, L->strip.y + (L->strip.height - w) / 2, h, w, TRUE);
     }
 
     /* Legend where this attempt puts it. */

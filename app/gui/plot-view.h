@@ -1,7 +1,10 @@
-/* FmPlotView: a small Cairo line plot (ROI time course, curves) with axes and labels. */
+/* FmPlotView: a small Cairo line plot (ROI time course, curves) with axes, labels and a legend
+ * laid out by plot-layout.c. */
 #pragma once
 
 #include <gtk/gtk.h>
+
+#include "app/gui/plot-layout.h"
 
 G_BEGIN_DECLS
 
@@ -33,5 +36,7 @@ void fm_plot_view_add_series(FmPlotView *view, const char *label, const double *
 /* Removes the extra series only. */
 void fm_plot_view_clear_series(FmPlotView *view);
 int fm_plot_view_get_n_series(FmPlotView *view); /* extra series */
+/* The layout of the last draw (data rectangle, ticks, texts): for tests of what is on screen. */
+const FmPlotLayout *fm_plot_view_get_layout(FmPlotView *view);
 
 G_END_DECLS

@@ -4,21 +4,30 @@
 
 #include <gtk/gtk.h>
 
+#include "app/gui/plot-layout.h"
+
 G_BEGIN_DECLS
 
 #define FM_TYPE_DECAY_VIEW (fm_decay_view_get_type())
 G_DECLARE_FINAL_TYPE(FmDecayView, fm_decay_view, FM, DECAY_VIEW, GtkDrawingArea)
 
 GtkWidget *fm_decay_view_new(void);
-/* Copies n_bins counts; model and residuals may be NULL (no fit) and hold NaN outside the fit.
- * title says whose decay it is ("pixel 12, 30", "ROI 1"); info adds the fit ("τ 2.51 ns"). */
+/* Copies n_bins counts; model and residuals may be NULL (no fit) and hold NaN outside the bins
+ * fitted; n_params: the fit's free parameters. title says whose decay it is ("Pixel 12, 30",
+ * "Sum over ROI 1"); info what the fit found ("τ 2.51 ns · χ²ᵣ 1.02"). */
 void fm_decay_view_set(FmDecayView *view, const double *counts, const double *model,
-                       const double *residuals, int n_bins, double bin_width_ns, const char *title,
-                       const char *info);
+                       const double *residuals, int n_bins, double bin_width_ns, int n_params,
+                       const char *title, const char *info);
 void fm_decay_view_clear(FmDecayView *view);
 int fm_decay_view_get_n_bins(FmDecayView *view);
-/* Reduced chi-square of the shown residuals over the fit range, NaN without a model. */
+/* Reduced chi-square (per degree of freedom) of the shown residuals, NaN without a model. */
 double fm_decay_view_get_chi2(FmDecayView *view);
+/* The shown weighted residuals: their mean, chi-square per degree of freedom and the degrees of
+ * freedom (bins fitted less parameters); FALSE without a fit. For tests. */
+gboolean fm_decay_view_get_fit_stats(FmDecayView *view, double *mean, double *chi2_per_dof,
+                                     int *dof);
+/* The layout of the last draw (data, strip, ticks, texts): for tests of what is on screen. */
+const FmPlotLayout *fm_decay_view_get_layout(FmDecayView *view);
 
 /* The fewest bins a dragged window keeps (the methods need 8). */
 #define FM_DECAY_VIEW_MIN_BINS 8

@@ -3,9 +3,11 @@
 
 #include <glib/gi18n.h>
 #include <math.h>
+#include <string.h>
 
 #include "app/core/colormap.h"
 #include "app/gui/cairo-util.h"
+#include "app/gui/plot-layout.h"
 
 #define HIST_BINS 64
 
@@ -136,9 +138,11 @@ gboolean fm_flim_views_histogram_draw(GtkWidget *widget, cairo_t *cr, FmFlimView
     cairo_set_source_rgb(cr, 0.11, 0.11, 0.12);
     cairo_paint(cr);
     const fm_map *tau = tau_map(self);
-    cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+    fm_plot_layout_clear(&self->histogram_layout);
+    memset(&self->histogram_layout, 0, sizeof self->histogram_layout);
     if (tau == NULL) {
-        fm_cairo_text(widget, cr, 8, 4, _("Lifetime histogram: run a method"), 0, 0);
+        cairo_set_source_rgba(cr, 1, 1, 1, 0.6);
+        fm_cairo_text(widget, cr, W / 2, H / 2, _("Lifetime histogram: run a method"), 0.5, 0.5);
         return FALSE;
     }
     double counts[HIST_BINS] = {0}, peak = 1, sum = 0;
@@ -153,29 +157,40 @@ gboolean fm_flim_views_histogram_draw(GtkWidget *widget, cairo_t *cr, FmFlimView
         if (b >= 0 && b < HIST_BINS)
             peak = MAX(peak, ++counts[b]);
     }
-    g_autofree char *title =
-        g_strdup_printf(_("Lifetime histogram · %s · mean %.3f ns · n %" G_GSIZE_FORMAT),
-                        self->tau_name, n > 0 ? sum / n : NAN, n);
-    fm_cairo_text(widget, cr, 8, 4, title, 0, 0);
-    double ml = 12, mr = 12, mt = 22, mb = 18, pw = W - ml - mr, ph = H - mt - mb;
-    if (pw < 10 || ph < 10)
-        return FALSE;
-    for (int b = 0; b < HIST_BINS; b++) {
-        double rgb[3];
-        tau_rgb((b + 0.5) / HIST_BINS, 1.0, rgb);
-        cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
-        double bh = counts[b] / peak * ph;
-        cairo_rectangle(cr, ml + b * pw / HIST_BINS, mt + ph - bh, pw / HIST_BINS - 0.5, bh);
-        cairo_fill(cr);
+    /* the title names the axis: no axis labels to take the height of a short widget */
+    g_autofree char *title = g_strdup_printf(_("Lifetime histogram · %s (ns)"), self->tau_name);
+    g_autofree char *stats =
+        g_strdup_printf(_("mean %.3f ns · n %" G_GSIZE_FORMAT), n > 0 ? sum / n : NAN, n);
+    FmPlotSpec spec = {
+        .width = W,
+        .height = H,
+        .x = {self->lo, self->hi, FALSE, NULL},
+        .y = {0, peak * 1.05, FALSE, NULL},
+        .title = title,
+        .stats = stats,
+        .min_data_height = 20,
+    };
+    PangoLayout *pango = fm_cairo_plot_pango(widget, cr);
+    spec.measure = fm_cairo_plot_measure;
+    spec.measure_user = pango;
+    FmPlotLayout *l = &self->histogram_layout;
+    fm_plot_layout_clear(l);
+    fm_plot_layout_compute(&spec, l);
+    if (l->data.width > 0 && l->data.height > 0) {
+        FmPlotColours colours;
+        fm_plot_colours_dark(&colours);
+        fm_cairo_plot_background(cr, l, &colours);
+        double bottom = fm_plot_axis_to_px(&l->y, 0), bin_w = l->data.width / HIST_BINS;
+        for (int b = 0; b < HIST_BINS; b++) {
+            double rgb[3];
+            tau_rgb((b + 0.5) / HIST_BINS, 1.0, rgb);
+            cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+            double top = fm_plot_axis_to_px(&l->y, counts[b]);
+            cairo_rectangle(cr, l->data.x + b * bin_w, top, MAX(bin_w - 0.5, 0.5), bottom - top);
+            cairo_fill(cr);
+        }
+        fm_cairo_plot_axes(cr, pango, l, &colours);
     }
-    cairo_set_source_rgba(cr, 1, 1, 1, 0.6);
-    for (int q = 0; q <= 4; q++) {
-        g_autofree char *t = g_strdup_printf("%.2f", self->lo + q * (self->hi - self->lo) / 4);
-        fm_cairo_text(widget, cr, ml + q * pw / 4, mt + ph + 2, t,
-                      q == 0   ? 0
-                      : q == 4 ? 1
-                               : 0.5,
-                      0);
-    }
+    g_object_unref(pango);
     return FALSE;
 }

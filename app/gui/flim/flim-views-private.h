@@ -4,6 +4,7 @@
 #include "flim-views.h"
 
 #include "app/gui/map-overlays.h"
+#include "app/gui/plot-layout.h"
 
 G_BEGIN_DECLS
 
@@ -29,6 +30,16 @@ struct _FmFlimViews {
     cairo_surface_t *merged;  /* width x height RGB, NULL when nothing to show */
     FmMapTransform transform; /* of the image as last drawn */
     gboolean updating;
+    float *irf;                    /* the IRF the run on display convolved with, or NULL */
+    int binning;                   /* of that run: a pixel's decay is its k x k neighbourhood's */
+    struct _FmFlimSumFit *sum;     /* the summed decay (image or first ROI) with its fit, or NULL */
+    FmPlotLayout histogram_layout; /* of the histogram's last draw */
+    /* the handles between image and plots and between the plots and the decay: placed by the
+     * views (want_*) until the user drags one */
+    GtkWidget *split_h, *split_v;
+    int want_h, want_v;
+    gboolean h_by_user, v_by_user;
+    guint split_idle;
 };
 
 static inline const fm_map *tau_map(FmFlimViews *self)

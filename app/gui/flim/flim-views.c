@@ -8,12 +8,39 @@
 #include <string.h>
 
 #include "app/core/colormap.h"
+#include "app/core/flim/flim_decay_fit.h"
+#include "app/core/flim/flim_irf.h"
 #include "app/core/flim/flim_model.h"
 #include "app/core/flim/flim_prep.h"
 #include "app/core/flim/flim_window.h"
 #include "app/core/roi.h"
 
 G_DEFINE_TYPE(FmFlimViews, fm_flim_views, GTK_TYPE_BOX)
+
+/* What the decay plot shows when the pointer is away from the image: the sum over the image or
+ * the first ROI with a fit of that sum, kept until the result, the ROIs or the data change. */
+typedef struct _FmFlimSumFit {
+    double *counts, *model, *residuals; /* model and residuals NULL without a result */
+    int n_params;
+    char *title, *info;
+} FmFlimSumFit;
+
+static void sum_fit_free(FmFlimSumFit *sum)
+{
+    if (sum == NULL)
+        return;
+    g_free(sum->counts);
+    g_free(sum->model);
+    g_free(sum->residuals);
+    g_free(sum->title);
+    g_free(sum->info);
+    g_free(sum);
+}
+
+static void forget_sum(FmFlimViews *self)
+{
+    g_clear_pointer(&self->sum, sum_fit_free);
+}
 
 static void refresh(FmFlimViews *self)
 {
@@ -132,6 +159,7 @@ static void photons_done(GObject *source, GAsyncResult *res, gpointer user)
     FmFlimViews *self = FM_FLIM_VIEWS(source);
     g_free(self->photons);
     self->photons = photons;
+    forget_sum(self);
     update_window(self);
     refresh(self);
     fm_flim_views_show_decay(self, -1, -1);
@@ -148,6 +176,8 @@ void fm_flim_views_set_dataset(FmFlimViews *self, fm_dataset *ds)
     g_clear_pointer(&self->photons, g_free);
     g_clear_pointer(&self->result, fm_result_free);
     g_clear_pointer(&self->phasor_mask, g_free);
+    g_clear_pointer(&self->irf, g_free);
+    forget_sum(self);
     fm_phasor_view_clear(self->phasor);
     fm_decay_view_clear(self->decay);
     self->updating = TRUE;
@@ -174,6 +204,8 @@ static void read_fit_range(FmFlimViews *self)
 {
     self->fit_start = 0;
     self->fit_end = self->n_bins;
+    self->binning = 1;
+    g_clear_pointer(&self->irf, g_free);
     self->omega =
         self->n_bins * self->bin_width_ns > 0 ? 2 * G_PI / (self->n_bins * self->bin_width_ns) : 0;
     if (self->result == NULL || self->result->params_json == NULL)
@@ -195,6 +227,13 @@ static void read_fit_range(FmFlimViews *self)
     if (json_object_has_member(o, "bin_width_ps") &&
         json_object_get_double_member(o, "bin_width_ps") > 0)
         dt = json_object_get_double_member(o, "bin_width_ps") * 1e-3;
+    if (json_object_has_member(o, "binning"))
+        self->binning = MAX((int)json_object_get_int_member(o, "binning"), 1);
+    /* the fits convolve their model with the IRF: the decay plot draws it the same way */
+    const char *irf_file =
+        json_object_has_member(o, "irf_file") ? json_object_get_string_member(o, "irf_file") : NULL;
+    if (irf_file != NULL && *irf_file != '\0' && dt > 0)
+        self->irf = fm_flim_load_decay_resampled(irf_file, self->n_bins, dt, _("IRF"), NULL, NULL);
     self->omega = 0;
     if (dt <= 0)
         return;
@@ -223,6 +262,7 @@ void fm_flim_views_set_result(FmFlimViews *self, fm_result *result)
     g_clear_pointer(&self->result, fm_result_free);
     g_clear_pointer(&self->phasor_mask, g_free);
     self->result = result;
+    forget_sum(self);
     read_fit_range(self);
     static const char *const taus[] = {"tau",      "tau_avg_int", "tau_avg_amp", "tau_fast",
                                        "tau_slow", "tau_phase",   "tau_mod",     NULL};
@@ -264,6 +304,7 @@ void fm_flim_views_set_rois(FmFlimViews *self, GPtrArray *rois)
     if (self->rois != NULL)
         g_ptr_array_unref(self->rois);
     self->rois = copy;
+    forget_sum(self);
     if (copy->len > 0 && self->width > 0) {
         gsize n = (gsize)self->width * self->height;
         g_autofree guint8 *all = g_new0(guint8, n);
@@ -280,68 +321,156 @@ void fm_flim_views_set_rois(FmFlimViews *self, GPtrArray *rois)
     fm_flim_views_show_decay(self, -1, -1);
 }
 
-void fm_flim_views_show_decay(FmFlimViews *self, int x, int y)
+/* "LSM" from "flim.lsm": how the plot names a method. */
+static char *method_short(const char *method_id)
 {
-    if (self->dataset == NULL)
-        return;
-    int n = self->n_bins, w = self->width, h = self->height;
+    const char *dot = method_id != NULL ? strrchr(method_id, '.') : NULL;
+    return g_ascii_strup(dot != NULL ? dot + 1 : method_id != NULL ? method_id : "", -1);
+}
+
+/* Reduced chi-square of residuals over the bins where they are finite. */
+static double reduced_chi2(const double *res, int n_bins, int n_params)
+{
+    double sum = 0;
+    int k = 0;
+    for (int b = 0; b < n_bins; b++)
+        if (isfinite(res[b]))
+            sum += res[b] * res[b], k++;
+    return k > n_params ? sum / (k - n_params) : NAN;
+}
+
+/* "τ 2.13 ns", or "τF 0.80 · τD 2.50 ns · fD 0.47" for two exponentials. */
+static char *describe_model(const fm_flim_pixel_model *m)
+{
+    if (isfinite(m->tau_fast_ns) && isfinite(m->tau_slow_ns) && isfinite(m->fraction_d))
+        return g_strdup_printf(_("τF %.2f · τD %.2f ns · fD %.2f"), m->tau_fast_ns, m->tau_slow_ns,
+                               m->fraction_d);
+    return g_strdup_printf(_("τ %.3f ns"), m->tau_ns);
+}
+
+static int model_params(const fm_flim_pixel_model *m)
+{
+    gboolean bi = isfinite(m->tau_fast_ns) && isfinite(m->tau_slow_ns);
+    return (bi ? 4 : 2) + (isfinite(m->background) ? 1 : 0);
+}
+
+/* The decay of pixel (x, y) as the run fitted it (its k x k neighbourhood when it binned), with
+ * that pixel's fit from the result's maps. */
+static void show_pixel(FmFlimViews *self, int x, int y)
+{
+    int n = self->n_bins, k = self->binning;
     g_autofree double *counts = g_new0(double, n), *one = g_new(double, n);
-    g_autofree double *model = g_new0(double, n), *res = g_new(double, n);
-    g_autofree guint8 *mask = NULL;
-    g_autofree char *title = NULL;
-    if (x >= 0) {
-        title = g_strdup_printf(_("Decay · pixel %d, %d"), x, y);
-    } else if (self->rois != NULL && self->rois->len > 0) {
-        const fm_roi *roi = self->rois->pdata[0];
-        mask = fm_roi_rasterise(roi, w, h);
-        title = g_strdup_printf(_("Decay · sum over ROI %s"), roi->name != NULL ? roi->name : "1");
-    } else if (self->photons != NULL) {
-        mask = g_malloc(w * h);
-        memset(mask, 1, (gsize)w * h);
-        title = g_strdup(_("Decay · sum over the image"));
-    } else {
-        return;
-    }
-    gboolean fitted = FALSE;
-    double tau_sum = 0;
-    int tau_n = 0;
-    for (int py = 0; py < h; py++)
-        for (int px = 0; px < w; px++) {
-            gsize p = (gsize)py * w + px;
-            if (mask != NULL ? !mask[p] : (px != x || py != y))
+    for (int dy = -(k - 1) / 2; dy <= k / 2; dy++)
+        for (int dx = -(k - 1) / 2; dx <= k / 2; dx++) {
+            int px = x + dx, py = y + dy;
+            if (px < 0 || py < 0 || px >= self->width || py >= self->height)
                 continue;
             fm_flim_pixel_decay(self->dataset, px, py, one);
             for (int b = 0; b < n; b++)
                 counts[b] += one[b];
-            fm_flim_pixel_model m;
-            if (self->result != NULL && fm_flim_pixel_model_from_result(self->result, p, &m)) {
-                fm_flim_model_add(&m, n, self->bin_width_ns, self->fit_start, self->fit_end, one,
-                                  model);
-                fitted = TRUE;
-                const fm_map *tau = tau_map(self);
-                if (tau != NULL && isfinite(tau->data[p])) {
-                    tau_sum += tau->data[p];
-                    tau_n++;
-                }
-            }
         }
-    for (int b = 0; b < n && fitted; b++)
-        if (b < self->fit_start || b >= self->fit_end)
-            model[b] = NAN;
-    if (fitted)
-        fm_flim_weighted_residuals(counts, model, n, self->fit_start, self->fit_end, res);
-    g_autofree char *info = NULL;
-    if (fitted) {
-        double chi2 = 0;
-        int k = 0;
-        for (int b = self->fit_start; b < self->fit_end; b++)
-            if (isfinite(res[b]))
-                chi2 += res[b] * res[b], k++;
-        info = g_strdup_printf(_("%s %.3f ns · χ²ᵣ %.2f"), self->tau_name ? self->tau_name : "τ",
-                               tau_n > 0 ? tau_sum / tau_n : NAN, k > 0 ? chi2 / k : NAN);
+    g_autofree char *title = g_strdup_printf(_("Pixel %d, %d"), x, y);
+    g_autofree double *model = g_new(double, n), *res = g_new(double, n);
+    fm_flim_pixel_model m;
+    gboolean fitted =
+        self->result != NULL &&
+        fm_flim_pixel_model_from_result(self->result, (gsize)y * self->width + x, &m) &&
+        fm_flim_model_curve(&m, self->irf, n, self->bin_width_ns, self->fit_start, self->fit_end,
+                            counts, model);
+    if (!fitted) {
+        fm_decay_view_set(self->decay, counts, NULL, NULL, n, self->bin_width_ns, 0, title, NULL);
+        return;
     }
-    fm_decay_view_set(self->decay, counts, fitted ? model : NULL, fitted ? res : NULL, n,
-                      self->bin_width_ns, title, info);
+    fm_flim_weighted_residuals(counts, model, n, self->fit_start, self->fit_end, res);
+    g_autofree char *what = describe_model(&m), *method = method_short(self->result->method_id);
+    g_autofree char *info = g_strdup_printf(_("%s fit: %s · χ²ᵣ %.2f"), method, what,
+                                            reduced_chi2(res, n, model_params(&m)));
+    fm_decay_view_set(self->decay, counts, model, res, n, self->bin_width_ns, model_params(&m),
+                      title, info);
+}
+
+/* The sum over the first ROI, else over the image, with a fit of that sum by the run's method
+ * family: what the plot shows when the pointer is away. NULL while the image's sum is not known
+ * yet (it is summed on a worker). */
+static FmFlimSumFit *sum_fit_new(FmFlimViews *self)
+{
+    int n = self->n_bins, w = self->width, h = self->height;
+    FmFlimSumFit *sum = g_new0(FmFlimSumFit, 1);
+    sum->counts = g_new0(double, n);
+    gsize n_pixels = 0;
+    if (self->rois != NULL && self->rois->len > 0) {
+        const fm_roi *roi = self->rois->pdata[0];
+        g_autofree guint8 *mask = fm_roi_rasterise(roi, w, h);
+        g_autofree double *one = g_new(double, n);
+        for (int py = 0; py < h; py++)
+            for (int px = 0; px < w; px++) {
+                if (!mask[(gsize)py * w + px])
+                    continue;
+                fm_flim_pixel_decay(self->dataset, px, py, one);
+                for (int b = 0; b < n; b++)
+                    sum->counts[b] += one[b];
+                n_pixels++;
+            }
+        sum->title = g_strdup_printf(_("Sum over ROI %s"), roi->name != NULL ? roi->name : "1");
+    } else if (self->photons != NULL) {
+        g_autoptr(GBytes) bytes = fm_flim_decay_sum(self->dataset);
+        gsize size = 0;
+        const double *all = g_bytes_get_data(bytes, &size);
+        for (int b = 0; b < n && (gsize)b < size / sizeof(double); b++)
+            sum->counts[b] = all[b];
+        n_pixels = (gsize)w * h;
+        sum->title = g_strdup(_("Sum over the image"));
+    } else {
+        sum_fit_free(sum);
+        return NULL;
+    }
+    if (self->result == NULL)
+        return sum;
+    fm_flim_decay_fit fit;
+    g_autoptr(GError) error = NULL;
+    if (!fm_flim_fit_decay(self->result->method_id, self->result->params_json, sum->counts, n,
+                           self->bin_width_ns, self->fit_start, self->fit_end, self->irf,
+                           n_pixels > 1, &fit, &error)) {
+        sum->info = g_strdup_printf(_("no fit: %s"), error->message);
+        return sum;
+    }
+    sum->model = g_new(double, n);
+    sum->residuals = g_new(double, n);
+    if (!fm_flim_model_curve(&fit.model, self->irf, n, self->bin_width_ns, fit.fit_start,
+                             fit.fit_end, sum->counts, sum->model)) {
+        g_clear_pointer(&sum->model, g_free);
+        g_clear_pointer(&sum->residuals, g_free);
+        return sum;
+    }
+    fm_flim_weighted_residuals(sum->counts, sum->model, n, fit.fit_start, fit.fit_end,
+                               sum->residuals);
+    sum->n_params = fit.n_params;
+    g_autofree char *what = describe_model(&fit.model), *method = method_short(fit.method_id);
+    /* the sum fitted after the IRF (fm_flim_fit_decay): said where it differs from the window */
+    g_autofree char *from =
+        fit.fit_start != self->fit_start
+            ? g_strdup_printf(_(" from %.2f ns"), fit.fit_start * self->bin_width_ns)
+            : g_strdup("");
+    sum->info = g_strdup_printf(_("%s fit%s: %s · χ²ᵣ %.2f"), method, from, what,
+                                reduced_chi2(sum->residuals, n, fit.n_params));
+    return sum;
+}
+
+void fm_flim_views_show_decay(FmFlimViews *self, int x, int y)
+{
+    if (self->dataset == NULL)
+        return;
+    if (x >= 0 && y >= 0 && x < self->width && y < self->height) {
+        show_pixel(self, x, y);
+        return;
+    }
+    if (self->sum == NULL)
+        self->sum = sum_fit_new(self);
+    if (self->sum == NULL)
+        return;
+    fm_decay_view_set(self->decay, self->sum->counts, self->sum->model, self->sum->residuals,
+                      self->n_bins, self->bin_width_ns, self->sum->n_params, self->sum->title,
+                      self->sum->info);
 }
 
 const float *fm_flim_views_get_tau(FmFlimViews *self, int *width, int *height)
@@ -375,11 +504,21 @@ FmDecayView *fm_flim_views_get_decay_view(FmFlimViews *self)
     return self->decay;
 }
 
+GtkWidget *fm_flim_views_get_histogram(FmFlimViews *self, const FmPlotLayout **layout)
+{
+    if (layout != NULL)
+        *layout = &self->histogram_layout;
+    return self->histogram;
+}
+
 /* ---- life cycle -------------------------------------------------------------------------- */
 
 static void fm_flim_views_dispose(GObject *object)
 {
     FmFlimViews *self = FM_FLIM_VIEWS(object);
+    if (self->split_idle != 0)
+        g_source_remove(self->split_idle);
+    self->split_idle = 0;
     if (self->photon_cancel != NULL)
         g_cancellable_cancel(self->photon_cancel);
     g_clear_object(&self->photon_cancel);
@@ -398,6 +537,9 @@ static void fm_flim_views_finalize(GObject *object)
     g_free(self->photons);
     g_free(self->phasor_mask);
     g_free(self->tau_name);
+    g_free(self->irf);
+    forget_sum(self);
+    fm_plot_layout_clear(&self->histogram_layout);
     G_OBJECT_CLASS(fm_flim_views_parent_class)->finalize(object);
 }
 
@@ -405,6 +547,46 @@ static void fm_flim_views_class_init(FmFlimViewsClass *klass)
 {
     G_OBJECT_CLASS(klass)->dispose = fm_flim_views_dispose;
     G_OBJECT_CLASS(klass)->finalize = fm_flim_views_finalize;
+}
+
+/* ---- the split between image and plots ----------------------------------------------------- */
+
+static gboolean apply_split(gpointer data)
+{
+    FmFlimViews *self = data;
+    self->split_idle = 0;
+    if (!self->h_by_user && self->want_h > 0 &&
+        abs(gtk_paned_get_position(GTK_PANED(self->split_h)) - self->want_h) > 1)
+        gtk_paned_set_position(GTK_PANED(self->split_h), self->want_h);
+    if (!self->v_by_user && self->want_v > 0 &&
+        abs(gtk_paned_get_position(GTK_PANED(self->split_v)) - self->want_v) > 1)
+        gtk_paned_set_position(GTK_PANED(self->split_v), self->want_v);
+    return G_SOURCE_REMOVE;
+}
+
+/* The lifetime image as wide as it is tall (with its legend), the plots get the rest; the decay
+ * half their height. Set from an idle: a paned moved inside its own allocation would
+ * allocate again within it. */
+static void split_allocated(GtkWidget *paned, GdkRectangle *area, FmFlimViews *self)
+{
+    if (paned == self->split_h)
+        self->want_h = MAX(260, MIN(area->height + 110, area->width - 340));
+    else
+        self->want_v = area->height / 2;
+    if (self->split_idle == 0)
+        self->split_idle = g_idle_add(apply_split, self);
+}
+
+/* A press on a handle: the user places it from now on. */
+static gboolean split_pressed(GtkWidget *paned, GdkEventButton *event, FmFlimViews *self)
+{
+    if (event->window != gtk_paned_get_handle_window(GTK_PANED(paned)))
+        return FALSE; /* a press in a view that the view left unhandled */
+    if (paned == self->split_h)
+        self->h_by_user = TRUE;
+    else
+        self->v_by_user = TRUE;
+    return FALSE;
 }
 
 static GtkWidget *framed(GtkWidget *child)
@@ -448,23 +630,32 @@ static void fm_flim_views_init(FmFlimViews *self)
         gtk_box_pack_start(GTK_BOX(bar), row[i], i == G_N_ELEMENTS(row) - 1, TRUE, 0);
     gtk_box_pack_start(GTK_BOX(self), bar, FALSE, FALSE, 0);
 
-    GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
+    GtkWidget *paned = self->split_h = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
     self->image = gtk_drawing_area_new();
     gtk_widget_add_events(self->image, GDK_POINTER_MOTION_MASK | GDK_LEAVE_NOTIFY_MASK);
     gtk_widget_set_size_request(self->image, 260, 160);
     gtk_paned_pack1(GTK_PANED(paned), framed(self->image), TRUE, FALSE);
-    GtkWidget *side = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
+    /* the plots: phasor and histogram side by side above, the decay (the widest reading) below */
+    GtkWidget *side = self->split_v = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
+    GtkWidget *upper = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
+    gtk_box_set_homogeneous(GTK_BOX(upper), TRUE);
     self->phasor = FM_PHASOR_VIEW(fm_phasor_view_new());
+    gtk_widget_set_size_request(GTK_WIDGET(self->phasor), 150, 100);
     self->histogram = gtk_drawing_area_new();
-    gtk_widget_set_size_request(self->histogram, 240, 70);
+    gtk_widget_set_size_request(self->histogram, 150, 100);
     self->decay = FM_DECAY_VIEW(fm_decay_view_new());
-    gtk_box_pack_start(GTK_BOX(side), framed(GTK_WIDGET(self->phasor)), TRUE, TRUE, 0);
-    gtk_box_pack_start(GTK_BOX(side), framed(self->histogram), FALSE, TRUE, 0);
-    gtk_box_pack_start(GTK_BOX(side), framed(GTK_WIDGET(self->decay)), TRUE, TRUE, 0);
+    gtk_box_pack_start(GTK_BOX(upper), framed(GTK_WIDGET(self->phasor)), TRUE, TRUE, 0);
+    gtk_box_pack_start(GTK_BOX(upper), framed(self->histogram), TRUE, TRUE, 0);
+    gtk_paned_pack1(GTK_PANED(side), upper, TRUE, FALSE);
+    gtk_paned_pack2(GTK_PANED(side), framed(GTK_WIDGET(self->decay)), TRUE, FALSE);
     gtk_widget_set_size_request(side, 300, -1);
-    gtk_paned_pack2(GTK_PANED(paned), side, FALSE, FALSE);
+    gtk_paned_pack2(GTK_PANED(paned), side, TRUE, FALSE);
     gtk_widget_set_vexpand(paned, TRUE);
     gtk_box_pack_start(GTK_BOX(self), paned, TRUE, TRUE, 0);
+    g_signal_connect(self->split_h, "size-allocate", G_CALLBACK(split_allocated), self);
+    g_signal_connect(self->split_v, "size-allocate", G_CALLBACK(split_allocated), self);
+    g_signal_connect(self->split_h, "button-press-event", G_CALLBACK(split_pressed), self);
+    g_signal_connect(self->split_v, "button-press-event", G_CALLBACK(split_pressed), self);
 
     g_signal_connect(self->image, "draw", G_CALLBACK(fm_flim_views_image_draw), self);
     g_signal_connect(self->image, "motion-notify-event", G_CALLBACK(fm_flim_views_image_motion),

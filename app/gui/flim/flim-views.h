@@ -36,5 +36,7 @@ void fm_flim_views_show_decay(FmFlimViews *views, int x, int y);
 gboolean fm_flim_views_photons_ready(FmFlimViews *views);
 FmPhasorView *fm_flim_views_get_phasor_view(FmFlimViews *views);
 FmDecayView *fm_flim_views_get_decay_view(FmFlimViews *views);
+/* The lifetime histogram's widget, and (layout may be NULL) the layout of its last draw. */
+GtkWidget *fm_flim_views_get_histogram(FmFlimViews *views, const FmPlotLayout **layout);
 
 G_END_DECLS

@@ -1,5 +1,6 @@
 /* FmPhasorView: phasor plot drawn from a cached 2-D histogram surface (log density, magma) with
- * the universal semicircle g^2 + s^2 = g (single exponentials lie on it) and lifetime ticks. */
+ * the universal semicircle g^2 + s^2 = g (single exponentials lie on it) and lifetime ticks, on
+ * equal g and s scales as large as the widget allows (plot-layout.c). */
 #include "phasor-view.h"
 
 #include <glib/gi18n.h>
@@ -8,6 +9,7 @@
 
 #include "app/core/colormap.h"
 #include "app/gui/cairo-util.h"
+#include "app/gui/plot-layout.h"
 
 #define HIST_W 220
 #define HIST_H 132
@@ -28,7 +30,12 @@ struct _FmPhasorView {
     double sel_g, sel_s, sel_r;
     gboolean dragging;
     double ox, oy, scale; /* g = (x - ox) / scale, s = (oy - y) / scale */
+    FmPlotLayout layout;  /* of the last draw */
 };
+
+/* Pixel coordinates of a phasor (g, s) as last drawn. */
+#define PX(self, g) ((self)->ox + (g) * (self)->scale)
+#define PY(self, s) ((self)->oy - (s) * (self)->scale)
 
 G_DEFINE_TYPE(FmPhasorView, fm_phasor_view, GTK_TYPE_DRAWING_AREA)
 
@@ -88,84 +95,135 @@ static void rebuild_surface(FmPhasorView *self)
     g_free(hi);
 }
 
+/* Lifetime labels along the semicircle, outside it, each clear of the ones before it and of
+ * the data rectangle's edge. */
+static void draw_tau_ticks(FmPhasorView *self, cairo_t *cr, PangoLayout *pango,
+                           const FmPlotBox *data)
+{
+    /* A single exponential of lifetime tau sits at g = 1/(1+(w tau)^2), s = w tau g. */
+    static const double taus[] = {0.5, 1, 2, 3, 4, 6, 8, 12};
+    FmPlotBox placed[G_N_ELEMENTS(taus)];
+    int n_placed = 0;
+    for (gsize i = 0; i < G_N_ELEMENTS(taus); i++) {
+        double wt = self->omega * taus[i], g = 1 / (1 + wt * wt), s = wt * g;
+        double dx = g - 0.5, dy = s, len = hypot(dx, dy);
+        cairo_move_to(cr, PX(self, g), PY(self, s));
+        cairo_line_to(cr, PX(self, g + 0.025 * dx / len), PY(self, s + 0.025 * dy / len));
+        cairo_stroke(cr);
+        g_autofree char *t = g_strdup_printf("%g", taus[i]);
+        int w, h;
+        pango_layout_set_text(pango, t, -1);
+        pango_layout_get_pixel_size(pango, &w, &h);
+        /* outside the circle by a gap and half the label, in pixels: clear of the line at any
+         * size (the normal points up-right, away from the centre, in screen terms) */
+        double away = 5 + 0.5 * hypot(w, h);
+        double cx = PX(self, g) + away * dx / len, cy = PY(self, s) - away * dy / len;
+        FmPlotBox box = {CLAMP(cx - w / 2.0, data->x + 1, data->x + data->width - w - 1),
+                         CLAMP(cy - h / 2.0, data->y + 1, data->y + data->height - h - 1), w, h};
+        gboolean clear = TRUE;
+        for (int k = 0; k < n_placed && clear; k++)
+            clear = box.x + box.width <= placed[k].x || placed[k].x + placed[k].width <= box.x ||
+                    box.y + box.height <= placed[k].y || placed[k].y + placed[k].height <= box.y;
+        if (!clear)
+            continue;
+        placed[n_placed++] = box;
+        cairo_move_to(cr, box.x, box.y);
+        pango_cairo_show_layout(cr, pango);
+    }
+}
+
+/* Words in the middle of the widget, wrapped to its width (ellipsized where even that does not
+ * fit its height). */
+static void draw_placeholder(GtkWidget *widget, cairo_t *cr, double W, double H, const char *text)
+{
+    PangoLayout *pango = fm_cairo_plot_pango(widget, cr);
+    pango_layout_set_text(pango, text, -1);
+    pango_layout_set_width(pango, (int)(MAX(W - 16, 1) * PANGO_SCALE));
+    pango_layout_set_height(pango, (int)(MAX(H - 8, 1) * PANGO_SCALE));
+    pango_layout_set_wrap(pango, PANGO_WRAP_WORD);
+    pango_layout_set_ellipsize(pango, PANGO_ELLIPSIZE_END);
+    pango_layout_set_alignment(pango, PANGO_ALIGN_CENTER);
+    int w, h;
+    pango_layout_get_pixel_size(pango, &w, &h);
+    cairo_set_source_rgba(cr, 1, 1, 1, 0.7);
+    cairo_move_to(cr, 8, (H - h) / 2);
+    pango_cairo_show_layout(cr, pango);
+    g_object_unref(pango);
+}
+
 static gboolean fm_phasor_view_draw(GtkWidget *widget, cairo_t *cr)
 {
     FmPhasorView *self = FM_PHASOR_VIEW(widget);
     double W = gtk_widget_get_allocated_width(widget), H = gtk_widget_get_allocated_height(widget);
     cairo_set_source_rgb(cr, 0.11, 0.11, 0.12);
     cairo_paint(cr);
-    double ml = 34, mr = 10, mt = 22, mb = 24;
-    self->scale = MIN((W - ml - mr) / (G_MAX - G_MIN), (H - mt - mb) / (S_MAX - S_MIN));
-    if (self->scale <= 0)
+    fm_plot_layout_clear(&self->layout);
+    memset(&self->layout, 0, sizeof self->layout);
+    self->scale = 0;
+    if (self->g == NULL) { /* no axes without phasors: what to do, in words */
+        draw_placeholder(widget, cr, W, H, _("Run the Phasor method to see the phasor plot"));
         return FALSE;
-    double pw = self->scale * (G_MAX - G_MIN), ph = self->scale * (S_MAX - S_MIN);
-    double x0 = ml + (W - ml - mr - pw) / 2, y0 = mt + (H - mt - mb - ph) / 2;
-    self->ox = x0 - G_MIN * self->scale;
-    self->oy = y0 + S_MAX * self->scale;
-#define PX(g) (self->ox + (g)*self->scale)
-#define PY(s) (self->oy - (s)*self->scale)
-    cairo_set_source_rgb(cr, 0.07, 0.07, 0.08);
-    cairo_rectangle(cr, x0, y0, pw, ph);
-    cairo_fill(cr);
-    /* Grid every 0.25 and the axes. */
-    cairo_set_line_width(cr, 1);
-    cairo_set_source_rgba(cr, 1, 1, 1, 0.08);
-    for (double g = 0; g <= 1.0001; g += 0.25) {
-        cairo_move_to(cr, PX(g), y0);
-        cairo_line_to(cr, PX(g), y0 + ph);
     }
-    for (double s = 0; s <= 0.6001; s += 0.25) {
-        cairo_move_to(cr, x0, PY(s));
-        cairo_line_to(cr, x0 + pw, PY(s));
+    g_autofree char *title =
+        self->highlight != NULL
+            ? g_strdup_printf(_("Phasor · %" G_GSIZE_FORMAT " px · %" G_GSIZE_FORMAT " in ROI"),
+                              self->n_points, self->n_highlight)
+            : g_strdup_printf(_("Phasor · %" G_GSIZE_FORMAT " px"), self->n_points);
+    /* equal scales on g and s: the semicircle stays round, as large as the widget allows */
+    FmPlotSpec spec = {
+        .width = W,
+        .height = H,
+        .x = {G_MIN, G_MAX, FALSE, "g"},
+        .y = {S_MIN, S_MAX, FALSE, "s"},
+        .title = title,
+        .stats = self->omega > 0 ? _("ticks on the semicircle: τ in ns") : NULL,
+        .aspect = 1,
+        .min_data_width = 60,
+        .min_data_height = 36,
+    };
+    PangoLayout *pango = fm_cairo_plot_pango(widget, cr);
+    spec.measure = fm_cairo_plot_measure;
+    spec.measure_user = pango;
+    FmPlotLayout *l = &self->layout;
+    fm_plot_layout_clear(l);
+    fm_plot_layout_compute(&spec, l);
+    self->scale = l->data.width / (G_MAX - G_MIN);
+    if (!(self->scale > 0)) {
+        g_object_unref(pango);
+        return FALSE;
     }
-    cairo_stroke(cr);
-    cairo_set_source_rgba(cr, 1, 1, 1, 0.65);
-    for (double g = 0; g <= 1.0001; g += 0.25) {
-        g_autofree char *t = g_strdup_printf("%.2g", g);
-        fm_cairo_text(widget, cr, PX(g), y0 + ph + 9, t, 0.5, 0.5);
-    }
-    for (double s = 0; s <= 0.6001; s += 0.25) {
-        g_autofree char *t = g_strdup_printf("%.2g", s);
-        fm_cairo_text(widget, cr, x0 - 4, PY(s), t, 1.0, 0.5);
-    }
-    fm_cairo_text(widget, cr, x0 + pw, y0 + ph + 9, "g", 0.0, 0.5);
-    fm_cairo_text(widget, cr, x0 - 24, y0 + 4, "s", 0.0, 0.5);
-
+    self->ox = l->data.x - G_MIN * self->scale;
+    self->oy = l->data.y + S_MAX * self->scale;
+    FmPlotColours colours;
+    fm_plot_colours_dark(&colours);
+    fm_cairo_plot_background(cr, l, &colours);
+    const FmPlotBox *data = &l->data;
     if (self->surface != NULL) {
         cairo_save(cr);
-        cairo_rectangle(cr, x0, y0, pw, ph);
+        cairo_rectangle(cr, data->x, data->y, data->width, data->height);
         cairo_clip(cr);
-        cairo_translate(cr, x0, y0);
-        cairo_scale(cr, pw / HIST_W, ph / HIST_H);
+        cairo_translate(cr, data->x, data->y);
+        cairo_scale(cr, data->width / HIST_W, data->height / HIST_H);
         cairo_set_source_surface(cr, self->surface, 0, 0);
         cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
         cairo_paint(cr);
         cairo_restore(cr);
     }
     /* Universal semicircle: centre (0.5, 0), radius 0.5. */
+    cairo_save(cr);
+    cairo_rectangle(cr, data->x, data->y, data->width, data->height);
+    cairo_clip(cr);
     cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
     cairo_set_line_width(cr, 1.3);
     cairo_new_path(cr);
-    cairo_arc_negative(cr, PX(0.5), PY(0), 0.5 * self->scale, 0, -G_PI);
+    cairo_arc_negative(cr, PX(self, 0.5), PY(self, 0), 0.5 * self->scale, 0, -G_PI);
     cairo_stroke(cr);
-    if (self->omega > 0) {
-        /* A single exponential of lifetime tau sits at g = 1/(1+(w tau)^2), s = w tau g. */
-        static const double taus[] = {0.5, 1, 2, 3, 4, 6, 8, 12};
-        for (gsize i = 0; i < G_N_ELEMENTS(taus); i++) {
-            double wt = self->omega * taus[i], g = 1 / (1 + wt * wt), s = wt * g;
-            double dx = g - 0.5, dy = s, len = hypot(dx, dy);
-            cairo_move_to(cr, PX(g), PY(s));
-            cairo_line_to(cr, PX(g + 0.025 * dx / len), PY(s + 0.025 * dy / len));
-            cairo_stroke(cr);
-            g_autofree char *t = g_strdup_printf("%g", taus[i]);
-            fm_cairo_text(widget, cr, PX(g + 0.06 * dx / len), PY(s + 0.06 * dy / len), t, 0.5,
-                          0.5);
-        }
-        fm_cairo_text(widget, cr, x0 + pw - 2, y0 + 8, _("τ ticks in ns"), 1.0, 0.5);
-    }
+    if (self->omega > 0)
+        draw_tau_ticks(self, cr, pango, data);
     if (self->sel_r > 0) {
         cairo_new_path(cr);
-        cairo_arc(cr, PX(self->sel_g), PY(self->sel_s), self->sel_r * self->scale, 0, 2 * G_PI);
+        cairo_arc(cr, PX(self, self->sel_g), PY(self, self->sel_s), self->sel_r * self->scale, 0,
+                  2 * G_PI);
         cairo_set_source_rgba(cr, 0.2, 0.9, 1.0, 0.95);
         double dash[] = {4, 3};
         cairo_set_dash(cr, dash, 2, 0);
@@ -173,16 +231,9 @@ static gboolean fm_phasor_view_draw(GtkWidget *widget, cairo_t *cr)
         cairo_stroke(cr);
         cairo_set_dash(cr, NULL, 0, 0);
     }
-    g_autofree char *title =
-        self->g == NULL ? g_strdup(_("Phasor: run flim.phasor to fill"))
-        : self->highlight != NULL
-            ? g_strdup_printf(_("Phasor · %" G_GSIZE_FORMAT " px · %" G_GSIZE_FORMAT " in ROI"),
-                              self->n_points, self->n_highlight)
-            : g_strdup_printf(_("Phasor · %" G_GSIZE_FORMAT " px"), self->n_points);
-    cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
-    fm_cairo_text(widget, cr, x0, 10, title, 0.0, 0.5);
-#undef PX
-#undef PY
+    cairo_restore(cr);
+    fm_cairo_plot_axes(cr, pango, l, &colours);
+    g_object_unref(pango);
     return FALSE;
 }
 
@@ -237,6 +288,7 @@ static void fm_phasor_view_finalize(GObject *object)
     g_free(self->s);
     g_free(self->highlight);
     g_clear_pointer(&self->surface, cairo_surface_destroy);
+    fm_plot_layout_clear(&self->layout);
     G_OBJECT_CLASS(fm_phasor_view_parent_class)->finalize(object);
 }
 
@@ -257,7 +309,7 @@ static void fm_phasor_view_init(FmPhasorView *self)
 {
     gtk_widget_add_events(GTK_WIDGET(self), GDK_BUTTON_PRESS_MASK | GDK_BUTTON_RELEASE_MASK |
                                                 GDK_POINTER_MOTION_MASK);
-    gtk_widget_set_size_request(GTK_WIDGET(self), 240, 100);
+    gtk_widget_set_size_request(GTK_WIDGET(self), 240, 90);
     gtk_widget_set_tooltip_text(
         GTK_WIDGET(self), _("Drag a circle to select pixels by their phasor; click to clear"));
 }
@@ -339,4 +391,9 @@ guint8 *fm_phasor_view_selection_mask(FmPhasorView *self, gsize *n_selected)
     if (n_selected != NULL)
         *n_selected = count;
     return mask;
+}
+
+const FmPlotLayout *fm_phasor_view_get_layout(FmPhasorView *self)
+{
+    return &self->layout;
 }

@@ -4,6 +4,8 @@
 
 #include <gtk/gtk.h>
 
+#include "app/gui/plot-layout.h"
+
 G_BEGIN_DECLS
 
 #define FM_TYPE_PHASOR_VIEW (fm_phasor_view_get_type())
@@ -25,6 +27,9 @@ void fm_phasor_view_set_selection(FmPhasorView *view, double g, double s, double
 /* Pixels whose phasor lies in the region (width x height bytes, g_free it), or NULL when there
  * is no region; n_selected (may be NULL) counts them. */
 guint8 *fm_phasor_view_selection_mask(FmPhasorView *view, gsize *n_selected);
+
+/* The layout of the last draw (data rectangle, ticks, texts): for tests of what is on screen. */
+const FmPlotLayout *fm_phasor_view_get_layout(FmPhasorView *view);
 
 /* Signals: "selection-changed" (): the region was drawn, moved or cleared. */
 
