@@ -58,7 +58,7 @@ case "${1:-}" in
     build
     dir=${FLUXMAP_BUILD_DIR:-build}
     # One meson invocation so that its summary ("Ok: N  Fail: N ...") is the last thing printed.
-    xvfb-run -a -s '-screen 0 1280x900x24' \
+    xvfb-run -a -s '-screen 0 1920x1080x24' \
       meson test -C "$dir" --print-errorlogs --num-processes "$(nproc)" --timeout-multiplier 3
     ;;
   *)

@@ -85,5 +85,27 @@ GtkWidget *fm_run_cancel_row_new(void)
                        0);
     gtk_box_pack_start(GTK_BOX(buttons),
                        fm_panel_action_button(_("_Cancel"), "win.cancel-all", NULL), TRUE, TRUE, 0);
+    fm_panel_pin_to_bottom(buttons);
     return buttons;
+}
+
+#define PIN_KEY "fm-panel-pinned"
+
+void fm_panel_pin_to_bottom(GtkWidget *row)
+{
+    g_object_set_data(G_OBJECT(row), PIN_KEY, GINT_TO_POINTER(1));
+}
+
+GtkWidget *fm_panel_find_pinned(GtkWidget *panel)
+{
+    if (g_object_get_data(G_OBJECT(panel), PIN_KEY) != NULL)
+        return panel;
+    if (!GTK_IS_CONTAINER(panel))
+        return NULL;
+    GList *children = gtk_container_get_children(GTK_CONTAINER(panel));
+    GtkWidget *found = NULL;
+    for (GList *l = children; l != NULL && found == NULL; l = l->next)
+        found = fm_panel_find_pinned(l->data);
+    g_list_free(children);
+    return found;
 }

@@ -31,7 +31,13 @@ void fm_panel_show_method(GtkWidget *description_label, GtkWidget *param_form,
 /* A grid with a dim "Backend" label beside `combo`, which expands horizontally. */
 GtkWidget *fm_backend_grid_new(GtkWidget *combo);
 
-/* An equal-width row of _Run (win.run) and _Cancel (win.cancel-all). */
+/* An equal-width row of _Run (win.run) and _Cancel (win.cancel-all), pinned to the bottom. */
 GtkWidget *fm_run_cancel_row_new(void);
+
+/* Marks a row of a panel (its Run button, say) to stay in sight: the window shows it under the
+ * panel's scrolled part, not at the end of a long panel. */
+void fm_panel_pin_to_bottom(GtkWidget *row);
+/* The pinned row inside panel, or NULL. */
+GtkWidget *fm_panel_find_pinned(GtkWidget *panel);
 
 G_END_DECLS

@@ -7,7 +7,7 @@
 #define LEFT_DEFAULT 250
 #define RIGHT_DEFAULT_SMALL 320 /* a 1366-px screen */
 #define RIGHT_DEFAULT_LARGE 380
-#define BOTTOM_DEFAULT_SMALL 170
+#define BOTTOM_DEFAULT_SMALL 150
 #define BOTTOM_DEFAULT_LARGE 230
 
 static GSettings *settings_of(FmWindow *win)

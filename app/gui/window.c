@@ -8,6 +8,7 @@
 #include "family-switcher.h"
 #include "pages.h"
 #include "pane-fit.h"
+#include "panel-util.h"
 #include "start-page.h"
 
 #include <glib/gi18n.h>
@@ -465,7 +466,7 @@ static void build_children(FmWindow *win)
     win->map_view = FM_MAP_VIEW(fm_map_view_new());
     gtk_container_add(GTK_CONTAINER(win->map_frame), GTK_WIDGET(win->map_view));
     win->plot_view = FM_PLOT_VIEW(fm_plot_view_new());
-    gtk_widget_set_size_request(GTK_WIDGET(win->plot_view), -1, 110);
+    gtk_widget_set_size_request(GTK_WIDGET(win->plot_view), -1, 100);
     fm_plot_view_set_labels(win->plot_view, _("frame"), _("mean SFI (1/s)"));
     gtk_box_pack_start(GTK_BOX(win->plot_box), GTK_WIDGET(win->plot_view), TRUE, TRUE, 0);
     win->job_list = FM_JOB_LIST(fm_job_list_new());
@@ -508,6 +509,26 @@ const char *fm_window_get_family(FmWindow *win)
     return name; /* NULL only before the pages exist */
 }
 
+const char *fm_window_get_centre_name(FmWindow *win)
+{
+    return gtk_stack_get_visible_child_name(GTK_STACK(win->centre_stack));
+}
+
+GtkWidget *fm_window_get_centre_view(FmWindow *win)
+{
+    return gtk_stack_get_visible_child(GTK_STACK(win->centre_stack));
+}
+
+const char *fm_window_get_message_page(FmWindow *win)
+{
+    return gtk_info_bar_get_revealed(GTK_INFO_BAR(win->info_bar)) ? win->message_page : NULL;
+}
+
+GtkWidget *fm_window_get_side_pane(FmWindow *win, gboolean right)
+{
+    return right ? win->panel_box : gtk_paned_get_child1(GTK_PANED(win->outer_paned));
+}
+
 void fm_window_set_family(FmWindow *win, const char *family)
 {
     gtk_stack_set_visible_child_name(GTK_STACK(win->panel_stack), family);
@@ -515,9 +536,23 @@ void fm_window_set_family(FmWindow *win, const char *family)
 
 void fm_window_add_panel(FmWindow *win, const char *id, const char *title, GtkWidget *panel)
 {
+    /* the panel scrolls; its pinned row (Run, Cancel) stays in sight under it */
+    GtkWidget *pinned = fm_panel_find_pinned(panel);
+    if (pinned != NULL) {
+        g_object_ref(pinned);
+        gtk_container_remove(GTK_CONTAINER(gtk_widget_get_parent(pinned)), pinned);
+    }
     GtkWidget *scroller = fm_panel_scroller_new(panel);
-    gtk_stack_add_titled(GTK_STACK(win->panel_stack), scroller, id, title);
-    gtk_widget_show_all(scroller);
+    GtkWidget *child = scroller;
+    if (pinned != NULL) {
+        child = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+        gtk_box_pack_start(GTK_BOX(child), scroller, TRUE, TRUE, 0);
+        gtk_box_pack_start(GTK_BOX(child), pinned, FALSE, FALSE, 0);
+        g_object_set(pinned, "margin-start", 8, "margin-end", 8, "margin-bottom", 8, NULL);
+        g_object_unref(pinned);
+    }
+    gtk_stack_add_titled(GTK_STACK(win->panel_stack), child, id, title);
+    gtk_widget_show_all(child);
 }
 
 gboolean fm_window_choose_page(FmWindow *win)

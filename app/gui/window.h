@@ -67,6 +67,14 @@ char *fm_window_get_page_params(FmWindow *win, const char *id, const char **meth
 /* The id of the family page on show ("lsi", "flim", …: the pages of pages.c), and a switch to
  * another. */
 const char *fm_window_get_family(FmWindow *win);
+/* What the centre shows: the name of its visible view ("start" for the demo cards, "map", or a
+ * page's own views), and that view. */
+const char *fm_window_get_centre_name(FmWindow *win);
+GtkWidget *fm_window_get_centre_view(FmWindow *win);
+/* The page the info bar's note belongs to (NULL when it shows none or belongs to no page). */
+const char *fm_window_get_message_page(FmWindow *win);
+/* The side panes: the dataset and catalogue pane (left) and the method panel (right). */
+GtkWidget *fm_window_get_side_pane(FmWindow *win, gboolean right);
 void fm_window_set_family(FmWindow *win, const char *family);
 /* Whether the main map view's map toolbar and ROI bar are on show (not for OCT). */
 gboolean fm_window_map_tools_visible(FmWindow *win);
