@@ -117,6 +117,7 @@ static void stroke_series(cairo_t *cr, FmPlotView *self, GArray *xs, GArray *ys,
             style == FM_PLOT_STYLE_MARKERS ||
             (!pen_down && (i + 1 >= xs->len || !y_shown(self, g_array_index(ys, double, i + 1))));
         if (isolated) { /* a lone point would be an invisible zero-length line */
+            cairo_stroke(cr); /* the line so far: the fill below would fill it as a polygon */
             cairo_new_sub_path(cr);
             cairo_arc(cr, px, py, style == FM_PLOT_STYLE_MARKERS ? 2.25 : 2.0, 0, 2 * G_PI);
             cairo_fill(cr);

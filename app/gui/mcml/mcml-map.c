@@ -223,6 +223,31 @@ static void contour(cairo_t *cr, const float *v, int w, int h, double level, dou
     cairo_stroke(cr);
 }
 
+/* The 3 x 3 mean of the finite values around each bin: the decades' contours follow the map's
+ * trend rather than each photon's noise far from the source (the colours show the raw bins). */
+static float *smoothed(const float *v, int w, int h)
+{
+    float *out = g_new(float, (gsize)w *h);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            double sum = 0;
+            int n = 0;
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    int xx = x + dx, yy = y + dy;
+                    if (xx < 0 || yy < 0 || xx >= w || yy >= h)
+                        continue;
+                    float f = v[(gsize)yy * w + xx];
+                    if (isfinite(f)) {
+                        sum += f;
+                        n++;
+                    }
+                }
+            out[(gsize)y * w + x] = isfinite(v[(gsize)y * w + x]) && n ? (float)(sum / n) : NAN;
+        }
+    return out;
+}
+
 static cairo_surface_t *colour_image(const float *v, int w, int h, double vmin, double vmax)
 {
     cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
@@ -305,12 +330,15 @@ void fm_mcml_map_draw(GtkWidget *widget, cairo_t *cr, const float *v, int w, int
     GdkRGBA fg;
     gtk_style_context_get_color(style, gtk_style_context_get_state(style), &fg);
     PangoLayout *pango = fm_cairo_plot_pango(widget, cr);
-    /* MCML's last row and column collect everything beyond the grid: not part of the map */
+    /* MCML's last row and column collect everything beyond the grid: not part of the map; nor
+     * are the rows below the deepest layer (the medium below is not simulated) */
     int stride = w;
     if (w > 1)
         w--;
     if (h > 1)
         h--;
+    if (n_bounds > 0 && bound_bins[n_bounds - 1] > 1)
+        h = MIN(h, (int)ceil(bound_bins[n_bounds - 1] - 1e-6));
     g_autofree float *inside = v && w > 0 && h > 0 ? g_new(float, (gsize)w *h) : NULL;
     for (int y = 0; inside && y < h; y++)
         memcpy(inside + (gsize)y * w, v + (gsize)y * stride, w * sizeof(float));
@@ -361,8 +389,9 @@ void fm_mcml_map_draw(GtkWidget *widget, cairo_t *cr, const float *v, int w, int
     }
     cairo_stroke(cr);
     cairo_set_source_rgba(cr, 0.3, 0.9, 1.0, 0.9);
+    g_autofree float *smooth = smoothed(v, w, h);
     for (double level = ceil(vmin); level <= vmax; level += 1.0)
-        contour(cr, v, w, h, level, sx, sy);
+        contour(cr, smooth, w, h, level, sx, sy);
     cairo_restore(cr);
 
     FmPlotColours colours;

@@ -24,7 +24,8 @@ void fm_mcml_map_layout(GtkWidget *widget, int width, int height, double r_cm, d
 
 /* Draws log10 values (nr across, nz down, NaN transparent) with dr_cm, dz_cm per bin as
  * fm_mcml_map_layout lays them out for widget's allocation (the last row and column, MCML's
- * collectors of what lies beyond the grid, left out): colour map, white lines at the layer
+ * collectors of what lies beyond the grid, and the rows below the deepest boundary left out):
+ * colour map, white lines at the layer
  * boundaries (depths in bins), cyan iso-lines at every whole decade (marching squares), the axes
  * and the colorbar. Without values, only a hint. */
 void fm_mcml_map_draw(GtkWidget *widget, cairo_t *cr, const float *log_values, int nr, int nz,
