@@ -30,7 +30,8 @@ static void print_help(void)
              "(wavelength per pixel), FILE.truth.json and, for a mirror, a reference-arm-only\n"
              "FILE.reference.raw for background subtraction.\n"
              "  --sample=mirror|layers  mirror: one reflector in every A-line; layers: a curved\n"
-             "                          four-layer sample (default layers)\n"
+             "                          four-layer sample with an inclusion, scanned over\n"
+             "                          %g x %g um (default layers)\n"
              "  --pixels=N              %d pixels per A-line\n"
              "  --alines=N              %d A-lines per B-scan\n"
              "  --bscans=N              %d (layers), 1 (mirror)\n"
@@ -41,9 +42,9 @@ static void print_help(void)
              "  --reference_alines=N    64   A-lines in the reference file\n"
              "  --seed=N                %llu\n"
              "  --no-shot-noise --no-fixed-pattern\n"),
-           d.center_nm, d.fwhm_nm, d.lambda_first_nm, d.lambda_last_nm, d.pixels_per_aline,
-           d.alines_per_bscan, d.n_bscans, d.mirror_depth_um, d.mirror_reflectivity, d.peak_counts,
-           (unsigned long long)d.seed);
+           d.center_nm, d.fwhm_nm, d.lambda_first_nm, d.lambda_last_nm, d.scan_width_um,
+           d.scan_length_um, d.pixels_per_aline, d.alines_per_bscan, d.n_bscans, d.mirror_depth_um,
+           d.mirror_reflectivity, d.peak_counts, (unsigned long long)d.seed);
 }
 
 static gboolean write_truth(const char *path, const fm_oct_sim_params *p, const char *format,
@@ -69,6 +70,8 @@ static gboolean write_truth(const char *path, const fm_oct_sim_params *p, const 
     json_builder_set_member_name(b, "fixed_pattern");
     json_builder_add_boolean_value(b, p->fixed_pattern);
     fm_cli_json_member_number(b, "um_per_depth_bin", um_per_bin);
+    fm_cli_json_member_number(b, "aline_spacing_um", fm_oct_sim_aline_spacing_um(p));
+    fm_cli_json_member_number(b, "bscan_spacing_um", fm_oct_sim_bscan_spacing_um(p));
     fm_cli_json_member_number(b, "coherence_length_um", fm_oct_sim_coherence_length_um(p));
     fm_cli_json_member_string(b, "model",
                               "I(k) = P S(k) [1 + sum R + 2 sum sqrt(R) cos(2 k z + phi)] + "
@@ -90,8 +93,25 @@ static gboolean write_truth(const char *path, const fm_oct_sim_params *p, const 
         }
         json_builder_end_array(b);
         fm_cli_json_member_string(b, "surface",
-                                  "z = 300 + 1200 (u^2 + v^2) um, u, v in -0.5..0.5 across "
-                                  "A-lines and B-scans; layers 0, 60, 180, 320 um below");
+                                  "z = 300 + 1200 (u^2 + v^2) um, u = (a + 0.5) / A - 0.5 and "
+                                  "v = (b + 0.5) / B - 0.5 across A-lines and B-scans; layers "
+                                  "0, 60, 180, 320 um below");
+        json_builder_set_member_name(b, "inclusion");
+        json_builder_begin_object(b);
+        fm_cli_json_member_number(b, "centre_u", FM_OCT_SIM_INCLUSION_U);
+        fm_cli_json_member_number(b, "centre_v", FM_OCT_SIM_INCLUSION_V);
+        fm_cli_json_member_number(b, "radius", FM_OCT_SIM_INCLUSION_RADIUS);
+        fm_cli_json_member_number(b, "depth_below_surface_um", FM_OCT_SIM_INCLUSION_DEPTH_UM);
+        fm_cli_json_member_number(b, "half_height_um", FM_OCT_SIM_INCLUSION_HALF_UM);
+        fm_cli_json_member_number(b, "reflectivity_top", FM_OCT_SIM_INCLUSION_R_TOP);
+        fm_cli_json_member_number(b, "reflectivity_bottom", FM_OCT_SIM_INCLUSION_R_BOTTOM);
+        fm_cli_json_member_number(b, "shadow_factor", FM_OCT_SIM_SHADOW);
+        fm_cli_json_member_string(b, "shape",
+                                  "ellipsoid: where rho = |(u, v) - centre| / radius < 1, "
+                                  "top and bottom at the surface + depth -+ half_height "
+                                  "sqrt(1 - rho^2); layers below its top reflect "
+                                  "shadow_factor as much");
+        json_builder_end_object(b);
     }
     json_builder_end_object(b);
     return fm_cli_json_write_file(b, path, error);

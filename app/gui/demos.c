@@ -18,7 +18,8 @@ static const fm_demo demos[] = {
      N_("A DCE liver phantom with aorta, portal-vein and liver ROIs assigned: dual-input maps"),
      "dce-demo.nii"},
     {"oct", N_("SD-OCT"),
-     N_("Raw spectra of a four-layer sample with the spectrometer calibration: B-scans, en-face"),
+     N_("Raw spectra of a layered sample with an inclusion, 6 x 6 mm, and the spectrometer "
+        "calibration: B-scans, en-face"),
      "oct-demo.raw"},
     {"mcml", N_("Light transport (MCML)"),
      N_("Monte Carlo in a seven-layer skin model: reflectance, absorption, fluence"), NULL},

@@ -1,7 +1,10 @@
 /* GUI test of the SD-OCT workflow: opens a simulated layered volume (12-bit packed raw with
- * sidecar and calibration), runs oct.bscan through win.oct-run, checks the catalogue, the B-scan
- * view (layer surface at the simulated depth), playback and the en-face view, then opens a
- * simulated mirror and runs "compare resampling"; saves screenshots. */
+ * sidecar, lateral steps and calibration), runs oct.bscan through win.oct-run, checks the
+ * catalogue, the B-scan view (layer surface at the simulated depth, drawn at the scan's aspect),
+ * playback, the one numbering of B-scans and the en-face view (the inclusion brighter than its
+ * surroundings); at 1366x768 and 1920x1080, the B-scan's share of the centre and the side panel
+ * within its width; then opens a simulated mirror and runs "compare resampling"; saves
+ * screenshots. */
 #include <gtk/gtk.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +21,7 @@
 #include "app/gui/oct/oct-page.h"
 #include "app/gui/window.h"
 #include "gui-test-util.h"
+#include "page-fit-check.h"
 
 static char *data_dir, *volume_path, *mirror_path;
 static FmApplication *app;
@@ -59,7 +63,7 @@ static void open_file(const char *path)
     g_assert_null(error_message());
     drain_events(0.1);
     g_assert_cmpstr(fm_window_get_family(win), ==, "oct"); /* chosen from the dataset */
-    g_assert_false(fm_window_map_tools_visible(win)); /* the B-scan views bring their own */
+    g_assert_false(fm_window_map_tools_visible(win));      /* the B-scan views bring their own */
     g_assert_false(fm_window_frame_slider_visible(win));
 }
 
@@ -75,22 +79,29 @@ static void test_open_run_play(void)
     int w = 0, h = 0;
     const float *shown = fm_map_view_get_data(fm_oct_views_get_bscan_view(views), &w, &h);
     g_assert_nonnull(shown);
-    int stretch = fm_oct_views_get_aline_stretch(views);
-    g_assert_cmpint(w, ==, sim.alines_per_bscan * stretch);
+    /* resampled to square pixels of the scan: 96 A-lines 62.5 um apart across, 1024 bins of
+     * 2.5 um down */
+    g_autofree double *lambda = g_new(double, sim.pixels_per_aline);
+    fm_oct_sim_wavelengths(&sim, lambda);
+    double um_per_bin = fm_oct_calib_um_per_bin(lambda, sim.pixels_per_aline);
     g_assert_cmpint(h, ==, sim.pixels_per_aline / 2);
+    double aspect = sim.scan_width_um / (h * um_per_bin);
+    g_assert_cmpfloat(fabs(fm_oct_views_get_bscan_aspect(views) / aspect - 1), <, 1e-6);
+    g_assert_cmpint(abs(w - (int)lround(aspect * h)), <=, 1);
+    double cols = fm_oct_views_get_columns_per_aline(views);
     /* The surface layer (reflectivity 2e-3, speckle-like amplitude) of the centre A-line of
      * B-scan 0: the brightest bin within +-3 bins of the simulated depth beats the mean of the
      * whole A-line by > 20 dB (it is ~40 dB above the shot-noise floor; the Hann window and
      * speckle amplitude leave it well clear of 20). */
     double depth[FM_OCT_SIM_N_LAYERS], refl[FM_OCT_SIM_N_LAYERS];
     int a = sim.alines_per_bscan / 2;
-    fm_oct_sim_layers_at(&sim, 0, a, depth, refl);
-    g_autofree double *lambda = g_new(double, sim.pixels_per_aline);
-    fm_oct_sim_wavelengths(&sim, lambda);
-    int z0 = (int)lround(depth[0] / fm_oct_calib_um_per_bin(lambda, sim.pixels_per_aline));
+    int bscan = fm_oct_views_get_bscan(views); /* the first result opens on the middle */
+    g_assert_cmpint(bscan, ==, sim.n_bscans / 2);
+    fm_oct_sim_layers_at(&sim, bscan, a, depth, refl);
+    int z0 = (int)lround(depth[0] / um_per_bin);
     double best = -1e9, mean = 0;
     for (int z = 0; z < h; z++) {
-        double v = shown[(gsize)z * w + a * stretch];
+        double v = shown[(gsize)z * w + (int)((a + 0.5) * cols)];
         mean += v / h;
         if (abs(z - z0) <= 3)
             best = MAX(best, v);
@@ -110,18 +121,132 @@ static void test_open_run_play(void)
     fm_oct_views_set_playing(views, FALSE);
     g_test_message("playback showed %d B-scans", fm_oct_views_get_play_count(views));
     g_assert_cmpint(fm_oct_views_get_play_count(views), >, 2);
-    /* en-face over the layers' depth range, one row per B-scan */
+    /* en-face over the layers' depth range, at the scan's 6 x 6 mm aspect; the inclusion shows
+     * as a disc brighter than the sample around it */
     fm_oct_views_set_enface_range(views, 250.0, 1000.0);
     int ew = 0, eh = 0;
-    g_assert_nonnull(fm_map_view_get_data(fm_oct_views_get_enface_view(views), &ew, &eh));
+    const float *enface = fm_map_view_get_data(fm_oct_views_get_enface_view(views), &ew, &eh);
+    g_assert_nonnull(enface);
     g_assert_cmpint(ew, ==, sim.alines_per_bscan);
-    g_assert_cmpint(eh % sim.n_bscans, ==, 0); /* rows repeated for a readable aspect */
+    g_assert_cmpint(abs(eh - ew), <=, 1); /* a square scan */
+    double inside = 0, outside = 0;
+    int n_in = 0, n_out = 0;
+    for (int y = 0; y < eh; y++)
+        for (int x = 0; x < ew; x++) {
+            int b = y * sim.n_bscans / eh, al = x * sim.alines_per_bscan / ew;
+            double top, bottom, val = enface[(gsize)y * ew + x];
+            if (fm_oct_sim_inclusion_at(&sim, b, al, &top, &bottom)) {
+                inside += val;
+                n_in++;
+            } else {
+                outside += val;
+                n_out++;
+            }
+        }
+    g_assert_cmpint(n_in, >, 0);
+    g_test_message("en-face: inclusion %.1f dB, around it %.1f dB", inside / n_in, outside / n_out);
+    g_assert_cmpfloat(inside / n_in - outside / n_out, >, 3.0);
     fm_oct_views_set_bscan(views, sim.n_bscans / 2);
     fm_oct_views_set_db_range(views, 55, 105);
     fm_oct_views_show_aline(views, a);
     gtk_window_resize(GTK_WINDOW(win), 1280, 860);
     drain_events(0.3);
     save_widget(GTK_WIDGET(win), "");
+}
+
+/* A label under widget whose text starts with prefix, or NULL. */
+static GtkLabel *find_label(GtkWidget *widget, const char *prefix)
+{
+    if (GTK_IS_LABEL(widget) && g_str_has_prefix(gtk_label_get_text(GTK_LABEL(widget)), prefix))
+        return GTK_LABEL(widget);
+    if (!GTK_IS_CONTAINER(widget))
+        return NULL;
+    g_autoptr(GList) children = gtk_container_get_children(GTK_CONTAINER(widget));
+    for (GList *l = children; l; l = l->next) {
+        GtkLabel *found = find_label(l->data, prefix);
+        if (found)
+            return found;
+    }
+    return NULL;
+}
+
+static GtkWidget *find_named(GtkWidget *widget, const char *name)
+{
+    if (g_strcmp0(gtk_widget_get_name(widget), name) == 0)
+        return widget;
+    if (!GTK_IS_CONTAINER(widget))
+        return NULL;
+    g_autoptr(GList) children = gtk_container_get_children(GTK_CONTAINER(widget));
+    for (GList *l = children; l; l = l->next) {
+        GtkWidget *found = find_named(l->data, name);
+        if (found)
+            return found;
+    }
+    return NULL;
+}
+
+/* What the OCT page shows at a screen size, after the run of test_open_run_play. */
+static void check_screen(int width, int height)
+{
+    fit_check_resize(GTK_WIDGET(win), width, height);
+    drain_events(0.5);
+    g_autofree char *suffix = g_strdup_printf("-%dx%d", width, height);
+    save_widget(GTK_WIDGET(win), suffix);
+    FmOctViews *views = FM_OCT_VIEWS(fm_window_get_oct_views(win));
+    GtkWidget *panel = fm_window_get_oct_panel(win);
+    fit_check_panel(panel, GTK_WIDGET(win));
+
+    /* the B-scan as drawn: its image at zoom-to-fit, at the scan's aspect, most of the centre */
+    FmMapView *bscan = fm_oct_views_get_bscan_view(views);
+    int w = 0, h = 0;
+    g_assert_nonnull(fm_map_view_get_data(bscan, &w, &h));
+    double zoom = fm_map_view_get_zoom(bscan);
+    double drawn_w = zoom * w, drawn_h = zoom * h;
+    GtkWidget *centre = GTK_WIDGET(views);
+    double centre_area =
+        (double)gtk_widget_get_allocated_width(centre) * gtk_widget_get_allocated_height(centre);
+    double want = fm_oct_views_get_bscan_aspect(views);
+    g_test_message("B-scan drawn %.0f x %.0f (aspect %.3f, scan %.3f) in a centre of %d x %d: "
+                   "%.0f %%",
+                   drawn_w, drawn_h, drawn_w / drawn_h, want,
+                   gtk_widget_get_allocated_width(centre), gtk_widget_get_allocated_height(centre),
+                   100 * drawn_w * drawn_h / centre_area);
+    g_assert_cmpfloat(fabs(drawn_w / drawn_h / want - 1), <, 0.05);
+    g_assert_cmpfloat(drawn_w, <=, gtk_widget_get_allocated_width(GTK_WIDGET(bscan)) + 0.5);
+    g_assert_cmpfloat(drawn_h, <=, gtk_widget_get_allocated_height(GTK_WIDGET(bscan)) + 0.5);
+    if (width == 1366)
+        g_assert_cmpfloat(drawn_w * drawn_h, >=, 0.4 * centre_area);
+
+    /* one numbering: the slider's value and the caption both count from 1 */
+    fm_oct_views_set_bscan(views, 2);
+    GtkLabel *caption = find_label(GTK_WIDGET(views), "B-scan ");
+    g_assert_nonnull(caption);
+    g_autofree char *text = g_strdup_printf("B-scan 3 of %d", sim.n_bscans);
+    g_assert_cmpstr(gtk_label_get_text(caption), ==, text);
+    GtkWidget *scale = find_named(GTK_WIDGET(views), "GtkScale");
+    g_assert_true(GTK_IS_RANGE(scale));
+    g_assert_cmpfloat(gtk_range_get_value(GTK_RANGE(scale)), ==, 3.0);
+    g_assert_cmpfloat(gtk_adjustment_get_lower(gtk_range_get_adjustment(GTK_RANGE(scale))), ==,
+                      1.0);
+
+    /* calibration: said once; the empty "Calibration file" shows the sidecar's, not "none" */
+    const char *calib = fm_oct_panel_get_calibration_text(FM_OCT_PANEL(panel));
+    g_assert_nonnull(strstr(calib, "volume.calib.csv"));
+    g_assert_nonnull(strstr(calib, "sidecar"));
+    GtkWidget *entry = find_named(panel, "calibration_file");
+    g_assert_true(GTK_IS_ENTRY(entry));
+    g_assert_cmpstr(gtk_entry_get_text(GTK_ENTRY(entry)), ==, "");
+    g_assert_nonnull(strstr(gtk_entry_get_placeholder_text(GTK_ENTRY(entry)), "volume.calib.csv"));
+}
+
+static void test_screen_small(void)
+{
+    check_screen(1366, 768);
+}
+
+static void test_screen_large(void)
+{
+    check_screen(1920, 1080);
 }
 
 static void test_compare(void)
@@ -193,6 +318,8 @@ int main(int argc, char **argv)
     drain_events(0.25);
 
     g_test_add_func("/gui-oct/open-run-play", test_open_run_play);
+    g_test_add_func("/gui-oct/screen-1366x768", test_screen_small);
+    g_test_add_func("/gui-oct/screen-1920x1080", test_screen_large);
     g_test_add_func("/gui-oct/compare-resampling", test_compare);
     int status = g_test_run();
     fm_gui_test_shutdown(app, GTK_WIDGET(win), data_dir);

@@ -141,8 +141,43 @@ gboolean fm_oct_raw_read_sidecar(const char *path, fm_oct_raw_layout *layout,
     return TRUE;
 }
 
-gboolean fm_oct_raw_write_sidecar(const char *path, const fm_oct_raw_layout *layout,
-                                  const char *calibration_file, GError **error)
+/* The sidecar's lateral steps (FM_OCT_META_*_SPACING) onto ds, where it gives them. */
+static void read_spacing(const char *path, fm_dataset *ds)
+{
+    g_autofree char *sidecar = fm_oct_raw_sidecar_path(path);
+    g_autoptr(JsonParser) parser = json_parser_new();
+    if (!json_parser_load_from_file(parser, sidecar, NULL))
+        return;
+    JsonNode *root = json_parser_get_root(parser);
+    if (!root || !JSON_NODE_HOLDS_OBJECT(root))
+        return;
+    JsonObject *o = json_node_get_object(root);
+    static const char *const keys[2][2] = {{"aline_spacing_um", FM_OCT_META_ALINE_SPACING},
+                                           {"bscan_spacing_um", FM_OCT_META_BSCAN_SPACING}};
+    for (int i = 0; i < 2; i++) {
+        double um = json_object_get_double_member_with_default(o, keys[i][0], 0.0);
+        char buf[G_ASCII_DTOSTR_BUF_SIZE];
+        if (um > 0.0)
+            fm_dataset_set_meta(ds, keys[i][1], g_ascii_dtostr(buf, sizeof buf, um));
+    }
+}
+
+static void write_spacing(JsonBuilder *b, const fm_dataset *spectra)
+{
+    static const char *const keys[2][2] = {{"aline_spacing_um", FM_OCT_META_ALINE_SPACING},
+                                           {"bscan_spacing_um", FM_OCT_META_BSCAN_SPACING}};
+    for (int i = 0; spectra && i < 2; i++) {
+        const char *um = fm_dataset_get_meta(spectra, keys[i][1]);
+        if (um && g_ascii_strtod(um, NULL) > 0.0) {
+            json_builder_set_member_name(b, keys[i][0]);
+            json_builder_add_double_value(b, g_ascii_strtod(um, NULL));
+        }
+    }
+}
+
+static gboolean write_sidecar(const char *path, const fm_oct_raw_layout *layout,
+                              const char *calibration_file, const fm_dataset *spectra,
+                              GError **error)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
     json_builder_begin_object(b);
@@ -158,6 +193,7 @@ gboolean fm_oct_raw_write_sidecar(const char *path, const fm_oct_raw_layout *lay
         json_builder_set_member_name(b, "calibration_file");
         json_builder_add_string_value(b, calibration_file);
     }
+    write_spacing(b, spectra);
     json_builder_end_object(b);
     g_autoptr(JsonGenerator) gen = json_generator_new();
     g_autoptr(JsonNode) root = json_builder_get_root(b);
@@ -170,6 +206,12 @@ gboolean fm_oct_raw_write_sidecar(const char *path, const fm_oct_raw_layout *lay
         return FALSE;
     }
     return TRUE;
+}
+
+gboolean fm_oct_raw_write_sidecar(const char *path, const fm_oct_raw_layout *layout,
+                                  const char *calibration_file, GError **error)
+{
+    return write_sidecar(path, layout, calibration_file, NULL, error);
 }
 
 static void name_dims(fm_dataset *ds)
@@ -286,6 +328,8 @@ fm_dataset *fm_oct_raw_read(const char *path, const fm_oct_raw_layout *layout, G
     }
     if (calibration)
         fm_dataset_set_meta(ds, FM_OCT_META_CALIBRATION, calibration);
+    if (layout == &from_sidecar)
+        read_spacing(path, ds);
     ds->source_path = g_canonicalize_filename(path, NULL);
     return ds;
 }
@@ -354,7 +398,7 @@ gboolean fm_oct_raw_write(const char *path, const fm_dataset *spectra, fm_oct_ra
         g_set_error(error, FM_ERROR, FM_ERROR_IO, _("%s: %s"), path, local->message);
         return FALSE;
     }
-    return fm_oct_raw_write_sidecar(path, &layout, calibration_file, error);
+    return write_sidecar(path, &layout, calibration_file, spectra, error);
 }
 
 gboolean fm_oct_dataset_is_spectra(const fm_dataset *ds)

@@ -28,6 +28,11 @@ typedef struct {
 #define FM_OCT_META_FORMAT "oct.format"                /* "u16", "u12packed", "u8", "tiff" */
 #define FM_OCT_META_CALIBRATION "oct.calibration_file" /* absolute path, from the sidecar */
 #define FM_OCT_META_UNPARSED "oct.unparsed" /* "1": bytes of a raw file without sidecar */
+/* Lateral steps in µm between A-lines and between B-scans: the sidecar's optional
+ * "aline_spacing_um" and "bscan_spacing_um" (views draw B-scans at their true aspect); the raw
+ * writer puts them in the sidecar when the spectra carry them. */
+#define FM_OCT_META_ALINE_SPACING "oct.aline_spacing_um"
+#define FM_OCT_META_BSCAN_SPACING "oct.bscan_spacing_um"
 
 const char *fm_oct_raw_format_name(fm_oct_raw_format format); /* "u16", "u12packed", "u8" */
 gboolean fm_oct_raw_format_parse(const char *text, fm_oct_raw_format *format);

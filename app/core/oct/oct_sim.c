@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "app/core/error.h"
+#include "app/core/io/oct_raw.h"
 
 /* A-lines are simulated in parallel. */
 #ifdef _OPENMP
@@ -57,6 +58,8 @@ void fm_oct_sim_defaults(fm_oct_sim_params *p)
         .fwhm_nm = 45.0,
         .lambda_first_nm = 770.0,
         .lambda_last_nm = 910.0,
+        .scan_width_um = 6000.0, /* 6 x 6 mm: a retinal or skin volume scan */
+        .scan_length_um = 6000.0,
         .mirror_depth_um = 800.0,
         .mirror_reflectivity = 0.01,
         .peak_counts = 2000.0,
@@ -96,6 +99,47 @@ double fm_oct_sim_coherence_length_um(const fm_oct_sim_params *p)
     return 2.0 * G_LN2 / G_PI * p->center_nm * p->center_nm / p->fwhm_nm * 1e-3;
 }
 
+/* Lateral position of A-line a and B-scan b, each -0.5..0.5 across the scan. */
+static void lateral(const fm_oct_sim_params *p, int bscan, int aline, double *u, double *v)
+{
+    *u = (aline + 0.5) / p->alines_per_bscan - 0.5;
+    *v = (bscan + 0.5) / p->n_bscans - 0.5;
+}
+
+static double surface_um(double u, double v)
+{
+    return 300.0 + 1200.0 * (u * u + v * v);
+}
+
+double fm_oct_sim_aline_spacing_um(const fm_oct_sim_params *p)
+{
+    return p->scan_width_um / MAX(p->alines_per_bscan, 1);
+}
+
+double fm_oct_sim_bscan_spacing_um(const fm_oct_sim_params *p)
+{
+    return p->scan_length_um / MAX(p->n_bscans, 1);
+}
+
+gboolean fm_oct_sim_inclusion_at(const fm_oct_sim_params *p, int bscan, int aline, double *top_um,
+                                 double *bottom_um)
+{
+    double u, v;
+    lateral(p, bscan, aline, &u, &v);
+    /* a circle in the scan's plane when the scan is square */
+    double du = (u - FM_OCT_SIM_INCLUSION_U) / FM_OCT_SIM_INCLUSION_RADIUS;
+    double dv = (v - FM_OCT_SIM_INCLUSION_V) / FM_OCT_SIM_INCLUSION_RADIUS *
+                (p->scan_length_um / MAX(p->scan_width_um, 1e-9));
+    double rho2 = du * du + dv * dv;
+    if (rho2 >= 1.0)
+        return FALSE;
+    double centre = surface_um(u, v) + FM_OCT_SIM_INCLUSION_DEPTH_UM;
+    double half = FM_OCT_SIM_INCLUSION_HALF_UM * sqrt(1.0 - rho2);
+    *top_um = centre - half;
+    *bottom_um = centre + half;
+    return TRUE;
+}
+
 void fm_oct_sim_layers_at(const fm_oct_sim_params *p, int bscan, int aline,
                           double depth_um[FM_OCT_SIM_N_LAYERS],
                           double reflectivity[FM_OCT_SIM_N_LAYERS])
@@ -104,12 +148,13 @@ void fm_oct_sim_layers_at(const fm_oct_sim_params *p, int bscan, int aline,
      * layers below it at fixed thickness: B-scans and en-face slices both show structure. */
     static const double offsets_um[FM_OCT_SIM_N_LAYERS] = {0.0, 60.0, 180.0, 320.0};
     static const double r[FM_OCT_SIM_N_LAYERS] = {2e-3, 5e-4, 1e-3, 3e-4};
-    double u = (aline + 0.5) / p->alines_per_bscan - 0.5;
-    double v = p->n_bscans > 1 ? (double)bscan / (p->n_bscans - 1) - 0.5 : 0.0;
-    double surface = 300.0 + 1200.0 * (u * u + v * v);
+    double u, v, top, bottom;
+    lateral(p, bscan, aline, &u, &v);
+    gboolean shadowed = fm_oct_sim_inclusion_at(p, bscan, aline, &top, &bottom);
+    double surface = surface_um(u, v);
     for (int i = 0; i < FM_OCT_SIM_N_LAYERS; i++) {
         depth_um[i] = surface + offsets_um[i];
-        reflectivity[i] = r[i];
+        reflectivity[i] = r[i] * (shadowed && depth_um[i] > top ? FM_OCT_SIM_SHADOW : 1.0);
     }
 }
 
@@ -178,12 +223,14 @@ static void spectrometer_clear(spectrometer *sp)
 /* One A-line: I(k) = P S(k) [1 + sum R_i + 2 sum sqrt(R_i) cos(2 k z_i + phi_i)] with the
  * reference arm as unit reflector (sample-sample cross terms left out: they sit near DC), then
  * Gaussian-approximated Poisson noise on the photo-electrons (means of 10^2..10^3 counts). */
+#define MAX_REFLECTORS (FM_OCT_SIM_N_LAYERS + 2) /* the layers, an inclusion's top and bottom */
+
 static void aline(const fm_oct_sim_params *p, const spectrometer *sp, const double *depth,
                   const double *refl, const double *phase, int n_refl, guint64 index,
                   guint64 stream, guint16 *out)
 {
     int n = p->pixels_per_aline;
-    double dc = 1.0, amplitude[FM_OCT_SIM_N_LAYERS];
+    double dc = 1.0, amplitude[MAX_REFLECTORS];
     for (int i = 0; i < n_refl; i++) {
         dc += refl[i];
         amplitude[i] = 2.0 * sqrt(refl[i]);
@@ -229,9 +276,10 @@ fm_dataset *fm_oct_simulate(const fm_oct_sim_params *p, GError **error)
     FM_SIM_OMP("omp parallel for schedule(dynamic, 16)")
     for (gint64 index = 0; index < n_alines; index++) {
         const int b = (int)(index / p->alines_per_bscan), a = (int)(index % p->alines_per_bscan);
-        double depth[FM_OCT_SIM_N_LAYERS], refl[FM_OCT_SIM_N_LAYERS];
-        double phase[FM_OCT_SIM_N_LAYERS];
+        double depth[MAX_REFLECTORS], refl[MAX_REFLECTORS], phase[MAX_REFLECTORS];
         int n_refl;
+        /* draws per A-line: as many as it may have reflectors, so no two A-lines share one */
+        const guint64 stride = p->sample == FM_OCT_SIM_MIRROR ? 1 : MAX_REFLECTORS;
         if (p->sample == FM_OCT_SIM_MIRROR) {
             n_refl = 1;
             depth[0] = p->mirror_depth_um;
@@ -239,10 +287,15 @@ fm_dataset *fm_oct_simulate(const fm_oct_sim_params *p, GError **error)
         } else {
             n_refl = FM_OCT_SIM_N_LAYERS;
             fm_oct_sim_layers_at(p, b, a, depth, refl);
+            if (fm_oct_sim_inclusion_at(p, b, a, &depth[n_refl], &depth[n_refl + 1])) {
+                refl[n_refl] = FM_OCT_SIM_INCLUSION_R_TOP;
+                refl[n_refl + 1] = FM_OCT_SIM_INCLUSION_R_BOTTOM;
+                n_refl += 2;
+            }
             /* tissue layers scatter: a speckle-like amplitude per A-line and layer */
             for (int i = 0; i < n_refl; i++) {
                 double u = unit_open(
-                    (guint32)rand_at(p->seed, STREAM_AMPLITUDE, (guint64)index * n_refl + i));
+                    (guint32)rand_at(p->seed, STREAM_AMPLITUDE, (guint64)index * stride + i));
                 refl[i] *= -log(u); /* exponential intensity, mean 1 */
             }
         }
@@ -251,11 +304,18 @@ fm_dataset *fm_oct_simulate(const fm_oct_sim_params *p, GError **error)
         for (int i = 0; i < n_refl; i++)
             phase[i] =
                 2.0 * G_PI *
-                unit_open((guint32)rand_at(p->seed, STREAM_PHASE, (guint64)index * n_refl + i));
+                unit_open((guint32)rand_at(p->seed, STREAM_PHASE, (guint64)index * stride + i));
         aline(p, &sp, depth, refl, phase, n_refl, (guint64)index, STREAM_NOISE,
               out + (gsize)index * n);
     }
     spectrometer_clear(&sp);
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+    if (p->scan_width_um > 0)
+        fm_dataset_set_meta(ds, FM_OCT_META_ALINE_SPACING,
+                            g_ascii_dtostr(buf, sizeof buf, fm_oct_sim_aline_spacing_um(p)));
+    if (p->scan_length_um > 0)
+        fm_dataset_set_meta(ds, FM_OCT_META_BSCAN_SPACING,
+                            g_ascii_dtostr(buf, sizeof buf, fm_oct_sim_bscan_spacing_um(p)));
     return ds;
 }
 

@@ -43,12 +43,30 @@ static fm_dataset *current_spectra(FmWindow *win, fm_params **params_out, gboole
     return spectra;
 }
 
+static double meta_um(const fm_dataset *ds, const char *key)
+{
+    const char *text = ds ? fm_dataset_get_meta(ds, key) : NULL;
+    return text ? g_ascii_strtod(text, NULL) : 0.0;
+}
+
+/* What the open file says of itself beyond its spectra: lateral steps, sidecar calibration. */
+static void take_file_facts(FmWindow *win)
+{
+    OctState *st = state_of(win);
+    const fm_dataset *ds = is_oct(win->dataset) ? win->dataset : NULL;
+    fm_oct_views_set_spacing(st->views, meta_um(ds, FM_OCT_META_ALINE_SPACING),
+                             meta_um(ds, FM_OCT_META_BSCAN_SPACING));
+    fm_oct_panel_set_sidecar_calibration(
+        st->panel, ds ? fm_dataset_get_meta(ds, FM_OCT_META_CALIBRATION) : NULL);
+}
+
 static void oct_dataset_changed(FmWindow *win)
 {
     OctState *st = state_of(win);
     if (!st)
         return;
     fm_oct_views_set_playing(st->views, FALSE);
+    take_file_facts(win);
     if (!is_oct(win->dataset)) {
         fm_oct_views_set_spectra(st->views, NULL, NULL);
         return;
@@ -240,6 +258,7 @@ static gboolean page_show_result(FmWindow *win, const fm_result *res)
         return FALSE;
     double um_per_bin = 0.0; /* unknown without the spectra */
     fm_params *params = NULL;
+    take_file_facts(win);
     fm_dataset *spectra = is_oct(win->dataset) ? current_spectra(win, &params, TRUE) : NULL;
     if (spectra) {
         g_autoptr(fm_oct_setup) setup = fm_oct_setup_new(spectra, params, NULL);
@@ -267,6 +286,7 @@ FmFamilyPage *fm_oct_page_new(FmWindow *win)
     st->panel = FM_OCT_PANEL(fm_oct_panel_new());
     fm_window_add_panel(win, "oct", _("OCT"), GTK_WIDGET(st->panel));
     st->views = FM_OCT_VIEWS(fm_oct_views_new());
+    fm_oct_panel_add_display(st->panel, fm_oct_views_get_display_controls(st->views));
     /* untitled: the map toolbar's Map | Lifetime switcher lists FLIM's views only */
     gtk_stack_add_named(GTK_STACK(win->centre_stack), GTK_WIDGET(st->views), "oct");
     gtk_widget_show_all(GTK_WIDGET(st->views));

@@ -12,6 +12,8 @@ struct _FmOctPanel {
     FmParamForm *form;
     GtkWidget *backend_combo, *calib_label;
     int n_pixels;
+    char *sidecar_calibration; /* the open file's sidecar's calibration, or NULL */
+    char *loaded_text;         /* what the last loaded calibration file holds, for the label */
 };
 
 G_DEFINE_TYPE(FmOctPanel, fm_oct_panel, GTK_TYPE_BOX)
@@ -41,6 +43,88 @@ void fm_oct_panel_set_n_pixels(FmOctPanel *panel, int n_pixels)
     panel->n_pixels = n_pixels;
 }
 
+static GtkWidget *find_named(GtkWidget *widget, const char *name)
+{
+    if (g_strcmp0(gtk_widget_get_name(widget), name) == 0)
+        return widget;
+    if (!GTK_IS_CONTAINER(widget))
+        return NULL;
+    g_autoptr(GList) children = gtk_container_get_children(GTK_CONTAINER(widget));
+    for (GList *l = children; l; l = l->next) {
+        GtkWidget *found = find_named(l->data, name);
+        if (found)
+            return found;
+    }
+    return NULL;
+}
+
+static const char *form_text(FmOctPanel *panel, const char *key)
+{
+    GtkWidget *entry = find_named(GTK_WIDGET(panel->form), key);
+    return entry && GTK_IS_ENTRY(entry) ? gtk_entry_get_text(GTK_ENTRY(entry)) : "";
+}
+
+/* One account of where the wavelengths come from: the label says it, and the form's empty
+ * "Calibration file" shows the sidecar's file as its placeholder rather than "none". */
+static void update_calibration(FmOctPanel *panel)
+{
+    GtkWidget *entry = find_named(GTK_WIDGET(panel->form), "calibration_file");
+    g_autofree char *sidecar_base =
+        panel->sidecar_calibration ? g_path_get_basename(panel->sidecar_calibration) : NULL;
+    if (entry && GTK_IS_ENTRY(entry)) {
+        g_autofree char *hint =
+            sidecar_base ? g_strdup_printf(_("%s (sidecar)"), sidecar_base) : g_strdup(_("none"));
+        gtk_entry_set_placeholder_text(GTK_ENTRY(entry), hint);
+    }
+    const char *chosen = form_text(panel, "calibration_file");
+    g_autofree char *text = NULL;
+    if (chosen && *chosen) {
+        g_autofree char *base = g_path_get_basename(chosen);
+        text = panel->loaded_text ? g_strdup_printf(_("Calibration: %s"), panel->loaded_text)
+                                  : g_strdup_printf(_("Calibration: %s"), base);
+    } else if (*form_text(panel, "lambda_polynomial_nm")) {
+        text = g_strdup(_("Calibration: the wavelength polynomial"));
+    } else if (sidecar_base) {
+        text = g_strdup_printf(_("Calibration: %s, named by the data's sidecar"), sidecar_base);
+    } else {
+        text = g_strdup(_("Calibration: none yet; load a file or give the wavelength "
+                          "polynomial"));
+    }
+    gtk_label_set_text(GTK_LABEL(panel->calib_label), text);
+}
+
+void fm_oct_panel_set_sidecar_calibration(FmOctPanel *panel, const char *path)
+{
+    g_free(panel->sidecar_calibration);
+    panel->sidecar_calibration = path && *path ? g_strdup(path) : NULL;
+    update_calibration(panel);
+}
+
+const char *fm_oct_panel_get_calibration_text(FmOctPanel *panel)
+{
+    return gtk_label_get_text(GTK_LABEL(panel->calib_label));
+}
+
+static void form_changed(FmParamForm *form, const char *key, FmOctPanel *panel)
+{
+    (void)form;
+    if (key == NULL || g_str_equal(key, "calibration_file") ||
+        g_str_equal(key, "lambda_polynomial_nm")) {
+        if (key && g_str_equal(key, "calibration_file"))
+            g_clear_pointer(&panel->loaded_text, g_free);
+        update_calibration(panel);
+    }
+}
+
+void fm_oct_panel_add_display(FmOctPanel *panel, GtkWidget *controls)
+{
+    GtkWidget *heading = fm_panel_heading(_("DISPLAY"));
+    gtk_widget_set_margin_top(heading, 8);
+    gtk_box_pack_start(GTK_BOX(panel), heading, FALSE, FALSE, 0);
+    gtk_box_pack_start(GTK_BOX(panel), controls, FALSE, FALSE, 0);
+    gtk_widget_show_all(heading);
+}
+
 gboolean fm_oct_panel_load_calibration(FmOctPanel *panel, const char *path, int n_pixels,
                                        GError **error)
 {
@@ -49,17 +133,19 @@ gboolean fm_oct_panel_load_calibration(FmOctPanel *panel, const char *path, int 
     if (n <= 0) {
         /* no spectra yet: the run checks the length against the pixels per A-line */
         fm_param_form_set_value(panel->form, "calibration_file", path);
-        g_autofree char *text = g_strdup_printf(_("%s (checked when the data is open)"), base);
-        gtk_label_set_text(GTK_LABEL(panel->calib_label), text);
+        g_free(panel->loaded_text);
+        panel->loaded_text = g_strdup_printf(_("%s (checked when the data is open)"), base);
+        update_calibration(panel);
         return TRUE;
     }
     g_autofree double *lambda = fm_oct_calib_read_csv(path, n, error);
     if (!lambda)
         return FALSE;
     fm_param_form_set_value(panel->form, "calibration_file", path);
-    g_autofree char *text =
+    g_free(panel->loaded_text);
+    panel->loaded_text =
         g_strdup_printf(_("%s: %d pixels, %.1f–%.1f nm"), base, n, lambda[0], lambda[n - 1]);
-    gtk_label_set_text(GTK_LABEL(panel->calib_label), text);
+    update_calibration(panel);
     return TRUE;
 }
 
@@ -78,7 +164,18 @@ static void calib_clicked(GtkButton *button, FmOctPanel *panel)
     g_object_unref(chooser);
 }
 
-static void fm_oct_panel_class_init(FmOctPanelClass *klass) {}
+static void fm_oct_panel_finalize(GObject *object)
+{
+    FmOctPanel *panel = FM_OCT_PANEL(object);
+    g_free(panel->sidecar_calibration);
+    g_free(panel->loaded_text);
+    G_OBJECT_CLASS(fm_oct_panel_parent_class)->finalize(object);
+}
+
+static void fm_oct_panel_class_init(FmOctPanelClass *klass)
+{
+    G_OBJECT_CLASS(klass)->finalize = fm_oct_panel_finalize;
+}
 
 static void fm_oct_panel_init(FmOctPanel *panel)
 {
@@ -95,14 +192,18 @@ static void fm_oct_panel_init(FmOctPanel *panel)
                                 _("CSV with one wavelength (nm) per spectrometer pixel"));
     g_signal_connect(calib_button, "clicked", G_CALLBACK(calib_clicked), panel);
     gtk_box_pack_start(GTK_BOX(panel), calib_button, FALSE, FALSE, 0);
-    panel->calib_label = gtk_label_new(_("Calibration: from the file's sidecar"));
+    panel->calib_label = gtk_label_new(NULL);
     gtk_label_set_line_wrap(GTK_LABEL(panel->calib_label), TRUE);
-    gtk_widget_set_halign(panel->calib_label, GTK_ALIGN_START);
+    gtk_label_set_line_wrap_mode(GTK_LABEL(panel->calib_label), PANGO_WRAP_WORD_CHAR);
+    gtk_label_set_xalign(GTK_LABEL(panel->calib_label), 0);
+    gtk_label_set_max_width_chars(GTK_LABEL(panel->calib_label), 30);
     gtk_box_pack_start(GTK_BOX(panel), panel->calib_label, FALSE, FALSE, 0);
 
     panel->form = FM_PARAM_FORM(fm_param_form_new());
     fm_param_form_set_method(panel->form, oct_method());
+    g_signal_connect(panel->form, "changed", G_CALLBACK(form_changed), panel);
     gtk_box_pack_start(GTK_BOX(panel), GTK_WIDGET(panel->form), FALSE, FALSE, 0);
+    update_calibration(panel);
 
     panel->backend_combo = gtk_combo_box_text_new();
     gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(panel->backend_combo), "auto", _("Auto"));

@@ -22,5 +22,12 @@ gboolean fm_oct_panel_load_calibration(FmOctPanel *panel, const char *path, int 
                                        GError **error);
 /* Pixels per A-line of the dataset on show, for the calibration check (0 when unknown). */
 void fm_oct_panel_set_n_pixels(FmOctPanel *panel, int n_pixels);
+/* The calibration file the open data's sidecar names (NULL: none), which the run uses when the
+ * form names none: the panel says so in one place. */
+void fm_oct_panel_set_sidecar_calibration(FmOctPanel *panel, const char *path);
+/* "Calibration: …" as the panel shows it. */
+const char *fm_oct_panel_get_calibration_text(FmOctPanel *panel);
+/* Puts the views' display controls (dB and en-face ranges) under a heading at the end. */
+void fm_oct_panel_add_display(FmOctPanel *panel, GtkWidget *controls);
 
 G_END_DECLS

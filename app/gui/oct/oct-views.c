@@ -13,13 +13,19 @@ struct _FmOctViews {
     FmPlotView *aline_plot, *spectrum_plot;
     GtkWidget *floor_scale, *ceiling_scale, *bscan_scale, *play_button;
     GtkWidget *depth_start_scale, *depth_end_scale, *stage_combo, *info_label;
+    GtkWidget *display; /* the display controls, for the side panel (owned) */
+    GtkWidget *split;   /* B-scan above, the small views below */
+    int split_height;   /* the split's height when its handle was last placed */
+    int split_wanted;   /* where the handle goes */
+    guint split_idle;
     fm_dataset *spectra;
     fm_params *params;
     fm_result *result;
     double um_per_bin;
     gboolean depth_in_bins; /* the result's spectra are not open: no calibration, no µm */
     int bscan, aline, play_count;
-    int aline_stretch; /* screen columns per A-line in the B-scan view */
+    double aline_um, bscan_um; /* lateral steps of the spectra on show; 0 when unknown */
+    int bscan_w, bscan_h;      /* the B-scan as drawn: square pixels of its true aspect */
     guint play_timer;
     gboolean updating;
 };
@@ -31,22 +37,54 @@ static fm_map *bscan_map(FmOctViews *v)
     return v->result ? fm_result_get_map(v->result, "bscan_db") : NULL;
 }
 
-/* A B-scan has far more depth bins than A-lines (1024 x a few hundred) and an en-face far more
- * A-lines than B-scans; views draw square pixels, so each is shown with its short side repeated
- * to a roughly 4:3 image. */
-static int stretch_of(int long_side, int short_side)
+/* The map view draws square pixels, so an image of w x h samples whose width is `aspect` times
+ * its height (physically) is resampled (nearest sample) to *out_w x *out_h pixels of that
+ * aspect, neither side shorter than its samples. */
+static void resampled_size(int w, int h, double aspect, int *out_w, int *out_h)
 {
-    return MAX(1, (int)lround(0.75 * long_side / MAX(short_side, 1)));
+    if (aspect * h >= w) {
+        *out_w = MAX(w, (int)lround(aspect * h));
+        *out_h = h;
+    } else {
+        *out_w = w;
+        *out_h = MAX(h, (int)lround(w / aspect));
+    }
 }
 
-static void set_stretched(FmMapView *view, const float *data, int w, int h, int fx, int fy,
+static void set_resampled(FmMapView *view, const float *data, int w, int h, int out_w, int out_h,
                           const char *title)
 {
-    g_autofree float *big = g_new(float, (gsize)w *fx *h *fy);
-    for (int y = 0; y < h * fy; y++)
-        for (int x = 0; x < w * fx; x++)
-            big[(gsize)y * w * fx + x] = data[(gsize)(y / fy) * w + x / fx];
-    fm_map_view_set_map(view, big, w * fx, h * fy, title, "dB");
+    g_autofree float *big = g_new(float, (gsize)out_w *out_h);
+    g_autofree int *col = g_new(int, out_w);
+    for (int x = 0; x < out_w; x++)
+        col[x] = MIN(w - 1, (int)((x + 0.5) * w / out_w));
+    for (int y = 0; y < out_h; y++) {
+        const float *row = data + (gsize)MIN(h - 1, (int)((y + 0.5) * h / out_h)) * w;
+        float *dst = big + (gsize)y * out_w;
+        for (int x = 0; x < out_w; x++)
+            dst[x] = row[col[x]];
+    }
+    fm_map_view_set_map(view, big, out_w, out_h, title, "dB");
+}
+
+double fm_oct_views_get_bscan_aspect(FmOctViews *v)
+{
+    fm_map *map = bscan_map(v);
+    if (!map)
+        return 0;
+    /* without the lateral step (or the depth step), each sample is taken as square */
+    if (v->aline_um > 0 && !v->depth_in_bins)
+        return map->width * v->aline_um / (map->height * v->um_per_bin);
+    return (double)map->width / map->height;
+}
+
+static void update_caption(FmOctViews *v)
+{
+    fm_map *map = bscan_map(v);
+    if (!map)
+        return;
+    g_autofree char *text = g_strdup_printf(_("B-scan %d of %d"), v->bscan + 1, map->n_frames);
+    gtk_label_set_text(GTK_LABEL(g_object_get_data(G_OBJECT(v->bscan_scale), "fm-caption")), text);
 }
 
 static void show_bscan(FmOctViews *v)
@@ -54,12 +92,14 @@ static void show_bscan(FmOctViews *v)
     fm_map *map = bscan_map(v);
     if (!map)
         return;
-    g_autofree char *title = g_strdup_printf(_("B-scan %d"), v->bscan + 1);
-    v->aline_stretch = stretch_of(map->height, map->width);
-    set_stretched(v->bscan_view, fm_map_frame(map, v->bscan), map->width, map->height,
-                  v->aline_stretch, 1, title);
+    g_autofree char *title = g_strdup_printf(_("B-scan %d of %d"), v->bscan + 1, map->n_frames);
+    resampled_size(map->width, map->height, fm_oct_views_get_bscan_aspect(v), &v->bscan_w,
+                   &v->bscan_h);
+    set_resampled(v->bscan_view, fm_map_frame(map, v->bscan), map->width, map->height, v->bscan_w,
+                  v->bscan_h, title);
     fm_map_view_set_range(v->bscan_view, gtk_range_get_value(GTK_RANGE(v->floor_scale)),
                           gtk_range_get_value(GTK_RANGE(v->ceiling_scale)));
+    update_caption(v);
 }
 
 /* Mean power over the chosen depth bins (not mean dB, as in the method's en-face output). */
@@ -83,8 +123,14 @@ static void show_enface(FmOctViews *v)
                 (float)(10.0 * log10(power / (last - first) + 1e-30));
         }
     }
-    set_stretched(v->enface_view, enface, map->width, map->n_frames, 1,
-                  stretch_of(map->width, map->n_frames), _("En-face"));
+    /* A-lines across, B-scans down: at the scan's aspect when its steps are known, else a
+     * readable 4:3 (a few B-scans of many A-lines would be a thin strip) */
+    double aspect = v->aline_um > 0 && v->bscan_um > 0
+                        ? map->width * v->aline_um / (map->n_frames * v->bscan_um)
+                        : 4.0 / 3.0;
+    int w, h;
+    resampled_size(map->width, map->n_frames, aspect, &w, &h);
+    set_resampled(v->enface_view, enface, map->width, map->n_frames, w, h, _("En-face"));
     fm_map_view_set_range(v->enface_view, gtk_range_get_value(GTK_RANGE(v->floor_scale)),
                           gtk_range_get_value(GTK_RANGE(v->ceiling_scale)));
 }
@@ -143,8 +189,12 @@ void fm_oct_views_show_aline(FmOctViews *v, int aline)
 
 static void cursor_moved(FmMapView *view, int x, int y, double value, FmOctViews *v)
 {
-    if (x >= 0 && x / v->aline_stretch != v->aline)
-        fm_oct_views_show_aline(v, x / v->aline_stretch);
+    fm_map *map = bscan_map(v);
+    if (!map || x < 0 || v->bscan_w <= 0)
+        return;
+    int aline = MIN(map->width - 1, (int)((x + 0.5) * map->width / v->bscan_w));
+    if (aline != v->aline)
+        fm_oct_views_show_aline(v, aline);
 }
 
 static void range_changed(GtkRange *range, FmOctViews *v)
@@ -167,7 +217,7 @@ static void bscan_changed(GtkRange *range, FmOctViews *v)
 {
     if (v->updating)
         return;
-    v->bscan = (int)gtk_range_get_value(range);
+    v->bscan = (int)lround(gtk_range_get_value(range)) - 1; /* the slider counts from 1 */
     show_bscan(v);
     fm_oct_views_show_aline(v, v->aline);
 }
@@ -221,7 +271,7 @@ void fm_oct_views_set_bscan(FmOctViews *v, int bscan)
     int n = map ? map->n_frames : 1;
     v->bscan = CLAMP(bscan, 0, n - 1);
     v->updating = TRUE;
-    gtk_range_set_value(GTK_RANGE(v->bscan_scale), v->bscan);
+    gtk_range_set_value(GTK_RANGE(v->bscan_scale), v->bscan + 1);
     v->updating = FALSE;
     show_bscan(v);
     fm_oct_views_show_aline(v, v->aline);
@@ -261,6 +311,7 @@ void fm_oct_views_set_spectra(FmOctViews *v, fm_dataset *spectra, const fm_param
 
 void fm_oct_views_set_result(FmOctViews *v, fm_result *result, double um_per_bin)
 {
+    gboolean first = v->result == NULL;
     g_clear_pointer(&v->result, fm_result_free);
     v->result = result;
     v->depth_in_bins = !(um_per_bin > 0.0);
@@ -275,7 +326,7 @@ void fm_oct_views_set_result(FmOctViews *v, fm_result *result, double um_per_bin
         return;
     double depth_um = map->height * um_per_bin;
     v->updating = TRUE;
-    gtk_range_set_range(GTK_RANGE(v->bscan_scale), 0, MAX(map->n_frames - 1, 1));
+    gtk_range_set_range(GTK_RANGE(v->bscan_scale), 1, MAX(map->n_frames, 2));
     gtk_widget_set_sensitive(v->bscan_scale, map->n_frames > 1);
     gtk_widget_set_sensitive(v->play_button, map->n_frames > 1);
     gtk_range_set_range(GTK_RANGE(v->depth_start_scale), 0, depth_um);
@@ -284,11 +335,14 @@ void fm_oct_views_set_result(FmOctViews *v, fm_result *result, double um_per_bin
     gtk_range_set_value(GTK_RANGE(v->depth_end_scale), depth_um);
     v->updating = FALSE;
     fm_plot_view_set_labels(v->aline_plot, fm_oct_views_get_depth_label(v), _("dB"));
-    fm_oct_views_set_bscan(v, MIN(v->bscan, map->n_frames - 1));
+    /* the first result opens on the volume's middle, where a sample's structure usually is */
+    fm_oct_views_set_bscan(v, first ? map->n_frames / 2 : MIN(v->bscan, map->n_frames - 1));
     fm_oct_views_show_aline(v, v->aline >= 0 ? v->aline : map->width / 2);
     show_enface(v);
     fm_map_view_zoom_to_fit(v->bscan_view);
     fm_map_view_zoom_to_fit(v->enface_view);
+    v->split_height = 0; /* another aspect: the handle goes where this one fits */
+    gtk_widget_queue_resize(v->split);
 }
 
 const char *fm_oct_views_get_depth_label(FmOctViews *v)
@@ -301,9 +355,21 @@ const fm_result *fm_oct_views_get_result(FmOctViews *v)
     return v->result;
 }
 
-int fm_oct_views_get_aline_stretch(FmOctViews *v)
+double fm_oct_views_get_columns_per_aline(FmOctViews *v)
 {
-    return v->aline_stretch;
+    fm_map *map = bscan_map(v);
+    return map && v->bscan_w > 0 ? (double)v->bscan_w / map->width : 1.0;
+}
+
+void fm_oct_views_set_spacing(FmOctViews *v, double aline_um, double bscan_um)
+{
+    v->aline_um = aline_um > 0 ? aline_um : 0;
+    v->bscan_um = bscan_um > 0 ? bscan_um : 0;
+}
+
+GtkWidget *fm_oct_views_get_display_controls(FmOctViews *v)
+{
+    return v->display;
 }
 
 FmMapView *fm_oct_views_get_bscan_view(FmOctViews *v)
@@ -316,20 +382,21 @@ FmMapView *fm_oct_views_get_enface_view(FmOctViews *v)
     return v->enface_view;
 }
 
-/* A label and its slider at (row, pair) of the grid: two pairs per row, the value beside the
- * slider rather than above it, so the controls stay short on a laptop screen. */
-static GtkWidget *labelled_scale(GtkWidget *grid, int row, int pair, const char *label, double lo,
-                                 double hi, double value, GCallback cb, FmOctViews *v)
+/* A label over its slider in the display controls (the side panel): each takes the panel's
+ * width, so that the slider's value stays readable in a narrow pane. */
+static GtkWidget *labelled_scale(GtkWidget *box, const char *label, double lo, double hi,
+                                 double value, GCallback cb, FmOctViews *v)
 {
     GtkWidget *l = gtk_label_new(label);
     gtk_widget_set_halign(l, GTK_ALIGN_START);
     GtkWidget *scale = gtk_scale_new_with_range(GTK_ORIENTATION_HORIZONTAL, lo, hi, 1);
     gtk_scale_set_value_pos(GTK_SCALE(scale), GTK_POS_RIGHT);
+    gtk_scale_set_digits(GTK_SCALE(scale), 0);
     gtk_range_set_value(GTK_RANGE(scale), value);
     gtk_widget_set_hexpand(scale, TRUE);
     g_object_set_data(G_OBJECT(scale), "fm-label", l);
-    gtk_grid_attach(GTK_GRID(grid), l, 2 * pair, row, 1, 1);
-    gtk_grid_attach(GTK_GRID(grid), scale, 2 * pair + 1, row, 1, 1);
+    gtk_box_pack_start(GTK_BOX(box), l, FALSE, FALSE, 0);
+    gtk_box_pack_start(GTK_BOX(box), scale, FALSE, FALSE, 0);
     g_signal_connect(scale, "value-changed", cb, v);
     return scale;
 }
@@ -344,6 +411,11 @@ static void fm_oct_views_dispose(GObject *object)
     g_clear_pointer(&v->spectra, fm_dataset_unref);
     g_clear_pointer(&v->params, fm_params_free);
     g_clear_pointer(&v->result, fm_result_free);
+    g_clear_object(&v->display);
+    if (v->split_idle) {
+        g_source_remove(v->split_idle);
+        v->split_idle = 0;
+    }
     G_OBJECT_CLASS(fm_oct_views_parent_class)->dispose(object);
 }
 
@@ -352,66 +424,125 @@ static void fm_oct_views_class_init(FmOctViewsClass *klass)
     G_OBJECT_CLASS(klass)->dispose = fm_oct_views_dispose;
 }
 
-static void fm_oct_views_init(FmOctViews *v)
+/* The B-scan's row under it: which B-scan (counted from 1, as its caption says) and playback. */
+static GtkWidget *bscan_row(FmOctViews *v)
 {
-    v->aline = -1;
-    v->aline_stretch = 1;
-    gtk_orientable_set_orientation(GTK_ORIENTABLE(v), GTK_ORIENTATION_VERTICAL);
-    gtk_box_set_spacing(GTK_BOX(v), 4);
-    GtkWidget *images = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
-    v->bscan_view = FM_MAP_VIEW(fm_map_view_new());
-    v->enface_view = FM_MAP_VIEW(fm_map_view_new());
-    fm_map_view_set_colormap(v->bscan_view, FM_COLORMAP_GRAY);
-    fm_map_view_set_colormap(v->enface_view, FM_COLORMAP_GRAY);
-    gtk_widget_set_size_request(GTK_WIDGET(v->bscan_view), 320, 100);
-    gtk_widget_set_size_request(GTK_WIDGET(v->enface_view), 160, 100);
-    gtk_paned_pack1(GTK_PANED(images), GTK_WIDGET(v->bscan_view), TRUE, FALSE);
-    gtk_paned_pack2(GTK_PANED(images), GTK_WIDGET(v->enface_view), TRUE, FALSE);
-    gtk_box_pack_start(GTK_BOX(v), images, TRUE, TRUE, 0);
-    g_signal_connect(v->bscan_view, "cursor-moved", G_CALLBACK(cursor_moved), v);
-
-    GtkWidget *grid = gtk_grid_new();
-    gtk_grid_set_column_spacing(GTK_GRID(grid), 6);
-    v->floor_scale =
-        labelled_scale(grid, 0, 0, _("dB floor"), 0, 160, 50, G_CALLBACK(range_changed), v);
-    v->ceiling_scale =
-        labelled_scale(grid, 0, 1, _("dB ceiling"), 0, 160, 110, G_CALLBACK(range_changed), v);
-    v->bscan_scale =
-        labelled_scale(grid, 1, 0, _("B-scan"), 0, 1, 0, G_CALLBACK(bscan_changed), v);
-    gtk_scale_set_digits(GTK_SCALE(v->bscan_scale), 0);
+    GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    v->bscan_scale = gtk_scale_new_with_range(GTK_ORIENTATION_HORIZONTAL, 1, 2, 1);
+    gtk_scale_set_draw_value(GTK_SCALE(v->bscan_scale), FALSE);
+    gtk_range_set_round_digits(GTK_RANGE(v->bscan_scale), 0);
+    gtk_widget_set_hexpand(v->bscan_scale, TRUE);
+    gtk_widget_set_tooltip_text(v->bscan_scale, _("Which B-scan of the volume to show"));
+    g_signal_connect(v->bscan_scale, "value-changed", G_CALLBACK(bscan_changed), v);
+    GtkWidget *caption = gtk_label_new(_("B-scan 1 of 1"));
+    gtk_label_set_width_chars(GTK_LABEL(caption), 14);
+    gtk_label_set_xalign(GTK_LABEL(caption), 0);
+    g_object_set_data(G_OBJECT(v->bscan_scale), "fm-caption", caption);
     v->play_button = gtk_toggle_button_new_with_label(_("Play"));
     gtk_widget_set_tooltip_text(v->play_button, _("Play the B-scans of the volume"));
-    gtk_widget_set_halign(v->play_button, GTK_ALIGN_START);
     g_signal_connect(v->play_button, "toggled", G_CALLBACK(play_toggled), v);
-    gtk_grid_attach(GTK_GRID(grid), v->play_button, 2, 1, 1, 1);
-    v->depth_start_scale =
-        labelled_scale(grid, 2, 0, _("En-face from (µm)"), 0, 1, 0, G_CALLBACK(depth_changed), v);
-    v->depth_end_scale =
-        labelled_scale(grid, 2, 1, _("to (µm)"), 0, 1, 1, G_CALLBACK(depth_changed), v);
-    gtk_box_pack_start(GTK_BOX(v), grid, FALSE, FALSE, 0);
+    gtk_box_pack_start(GTK_BOX(row), caption, FALSE, FALSE, 0);
+    gtk_box_pack_start(GTK_BOX(row), v->bscan_scale, TRUE, TRUE, 0);
+    gtk_box_pack_start(GTK_BOX(row), v->play_button, FALSE, FALSE, 0);
+    return row;
+}
 
-    GtkWidget *plots = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-    v->aline_plot = FM_PLOT_VIEW(fm_plot_view_new());
-    v->spectrum_plot = FM_PLOT_VIEW(fm_plot_view_new());
-    gtk_widget_set_size_request(GTK_WIDGET(v->aline_plot), 240, 80);
-    gtk_widget_set_size_request(GTK_WIDGET(v->spectrum_plot), 240, 80);
-    fm_plot_view_set_labels(v->aline_plot, _("depth (µm)"), _("dB"));
-    fm_plot_view_set_labels(v->spectrum_plot, _("spectrometer pixel"), _("counts"));
-    GtkWidget *spectrum_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
+/* dB range, en-face depth range and the spectrum plot's stage: set once and left, so they live
+ * in the side panel and leave the centre to the images. */
+static GtkWidget *display_controls(FmOctViews *v)
+{
+    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
+    v->floor_scale = labelled_scale(box, _("dB floor"), 0, 160, 50, G_CALLBACK(range_changed), v);
+    v->ceiling_scale =
+        labelled_scale(box, _("dB ceiling"), 0, 160, 110, G_CALLBACK(range_changed), v);
+    v->depth_start_scale =
+        labelled_scale(box, _("En-face from (µm)"), 0, 1, 0, G_CALLBACK(depth_changed), v);
+    v->depth_end_scale = labelled_scale(box, _("to (µm)"), 0, 1, 1, G_CALLBACK(depth_changed), v);
+    GtkWidget *stage_label = gtk_label_new(_("Spectrum plot"));
+    gtk_widget_set_halign(stage_label, GTK_ALIGN_START);
     v->stage_combo = gtk_combo_box_text_new();
     gtk_combo_box_text_append_text(GTK_COMBO_BOX_TEXT(v->stage_combo), _("Raw spectrum"));
     gtk_combo_box_text_append_text(GTK_COMBO_BOX_TEXT(v->stage_combo), _("Background subtracted"));
     gtk_combo_box_text_append_text(GTK_COMBO_BOX_TEXT(v->stage_combo), _("Resampled to k"));
     gtk_combo_box_set_active(GTK_COMBO_BOX(v->stage_combo), 1);
     g_signal_connect(v->stage_combo, "changed", G_CALLBACK(stage_changed), v);
-    gtk_box_pack_start(GTK_BOX(spectrum_box), v->stage_combo, FALSE, FALSE, 0);
-    gtk_box_pack_start(GTK_BOX(spectrum_box), GTK_WIDGET(v->spectrum_plot), TRUE, TRUE, 0);
-    gtk_box_pack_start(GTK_BOX(plots), GTK_WIDGET(v->aline_plot), TRUE, TRUE, 0);
-    gtk_box_pack_start(GTK_BOX(plots), spectrum_box, TRUE, TRUE, 0);
-    gtk_box_pack_start(GTK_BOX(v), plots, TRUE, TRUE, 0); /* shares spare height with images */
+    gtk_box_pack_start(GTK_BOX(box), stage_label, FALSE, FALSE, 0);
+    gtk_box_pack_start(GTK_BOX(box), v->stage_combo, FALSE, FALSE, 0);
+    gtk_widget_show_all(box);
+    return box;
+}
+
+/* On a resize, the handle goes where the B-scan, as wide as the view, just fits above it: height
+ * the B-scan cannot use (it is width-bound on a wide screen) goes to the small views below. A
+ * handle the user moved stays until the next resize. */
+static gboolean place_handle(gpointer data)
+{
+    FmOctViews *v = data;
+    v->split_idle = 0;
+    gtk_paned_set_position(GTK_PANED(v->split), v->split_wanted);
+    return G_SOURCE_REMOVE;
+}
+
+static void split_allocated(GtkWidget *split, GdkRectangle *alloc, FmOctViews *v)
+{
+    double aspect = fm_oct_views_get_bscan_aspect(v);
+    if (alloc->height == v->split_height || !(aspect > 0))
+        return;
+    v->split_height = alloc->height;
+    int row_h = 0, small_min = 0;
+    gtk_widget_get_preferred_height(gtk_paned_get_child1(GTK_PANED(split)), &row_h, NULL);
+    row_h -= 120; /* the B-scan view's own minimum is in there */
+    gtk_widget_get_preferred_height(gtk_paned_get_child2(GTK_PANED(split)), &small_min, NULL);
+    const int colorbar_w = 80; /* about what the map view keeps for its colorbar */
+    int want = (int)ceil((alloc->width - colorbar_w) / aspect) + row_h + 8;
+    int handle = 0;
+    gtk_widget_style_get(split, "handle-size", &handle, NULL);
+    int most = alloc->height - small_min - handle;
+    v->split_wanted = CLAMP(want, 120 + row_h, MAX(most, 120 + row_h));
+    if (v->split_wanted != gtk_paned_get_position(GTK_PANED(split)) && !v->split_idle)
+        v->split_idle = g_idle_add(place_handle, v); /* not within the allocation itself */
+}
+
+static void fm_oct_views_init(FmOctViews *v)
+{
+    v->aline = -1;
+    gtk_orientable_set_orientation(GTK_ORIENTABLE(v), GTK_ORIENTATION_VERTICAL);
+    gtk_box_set_spacing(GTK_BOX(v), 4);
+    v->display = g_object_ref_sink(display_controls(v));
+
+    /* The B-scan takes what the row of small views leaves (a handle between them). */
+    GtkWidget *split = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
+    v->split = split;
+    g_signal_connect_after(split, "size-allocate", G_CALLBACK(split_allocated), v);
+    GtkWidget *top = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
+    v->bscan_view = FM_MAP_VIEW(fm_map_view_new());
+    fm_map_view_set_colormap(v->bscan_view, FM_COLORMAP_GRAY);
+    gtk_widget_set_size_request(GTK_WIDGET(v->bscan_view), 240, 120);
+    gtk_widget_set_vexpand(GTK_WIDGET(v->bscan_view), TRUE);
+    g_signal_connect(v->bscan_view, "cursor-moved", G_CALLBACK(cursor_moved), v);
+    gtk_box_pack_start(GTK_BOX(top), GTK_WIDGET(v->bscan_view), TRUE, TRUE, 0);
+    gtk_box_pack_start(GTK_BOX(top), bscan_row(v), FALSE, FALSE, 0);
+    gtk_paned_pack1(GTK_PANED(split), top, TRUE, FALSE);
+
+    GtkWidget *small = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    v->enface_view = FM_MAP_VIEW(fm_map_view_new());
+    fm_map_view_set_colormap(v->enface_view, FM_COLORMAP_GRAY);
+    v->aline_plot = FM_PLOT_VIEW(fm_plot_view_new());
+    v->spectrum_plot = FM_PLOT_VIEW(fm_plot_view_new());
+    gtk_widget_set_size_request(GTK_WIDGET(v->enface_view), 150, 110);
+    gtk_widget_set_size_request(GTK_WIDGET(v->aline_plot), 180, 110);
+    gtk_widget_set_size_request(GTK_WIDGET(v->spectrum_plot), 180, 110);
+    fm_plot_view_set_labels(v->aline_plot, _("depth (µm)"), _("dB"));
+    fm_plot_view_set_labels(v->spectrum_plot, _("spectrometer pixel"), _("counts"));
+    gtk_box_pack_start(GTK_BOX(small), GTK_WIDGET(v->enface_view), TRUE, TRUE, 0);
+    gtk_box_pack_start(GTK_BOX(small), GTK_WIDGET(v->aline_plot), TRUE, TRUE, 0);
+    gtk_box_pack_start(GTK_BOX(small), GTK_WIDGET(v->spectrum_plot), TRUE, TRUE, 0);
+    gtk_paned_pack2(GTK_PANED(split), small, FALSE, FALSE);
+    gtk_box_pack_start(GTK_BOX(v), split, TRUE, TRUE, 0);
+
     v->info_label = gtk_label_new(_("Run oct.bscan to see B-scans."));
     gtk_label_set_ellipsize(GTK_LABEL(v->info_label), PANGO_ELLIPSIZE_END);
-    gtk_widget_set_halign(v->info_label, GTK_ALIGN_START);
+    gtk_label_set_xalign(GTK_LABEL(v->info_label), 0);
     gtk_box_pack_start(GTK_BOX(v), v->info_label, FALSE, FALSE, 0);
 }
 

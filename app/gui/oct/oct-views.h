@@ -32,9 +32,16 @@ void fm_oct_views_set_enface_range(FmOctViews *views, double start_um, double en
 void fm_oct_views_set_playing(FmOctViews *views, gboolean playing);
 /* B-scans shown by playback since it last started. */
 int fm_oct_views_get_play_count(FmOctViews *views);
-/* The B-scan view repeats each A-line this many columns (square pixels, readable aspect); the
- * en-face view repeats each B-scan's row likewise. */
-int fm_oct_views_get_aline_stretch(FmOctViews *views);
+/* The lateral steps between A-lines and between B-scans in µm of the spectra on show (0 when
+ * unknown), for the next result: the B-scan and en-face are drawn at their true aspect. */
+void fm_oct_views_set_spacing(FmOctViews *views, double aline_um, double bscan_um);
+/* The B-scan's width over its depth as drawn: physical when the steps are known, else one A-line
+ * as wide as one depth bin is deep; 0 without a result. */
+double fm_oct_views_get_bscan_aspect(FmOctViews *views);
+/* Screen columns of the B-scan image per A-line (the image is resampled to that aspect). */
+double fm_oct_views_get_columns_per_aline(FmOctViews *views);
+/* dB range, en-face depth range and spectrum stage, for the page's side panel. */
+GtkWidget *fm_oct_views_get_display_controls(FmOctViews *views);
 FmMapView *fm_oct_views_get_bscan_view(FmOctViews *views);
 FmMapView *fm_oct_views_get_enface_view(FmOctViews *views);
 
