@@ -13,7 +13,7 @@ static gboolean takes_values(GtkWidget *w)
 static gboolean holds_focus(GtkWidget *w)
 {
     GtkWidget *top = gtk_widget_get_toplevel(w);
-    if (!GTK_IS_WINDOW(top) || !gtk_window_is_active(GTK_WINDOW(top)))
+    if (!GTK_IS_WINDOW(top))
         return FALSE;
     GtkWidget *focus = gtk_window_get_focus(GTK_WINDOW(top));
     return focus != NULL && (focus == w || gtk_widget_is_ancestor(focus, w));
