@@ -211,35 +211,40 @@ static void layout_axis(const FmPlotSpec *s, FmPlotAxis *a, gboolean horizontal,
                         double at, double min_px, double max_px)
 {
     double length = fabs(a->px_hi - a->px_lo);
-    int max_ticks = CLAMP((int)(length / (horizontal ? 48.0 : 24.0)), 3, 12);
+    /* an airy axis first (a tick every 48 px across, 24 up), a denser one where that leaves
+     * fewer than two labels: the labels' own spacing decides */
+    int airy = CLAMP((int)(length / (horizontal ? 48.0 : 24.0)), 3, 12);
+    int dense = CLAMP((int)(length / (horizontal ? 24.0 : 14.0)), 3, FM_PLOT_MAX_TICKS);
     FmPlotTickSet cand[32];
-    int n = fm_plot_tick_candidates(a->lo, a->hi, a->log, max_ticks, cand, G_N_ELEMENTS(cand));
+    int n = 0;
     a->n_ticks = 0;
-    if (n == 0)
-        return;
-    if (labels) {
-        for (int i = 0; i < n; i++) /* every label, two ticks or more */
+    for (int pass = 0; pass < 2; pass++) {
+        n = fm_plot_tick_candidates(a->lo, a->hi, a->log, pass == 0 ? airy : dense, cand,
+                                    G_N_ELEMENTS(cand));
+        for (int i = 0; labels && i < n; i++) /* every label, two ticks or more */
             if (cand[i].n >= 2) {
                 place_ticks(s, a, &cand[i], 1, horizontal, at);
                 if (ticks_fit(a, horizontal, min_px, max_px))
                     return;
             }
-        for (int i = 0; i < n; i++) /* every other label */
-            if (cand[i].n >= 3) {
-                place_ticks(s, a, &cand[i], 2, horizontal, at);
-                if (ticks_fit(a, horizontal, min_px, max_px))
-                    return;
-            }
-        for (int i = 0; i < n; i++) /* a single labelled tick */
-            if (cand[i].n >= 1) {
-                FmPlotTickSet one = cand[i];
-                one.n = 1;
-                one.values[0] = cand[i].values[cand[i].n / 2];
-                place_ticks(s, a, &one, 1, horizontal, at);
-                if (ticks_fit(a, horizontal, min_px, max_px))
-                    return;
-            }
     }
+    if (n == 0)
+        return;
+    for (int i = 0; labels && i < n; i++) /* every other label */
+        if (cand[i].n >= 3) {
+            place_ticks(s, a, &cand[i], 2, horizontal, at);
+            if (ticks_fit(a, horizontal, min_px, max_px))
+                return;
+        }
+    for (int i = 0; labels && i < n; i++) /* a single labelled tick */
+        if (cand[i].n >= 1) {
+            FmPlotTickSet one = cand[i];
+            one.n = 1;
+            one.values[0] = cand[i].values[cand[i].n / 2];
+            place_ticks(s, a, &one, 1, horizontal, at);
+            if (ticks_fit(a, horizontal, min_px, max_px))
+                return;
+        }
     place_ticks(s, a, &cand[n - 1], 0, horizontal, at);
 }
 

@@ -189,6 +189,9 @@ static void test_flim_demo(void)
     g_assert_cmpfloat(fabs(mean), <, 1);
     g_assert_cmpfloat(chi2, <, 2);
     g_assert_cmpfloat(chi2, >, 0.3);
+    fm_gui_test_drain(0.2);
+    save(GTK_WIDGET(decay), "decay-pixel", gtk_widget_get_allocated_width(GTK_WIDGET(win)));
+    check_plot(GTK_WIDGET(decay), fm_decay_view_get_layout(decay), "pixel decay", 120, 30);
     fm_flim_views_show_decay(views(), -1, -1);
 
     static const int sizes[][2] = {{1366, 768}, {1920, 1080}};
@@ -264,6 +267,35 @@ static void test_time_course(void)
     }
 }
 
+/* MCML's Rd(r): a log y axis over seven decades, in a plot of its usual size and a small one. */
+static void test_log_plot(void)
+{
+    double r[200], rd[200];
+    for (int i = 0; i < 200; i++) {
+        r[i] = 0.005 * (i + 0.5);
+        rd[i] = 3.2 * exp(-r[i] / 0.08) + 1e-6;
+    }
+    static const int sizes[][2] = {{420, 240}, {220, 120}};
+    for (gsize i = 0; i < G_N_ELEMENTS(sizes); i++) {
+        GtkWidget *window = gtk_offscreen_window_new();
+        GtkWidget *plot = fm_plot_view_new();
+        gtk_widget_set_size_request(plot, sizes[i][0], sizes[i][1]);
+        gtk_container_add(GTK_CONTAINER(window), plot);
+        fm_plot_view_set_labels(FM_PLOT_VIEW(plot), "r (cm)", "Rd (1/cm²)");
+        fm_plot_view_set_log_y(FM_PLOT_VIEW(plot), TRUE);
+        fm_plot_view_set_series(FM_PLOT_VIEW(plot), r, rd, 200);
+        gtk_widget_show_all(window);
+        fm_gui_test_drain(0.2);
+        cairo_surface_destroy(render(plot));
+        const FmPlotLayout *l = fm_plot_view_get_layout(FM_PLOT_VIEW(plot));
+        check_plot(plot, l, "Rd(r)", 120, 40);
+        for (int k = 0; k < l->y.n_ticks; k++) /* decades, none in full zeros */
+            g_assert_null(strstr(l->y.ticks[k].label, "0000"));
+        save(plot, "log-rd", sizes[i][0]);
+        gtk_widget_destroy(window);
+    }
+}
+
 int main(int argc, char **argv)
 {
     data_dir = fm_gui_test_init(&argc, &argv, "fluxmap-gui-plots-XXXXXX");
@@ -273,6 +305,7 @@ int main(int argc, char **argv)
     win = fm_gui_test_activate(app);
     fm_gui_test_drain(0.5);
     g_test_add_func("/gui-plots/time-course", test_time_course);
+    g_test_add_func("/gui-plots/log-plot", test_log_plot);
     g_test_add_func("/gui-plots/flim-demo", test_flim_demo);
     int status = g_test_run();
     fm_gui_test_shutdown(app, GTK_WIDGET(win), data_dir);

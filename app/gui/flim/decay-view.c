@@ -166,8 +166,10 @@ static void swatch(cairo_t *cr, int entry, const FmPlotBox *box, gpointer user)
     double y = box->y + box->height / 2;
     cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
     if (entry == 0) {
-        for (int k = 0; k < 3; k++)
-            cairo_arc(cr, box->x + 3 + k * 6, y, 1.6, 0, 2 * G_PI), cairo_fill(cr);
+        for (int k = 0; k < 3; k++) {
+            cairo_arc(cr, box->x + 3 + k * 6, y, 1.6, 0, 2 * G_PI);
+            cairo_fill(cr);
+        }
         return;
     }
     cairo_set_line_width(cr, entry == 1 ? 1.8 : 1.0);

@@ -334,8 +334,10 @@ static double reduced_chi2(const double *res, int n_bins, int n_params)
     double sum = 0;
     int k = 0;
     for (int b = 0; b < n_bins; b++)
-        if (isfinite(res[b]))
-            sum += res[b] * res[b], k++;
+        if (isfinite(res[b])) {
+            sum += res[b] * res[b];
+            k++;
+        }
     return k > n_params ? sum / (k - n_params) : NAN;
 }
 
