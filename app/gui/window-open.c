@@ -199,13 +199,14 @@ static void set_dataset(FmWindow *win, fm_dataset *ds, const char *path)
                                "last-folder", folder);
 }
 
-/* The reopened run waiting for path: shown now, over it when it opened (else alone). */
-static void show_pending_reopen(FmWindow *win, const char *path)
+/* The reopened run waiting for path (NULL when none), taken before the dataset goes on show:
+ * showing a new dataset clears the window's result, a pending reopen's included. */
+static fm_result *take_pending_reopen(FmWindow *win, const char *path)
 {
     if (win->reopen_result == NULL || g_strcmp0(path, win->reopen_path) != 0)
-        return;
+        return NULL;
     g_clear_pointer(&win->reopen_path, g_free);
-    fm_window_show_reopened(win, g_steal_pointer(&win->reopen_result));
+    return g_steal_pointer(&win->reopen_result);
 }
 
 static void load_done(GObject *source, GAsyncResult *res, gpointer user)
@@ -226,15 +227,19 @@ static void load_done(GObject *source, GAsyncResult *res, gpointer user)
         fm_window_show_message(win, GTK_MESSAGE_ERROR, msg);
         win->message_from_open = TRUE;
         fm_window_set_status(win, _("Open failed"));
-        show_pending_reopen(win, path);
+        fm_result *pending = take_pending_reopen(win, path); /* its maps alone */
+        if (pending != NULL)
+            fm_window_show_reopened(win, pending);
         return;
     }
     /* A good open clears an earlier open's error, not other news (an unusable catalogue, a
      * job's remark), which would otherwise vanish when a file named on the command line loads. */
     if (win->message_from_open)
         fm_window_hide_message(win);
+    fm_result *pending = take_pending_reopen(win, path);
     set_dataset(win, ds, path);
-    show_pending_reopen(win, path);
+    if (pending != NULL) /* a reopened run: its maps over the dataset, in one action */
+        fm_window_show_reopened(win, pending);
 }
 
 void fm_window_open_for_result(FmWindow *win, const char *path, fm_result *result)

@@ -524,6 +524,11 @@ const char *fm_window_get_message_page(FmWindow *win)
     return gtk_info_bar_get_revealed(GTK_INFO_BAR(win->info_bar)) ? win->message_page : NULL;
 }
 
+const char *fm_window_get_map_name(FmWindow *win)
+{
+    return win->map_name;
+}
+
 GtkWidget *fm_window_get_side_pane(FmWindow *win, gboolean right)
 {
     return right ? win->panel_box : gtk_paned_get_child1(GTK_PANED(win->outer_paned));

@@ -73,6 +73,8 @@ const char *fm_window_get_centre_name(FmWindow *win);
 GtkWidget *fm_window_get_centre_view(FmWindow *win);
 /* The page the info bar's note belongs to (NULL when it shows none or belongs to no page). */
 const char *fm_window_get_message_page(FmWindow *win);
+/* The map on show in the map view ("raw" for the data's frames, "sfi", "tau", …). */
+const char *fm_window_get_map_name(FmWindow *win);
 /* The side panes: the dataset and catalogue pane (left) and the method panel (right). */
 GtkWidget *fm_window_get_side_pane(FmWindow *win, gboolean right);
 void fm_window_set_family(FmWindow *win, const char *family);

@@ -6,7 +6,9 @@
  * cut (ellipsis, tooltip). A screenshot of every state is saved beside FLUXMAP_SCREENSHOT. */
 #include <string.h>
 
+#include "app/core/catalogue.h"
 #include "app/core/job.h"
+#include "app/gui/catalogue-view.h"
 #include "app/gui/demos.h"
 #include "app/gui/mcml/mcml-page.h"
 #include "app/gui/mcml/mcml-view.h"
@@ -287,6 +289,41 @@ static void tour_at(int width, int height)
     }
 }
 
+static gboolean is_catalogue(GtkWidget *w)
+{
+    return FM_IS_CATALOGUE_VIEW(w);
+}
+
+/* Reopening a run is one action: activated once in the catalogue while another dataset is open,
+ * its dataset opens and its maps are on show (the flow map, not the raw frames). */
+static void test_reopen_once(void)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(fm_catalogue) cat = fm_catalogue_open(data_dir, &error);
+    g_assert_no_error(error);
+    g_autoptr(GPtrArray) runs = fm_catalogue_list_runs(cat, 0, &error);
+    g_assert_no_error(error);
+    g_ptr_array_set_free_func(runs, (GDestroyNotify)fm_catalogue_run_free);
+    const fm_catalogue_run *lsi = NULL;
+    for (guint i = 0; i < runs->len && lsi == NULL; i++)
+        if (g_str_has_prefix(((fm_catalogue_run *)runs->pdata[i])->method_id, "lsi."))
+            lsi = runs->pdata[i];
+    g_assert_nonnull(lsi);
+    g_assert_cmpstr(fm_window_get_dataset(win)->source_path, !=, lsi->dataset_path);
+    g_autoptr(GPtrArray) views = g_ptr_array_new();
+    collect(fm_window_get_side_pane(win, FALSE), is_catalogue, views);
+    g_assert_cmpuint(views->len, ==, 1);
+    g_signal_emit_by_name(views->pdata[0], "run-activated", (gint64)lsi->id);
+    g_assert_true(fm_gui_test_wait_until(loaded, lsi->dataset_path, 60));
+    fm_gui_test_drain(0.5);
+    g_assert_cmpstr(fm_window_get_family(win), ==, "lsi");
+    g_assert_cmpstr(fm_window_get_centre_name(win), ==, "map");
+    g_assert_cmpstr(fm_window_get_map_name(win), !=, "raw");
+    assert_drawn(fm_window_get_centre_view(win), "lsi reopened");
+    g_autofree char *path = fm_gui_test_screenshot_path(data_dir, "tour.png", "-tour-reopen");
+    fm_gui_test_save_png(GTK_WIDGET(win), path);
+}
+
 static void test_tour_laptop(void)
 {
     tour_at(1366, 768);
@@ -306,6 +343,7 @@ int main(int argc, char **argv)
     win = fm_gui_test_activate(app);
     g_test_add_func("/gui-tour/1366x768", test_tour_laptop);
     g_test_add_func("/gui-tour/1920x1080", test_tour_desktop);
+    g_test_add_func("/gui-tour/reopen-once", test_reopen_once);
     int status = g_test_run();
     fm_gui_test_shutdown(app, GTK_WIDGET(win), data_dir);
     return status;

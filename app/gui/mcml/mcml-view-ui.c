@@ -6,6 +6,7 @@
 
 #include "app/core/io/mci.h"
 #include "mcml-map.h"
+#include "app/gui/panel-util.h"
 #include "app/gui/plot-view.h"
 
 static void cell_edited(GtkCellRendererText *cell, const char *path, const char *text,
@@ -285,9 +286,13 @@ static GtkWidget *controls(FmMcmlView *self)
     gtk_widget_set_sensitive(self->cancel, FALSE);
     gtk_grid_attach(GTK_GRID(run_row), self->run, 0, 0, 1, 1);
     gtk_grid_attach(GTK_GRID(run_row), self->cancel, 1, 0, 1, 1);
-    gtk_box_pack_start(GTK_BOX(box), run_row, FALSE, FALSE, 0);
     self->progress = gtk_progress_bar_new();
-    gtk_box_pack_start(GTK_BOX(box), self->progress, FALSE, FALSE, 0);
+    /* Run, Cancel and the progress stay in sight under the long form (the window pins them) */
+    GtkWidget *pinned = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
+    gtk_box_pack_start(GTK_BOX(pinned), run_row, FALSE, FALSE, 0);
+    gtk_box_pack_start(GTK_BOX(pinned), self->progress, FALSE, FALSE, 0);
+    fm_panel_pin_to_bottom(pinned);
+    gtk_box_pack_start(GTK_BOX(box), pinned, FALSE, FALSE, 0);
 
     gtk_box_pack_start(GTK_BOX(box), heading(_("Results")), FALSE, FALSE, 0);
     GtkWidget *table = gtk_grid_new();

@@ -215,6 +215,7 @@ static void fm_oct_panel_init(FmOctPanel *panel)
     GtkWidget *run = gtk_button_new_with_label(_("Run"));
     gtk_actionable_set_action_name(GTK_ACTIONABLE(run), "win.oct-run");
     gtk_style_context_add_class(gtk_widget_get_style_context(run), "suggested-action");
+    fm_panel_pin_to_bottom(run); /* in sight under the long form */
     GtkWidget *compare = gtk_button_new_with_label(_("Compare resampling"));
     gtk_actionable_set_action_name(GTK_ACTIONABLE(compare), "win.oct-compare");
     gtk_widget_set_tooltip_text(compare, _("The B-scan on show processed by tdi, linear, cubic "
