@@ -208,6 +208,11 @@ void fm_param_form_set_method(FmParamForm *self, const fm_method *m)
         const fm_param_spec *spec = &m->params[i];
         GtkWidget *label = gtk_label_new(spec->title != NULL ? _(spec->title) : spec->key);
         gtk_label_set_xalign(GTK_LABEL(label), 1.0);
+        /* a long name ("Wavelength polynomial") takes two lines in a narrow pane, not "Wavel…" */
+        gtk_label_set_line_wrap(GTK_LABEL(label), TRUE);
+        gtk_label_set_line_wrap_mode(GTK_LABEL(label), PANGO_WRAP_WORD_CHAR);
+        gtk_label_set_justify(GTK_LABEL(label), GTK_JUSTIFY_RIGHT);
+        gtk_label_set_max_width_chars(GTK_LABEL(label), 14);
         gtk_style_context_add_class(gtk_widget_get_style_context(label), "dim-label");
         GtkWidget *row = NULL;
         GtkWidget *editor = editor_for_spec(spec, &row);
