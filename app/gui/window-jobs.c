@@ -81,7 +81,7 @@ static void tell_fallback(FmWindow *win, const char *part, const char *marker)
  * one line with the rest behind Details; the CPU fallback on the status bar, once. The methods
  * write the fallback as one "; "-separated part made from this same msgid, so its translation
  * finds it. */
-static void show_note(FmWindow *win, const char *note)
+void fm_window_show_note(FmWindow *win, const char *note)
 {
     if (note == NULL)
         return;
@@ -112,7 +112,7 @@ static void show_result(FmWindow *win, fm_job *job, const fm_result *res)
     fm_window_set_result(win, fm_window_copy_result(res), FALSE);
     fm_window_pages_show_result(win, res);
     fm_window_show_done(win, res, what);
-    show_note(win, res->note);
+    fm_window_show_note(win, res->note);
 }
 
 /* The method returned its maps: show them now, while the worker still writes the catalogue. */

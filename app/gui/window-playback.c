@@ -30,7 +30,7 @@ static void frame_job_free(gpointer data)
 }
 
 /* A one-frame x,y dataset holding frame f, so the method sees a single image. */
-static fm_dataset *frame_copy(const fm_dataset *ds, int f)
+fm_dataset *fm_window_frame_copy(const fm_dataset *ds, int f)
 {
     gsize sizes[2] = {(gsize)fm_dataset_width(ds), (gsize)fm_dataset_height(ds)};
     const char *names[] = {"x", "y"};
@@ -134,7 +134,7 @@ static void start_compute(FmWindow *win, int frame)
         return;
     }
     FrameJob *job = g_new0(FrameJob, 1);
-    job->frame = frame_copy(win->dataset, frame);
+    job->frame = fm_window_frame_copy(win->dataset, frame);
     job->params = live.params;
     job->method = live.method;
     job->backend = live.backend;

@@ -107,6 +107,9 @@ void fm_window_refresh_after_job(FmWindow *win);
 void fm_window_mark_ready_shown(FmWindow *win, fm_job *job);
 gboolean fm_window_take_ready_shown(FmWindow *win, fm_job *job);
 
+/* A result's note: its remarks in the info bar (one line, the rest behind Details), the CPU
+ * fallback once on the status bar. */
+void fm_window_show_note(FmWindow *win, const char *note);
 /* window-actions.c */
 void fm_window_actions_init(FmWindow *win);
 void fm_window_recent_init(FmWindow *win);
@@ -133,6 +136,8 @@ gboolean fm_window_playback_running(FmWindow *win);
 /* Recomputes the live SFI of one frame (slider moved while a live map is shown). */
 void fm_window_playback_compute(FmWindow *win, int frame);
 void fm_window_playback_dispose(FmWindow *win);
+/* A one-frame x,y copy of frame f of ds (a method then sees a single image). */
+fm_dataset *fm_window_frame_copy(const fm_dataset *ds, int f);
 /* The bottom plot's axes for the page's live map (ROI 1 or the whole frame, as playback plots it). */
 void fm_window_playback_set_labels(FmWindow *win);
 

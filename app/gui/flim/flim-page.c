@@ -6,6 +6,7 @@
 #include <glib/gi18n.h>
 
 #include "app/core/flim/flim_model.h"
+#include "app/gui/live-params.h"
 #include "app/gui/window-private.h"
 #include "compare-methods.h"
 #include "flim-panel.h"
@@ -18,6 +19,7 @@ struct _FmFlimPage {
     FmFlimViews *views;
     GtkWidget *centre_switcher; /* Map | Lifetime, in the map toolbar */
     GtkWidget *compare_window;  /* the last compare-methods window (weak pointer), or NULL */
+    FmLiveParams *live;         /* the map again after a parameter change (owned by the window) */
 };
 
 static void page_iface_init(FmFamilyPageInterface *iface);
@@ -131,6 +133,7 @@ static gboolean run(FmFamilyPage *page)
     FmWindow *win = self->win;
     g_autoptr(GError) error = NULL;
     g_autoptr(fm_params) params = fm_flim_panel_get_params(self->panel, NULL, &error);
+    fm_live_params_cancel(self->live); /* the user's run replaces any live one */
     if (params == NULL) {
         fm_window_show_message(win, GTK_MESSAGE_ERROR, error->message);
         return TRUE;
@@ -212,7 +215,51 @@ static void params_changed(FmFlimPanel *panel, const char *key, FmFlimPage *self
 {
     g_autoptr(fm_params) params = fm_flim_panel_get_params(panel, NULL, NULL);
     fm_flim_views_set_params(self->views, params); /* NULL (a value out of range) hides it */
-    (void)key;
+    if (key != NULL)
+        fm_live_params_changed(self->live);
+    else /* another method, another dataset: what was pending is for the old one */
+        fm_live_params_cancel(self->live);
+}
+
+/* Live parameters: the panel's method on the whole image (or the drawn ROIs, as Run would). */
+static gboolean live_request(fm_live_request *req, gpointer user)
+{
+    FmFlimPage *self = user;
+    FmWindow *win = self->win;
+    const fm_method *method = fm_flim_panel_get_method(self->panel);
+    if (!active(self) || method == NULL || win->dataset == NULL ||
+        !fm_flim_dataset_is_flim(win->dataset))
+        return FALSE;
+    GPtrArray *rois = fm_map_view_get_rois(win->map_view);
+    gboolean use_rois = fm_flim_panel_get_use_rois(self->panel);
+    if (use_rois && (rois == NULL || rois->len == 0))
+        return FALSE;
+    req->params = fm_flim_panel_get_params(self->panel, NULL, NULL);
+    if (req->params == NULL)
+        return FALSE;
+    req->method = method;
+    req->dataset = fm_dataset_ref(win->dataset);
+    req->rois = use_rois ? rois : NULL;
+    req->backend = fm_flim_panel_get_backend(self->panel);
+    return TRUE;
+}
+
+/* A live map replaces the one on show where the user looks (Map or Lifetime, the map chosen). */
+static void live_show(const fm_result *res, gpointer user)
+{
+    FmFlimPage *self = user;
+    FmWindow *win = self->win;
+    fm_window_set_result(win, fm_window_copy_result(res), FALSE);
+    fm_flim_views_set_result(self->views, fm_window_copy_result(res));
+    fill_map_combo(win, res);
+    if (g_strcmp0(win->map_name, "raw") != 0 && fm_result_get_map(res, win->map_name) == NULL) {
+        for (int i = 0; flim_maps[i] != NULL; i++)
+            if (fm_result_get_map(res, flim_maps[i]) != NULL) {
+                fm_window_select_map(win, flim_maps[i]);
+                return;
+            }
+    }
+    fm_window_show_current(win);
 }
 
 /* An edge of the fit window dragged on the decay plot: that edge is given from now on. */
@@ -300,6 +347,7 @@ FmFamilyPage *fm_flim_page_new(FmWindow *win)
                      G_CALLBACK(window_dragged), self);
     params_changed(self->panel, NULL, self);
     return FM_FAMILY_PAGE(self);
+    self->live = fm_live_params_new(win, "flim", live_request, live_show, self);
 }
 
 GtkWidget *fm_window_get_flim_views(FmWindow *win)

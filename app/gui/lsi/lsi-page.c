@@ -1,9 +1,11 @@
 /* The speckle page: the LSI panel on the right, the raw frames and the contrast and flow maps in
- * the window's map view, and the live map of stack playback (lsi.spatial on one frame). */
+ * the window's map view, the live map of stack playback (lsi.spatial on one frame), and the map
+ * recomputed after a parameter change (live parameters). */
 #include "lsi-page.h"
 
 #include <glib/gi18n.h>
 
+#include "app/gui/live-params.h"
 #include "app/gui/window-private.h"
 #include "lsi-panel.h"
 
@@ -11,6 +13,7 @@ struct _FmLsiPage {
     GObject parent_instance;
     FmWindow *win; /* not owned: the window owns its pages */
     FmLsiPanel *panel;
+    FmLiveParams *live; /* the map again after a parameter change (owned by the window) */
 };
 
 static void page_iface_init(FmFamilyPageInterface *iface);
@@ -57,8 +60,8 @@ static int takes(FmFamilyPage *page, const fm_dataset *ds)
     if (ds->n_dims < 2 || ds->n_dims > 3 || g_strcmp0(ds->dims[0].name, "x") != 0 ||
         g_strcmp0(ds->dims[1].name, "y") != 0)
         return FM_PAGE_TAKES_NONE;
-    if (ds->n_dims == 3 && (g_strcmp0(ds->dims[2].unit, "ns") == 0 ||
-                            g_strcmp0(ds->dims[2].unit, "ps") == 0))
+    if (ds->n_dims == 3 &&
+        (g_strcmp0(ds->dims[2].unit, "ns") == 0 || g_strcmp0(ds->dims[2].unit, "ps") == 0))
         return FM_PAGE_TAKES_NONE;
     return FM_PAGE_TAKES_CAN_RUN;
 }
@@ -82,6 +85,7 @@ static gboolean show_result(FmFamilyPage *page, const fm_result *res)
 static gboolean run(FmFamilyPage *page)
 {
     FmLsiPage *self = FM_LSI_PAGE(page);
+    fm_live_params_cancel(self->live); /* the user's run replaces any live one */
     g_autoptr(GError) error = NULL;
     g_autoptr(fm_params) params = fm_lsi_panel_get_params(self->panel, NULL, &error);
     if (params == NULL) {
@@ -167,6 +171,54 @@ static void backend_changed(FmLsiPanel *panel, const char *name, FmLsiPage *self
     fm_window_backend_chosen(self->win, name);
 }
 
+static void params_changed(FmLsiPanel *panel, const char *key, FmLsiPage *self)
+{
+    (void)panel;
+    if (key != NULL)
+        fm_live_params_changed(self->live);
+    else /* another method: what was pending is for the old one */
+        fm_live_params_cancel(self->live);
+}
+
+/* Live parameters: spatial contrast on the frame shown, as playback computes it (the share of a
+ * run over the stack is one frame); the other methods, which span frames, on the whole stack. */
+static gboolean live_request(fm_live_request *req, gpointer user)
+{
+    FmLsiPage *self = user;
+    FmWindow *win = self->win;
+    const fm_method *method = fm_lsi_panel_get_method(self->panel);
+    if (!active(self) || method == NULL || win->dataset == NULL ||
+        fm_window_playback_running(win) || takes(NULL, win->dataset) == FM_PAGE_TAKES_NONE)
+        return FALSE;
+    req->params = fm_lsi_panel_get_params(self->panel, NULL, NULL);
+    if (req->params == NULL)
+        return FALSE;
+    int frames = fm_dataset_frames(win->dataset);
+    gboolean one_frame = g_strcmp0(method->id, "lsi.spatial") == 0 && frames > 1;
+    req->method = method;
+    req->dataset = one_frame ? fm_window_frame_copy(win->dataset, CLAMP(win->frame, 0, frames - 1))
+                             : fm_dataset_ref(win->dataset);
+    req->share = one_frame ? 1.0 / frames : 1.0;
+    req->rois = fm_map_view_get_rois(win->map_view);
+    req->backend = fm_lsi_panel_get_backend(self->panel);
+    return TRUE;
+}
+
+/* A one-frame map is the playback kind (the frame slider recomputes it); the map chosen stays. */
+static void live_show(const fm_result *res, gpointer user)
+{
+    FmLsiPage *self = user;
+    FmWindow *win = self->win;
+    const fm_map *first = res->maps != NULL && res->maps->len > 0 ? res->maps->pdata[0] : NULL;
+    gboolean one_frame = first != NULL && first->n_frames == 1 && win->dataset != NULL &&
+                         fm_dataset_frames(win->dataset) > 1;
+    fm_window_set_result(win, fm_window_copy_result(res), one_frame);
+    if (g_strcmp0(win->map_name, "raw") == 0 || fm_result_get_map(res, win->map_name) == NULL)
+        fm_window_select_map(win, fm_result_get_map(res, "sfi") != NULL ? "sfi" : "contrast");
+    else
+        fm_window_show_current(win);
+}
+
 static void fm_lsi_page_init(FmLsiPage *self)
 {
     (void)self;
@@ -185,5 +237,7 @@ FmFamilyPage *fm_lsi_page_new(FmWindow *win)
     fm_window_add_panel(win, "lsi", _("Speckle"), GTK_WIDGET(self->panel));
     g_signal_connect(win->panel_stack, "notify::visible-child", G_CALLBACK(family_changed), self);
     g_signal_connect(self->panel, "backend-changed", G_CALLBACK(backend_changed), self);
+    self->live = fm_live_params_new(win, "lsi", live_request, live_show, self);
+    g_signal_connect(self->panel, "params-changed", G_CALLBACK(params_changed), self);
     return FM_FAMILY_PAGE(self);
 }

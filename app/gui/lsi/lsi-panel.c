@@ -19,7 +19,7 @@ struct _FmLsiPanel {
 
 G_DEFINE_TYPE(FmLsiPanel, fm_lsi_panel, GTK_TYPE_BOX)
 
-enum { SIGNAL_BACKEND_CHANGED, N_SIGNALS };
+enum { SIGNAL_BACKEND_CHANGED, SIGNAL_PARAMS_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 const char *fm_lsi_panel_backend_name(fm_backend backend)
@@ -47,6 +47,12 @@ static void backend_changed(GtkComboBox *combo, FmLsiPanel *self)
                   fm_backend_combo_get_id(GTK_WIDGET(combo)));
 }
 
+static void form_changed(FmParamForm *form, const char *key, FmLsiPanel *self)
+{
+    (void)form;
+    g_signal_emit(self, signals[SIGNAL_PARAMS_CHANGED], 0, key);
+}
+
 static void fm_lsi_panel_finalize(GObject *object)
 {
     FmLsiPanel *self = FM_LSI_PANEL(object);
@@ -59,6 +65,9 @@ static void fm_lsi_panel_class_init(FmLsiPanelClass *klass)
     G_OBJECT_CLASS(klass)->finalize = fm_lsi_panel_finalize;
     signals[SIGNAL_BACKEND_CHANGED] =
         g_signal_new("backend-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                     NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+    signals[SIGNAL_PARAMS_CHANGED] =
+        g_signal_new("params-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                      NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
@@ -92,6 +101,7 @@ static void fm_lsi_panel_init(FmLsiPanel *self)
 
     g_signal_connect(self->method_combo, "changed", G_CALLBACK(method_changed), self);
     g_signal_connect(self->backend_combo, "changed", G_CALLBACK(backend_changed), self);
+    g_signal_connect(self->param_grid, "changed", G_CALLBACK(form_changed), self);
 }
 
 GtkWidget *fm_lsi_panel_new(const char *family)

@@ -23,6 +23,7 @@ fm_backend fm_lsi_panel_get_backend(FmLsiPanel *panel);
 void fm_lsi_panel_set_backend(FmLsiPanel *panel, const char *backend);
 const char *fm_lsi_panel_backend_name(fm_backend backend);
 
-/* Signals: "backend-changed" (const char *name). */
+/* Signals: "backend-changed" (const char *name); "params-changed" (const char *key, NULL when
+ * the form was rebuilt for another method). */
 
 G_END_DECLS
