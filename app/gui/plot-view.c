@@ -11,6 +11,7 @@
 struct _FmPlotView {
     GtkDrawingArea parent_instance;
     char *x_label, *y_label;
+    char *placeholder;   /* what an empty plot says (what to do to fill it) */
     GArray *x, *y;       /* of double, same length */
     double cursor_x;     /* NaN: hidden */
     gboolean log_y;      /* y drawn as log10, ticks at decades (fm_plot_view_set_log_y) */
@@ -116,7 +117,7 @@ static void stroke_series(cairo_t *cr, FmPlotView *self, GArray *xs, GArray *ys,
         gboolean isolated =
             style == FM_PLOT_STYLE_MARKERS ||
             (!pen_down && (i + 1 >= xs->len || !y_shown(self, g_array_index(ys, double, i + 1))));
-        if (isolated) { /* a lone point would be an invisible zero-length line */
+        if (isolated) {       /* a lone point would be an invisible zero-length line */
             cairo_stroke(cr); /* the line so far: the fill below would fill it as a polygon */
             cairo_new_sub_path(cr);
             cairo_arc(cr, px, py, style == FM_PLOT_STYLE_MARKERS ? 2.25 : 2.0, 0, 2 * G_PI);
@@ -239,10 +240,13 @@ static gboolean fm_plot_view_draw(GtkWidget *widget, cairo_t *cr)
         gtk_style_context_get_color(style, GTK_STATE_FLAG_INSENSITIVE, &dim);
         gdk_cairo_set_source_rgba(cr, &dim);
         int w, h;
-        pango_layout_set_text(pango, _("No data"), -1);
+        pango_layout_set_text(pango, self->placeholder ? self->placeholder : _("No data"), -1);
+        pango_layout_set_width(pango, (int)(l->data.width - 8) * PANGO_SCALE);
+        pango_layout_set_wrap(pango, PANGO_WRAP_WORD);
+        pango_layout_set_alignment(pango, PANGO_ALIGN_CENTER);
         pango_layout_get_pixel_size(pango, &w, &h);
         if (w <= l->data.width && h <= l->data.height) {
-            cairo_move_to(cr, l->data.x + (l->data.width - w) / 2,
+            cairo_move_to(cr, l->data.x + 4, /* centred in the layout's width */
                           l->data.y + (l->data.height - h) / 2);
             pango_cairo_show_layout(cr, pango);
         }
@@ -255,6 +259,7 @@ static void fm_plot_view_finalize(GObject *object)
 {
     FmPlotView *self = FM_PLOT_VIEW(object);
     g_free(self->x_label);
+    g_free(self->placeholder);
     g_free(self->y_label);
     g_array_unref(self->x);
     g_array_unref(self->y);
@@ -282,6 +287,18 @@ static void fm_plot_view_init(FmPlotView *self)
 GtkWidget *fm_plot_view_new(void)
 {
     return g_object_new(FM_TYPE_PLOT_VIEW, NULL);
+}
+
+void fm_plot_view_set_placeholder(FmPlotView *view, const char *text)
+{
+    g_free(view->placeholder);
+    view->placeholder = g_strdup(text);
+    gtk_widget_queue_draw(GTK_WIDGET(view));
+}
+
+const char *fm_plot_view_get_placeholder(FmPlotView *view)
+{
+    return view->placeholder != NULL ? view->placeholder : _("No data");
 }
 
 void fm_plot_view_set_labels(FmPlotView *view, const char *x_label, const char *y_label)

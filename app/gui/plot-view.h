@@ -13,6 +13,9 @@ G_DECLARE_FINAL_TYPE(FmPlotView, fm_plot_view, FM, PLOT_VIEW, GtkDrawingArea)
 
 GtkWidget *fm_plot_view_new(void);
 void fm_plot_view_set_labels(FmPlotView *view, const char *x_label, const char *y_label);
+/* What the plot says while it has no data: what to do to fill it (NULL: "No data"). */
+void fm_plot_view_set_placeholder(FmPlotView *view, const char *text);
+const char *fm_plot_view_get_placeholder(FmPlotView *view);
 /* Replaces the series with n points (copied). NaN y values leave gaps. */
 void fm_plot_view_set_series(FmPlotView *view, const double *x, const double *y, int n);
 /* Appends one point (stack playback adds one per frame). */

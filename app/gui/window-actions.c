@@ -57,6 +57,13 @@ void fm_window_set_fixed_colour_scale(FmWindow *win, const char *name)
             gtk_combo_box_set_active_id(combo, g_variant_get_string(state, NULL));
     }
     gtk_widget_set_sensitive(win->colormap_combo, name == NULL);
+    /* the map view's own list and range act on nothing the view on show draws: not shown
+     * beside the view's own selector and range (one tau choice, one range, one number format) */
+    GtkWidget *range[] = {win->auto_range_toggle, win->min_spin, win->max_spin};
+    for (gsize i = 0; i < G_N_ELEMENTS(range); i++)
+        gtk_widget_set_visible(range[i], name == NULL);
+    win->view_has_own_scale = name != NULL;
+    fm_window_sync_family_bars(win);
     gtk_widget_set_tooltip_text(win->colormap_combo,
                                 name != NULL ? _("The view on show has its own colour scale")
                                              : _("Colour map of the map view"));

@@ -56,6 +56,7 @@ struct _FmWindow {
     /* window-geometry.c: what is kept between sessions */
     int saved_width, saved_height;
     gboolean maximized;
+    gboolean view_has_own_scale; /* fm_window_set_fixed_colour_scale: no map list beside it */
     fm_backend backend_choice;  /* the user's backend setting, for the device label */
     GHashTable *ready_shown;    /* jobs whose maps their ready handler showed (until done) */
     /* A catalogue run reopened with its own dataset, shown once that dataset is open. */
@@ -106,10 +107,10 @@ void fm_window_refresh_after_job(FmWindow *win);
  * fm_window_take_ready_shown (TRUE once) instead of showing them a second time. */
 void fm_window_mark_ready_shown(FmWindow *win, fm_job *job);
 gboolean fm_window_take_ready_shown(FmWindow *win, fm_job *job);
-
 /* A result's note: its remarks in the info bar (one line, the rest behind Details), the CPU
  * fallback once on the status bar. */
 void fm_window_show_note(FmWindow *win, const char *note);
+
 /* window-actions.c */
 void fm_window_actions_init(FmWindow *win);
 void fm_window_recent_init(FmWindow *win);
@@ -135,9 +136,9 @@ void fm_window_playback_stop(FmWindow *win);
 gboolean fm_window_playback_running(FmWindow *win);
 /* Recomputes the live SFI of one frame (slider moved while a live map is shown). */
 void fm_window_playback_compute(FmWindow *win, int frame);
-void fm_window_playback_dispose(FmWindow *win);
 /* A one-frame x,y copy of frame f of ds (a method then sees a single image). */
 fm_dataset *fm_window_frame_copy(const fm_dataset *ds, int f);
+void fm_window_playback_dispose(FmWindow *win);
 /* The bottom plot's axes for the page's live map (ROI 1 or the whole frame, as playback plots it). */
 void fm_window_playback_set_labels(FmWindow *win);
 

@@ -616,7 +616,8 @@ void fm_window_sync_family_bars(FmWindow *win)
     gtk_widget_set_visible(gtk_widget_get_parent(win->frame_scale), bars & FM_PAGE_BAR_FRAMES);
     gtk_widget_set_visible(win->roi_bar, bars & FM_PAGE_BAR_ROIS);
     gtk_widget_set_visible(gtk_widget_get_parent(win->map_combo), bars & FM_PAGE_BAR_MAP_TOOLBAR);
-    gtk_widget_set_visible(win->map_combo, bars & FM_PAGE_BAR_MAP_LIST);
+    gtk_widget_set_visible(win->map_combo,
+                           (bars & FM_PAGE_BAR_MAP_LIST) && !win->view_has_own_scale);
     gtk_widget_set_visible(win->plot_box, bars & FM_PAGE_BAR_PLOT);
 }
 

@@ -12,11 +12,6 @@
 #define HIST_BINS 64
 
 /* Hue runs red (short) to blue (long), the convention of FLIM software. */
-static void tau_rgb(double t, double v, double rgb[3])
-{
-    gtk_hsv_to_rgb(CLAMP(t, 0.0, 1.0) * 240.0 / 360.0, 0.9, CLAMP(v, 0.0, 1.0), &rgb[0], &rgb[1],
-                   &rgb[2]);
-}
 
 void fm_flim_views_rebuild_merged(FmFlimViews *self)
 {
@@ -47,7 +42,7 @@ void fm_flim_views_rebuild_merged(FmFlimViews *self)
             if (tau == NULL)
                 rgb[0] = rgb[1] = rgb[2] = CLAMP(v, 0.0, 1.0); /* photons only */
             else if (isfinite(t))
-                tau_rgb((t - self->lo) / (self->hi - self->lo), v, rgb);
+                fm_colormap_lifetime_rgb((t - self->lo) / (self->hi - self->lo), v, rgb);
             if (self->phasor_mask != NULL && !self->phasor_mask[i])
                 for (int c = 0; c < 3; c++)
                     rgb[c] *= 0.25; /* not picked on the phasor: dimmed */
@@ -97,7 +92,7 @@ gboolean fm_flim_views_image_draw(GtkWidget *widget, cairo_t *cr, FmFlimViews *s
         for (int j = 0; j < (int)lh; j++)
             for (int k = 0; k < (int)lw; k += 2) {
                 double rgb[3];
-                tau_rgb(1.0 - j / lh, (k + 1) / lw, rgb);
+                fm_colormap_lifetime_rgb(1.0 - j / lh, (k + 1) / lw, rgb);
                 cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
                 cairo_rectangle(cr, lx + k, ly + j, 2, 1);
                 cairo_fill(cr);
@@ -183,7 +178,7 @@ gboolean fm_flim_views_histogram_draw(GtkWidget *widget, cairo_t *cr, FmFlimView
         double bottom = fm_plot_axis_to_px(&l->y, 0), bin_w = l->data.width / HIST_BINS;
         for (int b = 0; b < HIST_BINS; b++) {
             double rgb[3];
-            tau_rgb((b + 0.5) / HIST_BINS, 1.0, rgb);
+            fm_colormap_lifetime_rgb((b + 0.5) / HIST_BINS, 1.0, rgb);
             cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
             double top = fm_plot_axis_to_px(&l->y, counts[b]);
             cairo_rectangle(cr, l->data.x + b * bin_w, top, MAX(bin_w - 0.5, 0.5), bottom - top);
