@@ -14,8 +14,8 @@ static const fm_demo demos[] = {
     {"flim", N_("Fluorescence lifetime"),
      N_("A Becker & Hickl .sdt with a FRET gradient and its IRF: lifetimes, phasor, fits"),
      "flim-demo.sdt"},
-    {"dce", N_("Liver perfusion"),
-     N_("A DCE liver phantom with aorta, portal-vein and liver ROIs assigned: dual-input maps"),
+    {"dce", N_("Perfusion (DCE)"),
+     N_("A DCE-MRI liver phantom with aorta, portal-vein and liver ROIs assigned: dual-input maps"),
      "dce-demo.nii"},
     {"oct", N_("SD-OCT"),
      N_("Raw spectra of a layered sample with an inclusion, 6 x 6 mm, and the spectrometer "

@@ -590,7 +590,7 @@ FmFamilyPage *fm_dce_page_new(FmWindow *win)
     g_object_set_data_full(G_OBJECT(win), "fm-dce", st, state_free);
 
     st->panel = FM_DCE_PANEL(fm_dce_panel_new());
-    fm_window_add_panel(win, "dce", _("Perfusion"), GTK_WIDGET(st->panel));
+    fm_window_add_panel(win, "dce", _("Perfusion (DCE)"), GTK_WIDGET(st->panel));
     st->views = FM_DCE_VIEWS(fm_dce_views_new());
     gtk_stack_add_named(GTK_STACK(win->centre_stack), GTK_WIDGET(st->views), "dce");
     /* The shared plot is attached in family_changed, only while DCE is on show. */

@@ -123,7 +123,7 @@ FmFamilyPage *fm_mcml_page_new(FmWindow *win)
     g_signal_connect_object(view, "job-progress", G_CALLBACK(job_progress), win, 0);
     g_signal_connect_object(view, "job-finished", G_CALLBACK(job_finished), win, 0);
     g_signal_connect_object(view, "model-changed", G_CALLBACK(model_changed), win, 0);
-    fm_window_add_panel(win, "mcml", _("Light transport"), fm_mcml_view_get_panel(view));
+    fm_window_add_panel(win, "mcml", _("Light transport (MCML)"), fm_mcml_view_get_panel(view));
     gtk_stack_add_named(GTK_STACK(win->centre_stack), GTK_WIDGET(view), "mcml");
     gtk_widget_show_all(GTK_WIDGET(view));
     g_signal_connect(win->panel_stack, "notify::visible-child", G_CALLBACK(family_changed), win);

@@ -284,7 +284,7 @@ FmFamilyPage *fm_oct_page_new(FmWindow *win)
     OctState *st = g_new0(OctState, 1);
     g_object_set_data_full(G_OBJECT(win), "fm-oct", st, state_free);
     st->panel = FM_OCT_PANEL(fm_oct_panel_new());
-    fm_window_add_panel(win, "oct", _("OCT"), GTK_WIDGET(st->panel));
+    fm_window_add_panel(win, "oct", _("SD-OCT"), GTK_WIDGET(st->panel));
     st->views = FM_OCT_VIEWS(fm_oct_views_new());
     fm_oct_panel_add_display(st->panel, fm_oct_views_get_display_controls(st->views));
     /* untitled: the map toolbar's Map | Lifetime switcher lists FLIM's views only */
