@@ -597,7 +597,9 @@ static fm_result *flim_run(const fm_method *method, fm_dataset *dataset, const f
                                   MAX(kp.min_photons, 1.0), binning + 1, binning + 2)
                 : g_strdup_printf(_("most pixels have fewer than %g photons"),
                                   MAX(kp.min_photons, 1.0));
-        append_note(note, t);
+        /* first: the one thing to do, the note's headline where it is shown in one line */
+        g_string_prepend(note, note->len ? "; " : "");
+        g_string_prepend(note, t);
     }
     if (failed > 0) {
         g_autofree char *t = g_strdup_printf(_("%lld pixels gave no finite result"), failed);
