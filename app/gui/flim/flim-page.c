@@ -131,9 +131,9 @@ static gboolean run(FmFamilyPage *page)
 {
     FmFlimPage *self = FM_FLIM_PAGE(page);
     FmWindow *win = self->win;
+    fm_live_params_cancel(self->live); /* the user's run replaces any live one */
     g_autoptr(GError) error = NULL;
     g_autoptr(fm_params) params = fm_flim_panel_get_params(self->panel, NULL, &error);
-    fm_live_params_cancel(self->live); /* the user's run replaces any live one */
     if (params == NULL) {
         fm_window_show_message(win, GTK_MESSAGE_ERROR, error->message);
         return TRUE;
@@ -345,9 +345,9 @@ FmFamilyPage *fm_flim_page_new(FmWindow *win)
     g_signal_connect(self->panel, "params-changed", G_CALLBACK(params_changed), self);
     g_signal_connect(fm_flim_views_get_decay_view(self->views), "window-changed",
                      G_CALLBACK(window_dragged), self);
+    self->live = fm_live_params_new(win, "flim", live_request, live_show, self);
     params_changed(self->panel, NULL, self);
     return FM_FAMILY_PAGE(self);
-    self->live = fm_live_params_new(win, "flim", live_request, live_show, self);
 }
 
 GtkWidget *fm_window_get_flim_views(FmWindow *win)
