@@ -94,6 +94,14 @@ static void compute_done(GObject *source, GAsyncResult *res, gpointer user)
     fm_map *sfi = fm_result_get_map(result, map);
     if (sfi != NULL)
         fm_window_select_map(win, map);
+    if (sfi != NULL && fm_window_playback_running(win) && win->play_count == 0 &&
+        gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(win->auto_range_toggle))) {
+        /* the first frame's automatic range holds while playing: colours that mean the same
+         * flow in every frame (a range rescaled per frame flickers and hides changes) */
+        double vmin = 0, vmax = 0;
+        fm_map_view_get_range(win->map_view, &vmin, &vmax);
+        fm_map_view_set_range(win->map_view, vmin, vmax);
+    }
     if (sfi != NULL && fm_window_playback_running(win)) {
         /* A wrap to the start begins a new time course. */
         if (job->index <= win->plot_last_frame)
@@ -171,6 +179,9 @@ void fm_window_playback_set_labels(FmWindow *win)
     GPtrArray *rois = fm_map_view_get_rois(win->map_view);
     fm_plot_view_set_labels(win->plot_view, _("frame"),
                             rois != NULL && rois->len > 0 ? live.y_label_roi : live.y_label_frame);
+    fm_plot_view_set_placeholder(
+        win->plot_view,
+        _("Press Play (space): the mean over ROI 1, or the frame, follows the frames"));
 }
 
 void fm_window_playback_start(FmWindow *win)
@@ -199,6 +210,8 @@ void fm_window_playback_stop(FmWindow *win)
                                      GTK_ICON_SIZE_BUTTON);
     }
     fm_plot_view_set_cursor(win->plot_view, NAN);
+    if (gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(win->auto_range_toggle)))
+        fm_map_view_set_auto_range(win->map_view, 1.0, 99.0); /* held while playing */
 }
 
 gboolean fm_window_playback_running(FmWindow *win)

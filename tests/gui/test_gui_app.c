@@ -34,6 +34,11 @@ static gboolean dataset_loaded(gpointer unused G_GNUC_UNUSED)
            (fm_window_get_dataset(win) != NULL || error_message() != NULL);
 }
 
+static gboolean played_one(gpointer unused G_GNUC_UNUSED)
+{
+    return fm_window_get_playback_count(win) >= 1 || error_message() != NULL;
+}
+
 static gboolean played_three(gpointer unused G_GNUC_UNUSED)
 {
     return fm_window_get_playback_count(win) >= 3 || error_message() != NULL;
@@ -126,8 +131,14 @@ static void test_playback(void)
         return;
     }
     g_action_group_activate_action(G_ACTION_GROUP(win), "play", NULL);
+    g_assert_true(fm_gui_test_wait_until(played_one, NULL, 30));
+    double lo1, hi1, lo3, hi3; /* the automatic range holds while playing: no flicker */
+    fm_map_view_get_range(fm_window_get_map_view(win), &lo1, &hi1);
     g_assert_true(fm_gui_test_wait_until(played_three, NULL, 30));
     g_assert_null(error_message());
+    fm_map_view_get_range(fm_window_get_map_view(win), &lo3, &hi3);
+    g_assert_cmpfloat(lo3, ==, lo1);
+    g_assert_cmpfloat(hi3, ==, hi1);
     g_action_group_activate_action(G_ACTION_GROUP(win), "play", NULL);
     g_autoptr(GVariant) state = g_action_group_get_action_state(G_ACTION_GROUP(win), "play");
     g_assert_false(g_variant_get_boolean(state));
