@@ -81,7 +81,7 @@ static void tell_fallback(FmWindow *win, const char *part, const char *marker)
  * one line with the rest behind Details; the CPU fallback on the status bar, once. The methods
  * write the fallback as one "; "-separated part made from this same msgid, so its translation
  * finds it. */
-void fm_window_show_note(FmWindow *win, const char *note)
+static void take_note(FmWindow *win, const char *note, gboolean remarks)
 {
     if (note == NULL)
         return;
@@ -101,8 +101,18 @@ void fm_window_show_note(FmWindow *win, const char *note)
         }
         g_string_append_printf(rest, "%s%s", rest->len > 0 ? "; " : "", part);
     }
-    if (rest->len > 0)
+    if (remarks && rest->len > 0)
         fm_window_show_message(win, GTK_MESSAGE_INFO, rest->str);
+}
+
+void fm_window_show_note(FmWindow *win, const char *note)
+{
+    take_note(win, note, TRUE);
+}
+
+void fm_window_show_fallback(FmWindow *win, const char *note)
+{
+    take_note(win, note, FALSE);
 }
 
 /* The maps on display (a copy: the job's own go with the job), the status and the note. */

@@ -100,6 +100,9 @@ void fm_window_jobs_init(FmWindow *win);
  * dialog; returns the message, free it), or "cancelled". */
 void fm_window_show_done(FmWindow *win, const fm_result *res, const char *what);
 char *fm_window_show_failure(FmWindow *win, const fm_job *job, const char *what);
+/* Of a result's note, only the CPU fallback (once per session, on the status bar), for a page
+ * that shows the note's remarks itself. */
+void fm_window_show_fallback(FmWindow *win, const char *note);
 void fm_window_show_cancelled(FmWindow *win, const char *what);
 /* After any job: refresh the run catalogue (warning on failure) and the actions' state. */
 void fm_window_refresh_after_job(FmWindow *win);

@@ -66,6 +66,8 @@ static void family_changed(GObject *stack, GParamSpec *pspec, FmFlimPage *self)
     if (!on)
         return;
     fm_plot_view_set_labels(self->win->plot_view, _("time bin"), _("photons in ROI"));
+    fm_plot_view_set_placeholder(self->win->plot_view,
+                                 _("Draw an ROI on the map: its decay is plotted here"));
     gtk_stack_set_visible_child_name(GTK_STACK(self->win->centre_stack), "lifetime");
 }
 
@@ -322,7 +324,7 @@ FmFamilyPage *fm_flim_page_new(FmWindow *win)
     g_action_map_add_action_entries(G_ACTION_MAP(win), entries, G_N_ELEMENTS(entries), win);
 
     self->panel = FM_FLIM_PANEL(fm_flim_panel_new());
-    fm_window_add_panel(win, "flim", _("Lifetime"), GTK_WIDGET(self->panel));
+    fm_window_add_panel(win, "flim", _("Fluorescence lifetime"), GTK_WIDGET(self->panel));
     self->views = FM_FLIM_VIEWS(fm_flim_views_new());
     gtk_stack_add_titled(GTK_STACK(win->centre_stack), GTK_WIDGET(self->views), "lifetime",
                          _("Lifetime"));

@@ -234,7 +234,7 @@ FmFamilyPage *fm_lsi_page_new(FmWindow *win)
     FmLsiPage *self = g_object_new(FM_TYPE_LSI_PAGE, NULL);
     self->win = win;
     self->panel = FM_LSI_PANEL(fm_lsi_panel_new("lsi"));
-    fm_window_add_panel(win, "lsi", _("Speckle"), GTK_WIDGET(self->panel));
+    fm_window_add_panel(win, "lsi", _("Laser speckle"), GTK_WIDGET(self->panel));
     g_signal_connect(win->panel_stack, "notify::visible-child", G_CALLBACK(family_changed), self);
     g_signal_connect(self->panel, "backend-changed", G_CALLBACK(backend_changed), self);
     self->live = fm_live_params_new(win, "lsi", live_request, live_show, self);

@@ -93,9 +93,10 @@ static void job_finished(FmMcmlView *view, fm_job *job, FmWindow *win)
     fm_job_list_update(win->job_list, job);
     g_autofree char *what = fm_job_describe(job);
     const fm_result *res = fm_job_get_result(job);
-    if (win->last_job_state == FM_JOB_DONE && res != NULL)
+    if (win->last_job_state == FM_JOB_DONE && res != NULL) {
         fm_window_show_done(win, res, what);
-    else if (win->last_job_state == FM_JOB_FAILED)
+        fm_window_show_fallback(win, res->note); /* its remarks are in the panel */
+    } else if (win->last_job_state == FM_JOB_FAILED)
         g_free(fm_window_show_failure(win, job, what));
     else
         fm_window_show_cancelled(win, what);
