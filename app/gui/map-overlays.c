@@ -159,10 +159,14 @@ void fm_map_roi_label(GtkWidget *widget, cairo_t *cr, const FmMapTransform *t, c
     int w, h;
     pango_layout_get_pixel_size(layout, &w, &h);
     y = MAX(y - h - 2, 0);
-    cairo_set_source_rgba(cr, 0, 0, 0, 0.55);
+    /* a tag in the ROI's colour with black or white text: readable over any map colours (red
+     * text on a thin backdrop vanished over a red hot spot) */
+    cairo_set_source_rgba(cr, rgb[0], rgb[1], rgb[2], 0.92);
     cairo_rectangle(cr, x - 2, y, w + 4, h);
     cairo_fill(cr);
-    cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+    double luminance = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2];
+    double ink = luminance > 0.5 ? 0.0 : 1.0;
+    cairo_set_source_rgb(cr, ink, ink, ink);
     cairo_move_to(cr, x, y);
     pango_cairo_show_layout(cr, layout);
     cairo_new_path(cr);
