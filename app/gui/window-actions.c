@@ -594,14 +594,14 @@ static void run_reopened(FmCatalogueView *view, gint64 run_id, FmWindow *win)
         fm_window_open_for_result(win, path, result);
         return;
     }
-    if (other) {
+    fm_window_show_reopened(win, result); /* first: its page comes on show */
+    if (other) { /* a note of the run's page, which a change of page would take away */
         g_autofree char *msg = g_strdup_printf(_("The dataset of run #%" G_GINT64_FORMAT
                                                  ", %s, is no longer there: its maps are "
                                                  "shown without it."),
                                                run_id, path);
         fm_window_show_message(win, GTK_MESSAGE_INFO, msg);
     }
-    fm_window_show_reopened(win, result);
 }
 
 void fm_window_show_reopened(FmWindow *win, fm_result *result)
