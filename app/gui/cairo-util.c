@@ -39,6 +39,26 @@ void fm_cairo_plot_measure(gpointer pango_layout, FmPlotTextRole role, const cha
     *height = h;
 }
 
+PangoLayout *fm_cairo_plot_compute(GtkWidget *widget, cairo_t *cr, FmPlotSpec *spec,
+                                   FmPlotLayout *layout)
+{
+    PangoLayout *pango = fm_cairo_plot_pango(widget, cr);
+    spec->measure = fm_cairo_plot_measure;
+    spec->measure_user = pango;
+    fm_plot_layout_clear(layout);
+    fm_plot_layout_compute(spec, layout);
+    return pango;
+}
+
+void fm_cairo_pen_to(cairo_t *cr, gboolean *pen_down, double x, double y)
+{
+    if (*pen_down)
+        cairo_line_to(cr, x, y);
+    else
+        cairo_move_to(cr, x, y);
+    *pen_down = TRUE;
+}
+
 void fm_plot_colours_dark(FmPlotColours *c)
 {
     c->text = (GdkRGBA){1, 1, 1, 0.72};

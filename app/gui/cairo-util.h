@@ -19,6 +19,13 @@ PangoLayout *fm_cairo_plot_pango(GtkWidget *widget, cairo_t *cr);
 /* FmPlotMeasureFunc over such a PangoLayout (user): the pixel size of text as drawn. */
 void fm_cairo_plot_measure(gpointer pango_layout, FmPlotTextRole role, const char *text,
                            double *width, double *height);
+/* Clears layout and lays spec out into it, the texts measured in that font (spec's measure is
+ * set here); returns the PangoLayout to draw the texts with (unref it). */
+PangoLayout *fm_cairo_plot_compute(GtkWidget *widget, cairo_t *cr, FmPlotSpec *spec,
+                                   FmPlotLayout *layout);
+/* Continues a polyline at (x, y): a line from the last point when *pen_down, else a move (a
+ * new segment); the pen is down afterwards. */
+void fm_cairo_pen_to(cairo_t *cr, gboolean *pen_down, double x, double y);
 
 typedef struct {
     GdkRGBA text;  /* tick labels, title, statistics, axis labels, legend */

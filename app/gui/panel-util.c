@@ -96,16 +96,36 @@ void fm_panel_pin_to_bottom(GtkWidget *row)
     g_object_set_data(G_OBJECT(row), PIN_KEY, GINT_TO_POINTER(1));
 }
 
+static gboolean is_pinned(GtkWidget *widget, gconstpointer unused G_GNUC_UNUSED)
+{
+    return g_object_get_data(G_OBJECT(widget), PIN_KEY) != NULL;
+}
+
 GtkWidget *fm_panel_find_pinned(GtkWidget *panel)
 {
-    if (g_object_get_data(G_OBJECT(panel), PIN_KEY) != NULL)
-        return panel;
-    if (!GTK_IS_CONTAINER(panel))
+    return fm_widget_find(panel, is_pinned, NULL);
+}
+
+GtkWidget *fm_widget_find(GtkWidget *root, FmWidgetMatch match, gconstpointer data)
+{
+    if (match(root, data))
+        return root;
+    if (!GTK_IS_CONTAINER(root))
         return NULL;
-    GList *children = gtk_container_get_children(GTK_CONTAINER(panel));
+    GList *children = gtk_container_get_children(GTK_CONTAINER(root));
     GtkWidget *found = NULL;
     for (GList *l = children; l != NULL && found == NULL; l = l->next)
-        found = fm_panel_find_pinned(l->data);
+        found = fm_widget_find(l->data, match, data);
     g_list_free(children);
     return found;
+}
+
+static gboolean is_named(GtkWidget *widget, gconstpointer name)
+{
+    return g_strcmp0(gtk_widget_get_name(widget), name) == 0;
+}
+
+GtkWidget *fm_widget_find_named(GtkWidget *root, const char *name)
+{
+    return fm_widget_find(root, is_named, name);
 }

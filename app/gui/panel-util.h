@@ -40,4 +40,12 @@ void fm_panel_pin_to_bottom(GtkWidget *row);
 /* The pinned row inside panel, or NULL. */
 GtkWidget *fm_panel_find_pinned(GtkWidget *panel);
 
+/* TRUE for a widget that a search looks for (data: what the search was given). */
+typedef gboolean (*FmWidgetMatch)(GtkWidget *widget, gconstpointer data);
+/* The first widget at or below root, depth first over the containers' children (not their
+ * internal ones), that match accepts; NULL when none does. */
+GtkWidget *fm_widget_find(GtkWidget *root, FmWidgetMatch match, gconstpointer data);
+/* The first widget at or below root whose name (gtk_widget_set_name) is name, or NULL. */
+GtkWidget *fm_widget_find_named(GtkWidget *root, const char *name);
+
 G_END_DECLS

@@ -124,11 +124,7 @@ static void stroke_series(cairo_t *cr, FmPlotView *self, GArray *xs, GArray *ys,
             cairo_fill(cr);
             continue;
         }
-        if (pen_down)
-            cairo_line_to(cr, px, py);
-        else
-            cairo_move_to(cr, px, py);
-        pen_down = TRUE;
+        fm_cairo_pen_to(cr, &pen_down, px, py);
     }
     cairo_stroke(cr);
 }
@@ -192,12 +188,8 @@ static gboolean fm_plot_view_draw(GtkWidget *widget, cairo_t *cr)
     spec.occupancy = grid;
     spec.occupancy_cols = OCC_COLS;
     spec.occupancy_rows = OCC_ROWS;
-    PangoLayout *pango = fm_cairo_plot_pango(widget, cr);
-    spec.measure = fm_cairo_plot_measure;
-    spec.measure_user = pango;
     FmPlotLayout *l = &self->layout;
-    fm_plot_layout_clear(l);
-    fm_plot_layout_compute(&spec, l);
+    PangoLayout *pango = fm_cairo_plot_compute(widget, cr, &spec, l);
     if (l->data.width < 1 || l->data.height < 1) {
         g_object_unref(pango);
         return GDK_EVENT_STOP;

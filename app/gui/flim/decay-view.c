@@ -190,11 +190,7 @@ static void polyline(cairo_t *cr, const FmPlotAxis *ax, const FmPlotAxis *ay, co
         }
         double px = fm_plot_axis_to_px(ax, (b + 0.5) * bin_width_ns);
         double py = fm_plot_axis_to_px(ay, y);
-        if (pen)
-            cairo_line_to(cr, px, py);
-        else
-            cairo_move_to(cr, px, py);
-        pen = TRUE;
+        fm_cairo_pen_to(cr, &pen, px, py);
     }
     cairo_stroke(cr);
 }
@@ -255,11 +251,8 @@ static gboolean fm_decay_view_draw(GtkWidget *widget, cairo_t *cr)
     spec.occupancy = grid;
     spec.occupancy_cols = OCC_COLS;
     spec.occupancy_rows = OCC_ROWS;
-    PangoLayout *pango = fm_cairo_plot_pango(widget, cr);
-    spec.measure = fm_cairo_plot_measure;
-    spec.measure_user = pango;
     FmPlotLayout *l = &self->layout;
-    fm_plot_layout_compute(&spec, l);
+    PangoLayout *pango = fm_cairo_plot_compute(widget, cr, &spec, l);
     if (!laid_out(self)) {
         g_object_unref(pango);
         return FALSE;

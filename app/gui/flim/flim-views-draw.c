@@ -165,12 +165,8 @@ gboolean fm_flim_views_histogram_draw(GtkWidget *widget, cairo_t *cr, FmFlimView
         .stats = stats,
         .min_data_height = 20,
     };
-    PangoLayout *pango = fm_cairo_plot_pango(widget, cr);
-    spec.measure = fm_cairo_plot_measure;
-    spec.measure_user = pango;
     FmPlotLayout *l = &self->histogram_layout;
-    fm_plot_layout_clear(l);
-    fm_plot_layout_compute(&spec, l);
+    PangoLayout *pango = fm_cairo_plot_compute(widget, cr, &spec, l);
     if (l->data.width > 0 && l->data.height > 0) {
         FmPlotColours colours;
         fm_plot_colours_dark(&colours);

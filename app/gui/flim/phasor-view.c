@@ -181,12 +181,8 @@ static gboolean fm_phasor_view_draw(GtkWidget *widget, cairo_t *cr)
         .min_data_width = 60,
         .min_data_height = 36,
     };
-    PangoLayout *pango = fm_cairo_plot_pango(widget, cr);
-    spec.measure = fm_cairo_plot_measure;
-    spec.measure_user = pango;
     FmPlotLayout *l = &self->layout;
-    fm_plot_layout_clear(l);
-    fm_plot_layout_compute(&spec, l);
+    PangoLayout *pango = fm_cairo_plot_compute(widget, cr, &spec, l);
     self->scale = l->data.width / (G_MAX - G_MIN);
     if (!(self->scale > 0)) {
         g_object_unref(pango);

@@ -43,24 +43,9 @@ void fm_oct_panel_set_n_pixels(FmOctPanel *panel, int n_pixels)
     panel->n_pixels = n_pixels;
 }
 
-static GtkWidget *find_named(GtkWidget *widget, const char *name)
-{
-    if (g_strcmp0(gtk_widget_get_name(widget), name) == 0)
-        return widget;
-    if (!GTK_IS_CONTAINER(widget))
-        return NULL;
-    g_autoptr(GList) children = gtk_container_get_children(GTK_CONTAINER(widget));
-    for (GList *l = children; l; l = l->next) {
-        GtkWidget *found = find_named(l->data, name);
-        if (found)
-            return found;
-    }
-    return NULL;
-}
-
 static const char *form_text(FmOctPanel *panel, const char *key)
 {
-    GtkWidget *entry = find_named(GTK_WIDGET(panel->form), key);
+    GtkWidget *entry = fm_widget_find_named(GTK_WIDGET(panel->form), key);
     return entry && GTK_IS_ENTRY(entry) ? gtk_entry_get_text(GTK_ENTRY(entry)) : "";
 }
 
@@ -68,7 +53,7 @@ static const char *form_text(FmOctPanel *panel, const char *key)
  * "Calibration file" shows the sidecar's file as its placeholder rather than "none". */
 static void update_calibration(FmOctPanel *panel)
 {
-    GtkWidget *entry = find_named(GTK_WIDGET(panel->form), "calibration_file");
+    GtkWidget *entry = fm_widget_find_named(GTK_WIDGET(panel->form), "calibration_file");
     g_autofree char *sidecar_base =
         panel->sidecar_calibration ? g_path_get_basename(panel->sidecar_calibration) : NULL;
     if (entry && GTK_IS_ENTRY(entry)) {
