@@ -2,6 +2,7 @@
 #include "gui-test-util.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -95,8 +96,7 @@ void fm_gui_test_run_job(FmWindow *win, const char *action, double timeout_s)
     g_assert_cmpint(fm_window_get_last_job_state(win), ==, FM_JOB_DONE);
 }
 
-GPtrArray *fm_gui_test_assert_done_runs(const char *data_dir, int limit,
-                                        const char *const *method_ids)
+GPtrArray *fm_gui_test_list_runs(const char *data_dir, int limit)
 {
     g_autoptr(GError) error = NULL;
     g_autoptr(fm_catalogue) cat = fm_catalogue_open(data_dir, &error);
@@ -104,6 +104,22 @@ GPtrArray *fm_gui_test_assert_done_runs(const char *data_dir, int limit,
     GPtrArray *runs = fm_catalogue_list_runs(cat, limit, &error);
     g_assert_no_error(error);
     g_ptr_array_set_free_func(runs, (GDestroyNotify)fm_catalogue_run_free);
+    return runs;
+}
+
+guint fm_gui_test_catalogue_runs(const char *data_dir)
+{
+    g_autoptr(fm_catalogue) cat = fm_catalogue_open(data_dir, NULL);
+    g_autoptr(GPtrArray) runs = cat ? fm_catalogue_list_runs(cat, 0, NULL) : NULL;
+    if (runs != NULL)
+        g_ptr_array_set_free_func(runs, (GDestroyNotify)fm_catalogue_run_free);
+    return runs ? runs->len : 0;
+}
+
+GPtrArray *fm_gui_test_assert_done_runs(const char *data_dir, int limit,
+                                        const char *const *method_ids)
+{
+    GPtrArray *runs = fm_gui_test_list_runs(data_dir, limit);
     g_assert_cmpuint(runs->len, ==, g_strv_length((char **)method_ids));
     for (guint i = 0; i < runs->len; i++) {
         const fm_catalogue_run *run = runs->pdata[i];
@@ -189,6 +205,110 @@ void fm_gui_test_save_png(GtkWidget *widget, const char *path)
     printf("# screenshot: %s\n", path);
 }
 
+void fm_gui_test_screenshot(GtkWidget *widget, const char *data_dir, const char *fallback,
+                            const char *suffix_format, ...)
+{
+    g_autofree char *suffix = NULL;
+    if (suffix_format != NULL) {
+        va_list args;
+        va_start(args, suffix_format);
+        suffix = g_strdup_vprintf(suffix_format, args);
+        va_end(args);
+    }
+    g_autofree char *path = fm_gui_test_screenshot_path(data_dir, fallback, suffix ? suffix : "");
+    fm_gui_test_save_png(widget, path);
+}
+
+cairo_surface_t *fm_gui_test_render(GtkWidget *widget)
+{
+    int w = gtk_widget_get_allocated_width(widget), h = gtk_widget_get_allocated_height(widget);
+    cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
+    cairo_t *cr = cairo_create(surface);
+    gtk_widget_draw(widget, cr);
+    cairo_destroy(cr);
+    cairo_surface_flush(surface);
+    return surface;
+}
+
+static gboolean is_type(GtkWidget *widget, gconstpointer type)
+{
+    return G_TYPE_CHECK_INSTANCE_TYPE(widget, GPOINTER_TO_SIZE(type));
+}
+
+GtkWidget *fm_gui_test_find_type(GtkWidget *root, GType type)
+{
+    return fm_widget_find(root, is_type, GSIZE_TO_POINTER(type));
+}
+
+static gboolean is_card(GtkWidget *widget, gconstpointer family)
+{
+    return GTK_IS_BUTTON(widget) && g_strcmp0(gtk_widget_get_name(widget), family) == 0;
+}
+
+GtkWidget *fm_gui_test_find_card(GtkWidget *root, const char *family)
+{
+    return fm_widget_find(root, is_card, family);
+}
+
+typedef struct {
+    FmWidgetMatch match;
+    gconstpointer data;
+    gboolean internal;
+    GPtrArray *out;
+} Collect;
+
+static void collect_in(GtkWidget *widget, gpointer user)
+{
+    Collect *c = user;
+    if (!gtk_widget_get_visible(widget))
+        return;
+    if (c->match(widget, c->data))
+        g_ptr_array_add(c->out, widget);
+    if (!GTK_IS_CONTAINER(widget))
+        return;
+    if (c->internal)
+        gtk_container_forall(GTK_CONTAINER(widget), collect_in, c);
+    else
+        gtk_container_foreach(GTK_CONTAINER(widget), collect_in, c);
+}
+
+GPtrArray *fm_gui_test_collect(GtkWidget *root, FmWidgetMatch match, gconstpointer data,
+                               gboolean internal)
+{
+    Collect c = {match, data, internal, g_ptr_array_new()};
+    collect_in(root, &c);
+    return c.out;
+}
+
+GPtrArray *fm_gui_test_collect_type(GtkWidget *root, GType type)
+{
+    return fm_gui_test_collect(root, is_type, GSIZE_TO_POINTER(type), FALSE);
+}
+
+GdkRectangle fm_gui_test_rect_in(GtkWidget *widget, GtkWidget *ancestor)
+{
+    int x = 0, y = 0;
+    g_assert_true(gtk_widget_translate_coordinates(widget, ancestor, 0, 0, &x, &y));
+    GdkRectangle r = {x, y, gtk_widget_get_allocated_width(widget),
+                      gtk_widget_get_allocated_height(widget)};
+    return r;
+}
+
+void fm_gui_test_resize_outer(GtkWidget *top, int width, int height)
+{
+    int ask_w = width, ask_h = height;
+    for (int i = 0; i < 3; i++) { /* the decorations' size shows only once allocated */
+        gtk_window_resize(GTK_WINDOW(top), ask_w, ask_h);
+        fm_gui_test_drain(0.5);
+        ask_w -= gtk_widget_get_allocated_width(top) - width;
+        ask_h -= gtk_widget_get_allocated_height(top) - height;
+    }
+    int w = gtk_widget_get_allocated_width(top), h = gtk_widget_get_allocated_height(top);
+    g_test_message("window %d x %d (asked %d x %d)", w, h, width, height);
+    g_assert_cmpint(w, <=, width); /* the page's minimum fits the screen */
+    g_assert_cmpint(h, <=, height);
+}
+
 void fm_gui_test_shutdown(FmApplication *app, GtkWidget *window, char *data_dir)
 {
     if (window != NULL)
@@ -245,6 +365,23 @@ gboolean fm_gui_test_dce_loaded(gpointer window)
            (fm_window_get_message(win, NULL) != NULL ||
             (fm_window_get_dataset(win) != NULL &&
              !fm_dce_views_busy(FM_DCE_VIEWS(fm_window_get_dce_views(win)))));
+}
+
+char *fm_gui_test_write_flim_bars(const char *dir, int width, int height, guint64 seed,
+                                  fm_flim_sim_params *sim, fm_dataset **ds)
+{
+    fm_flim_sim_defaults(sim);
+    sim->width = width;
+    sim->height = height;
+    sim->seed = seed;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(fm_dataset) bars = fm_flim_simulate(sim, &error);
+    g_assert_no_error(error);
+    char *path = g_build_filename(dir, "bars.tif", NULL);
+    g_assert_true(fm_tiff_write_dataset(path, bars, "bin_width_ps=100", &error));
+    if (ds != NULL)
+        *ds = g_steal_pointer(&bars);
+    return path;
 }
 
 char *fm_gui_test_write_dce_phantom(const char *dir, int nx, int ny, int nz, int n_times,

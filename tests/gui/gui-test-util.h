@@ -5,7 +5,9 @@
 #include <gtk/gtk.h>
 
 #include "app/core/dce/dce_sim.h"
+#include "app/core/flim/flim_sim.h"
 #include "app/gui/application.h"
+#include "app/gui/panel-util.h"
 #include "app/gui/window.h"
 
 /* Skips (prints a TAP plan of 0 and returns NULL) without a display; otherwise initialises
@@ -37,6 +39,12 @@ gboolean fm_gui_test_dce_loaded(gpointer window);
 char *fm_gui_test_write_dce_phantom(const char *dir, int nx, int ny, int nz, int n_times,
                                     const double affine[16], fm_dce_sim_params *sim);
 
+/* Writes dir/bars.tif and returns its path (free it): the FLIM simulator's bars (its defaults,
+ * but width x height and seed) with the 100 ps bin width in its description. sim receives the
+ * parameters (the truth), ds the dataset unless NULL (unref it). */
+char *fm_gui_test_write_flim_bars(const char *dir, int width, int height, guint64 seed,
+                                  fm_flim_sim_params *sim, fm_dataset **ds);
+
 /* Iterates the default main context for the given time (lets redraws and idles run). */
 void fm_gui_test_drain(double seconds);
 
@@ -53,11 +61,47 @@ void fm_gui_test_run_job(FmWindow *win, const char *action, double timeout_s);
 GPtrArray *fm_gui_test_assert_done_runs(const char *data_dir, int limit,
                                         const char *const *method_ids);
 
+/* The runs in data_dir's catalogue, newest first (at most limit, 0 for all), asserting that it
+ * reads (free it: its free function frees the fm_catalogue_run). */
+GPtrArray *fm_gui_test_list_runs(const char *data_dir, int limit);
+
+/* How many runs data_dir's catalogue holds (0 when there is none yet). */
+guint fm_gui_test_catalogue_runs(const char *data_dir);
+
 /* FLUXMAP_SCREENSHOT (else data_dir/fallback) with suffix put before ".png" (free it). */
 char *fm_gui_test_screenshot_path(const char *data_dir, const char *fallback, const char *suffix);
 
 /* Draws widget into a PNG at path and asserts that it was written. */
 void fm_gui_test_save_png(GtkWidget *widget, const char *path);
+
+/* fm_gui_test_save_png at fm_gui_test_screenshot_path(data_dir, fallback, suffix), the suffix
+ * made from a printf format (NULL: none). */
+void fm_gui_test_screenshot(GtkWidget *widget, const char *data_dir, const char *fallback,
+                            const char *suffix_format, ...) G_GNUC_PRINTF(4, 5);
+
+/* The widget as it is allocated, drawn into a new image surface (destroy it). */
+cairo_surface_t *fm_gui_test_render(GtkWidget *widget);
+
+/* Finding widgets (fm_widget_find and fm_widget_find_named serve first matches): */
+/* The first widget of type at or below root, or NULL. */
+GtkWidget *fm_gui_test_find_type(GtkWidget *root, GType type);
+/* The start-page card of family (a button named family) at or below root, or NULL. */
+GtkWidget *fm_gui_test_find_card(GtkWidget *root, const char *family);
+/* Every widget at or below root that match accepts, depth first, in visible subtrees only; with
+ * internal, the containers' internal children too (a combo box's button, a frame's label). */
+GPtrArray *fm_gui_test_collect(GtkWidget *root, FmWidgetMatch match, gconstpointer data,
+                               gboolean internal);
+/* fm_gui_test_collect of the widgets of type (internal children left out). */
+GPtrArray *fm_gui_test_collect_type(GtkWidget *root, GType type);
+
+/* widget's allocation in ancestor's coordinates (scrolling included); asserts that they share a
+ * toplevel. */
+GdkRectangle fm_gui_test_rect_in(GtkWidget *widget, GtkWidget *ancestor);
+
+/* The toplevel's whole allocation (header bar and client-side decorations included, as a window
+ * manager's screen holds them) becomes width x height, or as near as the page's minimum allows;
+ * asserts that it is no larger than the screen. */
+void fm_gui_test_resize_outer(GtkWidget *top, int width, int height);
 
 /* Waits up to timeout_s for the window's Open Recent section to list a dataset named basename;
  * TRUE when it does. */

@@ -1,39 +1,10 @@
 /* Checks of what a page shows at a screen size, shared by the MCML and OCT page tests (header
- * only: each test includes it once): the window made as large as a screen, widgets' rectangles,
- * and a side panel that fits its width. */
+ * only: each test includes it once): a side panel that fits its width. */
 #pragma once
 
 #include <gtk/gtk.h>
 
 #include "gui-test-util.h"
-
-/* The toplevel's whole allocation (header bar and client-side decorations included, as a window
- * manager's screen holds them) becomes width x height, or as near as the page's minimum allows;
- * asserts that it is no larger than the screen. */
-static inline void fit_check_resize(GtkWidget *top, int width, int height)
-{
-    int ask_w = width, ask_h = height;
-    for (int i = 0; i < 3; i++) {
-        gtk_window_resize(GTK_WINDOW(top), ask_w, ask_h);
-        fm_gui_test_drain(0.5);
-        ask_w -= gtk_widget_get_allocated_width(top) - width;
-        ask_h -= gtk_widget_get_allocated_height(top) - height;
-    }
-    int w = gtk_widget_get_allocated_width(top), h = gtk_widget_get_allocated_height(top);
-    g_test_message("window %d x %d (asked %d x %d)", w, h, width, height);
-    g_assert_cmpint(w, <=, width);
-    g_assert_cmpint(h, <=, height);
-}
-
-/* widget's allocation in ancestor's coordinates. */
-static inline GdkRectangle fit_check_rect_in(GtkWidget *widget, GtkWidget *ancestor)
-{
-    int x = 0, y = 0;
-    g_assert_true(gtk_widget_translate_coordinates(widget, ancestor, 0, 0, &x, &y));
-    GdkRectangle r = {x, y, gtk_widget_get_allocated_width(widget),
-                      gtk_widget_get_allocated_height(widget)};
-    return r;
-}
 
 static inline void fit_check_widgets_within(GtkWidget *widget, GtkWidget *panel, int right,
                                             int *n_checked)
@@ -41,7 +12,7 @@ static inline void fit_check_widgets_within(GtkWidget *widget, GtkWidget *panel,
     if (!gtk_widget_get_visible(widget) || !gtk_widget_get_child_visible(widget))
         return;
     if (widget != panel) {
-        GdkRectangle r = fit_check_rect_in(widget, panel);
+        GdkRectangle r = fm_gui_test_rect_in(widget, panel);
         if (r.x < 0 || r.x + r.width > right)
             g_error("%s (%s) at x %d..%d leaves the panel (0..%d)", G_OBJECT_TYPE_NAME(widget),
                     GTK_IS_LABEL(widget)    ? gtk_label_get_text(GTK_LABEL(widget))
@@ -97,7 +68,7 @@ static inline void fit_check_panel(GtkWidget *panel, GtkWidget *top)
     if (min_w > 300)
         fit_check_report_minimum(panel, 0);
     g_assert_cmpint(min_w, <=, 300);
-    GdkRectangle p = fit_check_rect_in(panel, top);
+    GdkRectangle p = fm_gui_test_rect_in(panel, top);
     g_assert_cmpint(p.x, >=, 0);
     g_assert_cmpint(p.x + p.width, <=, gtk_widget_get_allocated_width(top));
     GtkWidget *scroller = gtk_widget_get_ancestor(panel, GTK_TYPE_SCROLLED_WINDOW);
@@ -105,7 +76,7 @@ static inline void fit_check_panel(GtkWidget *panel, GtkWidget *top)
         GtkAdjustment *h = gtk_scrolled_window_get_hadjustment(GTK_SCROLLED_WINDOW(scroller));
         g_assert_cmpfloat(gtk_adjustment_get_upper(h) - gtk_adjustment_get_lower(h), <=,
                           gtk_adjustment_get_page_size(h) + 0.5);
-        GdkRectangle in = fit_check_rect_in(panel, scroller);
+        GdkRectangle in = fm_gui_test_rect_in(panel, scroller);
         g_assert_cmpint(in.x + in.width, <=, gtk_widget_get_allocated_width(scroller));
     }
     int n = 0;

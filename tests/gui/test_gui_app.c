@@ -60,13 +60,6 @@ static double brute_force_sfi(const fm_dataset *ds, int cx, int cy, double expos
     return 1.0 / (2.0 * exposure_s * k * k);
 }
 
-/* Saves the window as FLUXMAP_SCREENSHOT with suffix inserted before ".png". */
-static void save_screenshot(const char *suffix)
-{
-    g_autofree char *path = fm_gui_test_screenshot_path(data_dir, "screenshot.png", suffix);
-    fm_gui_test_save_png(GTK_WIDGET(win), path);
-}
-
 static void test_open_run_catalogue(void)
 {
     g_action_group_activate_action(G_ACTION_GROUP(app), "open", g_variant_new_string(tif_path));
@@ -119,7 +112,7 @@ static void test_open_run_catalogue(void)
     /* An ROI for the screenshot and for the playback time course. */
     fm_map_view_add_roi(view, fm_roi_new_rectangle("vessel", 10, 10, 30, 30));
     drain_events();
-    save_screenshot("");
+    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot.png", NULL);
 }
 
 static void test_playback(void)
@@ -144,7 +137,7 @@ static void test_playback(void)
     g_assert_false(g_variant_get_boolean(state));
     g_assert_true(fm_map_view_has_map(fm_window_get_map_view(win)));
     drain_events();
-    save_screenshot("-playback");
+    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot.png", "-playback");
     /* Playback frames are not catalogued. */
     g_autoptr(fm_catalogue) cat = fm_catalogue_open(data_dir, NULL);
     g_autoptr(GPtrArray) runs = fm_catalogue_list_runs(cat, 0, NULL);

@@ -33,46 +33,22 @@ static void save(GtkWidget *widget, const char *what)
 {
     GdkRectangle area;
     fm_screen_work_area(NULL, &area);
-    g_autofree char *suffix = g_strdup_printf("-compare-%s-%dx%d", what, area.width, area.height);
-    g_autofree char *path = fm_gui_test_screenshot_path(data_dir, "compare.png", suffix);
-    fm_gui_test_save_png(widget, path);
-}
-
-static void find_catalogue_view(GtkWidget *widget, gpointer out)
-{
-    if (*(GtkWidget **)out != NULL)
-        return;
-    if (FM_IS_CATALOGUE_VIEW(widget))
-        *(GtkWidget **)out = widget;
-    else if (GTK_IS_CONTAINER(widget))
-        gtk_container_forall(GTK_CONTAINER(widget), find_catalogue_view, out);
+    fm_gui_test_screenshot(widget, data_dir, "compare.png", "-compare-%s-%dx%d", what, area.width,
+                           area.height);
 }
 
 static FmCatalogueView *window_catalogue_view(void)
 {
-    GtkWidget *found = NULL;
-    find_catalogue_view(GTK_WIDGET(win), &found);
+    GtkWidget *found = fm_gui_test_find_type(GTK_WIDGET(win), FM_TYPE_CATALOGUE_VIEW);
     g_assert_nonnull(found);
     return FM_CATALOGUE_VIEW(found);
 }
 
-static void find_named(GtkWidget *widget, gpointer data)
-{
-    gpointer *args = data; /* name, result */
-    if (args[1] != NULL)
-        return;
-    if (g_strcmp0(gtk_widget_get_name(widget), args[0]) == 0)
-        args[1] = widget;
-    else if (GTK_IS_CONTAINER(widget))
-        gtk_container_forall(GTK_CONTAINER(widget), find_named, data);
-}
-
 static GtkLabel *row_label(GtkWidget *row, const char *name)
 {
-    gpointer args[2] = {(gpointer)name, NULL};
-    find_named(row, args);
-    g_assert_nonnull(args[1]);
-    return GTK_LABEL(args[1]);
+    GtkWidget *found = fm_widget_find_named(row, name);
+    g_assert_nonnull(found);
+    return GTK_LABEL(found);
 }
 
 /* The label shows its whole text: allocated at least as wide as it asks to be. */
@@ -112,9 +88,7 @@ static gboolean compare_finished(gpointer cm)
 
 static gint64 newest_run_id(const char *method_id)
 {
-    g_autoptr(fm_catalogue) cat = fm_catalogue_open(data_dir, NULL);
-    g_autoptr(GPtrArray) runs = fm_catalogue_list_runs(cat, 0, NULL);
-    g_ptr_array_set_free_func(runs, (GDestroyNotify)fm_catalogue_run_free);
+    g_autoptr(GPtrArray) runs = fm_gui_test_list_runs(data_dir, 0);
     for (guint i = 0; i < runs->len; i++) {
         const fm_catalogue_run *r = runs->pdata[i];
         if (g_strcmp0(r->method_id, method_id) == 0 && r->status == FM_RUN_DONE)
@@ -167,11 +141,7 @@ static void pixel_rgb(cairo_surface_t *s, int x, int y, int rgb[3])
 static int check_lifetime_colours(GtkWidget *view)
 {
     int w = gtk_widget_get_allocated_width(view), h = gtk_widget_get_allocated_height(view);
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
-    cairo_t *cr = cairo_create(s);
-    gtk_widget_draw(view, cr);
-    cairo_destroy(cr);
-    cairo_surface_flush(s);
+    cairo_surface_t *s = fm_gui_test_render(view);
     double lo, hi;
     fm_map_view_get_range(FM_MAP_VIEW(view), &lo, &hi);
     g_assert_cmpfloat(hi, >, lo);
@@ -529,15 +499,7 @@ int main(int argc, char **argv)
         return 0;
     /* A small bars dataset (64 x 32 px, 256 bins x 100 ps, fixed seed) saved as a TIFF. */
     fm_flim_sim_params sim;
-    fm_flim_sim_defaults(&sim);
-    sim.width = 64;
-    sim.height = 32;
-    sim.seed = 2311;
-    g_autoptr(GError) error = NULL;
-    g_autoptr(fm_dataset) ds = fm_flim_simulate(&sim, &error);
-    g_assert_no_error(error);
-    tif_path = g_build_filename(data_dir, "bars.tif", NULL);
-    g_assert_true(fm_tiff_write_dataset(tif_path, ds, "bin_width_ps=100", &error));
+    tif_path = fm_gui_test_write_flim_bars(data_dir, 64, 32, 2311, &sim, NULL);
 
     app = fm_gui_test_new_app();
     win = fm_gui_test_activate(app);

@@ -46,12 +46,6 @@ static gboolean views_idle(gpointer unused G_GNUC_UNUSED)
     return !fm_dce_views_busy(views());
 }
 
-static void save_widget(GtkWidget *widget)
-{
-    g_autofree char *path = fm_gui_test_screenshot_path(data_dir, "dce.png", "");
-    fm_gui_test_save_png(widget, path);
-}
-
 static void test_open(void)
 {
     g_action_group_activate_action(G_ACTION_GROUP(app), "open", g_variant_new_string(nii_path));
@@ -208,7 +202,7 @@ static void test_screenshot(void)
     /* A liver voxel: the tissue curve and its fitted model join Ca and Cp in the plot. */
     fm_dce_views_show_curve(views(), (int)(0.36 * sim.nx), (int)(0.49 * sim.ny));
     drain_events();
-    save_widget(GTK_WIDGET(win));
+    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "dce.png", NULL);
 }
 
 int main(int argc, char **argv)

@@ -27,50 +27,6 @@ static gboolean demo_ready(gpointer unused G_GNUC_UNUSED)
            !fm_dce_views_busy(views());
 }
 
-/* The toplevel's whole allocation (header bar and client-side decorations included, as a
- * window manager's screen holds them) becomes width x height. */
-static void resize(int width, int height)
-{
-    GtkWidget *top = GTK_WIDGET(win);
-    int ask_w = width, ask_h = height;
-    for (int i = 0; i < 2; i++) {
-        gtk_window_resize(GTK_WINDOW(win), ask_w, ask_h);
-        fm_gui_test_drain(0.6);
-        ask_w -= gtk_widget_get_allocated_width(top) - width;
-        ask_h -= gtk_widget_get_allocated_height(top) - height;
-    }
-    int w = gtk_widget_get_allocated_width(top), h = gtk_widget_get_allocated_height(top);
-    g_test_message("window %d x %d (asked %d x %d)", w, h, width, height);
-    g_assert_cmpint(w, <=, width); /* the page's minimum fits the screen */
-    g_assert_cmpint(h, <=, height);
-}
-
-/* The first widget of `type` at or below widget. */
-static GtkWidget *find_widget(GtkWidget *widget, GType type)
-{
-    if (G_TYPE_CHECK_INSTANCE_TYPE(widget, type))
-        return widget;
-    if (!GTK_IS_CONTAINER(widget))
-        return NULL;
-    g_autoptr(GList) children = gtk_container_get_children(GTK_CONTAINER(widget));
-    for (GList *l = children; l; l = l->next) {
-        GtkWidget *found = find_widget(l->data, type);
-        if (found)
-            return found;
-    }
-    return NULL;
-}
-
-/* widget's allocation in ancestor's coordinates (scrolling included). */
-static GdkRectangle rect_in(GtkWidget *widget, GtkWidget *ancestor)
-{
-    int x = 0, y = 0;
-    g_assert_true(gtk_widget_translate_coordinates(widget, ancestor, 0, 0, &x, &y));
-    GdkRectangle r = {x, y, gtk_widget_get_allocated_width(widget),
-                      gtk_widget_get_allocated_height(widget)};
-    return r;
-}
-
 static void assert_inside(GdkRectangle r, int width, int height, const char *what)
 {
     g_test_message("%s at %d,%d %dx%d in %dx%d", what, r.x, r.y, r.width, r.height, width, height);
@@ -89,20 +45,20 @@ static void assert_run_visible(void)
     GtkWidget *run = fm_dce_panel_get_run_button(FM_DCE_PANEL(fm_window_get_dce_panel(win)));
     g_assert_true(gtk_widget_is_drawable(run));
     GtkWidget *top = GTK_WIDGET(win);
-    assert_inside(rect_in(run, top), gtk_widget_get_allocated_width(top),
+    assert_inside(fm_gui_test_rect_in(run, top), gtk_widget_get_allocated_width(top),
                   gtk_widget_get_allocated_height(top), "Run fit in the window");
     GtkWidget *scroller = gtk_widget_get_ancestor(run, GTK_TYPE_SCROLLED_WINDOW);
     g_assert_nonnull(scroller);
     GtkAdjustment *v = gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(scroller));
     g_assert_cmpfloat(gtk_adjustment_get_value(v), ==, gtk_adjustment_get_lower(v));
-    assert_inside(rect_in(run, scroller), gtk_widget_get_allocated_width(scroller),
+    assert_inside(fm_gui_test_rect_in(run, scroller), gtk_widget_get_allocated_width(scroller),
                   gtk_widget_get_allocated_height(scroller), "Run fit in its pane");
     /* the panel's minimum lets the side pane be narrow, with its parameters open too */
     GtkWidget *panel = fm_window_get_dce_panel(win);
     int min_w = 0;
     gtk_widget_get_preferred_width(panel, &min_w, NULL);
     g_assert_cmpint(min_w, <=, 300);
-    GtkWidget *expander = find_widget(panel, GTK_TYPE_EXPANDER);
+    GtkWidget *expander = fm_gui_test_find_type(panel, GTK_TYPE_EXPANDER);
     g_assert_nonnull(expander);
     gtk_expander_set_expanded(GTK_EXPANDER(expander), TRUE);
     gtk_widget_get_preferred_width(panel, &min_w, NULL);
@@ -127,13 +83,13 @@ static int assert_cells(GtkWidget *grid, GtkWidget *clip, const char *what)
     for (GList *l = children; l; l = l->next) {
         if (!gtk_widget_get_visible(l->data))
             continue;
-        GdkRectangle r = rect_in(l->data, grid);
+        GdkRectangle r = fm_gui_test_rect_in(l->data, grid);
         g_assert_cmpint(r.width, >, 0);
         for (guint i = 0; i < rects->len; i++)
             g_assert_false(overlaps(&r, &g_array_index(rects, GdkRectangle, i)));
         g_array_append_val(rects, r);
         if (clip) {
-            GdkRectangle c = rect_in(l->data, clip);
+            GdkRectangle c = fm_gui_test_rect_in(l->data, clip);
             c.y = 0; /* columns only */
             assert_inside(c, gtk_widget_get_allocated_width(clip), c.height, what);
         }
@@ -153,26 +109,21 @@ static int assert_cells(GtkWidget *grid, GtkWidget *clip, const char *what)
 /* The ROI statistics: one row per ROI of the slice plus a header, cells side by side. */
 static void assert_roi_stats(void)
 {
-    FmDceRoiStats *stats = FM_DCE_ROI_STATS(find_widget(GTK_WIDGET(win), FM_TYPE_DCE_ROI_STATS));
+    FmDceRoiStats *stats =
+        FM_DCE_ROI_STATS(fm_gui_test_find_type(GTK_WIDGET(win), FM_TYPE_DCE_ROI_STATS));
     g_assert_nonnull(stats);
     g_assert_true(gtk_widget_is_drawable(GTK_WIDGET(stats)));
     GtkWidget *top = GTK_WIDGET(win);
-    assert_inside(rect_in(GTK_WIDGET(stats), top), gtk_widget_get_allocated_width(top),
+    assert_inside(fm_gui_test_rect_in(GTK_WIDGET(stats), top), gtk_widget_get_allocated_width(top),
                   gtk_widget_get_allocated_height(top), "ROI statistics");
     /* 3 ROIs x (ROI, role, mean, sd, n) + the header */
     g_assert_cmpint(assert_cells(fm_dce_roi_stats_get_grid(stats), NULL, "ROI stats cell"), ==,
                     4 * 5);
 }
 
-static void screenshot(const char *suffix)
-{
-    g_autofree char *path = fm_gui_test_screenshot_path(data_dir, "dce-layout.png", suffix);
-    fm_gui_test_save_png(GTK_WIDGET(win), path);
-}
-
 static void test_opened(void)
 {
-    resize(1366, 768);
+    fm_gui_test_resize_outer(GTK_WIDGET(win), 1366, 768);
     g_action_group_activate_action(G_ACTION_GROUP(win), "open-demo", g_variant_new_string("dce"));
     g_assert_true(fm_gui_test_wait_until(demo_ready, NULL, 60));
     fm_gui_test_drain(0.5);
@@ -182,7 +133,7 @@ static void test_opened(void)
     assert_roi_stats();
     map_height_before = gtk_widget_get_allocated_height(GTK_WIDGET(fm_window_get_map_view(win)));
     g_test_message("map view before the fit: %d px high", map_height_before);
-    screenshot("-1366-opened");
+    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "dce-layout.png", "-1366-opened");
 }
 
 static void assert_results(void)
@@ -191,7 +142,7 @@ static void assert_results(void)
     GtkWidget *scroller = fm_dce_results_get_scroller(results);
     g_assert_true(gtk_widget_is_drawable(scroller));
     GtkWidget *top = GTK_WIDGET(win);
-    assert_inside(rect_in(scroller, top), gtk_widget_get_allocated_width(top),
+    assert_inside(fm_gui_test_rect_in(scroller, top), gtk_widget_get_allocated_width(top),
                   gtk_widget_get_allocated_height(top), "results table");
     /* the liver column: its header, n and 8 parameters, beside 10 row headers */
     int cells = assert_cells(fm_dce_results_get_grid(results), scroller, "results cell");
@@ -221,16 +172,16 @@ static void test_run(void)
     /* a liver voxel's curve with its fit beside Ca and Cp */
     fm_dce_views_show_curve(views(), 22, 30);
     fm_gui_test_drain(0.3);
-    screenshot("-1366-run");
+    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "dce-layout.png", "-1366-run");
 }
 
 static void test_large(void)
 {
-    resize(1920, 1080);
+    fm_gui_test_resize_outer(GTK_WIDGET(win), 1920, 1080);
     assert_run_visible();
     assert_roi_stats();
     assert_results();
-    screenshot("-1920-run");
+    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "dce-layout.png", "-1920-run");
 }
 
 int main(int argc, char **argv)

@@ -21,33 +21,6 @@ static FmApplication *app;
 static FmWindow *win;
 static FmMcmlView *mcml;
 
-/* The first widget below (or at) widget that match accepts. */
-static GtkWidget *find_widget(GtkWidget *widget, gboolean (*match)(GtkWidget *, gconstpointer),
-                              gconstpointer data)
-{
-    if (match(widget, data))
-        return widget;
-    if (!GTK_IS_CONTAINER(widget))
-        return NULL;
-    GList *children = gtk_container_get_children(GTK_CONTAINER(widget));
-    GtkWidget *found = NULL;
-    for (GList *l = children; l != NULL && found == NULL; l = l->next)
-        found = find_widget(l->data, match, data);
-    g_list_free(children);
-    return found;
-}
-
-static gboolean is_card(GtkWidget *w, gconstpointer id)
-{
-    return GTK_IS_BUTTON(w) && g_strcmp0(gtk_widget_get_name(w), id) == 0;
-}
-
-/* The start-page card of family id: a button named id. */
-static GtkWidget *find_card(GtkWidget *widget, const char *id)
-{
-    return find_widget(widget, is_card, id);
-}
-
 static gboolean loaded(gpointer unused G_GNUC_UNUSED)
 {
     return fm_window_get_dataset(win) != NULL && !fm_window_is_loading(win);
@@ -61,24 +34,14 @@ static gboolean three_rois(gpointer unused G_GNUC_UNUSED)
 
 static void save_screenshot(GtkWidget *widget, const char *family)
 {
-    g_autofree char *suffix = g_strdup_printf("-demo-%s", family);
-    g_autofree char *path = fm_gui_test_screenshot_path(data_dir, "screenshot.png", suffix);
-    fm_gui_test_save_png(widget, path);
+    fm_gui_test_screenshot(widget, data_dir, "screenshot.png", "-demo-%s", family);
 }
 
 /* Newest catalogue run: method_id, done. */
 static void assert_newest_run(const char *method_id)
 {
-    g_autoptr(GError) error = NULL;
-    g_autoptr(fm_catalogue) cat = fm_catalogue_open(data_dir, &error);
-    g_assert_no_error(error);
-    g_autoptr(GPtrArray) runs = fm_catalogue_list_runs(cat, 1, &error);
-    g_assert_no_error(error);
-    g_ptr_array_set_free_func(runs, (GDestroyNotify)fm_catalogue_run_free);
-    g_assert_cmpuint(runs->len, ==, 1);
-    const fm_catalogue_run *run = runs->pdata[0];
-    g_assert_cmpstr(run->method_id, ==, method_id);
-    g_assert_cmpint(run->status, ==, FM_RUN_DONE);
+    const char *const ids[] = {method_id, NULL};
+    g_ptr_array_unref(fm_gui_test_assert_done_runs(data_dir, 1, ids));
 }
 
 /* The start page on show before any dataset, with a card per family, all built. */
@@ -86,7 +49,7 @@ static void test_start_page(void)
 {
     static const char *const ids[] = {"lsi", "flim", "dce", "oct", "mcml"};
     for (gsize i = 0; i < G_N_ELEMENTS(ids); i++) {
-        GtkWidget *card = find_card(GTK_WIDGET(win), ids[i]);
+        GtkWidget *card = fm_gui_test_find_card(GTK_WIDGET(win), ids[i]);
         g_assert_nonnull(card);
         g_assert_true(gtk_widget_is_drawable(card)); /* on show, not behind another page */
         g_assert_true(gtk_widget_get_sensitive(card));
@@ -101,7 +64,7 @@ typedef struct {
 static void test_demo(gconstpointer data)
 {
     const demo_case *c = data;
-    GtkWidget *card = find_card(GTK_WIDGET(win), c->family);
+    GtkWidget *card = fm_gui_test_find_card(GTK_WIDGET(win), c->family);
     g_assert_nonnull(card);
     g_assert_true(gtk_widget_get_sensitive(card)); /* the demo files were built */
     gtk_button_clicked(GTK_BUTTON(card));
@@ -129,23 +92,10 @@ static void test_demo(gconstpointer data)
     save_screenshot(GTK_WIDGET(win), c->family);
 }
 
-static guint catalogue_runs(void)
-{
-    g_autoptr(fm_catalogue) cat = fm_catalogue_open(data_dir, NULL);
-    g_autoptr(GPtrArray) runs = cat ? fm_catalogue_list_runs(cat, 0, NULL) : NULL;
-    if (runs != NULL)
-        g_ptr_array_set_free_func(runs, (GDestroyNotify)fm_catalogue_run_free);
-    return runs ? runs->len : 0;
-}
-
 static gboolean one_more_run(gpointer before)
 {
-    return fm_window_get_running_jobs(win) == 0 && catalogue_runs() > GPOINTER_TO_UINT(before);
-}
-
-static gboolean is_catalogue_view(GtkWidget *w, gconstpointer unused G_GNUC_UNUSED)
-{
-    return FM_IS_CATALOGUE_VIEW(w);
+    return fm_window_get_running_jobs(win) == 0 &&
+           fm_gui_test_catalogue_runs(data_dir) > GPOINTER_TO_UINT(before);
 }
 
 typedef struct {
@@ -175,14 +125,9 @@ static void assert_page_has_dataset(const char *family)
  * ran on (another one is open) and brings its page back with the maps over it. */
 static void test_reopen(void)
 {
-    g_autoptr(GError) error = NULL;
-    g_autoptr(fm_catalogue) cat = fm_catalogue_open(data_dir, &error);
-    g_assert_no_error(error);
-    g_autoptr(GPtrArray) runs = fm_catalogue_list_runs(cat, 0, &error);
-    g_assert_no_error(error);
-    g_ptr_array_set_free_func(runs, (GDestroyNotify)fm_catalogue_run_free);
+    g_autoptr(GPtrArray) runs = fm_gui_test_list_runs(data_dir, 0);
     g_assert_cmpuint(runs->len, ==, 8);
-    GtkWidget *browser = find_widget(GTK_WIDGET(win), is_catalogue_view, NULL);
+    GtkWidget *browser = fm_gui_test_find_type(GTK_WIDGET(win), FM_TYPE_CATALOGUE_VIEW);
     g_assert_nonnull(browser);
     for (guint i = 0; i < runs->len; i++) {
         const fm_catalogue_run *run = runs->pdata[i];
@@ -221,10 +166,8 @@ static GtkWidget *compare_window(void)
  * (Ctrl+click two, Compare): the window opens on a map both runs have. */
 static void test_compare(void)
 {
-    g_autoptr(fm_catalogue) cat = fm_catalogue_open(data_dir, NULL);
-    g_autoptr(GPtrArray) runs = fm_catalogue_list_runs(cat, 0, NULL);
-    g_ptr_array_set_free_func(runs, (GDestroyNotify)fm_catalogue_run_free);
-    GtkWidget *browser = find_widget(GTK_WIDGET(win), is_catalogue_view, NULL);
+    g_autoptr(GPtrArray) runs = fm_gui_test_list_runs(data_dir, 0);
+    GtkWidget *browser = fm_gui_test_find_type(GTK_WIDGET(win), FM_TYPE_CATALOGUE_VIEW);
     static const char *const families[] = {"lsi.", "flim.", "oct.", "dce."};
     for (gsize f = 0; f < G_N_ELEMENTS(families); f++) {
         gint64 pair[2] = {0, 0};
@@ -242,8 +185,8 @@ static void test_compare(void)
         GtkWidget *cmp = compare_window();
         g_assert_nonnull(cmp);
         g_test_message("%s: %s", families[f], gtk_window_get_title(GTK_WINDOW(cmp)));
-        g_autofree char *suffix = g_strdup_printf("compare-%.*s", (int)strlen(families[f]) - 1,
-                                                  families[f]);
+        g_autofree char *suffix =
+            g_strdup_printf("compare-%.*s", (int)strlen(families[f]) - 1, families[f]);
         save_screenshot(cmp, suffix);
         gtk_widget_destroy(cmp);
     }
@@ -259,8 +202,8 @@ static void test_reopen_without_dataset(void)
     g_autofree char *copy_dir = g_build_filename(data_dir, "gone", NULL);
     g_assert_cmpint(g_mkdir_with_parents(copy_dir, 0700), ==, 0);
     for (gsize i = 0; i < G_N_ELEMENTS(files); i++) {
-        g_autofree char *from = g_build_filename(demo, files[i], NULL), *to = g_build_filename(
-                                                                            copy_dir, files[i], NULL);
+        g_autofree char *from = g_build_filename(demo, files[i], NULL),
+                        *to = g_build_filename(copy_dir, files[i], NULL);
         g_autofree char *bytes = NULL;
         gsize len = 0;
         g_assert_true(g_file_get_contents(from, &bytes, &len, NULL));
@@ -272,19 +215,17 @@ static void test_reopen_without_dataset(void)
     g_assert_true(fm_gui_test_wait_until(opened, &q, 60));
     fm_gui_test_run_job(win, "run", 110);
     assert_newest_run("oct.bscan");
-    g_autoptr(fm_catalogue) cat = fm_catalogue_open(data_dir, NULL);
-    g_autoptr(GPtrArray) runs = fm_catalogue_list_runs(cat, 1, NULL);
-    g_ptr_array_set_free_func(runs, (GDestroyNotify)fm_catalogue_run_free);
+    g_autoptr(GPtrArray) runs = fm_gui_test_list_runs(data_dir, 1);
     gint64 id = ((const fm_catalogue_run *)runs->pdata[0])->id;
 
     /* another dataset open, the run's own gone */
-    gtk_button_clicked(GTK_BUTTON(find_card(GTK_WIDGET(win), "lsi")));
+    gtk_button_clicked(GTK_BUTTON(fm_gui_test_find_card(GTK_WIDGET(win), "lsi")));
     g_assert_true(fm_gui_test_wait_until(loaded, NULL, 60));
     for (gsize i = 0; i < G_N_ELEMENTS(files); i++) {
         g_autofree char *path = g_build_filename(copy_dir, files[i], NULL);
         g_assert_cmpint(g_remove(path), ==, 0);
     }
-    GtkWidget *browser = find_widget(GTK_WIDGET(win), is_catalogue_view, NULL);
+    GtkWidget *browser = fm_gui_test_find_type(GTK_WIDGET(win), FM_TYPE_CATALOGUE_VIEW);
     g_signal_emit_by_name(browser, "run-activated", id);
     fm_gui_test_drain(0.3);
     g_assert_cmpstr(fm_window_get_family(win), ==, "oct");
@@ -311,7 +252,7 @@ static gboolean is_run(GtkWidget *w, const char *family)
 static void test_keyboard(void)
 {
     /* the speckle demo again, so that Enter on the speckle page's Run has its stack to run on */
-    gtk_button_clicked(GTK_BUTTON(find_card(GTK_WIDGET(win), "lsi")));
+    gtk_button_clicked(GTK_BUTTON(fm_gui_test_find_card(GTK_WIDGET(win), "lsi")));
     g_assert_true(fm_gui_test_wait_until(loaded, NULL, 60));
     fm_gui_test_drain(0.3);
     static const char *const families[] = {"lsi", "flim", "oct", "dce", "mcml"};
@@ -330,7 +271,7 @@ static void test_keyboard(void)
         g_test_message("%s page: Run reached in %d Tab presses", families[f], steps);
         g_assert_true(is_run(focus, families[f]));
         if (f == 0) { /* Enter on it runs the speckle page's method: one more run recorded */
-            guint before = catalogue_runs();
+            guint before = fm_gui_test_catalogue_runs(data_dir);
             gtk_widget_activate(focus); /* a button clicks when its pressed look has shown */
             g_assert_true(fm_gui_test_wait_until(one_more_run, GUINT_TO_POINTER(before), 60));
             assert_newest_run("lsi.spatial");
@@ -345,7 +286,7 @@ static gboolean mcml_idle(gpointer unused G_GNUC_UNUSED)
 
 static void test_mcml_demo(void)
 {
-    GtkWidget *card = find_card(GTK_WIDGET(win), "mcml");
+    GtkWidget *card = fm_gui_test_find_card(GTK_WIDGET(win), "mcml");
     g_assert_nonnull(card);
     gtk_button_clicked(GTK_BUTTON(card));
     fm_gui_test_drain(0.3);

@@ -46,12 +46,6 @@ static gboolean compare_finished(gpointer unused G_GNUC_UNUSED)
     return cm == NULL || fm_compare_methods_running(FM_COMPARE_METHODS(cm)) == 0;
 }
 
-static void save_widget(GtkWidget *widget, const char *suffix)
-{
-    g_autofree char *path = fm_gui_test_screenshot_path(data_dir, "flim.png", suffix);
-    fm_gui_test_save_png(widget, path);
-}
-
 /* Runs method_id through win.run and asserts that its job finished. */
 static void run_method(const char *method_id)
 {
@@ -86,8 +80,8 @@ static void test_open_and_run(void)
     g_assert_true(fm_gui_test_wait_until(dataset_loaded, NULL, 30));
     g_assert_null(error_message());
     g_assert_cmpstr(fm_window_get_family(win), ==, "flim"); /* chosen from the dataset */
-    g_assert_true(fm_window_map_tools_visible(win)); /* map and ROI bars */
-    g_assert_false(fm_window_frame_slider_visible(win)); /* frames are time bins: decay view */
+    g_assert_true(fm_window_map_tools_visible(win));        /* map and ROI bars */
+    g_assert_false(fm_window_frame_slider_visible(win));    /* frames are time bins: decay view */
     FmFlimViews *views = FM_FLIM_VIEWS(fm_window_get_flim_views(win));
 
     run_method("flim.phasor");
@@ -144,7 +138,7 @@ static void test_open_and_run(void)
     const char *const want[] = {"flim.lsm", "flim.phasor", NULL}; /* newest first */
     g_ptr_array_unref(fm_gui_test_assert_done_runs(data_dir, 0, want));
     drain_events();
-    save_widget(GTK_WIDGET(win), "");
+    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "flim.png", NULL);
 }
 
 static void test_compare_methods(void)
@@ -170,7 +164,7 @@ static void test_compare_methods(void)
     }
     gtk_window_resize(GTK_WINDOW(cm), 900, 460);
     drain_events();
-    save_widget(cm, "-compare");
+    fm_gui_test_screenshot(cm, data_dir, "flim.png", "-compare");
     gtk_widget_destroy(cm);
 }
 
@@ -228,7 +222,7 @@ static void test_fit_window(void)
     g_assert_nonnull(strstr(note, "min_photons"));
     fm_flim_views_show_decay(views, -1, -1);
     drain_events();
-    save_widget(GTK_WIDGET(decay), "-window");
+    fm_gui_test_screenshot(GTK_WIDGET(decay), data_dir, "flim.png", "-window");
 
     /* "auto" typed back: the window returns to the peak */
     g_assert_true(fm_window_set_param(win, "fit_start_ns", "auto"));
@@ -244,15 +238,7 @@ int main(int argc, char **argv)
         return 0;
     /* A small bars dataset (64 x 32 px, 256 bins x 100 ps, fixed seed) saved as a TIFF with the
      * bin width in its description, and the truth file the compare window looks for. */
-    fm_flim_sim_defaults(&sim);
-    sim.width = 64;
-    sim.height = 32;
-    sim.seed = 20161;
-    g_autoptr(GError) error = NULL;
-    g_autoptr(fm_dataset) ds = fm_flim_simulate(&sim, &error);
-    g_assert_no_error(error);
-    tif_path = g_build_filename(data_dir, "bars.tif", NULL);
-    g_assert_true(fm_tiff_write_dataset(tif_path, ds, "bin_width_ps=100", &error));
+    tif_path = fm_gui_test_write_flim_bars(data_dir, 64, 32, 20161, &sim, NULL);
     GString *truth =
         g_string_new("{\"simulator\": \"fluxmap flim_sim\", \"columns\": {\"tau_ns\": [");
     for (int x = 0; x < sim.width; x++)
@@ -268,6 +254,7 @@ int main(int argc, char **argv)
     offset.irf_sigma_ns = 0.1;
     offset.irf_offset_ns = 2.0;
     offset.photons = 300;
+    g_autoptr(GError) error = NULL;
     g_autoptr(fm_dataset) late = fm_flim_simulate(&offset, &error);
     g_assert_no_error(error);
     offset_path = g_build_filename(data_dir, "offset.tif", NULL);

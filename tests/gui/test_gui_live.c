@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "app/core/catalogue.h"
 #include "app/core/method.h"
 #include "app/gui/demos.h"
 #include "app/gui/flim/flim-page.h"
@@ -33,15 +32,6 @@ static void open_demo(const char *id, const char *file)
     fm_gui_test_drain(0.3);
     g_assert_null(fm_gui_test_error_message(win));
     g_assert_cmpstr(fm_window_get_family(win), ==, id);
-}
-
-static guint catalogue_runs(void)
-{
-    g_autoptr(fm_catalogue) cat = fm_catalogue_open(data_dir, NULL);
-    g_autoptr(GPtrArray) runs = cat ? fm_catalogue_list_runs(cat, 0, NULL) : NULL;
-    if (runs != NULL)
-        g_ptr_array_set_free_func(runs, (GDestroyNotify)fm_catalogue_run_free);
-    return runs ? runs->len : 0;
 }
 
 static fm_live_stats stats_of(const char *page)
@@ -74,15 +64,9 @@ static cairo_surface_t *render(GtkWidget *widget)
 {
     for (int i = 0; i < 200 && gtk_events_pending(); i++)
         gtk_main_iteration_do(FALSE);
-    int w = gtk_widget_get_allocated_width(widget), h = gtk_widget_get_allocated_height(widget);
-    g_assert_cmpint(w, >, 10);
-    g_assert_cmpint(h, >, 10);
-    cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
-    cairo_t *cr = cairo_create(surface);
-    gtk_widget_draw(widget, cr);
-    cairo_destroy(cr);
-    cairo_surface_flush(surface);
-    return surface;
+    g_assert_cmpint(gtk_widget_get_allocated_width(widget), >, 10);
+    g_assert_cmpint(gtk_widget_get_allocated_height(widget), >, 10);
+    return fm_gui_test_render(widget);
 }
 
 static guint differing_pixels(cairo_surface_t *a, cairo_surface_t *b)
@@ -110,6 +94,23 @@ static gsize differing_values(const float *a, const float *b, gsize n, double to
         if (isnan(a[i]) != isnan(b[i]) || (!isnan(a[i]) && fabs(a[i] - b[i]) > tol))
             d++;
     return d;
+}
+
+/* One live change on show: more than a tenth of the n values (before -> after, beyond tol) and
+ * more than 1000 pixels of widget (shot0 was taken before; it is destroyed here) changed. */
+static void assert_changed(GtkWidget *widget, cairo_surface_t *shot0, const float *before,
+                           const float *after, int n, double tol, const char *what,
+                           const fm_live_stats *st)
+{
+    gsize changed = differing_values(before, after, (gsize)n, tol);
+    cairo_surface_t *shot1 = render(widget);
+    guint pixels = differing_pixels(shot0, shot1);
+    g_test_message("%s: %zu of %d and %u pixels on screen changed in %.1f ms (compute %.1f ms)",
+                   what, (size_t)changed, n, pixels, st->start_to_paint_ms, st->compute_ms);
+    g_assert_cmpuint(changed, >, (gsize)n / 10);
+    g_assert_cmpuint(pixels, >, 1000);
+    cairo_surface_destroy(shot0);
+    cairo_surface_destroy(shot1);
 }
 
 /* The page's method run here, on the CPU, with the parameters its form holds now, on dataset. */
@@ -147,13 +148,6 @@ static float *copy_shown(int *w, int *h)
     return copy_floats(data, *w, *h);
 }
 
-static void save_screenshot(const char *family)
-{
-    g_autofree char *suffix = g_strdup_printf("-live-%s", family);
-    g_autofree char *path = fm_gui_test_screenshot_path(data_dir, "screenshot.png", suffix);
-    fm_gui_test_save_png(GTK_WIDGET(win), path);
-}
-
 /* Ten changes of key on the page on show, well within the debounce. */
 static void burst(const char *key, const char *const values[10])
 {
@@ -180,7 +174,7 @@ static void test_flim(void)
     g_test_message("the Run of IEM took %.1f ms", run_ms);
     g_assert_cmpfloat(run_ms, >=, 0);
     g_assert_cmpfloat(run_ms, <=, FM_LIVE_MAX_MS);
-    guint runs = catalogue_runs();
+    guint runs = fm_gui_test_catalogue_runs(data_dir);
     g_assert_cmpuint(runs, >=, 1);
     FmFlimViews *views = FM_FLIM_VIEWS(fm_window_get_flim_views(win));
     g_assert_true(gtk_widget_is_drawable(GTK_WIDGET(views))); /* the lifetime view on show */
@@ -199,17 +193,9 @@ static void test_flim(void)
     int w1 = 0, h1 = 0;
     const float *after = fm_flim_views_get_tau(views, &w1, &h1);
     g_assert_cmpint(w1 * h1, ==, w * h);
-    gsize changed = differing_values(before, after, (gsize)w * h, 1e-4);
-    cairo_surface_t *shot1 = render(GTK_WIDGET(views));
-    guint pixels = differing_pixels(shot0, shot1);
-    g_test_message("fit_start_ns 2: %zu of %d lifetimes and %u pixels on screen changed in "
-                   "%.1f ms (compute %.1f ms)",
-                   (size_t)changed, w * h, pixels, st1.start_to_paint_ms, st1.compute_ms);
-    g_assert_cmpuint(changed, >, (gsize)w * h / 10);
-    g_assert_cmpuint(pixels, >, 1000);
-    cairo_surface_destroy(shot0);
-    cairo_surface_destroy(shot1);
-    g_assert_cmpuint(catalogue_runs(), ==, runs); /* a live map is not a run */
+    assert_changed(GTK_WIDGET(views), shot0, before, after, w * h, 1e-4,
+                   "fit_start_ns 2 (lifetimes)", &st1);
+    g_assert_cmpuint(fm_gui_test_catalogue_runs(data_dir), ==, runs); /* a live map is not a run */
     g_assert_cmpint(fm_window_get_running_jobs(win), ==, 0);
 
     /* A burst: only the last value is computed, and it is what is on show. */
@@ -239,12 +225,12 @@ static void test_flim(void)
     g_assert_true(wait_redraw("flim", st2.painted, 10));
     fm_live_stats st3 = stats_of("flim");
     g_assert_cmpuint(st3.started, ==, st2.started + 1);
-    g_assert_cmpuint(catalogue_runs(), ==, runs);
-    save_screenshot("flim");
+    g_assert_cmpuint(fm_gui_test_catalogue_runs(data_dir), ==, runs);
+    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot.png", "-live-flim");
 
     /* The user's Run still records a run. */
     fm_gui_test_run_job(win, "run", 60);
-    g_assert_cmpuint(catalogue_runs(), ==, runs + 1);
+    g_assert_cmpuint(fm_gui_test_catalogue_runs(data_dir), ==, runs + 1);
 }
 
 static void test_speckle(void)
@@ -253,7 +239,7 @@ static void test_speckle(void)
     g_assert_true(fm_window_select_method(win, "lsi.spatial"));
     fm_gui_test_run_job(win, "run", 60);
     fm_gui_test_drain(0.3);
-    guint runs = catalogue_runs();
+    guint runs = fm_gui_test_catalogue_runs(data_dir);
     GtkWidget *map = GTK_WIDGET(fm_window_get_map_view(win));
     g_assert_true(gtk_widget_is_drawable(map));
 
@@ -268,16 +254,7 @@ static void test_speckle(void)
     int w1 = 0, h1 = 0;
     g_autofree float *after = copy_shown(&w1, &h1);
     g_assert_cmpint(w1 * h1, ==, w * h);
-    gsize changed = differing_values(before, after, (gsize)w * h, 1e-6);
-    cairo_surface_t *shot1 = render(map);
-    guint pixels = differing_pixels(shot0, shot1);
-    g_test_message("window 9: %zu of %d values and %u pixels on screen changed in %.1f ms "
-                   "(compute %.1f ms)",
-                   (size_t)changed, w * h, pixels, st1.start_to_paint_ms, st1.compute_ms);
-    g_assert_cmpuint(changed, >, (gsize)w * h / 10);
-    g_assert_cmpuint(pixels, >, 1000);
-    cairo_surface_destroy(shot0);
-    cairo_surface_destroy(shot1);
+    assert_changed(map, shot0, before, after, w * h, 1e-6, "window 9 (values)", &st1);
 
     static const char *const values[10] = {"3", "5", "7", "9", "11", "13", "15", "13", "11", "7"};
     burst("window", values);
@@ -297,8 +274,8 @@ static void test_speckle(void)
     g_autofree float *shown = copy_shown(&w, &h);
     g_assert_cmpint(sfi->width * sfi->height, ==, w * h);
     g_assert_cmpuint(differing_values(sfi->data, shown, (gsize)w * h, 1e-3), ==, 0);
-    g_assert_cmpuint(catalogue_runs(), ==, runs);
-    save_screenshot("lsi");
+    g_assert_cmpuint(fm_gui_test_catalogue_runs(data_dir), ==, runs);
+    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot.png", "-live-lsi");
 }
 
 /* ---- the benchmark (FLUXMAP_LIVE_BENCH) ---------------------------------------------------- */

@@ -31,45 +31,17 @@ static gboolean mcml_idle(gpointer unused G_GNUC_UNUSED)
     return !fm_mcml_view_is_running(mcml);
 }
 
-static void save_screenshot(const char *suffix)
+static gboolean is_label_showing(GtkWidget *widget, gconstpointer text)
 {
-    const char *base = g_getenv("FLUXMAP_SCREENSHOT");
-    g_autofree char *dir = base ? g_path_get_dirname(base) : g_strdup(data_dir);
-    g_autofree char *name = g_strdup_printf("screenshot-mcml%s.png", suffix);
-    g_autofree char *path = g_build_filename(dir, name, NULL);
-    fm_gui_test_save_png(GTK_WIDGET(win), path);
-}
-
-static GtkWidget *find_type(GtkWidget *widget, GType type)
-{
-    if (G_TYPE_CHECK_INSTANCE_TYPE(widget, type))
-        return widget;
-    if (!GTK_IS_CONTAINER(widget))
-        return NULL;
-    g_autoptr(GList) children = gtk_container_get_children(GTK_CONTAINER(widget));
-    for (GList *l = children; l; l = l->next) {
-        GtkWidget *found = find_type(l->data, type);
-        if (found)
-            return found;
-    }
-    return NULL;
+    return GTK_IS_LABEL(widget) && strstr(gtk_label_get_text(GTK_LABEL(widget)), text) != NULL &&
+           gtk_widget_is_drawable(widget);
 }
 
 /* A label under widget that is on screen and whose text contains text. */
 static gboolean shows_label(GtkWidget *widget, const char *text)
 {
-    if (!gtk_widget_get_visible(widget))
-        return FALSE;
-    if (GTK_IS_LABEL(widget))
-        return strstr(gtk_label_get_text(GTK_LABEL(widget)), text) != NULL &&
-               gtk_widget_is_drawable(widget);
-    if (!GTK_IS_CONTAINER(widget))
-        return FALSE;
-    g_autoptr(GList) children = gtk_container_get_children(GTK_CONTAINER(widget));
-    for (GList *l = children; l; l = l->next)
-        if (shows_label(l->data, text))
-            return TRUE;
-    return FALSE;
+    g_autoptr(GPtrArray) labels = fm_gui_test_collect(widget, is_label_showing, text, FALSE);
+    return labels->len > 0;
 }
 
 static void test_run_sample(void)
@@ -205,15 +177,16 @@ static void assert_fluence_drawn(void)
 
 static void check_screen(int width, int height)
 {
-    fit_check_resize(GTK_WIDGET(win), width, height);
+    fm_gui_test_resize_outer(GTK_WIDGET(win), width, height);
     fm_gui_test_drain(0.3);
-    g_autofree char *suffix = g_strdup_printf("-%dx%d", width, height);
-    save_screenshot(suffix); /* first: to look at what failed, if anything does */
+    /* first: to look at what failed, if anything does */
+    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot.png", "-mcml-%dx%d", width,
+                           height);
     fit_check_panel(fm_mcml_view_get_panel(mcml), GTK_WIDGET(win));
     assert_fluence_drawn();
     /* the run is listed under Jobs and in the catalogue by the model's file name */
     g_assert_true(shows_label(fm_window_get_job_list(win), "mcml.run on mcml_sample.mci"));
-    GtkWidget *catalogue = find_type(GTK_WIDGET(win), FM_TYPE_CATALOGUE_VIEW);
+    GtkWidget *catalogue = fm_gui_test_find_type(GTK_WIDGET(win), FM_TYPE_CATALOGUE_VIEW);
     g_assert_nonnull(catalogue);
     g_assert_true(shows_label(catalogue, "mcml_sample.mci"));
     g_assert_false(shows_label(catalogue, "input-"));

@@ -50,12 +50,6 @@ static gboolean compare_finished(gpointer unused G_GNUC_UNUSED)
     return cmp == NULL || fm_oct_compare_is_done(FM_OCT_COMPARE(cmp));
 }
 
-static void save_widget(GtkWidget *widget, const char *suffix)
-{
-    g_autofree char *path = fm_gui_test_screenshot_path(data_dir, "oct.png", suffix);
-    fm_gui_test_save_png(widget, path);
-}
-
 static void open_file(const char *path)
 {
     g_action_group_activate_action(G_ACTION_GROUP(app), "open", g_variant_new_string(path));
@@ -151,47 +145,20 @@ static void test_open_run_play(void)
     fm_oct_views_show_aline(views, a);
     gtk_window_resize(GTK_WINDOW(win), 1280, 860);
     drain_events(0.3);
-    save_widget(GTK_WIDGET(win), "");
+    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "oct.png", NULL);
 }
 
-/* A label under widget whose text starts with prefix, or NULL. */
-static GtkLabel *find_label(GtkWidget *widget, const char *prefix)
+static gboolean label_starts(GtkWidget *widget, gconstpointer prefix)
 {
-    if (GTK_IS_LABEL(widget) && g_str_has_prefix(gtk_label_get_text(GTK_LABEL(widget)), prefix))
-        return GTK_LABEL(widget);
-    if (!GTK_IS_CONTAINER(widget))
-        return NULL;
-    g_autoptr(GList) children = gtk_container_get_children(GTK_CONTAINER(widget));
-    for (GList *l = children; l; l = l->next) {
-        GtkLabel *found = find_label(l->data, prefix);
-        if (found)
-            return found;
-    }
-    return NULL;
-}
-
-static GtkWidget *find_named(GtkWidget *widget, const char *name)
-{
-    if (g_strcmp0(gtk_widget_get_name(widget), name) == 0)
-        return widget;
-    if (!GTK_IS_CONTAINER(widget))
-        return NULL;
-    g_autoptr(GList) children = gtk_container_get_children(GTK_CONTAINER(widget));
-    for (GList *l = children; l; l = l->next) {
-        GtkWidget *found = find_named(l->data, name);
-        if (found)
-            return found;
-    }
-    return NULL;
+    return GTK_IS_LABEL(widget) && g_str_has_prefix(gtk_label_get_text(GTK_LABEL(widget)), prefix);
 }
 
 /* What the OCT page shows at a screen size, after the run of test_open_run_play. */
 static void check_screen(int width, int height)
 {
-    fit_check_resize(GTK_WIDGET(win), width, height);
+    fm_gui_test_resize_outer(GTK_WIDGET(win), width, height);
     drain_events(0.5);
-    g_autofree char *suffix = g_strdup_printf("-%dx%d", width, height);
-    save_widget(GTK_WIDGET(win), suffix);
+    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "oct.png", "-%dx%d", width, height);
     FmOctViews *views = FM_OCT_VIEWS(fm_window_get_oct_views(win));
     GtkWidget *panel = fm_window_get_oct_panel(win);
     fit_check_panel(panel, GTK_WIDGET(win));
@@ -219,11 +186,11 @@ static void check_screen(int width, int height)
 
     /* one numbering: the slider's value and the caption both count from 1 */
     fm_oct_views_set_bscan(views, 2);
-    GtkLabel *caption = find_label(GTK_WIDGET(views), "B-scan ");
+    GtkLabel *caption = GTK_LABEL(fm_widget_find(GTK_WIDGET(views), label_starts, "B-scan "));
     g_assert_nonnull(caption);
     g_autofree char *text = g_strdup_printf("B-scan 3 of %d", sim.n_bscans);
     g_assert_cmpstr(gtk_label_get_text(caption), ==, text);
-    GtkWidget *scale = find_named(GTK_WIDGET(views), "GtkScale");
+    GtkWidget *scale = fm_widget_find_named(GTK_WIDGET(views), "GtkScale");
     g_assert_true(GTK_IS_RANGE(scale));
     g_assert_cmpfloat(gtk_range_get_value(GTK_RANGE(scale)), ==, 3.0);
     g_assert_cmpfloat(gtk_adjustment_get_lower(gtk_range_get_adjustment(GTK_RANGE(scale))), ==,
@@ -233,7 +200,7 @@ static void check_screen(int width, int height)
     const char *calib = fm_oct_panel_get_calibration_text(FM_OCT_PANEL(panel));
     g_assert_nonnull(strstr(calib, "volume.calib.csv"));
     g_assert_nonnull(strstr(calib, "sidecar"));
-    GtkWidget *entry = find_named(panel, "calibration_file");
+    GtkWidget *entry = fm_widget_find_named(panel, "calibration_file");
     g_assert_true(GTK_IS_ENTRY(entry));
     g_assert_cmpstr(gtk_entry_get_text(GTK_ENTRY(entry)), ==, "");
     g_assert_nonnull(strstr(gtk_entry_get_placeholder_text(GTK_ENTRY(entry)), "volume.calib.csv"));
@@ -277,7 +244,7 @@ static void test_compare(void)
     }
     g_assert_cmpint(n, ==, 4);
     drain_events(0.3);
-    save_widget(cmp, "-compare");
+    fm_gui_test_screenshot(cmp, data_dir, "oct.png", "-compare");
 }
 
 static void write_sim(const char *name, fm_oct_sim_params *p, char **path_out)

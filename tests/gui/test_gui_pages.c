@@ -155,15 +155,9 @@ int main(int argc, char **argv)
     if (data_dir == NULL)
         return 0;
     fm_flim_sim_params sim;
-    fm_flim_sim_defaults(&sim);
-    sim.width = 32;
-    sim.height = 16;
-    sim.seed = 141;
+    g_autoptr(fm_dataset) ds = NULL;
+    flim_tif = fm_gui_test_write_flim_bars(data_dir, 32, 16, 141, &sim, &ds);
     g_autoptr(GError) error = NULL;
-    g_autoptr(fm_dataset) ds = fm_flim_simulate(&sim, &error);
-    g_assert_no_error(error);
-    flim_tif = g_build_filename(data_dir, "bars.tif", NULL);
-    g_assert_true(fm_tiff_write_dataset(flim_tif, ds, "bin_width_ps=100", &error));
     flim_sdt = g_build_filename(data_dir, "bars.sdt", NULL);
     g_assert_true(fm_sdt_write(flim_sdt, ds, 100.0, &error));
     speckle_tif = fm_gui_test_write_speckle(data_dir, "speckle.tif", 32, 24, 3, 7);

@@ -22,20 +22,6 @@ static FmFlimViews *views(void)
     return FM_FLIM_VIEWS(fm_window_get_flim_views(win));
 }
 
-static GtkWidget *find_card(GtkWidget *widget, const char *id)
-{
-    if (GTK_IS_BUTTON(widget) && g_strcmp0(gtk_widget_get_name(widget), id) == 0)
-        return widget;
-    if (!GTK_IS_CONTAINER(widget))
-        return NULL;
-    GList *children = gtk_container_get_children(GTK_CONTAINER(widget));
-    GtkWidget *found = NULL;
-    for (GList *l = children; l != NULL && found == NULL; l = l->next)
-        found = find_card(l->data, id);
-    g_list_free(children);
-    return found;
-}
-
 static gboolean demo_loaded(gpointer unused G_GNUC_UNUSED)
 {
     return fm_window_get_dataset(win) != NULL && !fm_window_is_loading(win) &&
@@ -44,21 +30,7 @@ static gboolean demo_loaded(gpointer unused G_GNUC_UNUSED)
 
 static void save(GtkWidget *widget, const char *what, int width)
 {
-    g_autofree char *suffix = g_strdup_printf("-plots-%s-%d", what, width);
-    g_autofree char *path = fm_gui_test_screenshot_path(data_dir, "screenshot.png", suffix);
-    fm_gui_test_save_png(widget, path);
-}
-
-/* Renders widget as it is allocated, for checks of the pixels drawn. */
-static cairo_surface_t *render(GtkWidget *widget)
-{
-    int w = gtk_widget_get_allocated_width(widget), h = gtk_widget_get_allocated_height(widget);
-    cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
-    cairo_t *cr = cairo_create(surface);
-    gtk_widget_draw(widget, cr);
-    cairo_destroy(cr);
-    cairo_surface_flush(surface);
-    return surface;
+    fm_gui_test_screenshot(widget, data_dir, "screenshot.png", "-plots-%s-%d", what, width);
 }
 
 /* What is on screen of a plot: its texts inside the widget and apart, a data area of at least
@@ -102,7 +74,7 @@ static gboolean is_residual_green(const guint8 *px)
 static void residual_pixels(GtkWidget *decay, const FmPlotLayout *l, double *mean_offset,
                             double *at_clip)
 {
-    cairo_surface_t *s = render(decay);
+    cairo_surface_t *s = fm_gui_test_render(decay);
     const guint8 *data = cairo_image_surface_get_data(s);
     int stride = cairo_image_surface_get_stride(s);
     double zero = fm_plot_axis_to_px(&l->strip_y, 0), half = l->strip.height / 2;
@@ -160,7 +132,7 @@ static void set_size(int width, int height)
 
 static void test_flim_demo(void)
 {
-    GtkWidget *card = find_card(GTK_WIDGET(win), "flim");
+    GtkWidget *card = fm_gui_test_find_card(GTK_WIDGET(win), "flim");
     g_assert_nonnull(card);
     gtk_button_clicked(GTK_BUTTON(card));
     g_assert_true(fm_gui_test_wait_until(demo_loaded, NULL, 60));
@@ -254,7 +226,7 @@ static void test_time_course(void)
                                 FM_PLOT_STYLE_DASHED);
         gtk_widget_show_all(window);
         fm_gui_test_drain(0.2);
-        cairo_surface_destroy(render(plot));
+        cairo_surface_destroy(fm_gui_test_render(plot));
         const FmPlotLayout *l = fm_plot_view_get_layout(view);
         g_autofree char *what = g_strdup_printf("time course %d px", heights[i]);
         check_plot(plot, l, what, 200, 24);
@@ -286,7 +258,7 @@ static void test_log_plot(void)
         fm_plot_view_set_series(FM_PLOT_VIEW(plot), r, rd, 200);
         gtk_widget_show_all(window);
         fm_gui_test_drain(0.2);
-        cairo_surface_destroy(render(plot));
+        cairo_surface_destroy(fm_gui_test_render(plot));
         const FmPlotLayout *l = fm_plot_view_get_layout(FM_PLOT_VIEW(plot));
         check_plot(plot, l, "Rd(r)", 120, 40);
         for (int k = 0; k < l->y.n_ticks; k++) /* decades, none in full zeros */

@@ -27,25 +27,9 @@ static const Stop stops[] = {
     {"lsi", "map"}, {"flim", "lifetime"}, {"dce", "dce"}, {"oct", "oct"}, {"mcml", "mcml"},
 };
 
-/* ---- finding widgets ---------------------------------------------------------------------- */
+/* ---- finding widgets (fm_gui_test_collect: in visible subtrees) --------------------------- */
 
-typedef gboolean (*Match)(GtkWidget *w);
-
-static void collect(GtkWidget *w, Match match, GPtrArray *out)
-{
-    if (!gtk_widget_get_visible(w))
-        return;
-    if (match(w))
-        g_ptr_array_add(out, w);
-    if (GTK_IS_CONTAINER(w)) {
-        GList *children = gtk_container_get_children(GTK_CONTAINER(w));
-        for (GList *l = children; l != NULL; l = l->next)
-            collect(l->data, match, out);
-        g_list_free(children);
-    }
-}
-
-static gboolean is_run_button(GtkWidget *w)
+static gboolean is_run_button(GtkWidget *w, gconstpointer unused G_GNUC_UNUSED)
 {
     if (!GTK_IS_BUTTON(w))
         return FALSE;
@@ -56,19 +40,10 @@ static gboolean is_run_button(GtkWidget *w)
     return label != NULL && (g_str_has_prefix(label, "_Run") || g_str_has_prefix(label, "Run"));
 }
 
-static gboolean is_label(GtkWidget *w)
+/* A start-page card: a button named after its family (fm_gui_test_find_card, but on show). */
+static gboolean is_card(GtkWidget *w, gconstpointer family)
 {
-    return GTK_IS_LABEL(w);
-}
-
-static gboolean is_scroller(GtkWidget *w)
-{
-    return GTK_IS_SCROLLED_WINDOW(w);
-}
-
-static gboolean is_card(GtkWidget *w)
-{
-    return GTK_IS_BUTTON(w) && gtk_widget_get_name(w) != NULL;
+    return GTK_IS_BUTTON(w) && g_strcmp0(gtk_widget_get_name(w), family) == 0;
 }
 
 /* ---- what is on screen -------------------------------------------------------------------- */
@@ -110,11 +85,7 @@ static void assert_drawn(GtkWidget *view, const char *family)
     int w = gtk_widget_get_allocated_width(view), h = gtk_widget_get_allocated_height(view);
     g_assert_cmpint(w, >, 50);
     g_assert_cmpint(h, >, 50);
-    cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
-    cairo_t *cr = cairo_create(surface);
-    gtk_widget_draw(view, cr);
-    cairo_destroy(cr);
-    cairo_surface_flush(surface);
+    cairo_surface_t *surface = fm_gui_test_render(view);
     const guint8 *data = cairo_image_surface_get_data(surface);
     int stride = cairo_image_surface_get_stride(surface);
     g_autoptr(GHashTable) counts = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -143,8 +114,7 @@ static void assert_drawn(GtkWidget *view, const char *family)
  * whole, wrapped, or ellipsized (the full text then in its tooltip). */
 static void assert_pane_fits(GtkWidget *pane, const char *which)
 {
-    g_autoptr(GPtrArray) scrollers = g_ptr_array_new();
-    collect(pane, is_scroller, scrollers);
+    g_autoptr(GPtrArray) scrollers = fm_gui_test_collect_type(pane, GTK_TYPE_SCROLLED_WINDOW);
     for (guint i = 0; i < scrollers->len; i++) {
         GtkAdjustment *h = gtk_scrolled_window_get_hadjustment(scrollers->pdata[i]);
         if (!gtk_widget_is_drawable(scrollers->pdata[i]))
@@ -152,8 +122,7 @@ static void assert_pane_fits(GtkWidget *pane, const char *which)
         g_assert_cmpfloat(gtk_adjustment_get_upper(h) - gtk_adjustment_get_lower(h), <=,
                           gtk_adjustment_get_page_size(h) + 1);
     }
-    g_autoptr(GPtrArray) labels = g_ptr_array_new();
-    collect(pane, is_label, labels);
+    g_autoptr(GPtrArray) labels = fm_gui_test_collect_type(pane, GTK_TYPE_LABEL);
     int shown = 0;
     for (guint i = 0; i < labels->len; i++) {
         GtkLabel *label = labels->pdata[i];
@@ -185,8 +154,7 @@ static void check_screen(const Stop *stop, const char *size, const char *how)
     if (note_page != NULL)
         g_assert_cmpstr(note_page, ==, stop->family);
     GtkWidget *right = fm_window_get_side_pane(win, TRUE);
-    g_autoptr(GPtrArray) runs = g_ptr_array_new();
-    collect(right, is_run_button, runs);
+    g_autoptr(GPtrArray) runs = fm_gui_test_collect(right, is_run_button, NULL, FALSE);
     int drawn = 0;
     for (guint i = 0; i < runs->len; i++) {
         if (!gtk_widget_is_drawable(runs->pdata[i]))
@@ -198,9 +166,8 @@ static void check_screen(const Stop *stop, const char *size, const char *how)
     g_assert_cmpint(drawn, >=, 1);
     assert_pane_fits(right, "right");
     assert_pane_fits(fm_window_get_side_pane(win, FALSE), "left");
-    g_autofree char *suffix = g_strdup_printf("-tour-%s-%s-%s", size, stop->family, how);
-    g_autofree char *path = fm_gui_test_screenshot_path(data_dir, "tour.png", suffix);
-    fm_gui_test_save_png(GTK_WIDGET(win), path);
+    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "tour.png", "-tour-%s-%s-%s", size,
+                           stop->family, how);
 }
 
 /* ---- driving the window ------------------------------------------------------------------- */
@@ -232,12 +199,9 @@ static void run_page(const Stop *stop)
 
 static GtkWidget *card_of(const char *family)
 {
-    g_autoptr(GPtrArray) cards = g_ptr_array_new();
-    collect(fm_window_get_centre_view(win), is_card, cards);
-    for (guint i = 0; i < cards->len; i++)
-        if (g_strcmp0(gtk_widget_get_name(cards->pdata[i]), family) == 0)
-            return cards->pdata[i];
-    return NULL;
+    g_autoptr(GPtrArray) cards =
+        fm_gui_test_collect(fm_window_get_centre_view(win), is_card, family, FALSE);
+    return cards->len > 0 ? cards->pdata[0] : NULL;
 }
 
 static void tour_at(int width, int height)
@@ -289,29 +253,19 @@ static void tour_at(int width, int height)
     }
 }
 
-static gboolean is_catalogue(GtkWidget *w)
-{
-    return FM_IS_CATALOGUE_VIEW(w);
-}
-
 /* Reopening a run is one action: activated once in the catalogue while another dataset is open,
  * its dataset opens and its maps are on show (the flow map, not the raw frames). */
 static void test_reopen_once(void)
 {
-    g_autoptr(GError) error = NULL;
-    g_autoptr(fm_catalogue) cat = fm_catalogue_open(data_dir, &error);
-    g_assert_no_error(error);
-    g_autoptr(GPtrArray) runs = fm_catalogue_list_runs(cat, 0, &error);
-    g_assert_no_error(error);
-    g_ptr_array_set_free_func(runs, (GDestroyNotify)fm_catalogue_run_free);
+    g_autoptr(GPtrArray) runs = fm_gui_test_list_runs(data_dir, 0);
     const fm_catalogue_run *lsi = NULL;
     for (guint i = 0; i < runs->len && lsi == NULL; i++)
         if (g_str_has_prefix(((fm_catalogue_run *)runs->pdata[i])->method_id, "lsi."))
             lsi = runs->pdata[i];
     g_assert_nonnull(lsi);
     g_assert_cmpstr(fm_window_get_dataset(win)->source_path, !=, lsi->dataset_path);
-    g_autoptr(GPtrArray) views = g_ptr_array_new();
-    collect(fm_window_get_side_pane(win, FALSE), is_catalogue, views);
+    g_autoptr(GPtrArray) views =
+        fm_gui_test_collect_type(fm_window_get_side_pane(win, FALSE), FM_TYPE_CATALOGUE_VIEW);
     g_assert_cmpuint(views->len, ==, 1);
     g_signal_emit_by_name(views->pdata[0], "run-activated", (gint64)lsi->id);
     g_assert_true(fm_gui_test_wait_until(loaded, lsi->dataset_path, 60));
@@ -320,8 +274,7 @@ static void test_reopen_once(void)
     g_assert_cmpstr(fm_window_get_centre_name(win), ==, "map");
     g_assert_cmpstr(fm_window_get_map_name(win), !=, "raw");
     assert_drawn(fm_window_get_centre_view(win), "lsi reopened");
-    g_autofree char *path = fm_gui_test_screenshot_path(data_dir, "tour.png", "-tour-reopen");
-    fm_gui_test_save_png(GTK_WIDGET(win), path);
+    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "tour.png", "-tour-reopen");
 }
 
 static void test_tour_laptop(void)

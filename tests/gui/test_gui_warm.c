@@ -66,28 +66,22 @@ static gboolean device_named(gpointer unused G_GNUC_UNUSED)
     return fm_application_get_device(app, NULL, NULL, NULL);
 }
 
-/* The backend combo of the LSI panel (the one offering "cuda"), found by walking the window. */
-static void find_backend_combo(GtkWidget *widget, gpointer data)
+/* The backend combo of the LSI panel: the one offering "cuda" (fm_widget_find over the window). */
+static gboolean is_backend_combo(GtkWidget *widget, gconstpointer unused G_GNUC_UNUSED)
 {
-    GtkWidget **found = data;
-    if (*found != NULL)
-        return;
-    if (GTK_IS_COMBO_BOX(widget) && gtk_widget_get_ancestor(widget, FM_TYPE_LSI_PANEL) != NULL) {
-        GtkTreeModel *model = gtk_combo_box_get_model(GTK_COMBO_BOX(widget));
-        int id_column = gtk_combo_box_get_id_column(GTK_COMBO_BOX(widget));
-        GtkTreeIter it;
-        for (gboolean ok = model && id_column >= 0 && gtk_tree_model_get_iter_first(model, &it); ok;
-             ok = gtk_tree_model_iter_next(model, &it)) {
-            g_autofree char *id = NULL;
-            gtk_tree_model_get(model, &it, id_column, &id, -1);
-            if (g_strcmp0(id, "cuda") == 0) {
-                *found = widget;
-                return;
-            }
-        }
+    if (!GTK_IS_COMBO_BOX(widget) || gtk_widget_get_ancestor(widget, FM_TYPE_LSI_PANEL) == NULL)
+        return FALSE;
+    GtkTreeModel *model = gtk_combo_box_get_model(GTK_COMBO_BOX(widget));
+    int id_column = gtk_combo_box_get_id_column(GTK_COMBO_BOX(widget));
+    GtkTreeIter it;
+    for (gboolean ok = model && id_column >= 0 && gtk_tree_model_get_iter_first(model, &it); ok;
+         ok = gtk_tree_model_iter_next(model, &it)) {
+        g_autofree char *id = NULL;
+        gtk_tree_model_get(model, &it, id_column, &id, -1);
+        if (g_strcmp0(id, "cuda") == 0)
+            return TRUE;
     }
-    if (GTK_IS_CONTAINER(widget))
-        gtk_container_forall(GTK_CONTAINER(widget), find_backend_combo, data);
+    return FALSE;
 }
 
 /* (a) Without any job, the status bar names the device of the next run shortly after start-up:
@@ -109,8 +103,7 @@ static void test_device_named_at_start(void)
     else
         g_assert_nonnull(strstr(text, cpu));
 
-    GtkWidget *combo = NULL;
-    find_backend_combo(GTK_WIDGET(win), &combo);
+    GtkWidget *combo = fm_widget_find(GTK_WIDGET(win), is_backend_combo, NULL);
     g_assert_nonnull(combo);
     g_assert_true(gtk_combo_box_set_active_id(GTK_COMBO_BOX(combo), "cpu"));
     g_assert_nonnull(strstr(fm_window_get_device_text(win), cpu));

@@ -8,24 +8,17 @@ static char *data_dir;
 static FmApplication *app;
 static FmWindow *win;
 
-static void add_child(GtkWidget *child, gpointer children)
+static gboolean is_scrolled_value(GtkWidget *w, gconstpointer type)
 {
-    g_ptr_array_add(children, child);
+    return G_TYPE_CHECK_INSTANCE_TYPE(w, GPOINTER_TO_SIZE(type)) && gtk_widget_is_drawable(w) &&
+           gtk_widget_get_ancestor(w, GTK_TYPE_SCROLLED_WINDOW) != NULL;
 }
 
-/* The value widgets of type on show inside a scrolled part of w. */
-static void collect(GtkWidget *w, GType type, GPtrArray *out)
+/* The value widgets of type on show inside a scrolled part of w (internal children too: a
+ * combo's button is one). */
+static GPtrArray *collect(GtkWidget *w, GType type)
 {
-    if (G_TYPE_CHECK_INSTANCE_TYPE(w, type) && gtk_widget_is_drawable(w) &&
-        gtk_widget_get_ancestor(w, GTK_TYPE_SCROLLED_WINDOW) != NULL)
-        g_ptr_array_add(out, w);
-    if (GTK_IS_CONTAINER(w)) { /* forall: a combo's button is an internal child */
-        GPtrArray *children = g_ptr_array_new();
-        gtk_container_forall(GTK_CONTAINER(w), add_child, children);
-        for (guint i = 0; i < children->len; i++)
-            collect(children->pdata[i], type, out);
-        g_ptr_array_unref(children);
-    }
+    return fm_gui_test_collect(w, is_scrolled_value, GSIZE_TO_POINTER(type), TRUE);
 }
 
 /* The input window of widget (its own GdkWindow, whose events GTK gives to widget). */
@@ -89,8 +82,7 @@ static GtkWidget *panel_on_show(void)
 static void test_unfocused_values_keep(void)
 {
     GtkWidget *pane = panel_on_show();
-    g_autoptr(GPtrArray) spins = g_ptr_array_new();
-    collect(pane, GTK_TYPE_SPIN_BUTTON, spins);
+    g_autoptr(GPtrArray) spins = collect(pane, GTK_TYPE_SPIN_BUTTON);
     g_assert_cmpuint(spins->len, >, 0);
     GtkSpinButton *spin = spins->pdata[0];
     gtk_widget_grab_focus(GTK_WIDGET(fm_window_get_map_view(win))); /* the map has the keys */
@@ -102,8 +94,7 @@ static void test_unfocused_values_keep(void)
     g_assert_cmpfloat(gtk_spin_button_get_value(spin), ==, value);
     g_assert_cmpfloat(gtk_adjustment_get_value(scroll), >, top);
 
-    g_autoptr(GPtrArray) combos = g_ptr_array_new();
-    collect(pane, GTK_TYPE_COMBO_BOX, combos);
+    g_autoptr(GPtrArray) combos = collect(pane, GTK_TYPE_COMBO_BOX);
     g_assert_cmpuint(combos->len, >, 0);
     GtkComboBox *combo = NULL;
     for (guint i = 0; i < combos->len && combo == NULL; i++) /* one with a next item */
@@ -111,8 +102,7 @@ static void test_unfocused_values_keep(void)
             gtk_combo_box_get_active(combos->pdata[i]) + 1)
             combo = combos->pdata[i];
     g_assert_nonnull(combo);
-    g_autoptr(GPtrArray) buttons = g_ptr_array_new();
-    collect(GTK_WIDGET(combo), GTK_TYPE_TOGGLE_BUTTON, buttons);
+    g_autoptr(GPtrArray) buttons = collect(GTK_WIDGET(combo), GTK_TYPE_TOGGLE_BUTTON);
     g_assert_cmpuint(buttons->len, ==, 1);
     int active = gtk_combo_box_get_active(combo);
     top = gtk_adjustment_get_value(panel_scroll(GTK_WIDGET(combo)));
@@ -124,8 +114,7 @@ static void test_unfocused_values_keep(void)
 static void test_focused_value_takes_wheel(void)
 {
     GtkWidget *pane = fm_window_get_side_pane(win, TRUE);
-    g_autoptr(GPtrArray) spins = g_ptr_array_new();
-    collect(pane, GTK_TYPE_SPIN_BUTTON, spins);
+    g_autoptr(GPtrArray) spins = collect(pane, GTK_TYPE_SPIN_BUTTON);
     GtkSpinButton *spin = spins->pdata[0];
     gtk_widget_grab_focus(GTK_WIDGET(spin));
     double value = gtk_spin_button_get_value(spin);
