@@ -154,18 +154,11 @@ static int simulate(const fm_cli_args *args)
     if (!output || !*output)
         return fm_cli_fail(FM_EXIT_USAGE, _("simulate dce: missing -o FILE.nii|FILE.tif"));
     const char *format = fm_cli_get(args, "format");
-    g_autofree char *stem = NULL;
-    static const char *const exts[] = {".nii.gz", ".nii", ".tiff", ".tif"};
-    for (gsize i = 0; i < G_N_ELEMENTS(exts) && !stem; i++)
-        if (g_str_has_suffix(output, exts[i])) {
-            stem = g_strndup(output, strlen(output) - strlen(exts[i]));
-            if (!format)
-                format = i < 2 ? "nii" : "tif";
-        }
-    if (!stem)
-        stem = g_strdup(output);
+    static const char *const exts[] = {".nii.gz", ".nii", ".tiff", ".tif", NULL};
+    int which = -1;
+    g_autofree char *stem = fm_cli_output_stem(output, exts, &which);
     if (!format)
-        format = "nii";
+        format = which < 2 ? "nii" : "tif"; /* none matched (-1): NIfTI */
     if (strcmp(format, "nii") != 0 && strcmp(format, "tif") != 0)
         return fm_cli_fail(FM_EXIT_USAGE, _("--format: '%s' is not nii or tif"), format);
 

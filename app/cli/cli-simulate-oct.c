@@ -117,15 +117,6 @@ static gboolean write_truth(const char *path, const fm_oct_sim_params *p, const 
     return fm_cli_json_write_file(b, path, error);
 }
 
-static char *stem_of(const char *output)
-{
-    static const char *const exts[] = {".raw", ".bin", ".oct", ".tif", ".tiff"};
-    for (gsize i = 0; i < G_N_ELEMENTS(exts); i++)
-        if (g_str_has_suffix(output, exts[i]))
-            return g_strndup(output, strlen(output) - strlen(exts[i]));
-    return g_strdup(output);
-}
-
 static int write_outputs(const char *output, const char *format, fm_oct_sim_params *p,
                          const fm_cli_args *args)
 {
@@ -133,7 +124,8 @@ static int write_outputs(const char *output, const char *format, fm_oct_sim_para
     g_autoptr(fm_dataset) ds = fm_oct_simulate(p, &error);
     if (!ds)
         return fm_cli_fail_error(error);
-    g_autofree char *stem = stem_of(output);
+    static const char *const exts[] = {".raw", ".bin", ".oct", ".tif", ".tiff", NULL};
+    g_autofree char *stem = fm_cli_output_stem(output, exts, NULL);
     g_autofree char *calib = g_strconcat(stem, ".calib.csv", NULL);
     g_autofree char *calib_name = g_path_get_basename(calib);
     g_autofree double *lambda = g_new(double, p->pixels_per_aline);

@@ -132,13 +132,8 @@ static int simulate_lsi(const fm_cli_args *args)
     if (!fm_tiff_write_dataset(output, ds, description, &error))
         return fm_cli_fail(FM_EXIT_INPUT, "%s", error->message);
 
-    g_autofree char *stem = NULL;
-    if (g_str_has_suffix(output, ".tif"))
-        stem = g_strndup(output, strlen(output) - 4);
-    else if (g_str_has_suffix(output, ".tiff"))
-        stem = g_strndup(output, strlen(output) - 5);
-    else
-        stem = g_strdup(output);
+    static const char *const exts[] = {".tif", ".tiff", NULL};
+    g_autofree char *stem = fm_cli_output_stem(output, exts, NULL);
     g_autofree char *truth = g_strconcat(stem, ".truth.json", NULL);
     if (!write_truth(truth, &p, &error))
         return fm_cli_fail(FM_EXIT_INPUT, "%s: %s", truth, error->message);
@@ -269,15 +264,12 @@ static gboolean write_irf_csv(const char *path, const fm_flim_sim_params *p, GEr
 /* FILE.tif -> FILE (the stem the truth and IRF files are named after) and the format. */
 static char *output_stem(const char *output, const char **format_from_name)
 {
-    static const char *const exts[] = {".tif", ".tiff", ".sdt", ".ptu"};
+    static const char *const exts[] = {".tif", ".tiff", ".sdt", ".ptu", NULL};
     static const char *const formats[] = {"tif", "tif", "sdt", "ptu"};
-    for (gsize i = 0; i < G_N_ELEMENTS(exts); i++)
-        if (g_str_has_suffix(output, exts[i])) {
-            *format_from_name = formats[i];
-            return g_strndup(output, strlen(output) - strlen(exts[i]));
-        }
-    *format_from_name = NULL;
-    return g_strdup(output);
+    int which = -1;
+    char *stem = fm_cli_output_stem(output, exts, &which);
+    *format_from_name = which >= 0 ? formats[which] : NULL;
+    return stem;
 }
 
 static int simulate_flim(const fm_cli_args *args)

@@ -200,6 +200,19 @@ void fm_cli_json_member_run_id(JsonBuilder *builder, gint64 run_id)
         json_builder_add_null_value(builder);
 }
 
+char *fm_cli_output_stem(const char *output, const char *const *exts, int *which)
+{
+    for (int i = 0; exts[i] != NULL; i++)
+        if (g_str_has_suffix(output, exts[i])) {
+            if (which != NULL)
+                *which = i;
+            return g_strndup(output, strlen(output) - strlen(exts[i]));
+        }
+    if (which != NULL)
+        *which = -1;
+    return g_strdup(output);
+}
+
 gboolean fm_cli_json_write_file(JsonBuilder *builder, const char *path, GError **error)
 {
     /* fm_json_to_text repairs the numbers; the file error stays GLib's own (callers prefix the

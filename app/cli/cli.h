@@ -65,6 +65,11 @@ void fm_cli_json_member_run_id(JsonBuilder *builder, gint64 run_id);
  * error is GLib's file error, without the path prefix fm_json_to_file adds. */
 gboolean fm_cli_json_write_file(JsonBuilder *builder, const char *path, GError **error);
 
+/* An output file's stem, the name its sidecars (FILE.truth.json, ...) take: output without the
+ * first of the NULL-terminated exts it ends with (g_free it); *which (may be NULL) gets that
+ * extension's index, or -1 when none matched and the stem is output itself. */
+char *fm_cli_output_stem(const char *output, const char *const *exts, int *which);
+
 /* Option values (app/cli/cli-options.c). Each leaves *out alone when the option is absent and
  * returns TRUE; a malformed value sets a "--name: 'text' is not ..." message (g_free it). */
 gboolean fm_cli_get_int(const fm_cli_args *args, const char *name, int *out, char **message);
