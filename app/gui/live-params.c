@@ -17,7 +17,8 @@ struct _FmLiveParams {
     GHashTable *whole_ms;
     guint timer;
     gint64 last_change_us;
-    fm_job *job; /* the live computation in flight (a reference), or NULL */
+    gint64 first_pending_us; /* the first change the pending computation will take */
+    fm_job *job;             /* the live computation in flight (a reference), or NULL */
     gint64 job_start_us;
     double job_expected_ms;
     GdkFrameClock *clock; /* watched for the redraw of the last map shown, or NULL */
@@ -226,19 +227,24 @@ void fm_live_params_changed(FmLiveParams *live)
     gint64 now = g_get_monotonic_time();
     live->stats.changes++;
     live->last_change_us = now;
-    if (live->timer != 0)
-        return; /* the pending computation will take this value */
-    gint64 due = now + FM_LIVE_DEBOUNCE_MS * 1000;
-    /* A change within a debounce of the last start (a drag): the next starts FM_LIVE_DRAG_MS
-     * after that one, a steady pace rather than one per debounce plus the gap between the
-     * pointer's events. */
-    if (live->job_start_us > 0 && now - live->job_start_us < FM_LIVE_DEBOUNCE_MS * 1000)
-        due = live->job_start_us + FM_LIVE_DRAG_MS * 1000;
+    if (live->timer != 0 && live->fire_after_paint)
+        return; /* due once the last map is painted, with the values as they are then */
+    if (live->timer == 0)
+        live->first_pending_us = now;
+    else
+        g_source_remove(live->timer);
+    /* FM_LIVE_DEBOUNCE_MS of quiet after the last change, but no later than FM_LIVE_DRAG_MS after
+     * the first one still waiting: a burst (a click, a typed value) is one computation soon after
+     * it ends, a drag a steady pace of them */
+    gint64 due =
+        MIN(now + FM_LIVE_DEBOUNCE_MS * 1000, live->first_pending_us + FM_LIVE_DRAG_MS * 1000);
     /* While a computation runs, the next starts no sooner than it should end: a drag then shows
      * a map every max(FM_LIVE_DRAG_MS, compute) rather than cancelling each before it is done. */
-    if (live->job != NULL && live->job_expected_ms > 0)
-        due = MAX(due, live->job_start_us + (gint64)(live->job_expected_ms * 1250));
-    live->timer = g_timeout_add(MAX(1, (guint)((due - now) / 1000)), fire, live);
+    if (live->job != NULL)
+        due = MAX(due, live->job_start_us +
+                           MAX((gint64)(live->job_expected_ms * 1250), FM_LIVE_DRAG_MS * 1000));
+    gint64 wait_ms = MAX((gint64)1, (due - now + 999) / 1000); /* overdue: at once */
+    live->timer = g_timeout_add((guint)wait_ms, fire, live);
 }
 
 void fm_live_params_cancel(FmLiveParams *live)

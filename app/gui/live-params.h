@@ -12,11 +12,10 @@ G_BEGIN_DECLS
 
 /* A method whose last run on the open dataset took at most this long recomputes by itself. */
 #define FM_LIVE_MAX_MS 150.0
-/* A computation starts FM_LIVE_DEBOUNCE_MS after the first change that finds none pending, with
- * the parameters as they are then: a burst of changes is one computation. While changes keep
- * coming (a drag), the next starts FM_LIVE_DRAG_MS after the last one started, or when that one
- * should have ended if it takes longer. */
-#define FM_LIVE_DEBOUNCE_MS 40
+/* A computation starts FM_LIVE_DEBOUNCE_MS after the last change (a burst of changes is one
+ * computation, soon after it ends), or FM_LIVE_DRAG_MS after the first change waiting when
+ * changes keep coming (a drag), or when the running one should have ended if it takes longer. */
+#define FM_LIVE_DEBOUNCE_MS 4
 #define FM_LIVE_DRAG_MS 30
 
 /* What a page computes live, filled by its request function. */
