@@ -230,6 +230,11 @@ static void print_text(const char *path, const info *in)
             printf(" %.10g", in->times_s[i]);
         printf("\n");
     }
+    /* Which time tag (or rule) the reader trusted, and why when it had to fall back. */
+    if (meta(in, FM_META_FRAME_TIMES_SOURCE))
+        printf(_("frame times from: %s\n"), meta(in, FM_META_FRAME_TIMES_SOURCE));
+    if (meta(in, FM_META_FRAME_TIMES_NOTE))
+        printf(_("note: %s\n"), meta(in, FM_META_FRAME_TIMES_NOTE));
     if (isfinite(in->lambda_nm[0]))
         printf(_("wavelengths: %.10g to %.10g nm\n"), in->lambda_nm[0], in->lambda_nm[1]);
     if (in->warning)

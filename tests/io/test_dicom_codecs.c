@@ -672,7 +672,7 @@ static void test_time_tags(void)
     const struct {
         fm_dicom_test_time_tag tag;
         const char *source;
-    } cases[] = {{FM_DICOM_TEST_TIME_ACQUISITION_DATETIME, "AcquisitionTime"},
+    } cases[] = {{FM_DICOM_TEST_TIME_ACQUISITION_DATETIME, "AcquisitionDateTime"},
                  {FM_DICOM_TEST_TIME_ACQUISITION_TIME, "AcquisitionTime"},
                  {FM_DICOM_TEST_TIME_TRIGGER, "TriggerTime"},
                  {FM_DICOM_TEST_TIME_CONTENT, "ContentTime"}};

@@ -441,6 +441,10 @@ static fm_result *dce_run(const fm_method *method, fm_dataset *source, const fm_
         g_string_append_printf(note, _("; %lld voxels had non-finite curves"), info.invalid_values);
     if (info.fell_back)
         g_string_append_printf(note, _("; fell back to the CPU: %s"), info.fallback_reason);
+    /* The reader fell back to another time tag or rule: the maps depend on it, say so. */
+    const char *times_note = fm_dataset_get_meta(dataset, FM_META_FRAME_TIMES_NOTE);
+    if (times_note)
+        g_string_append_printf(note, "; %s", times_note);
     result->note = g_string_free(note, FALSE);
     return result;
 }

@@ -38,6 +38,7 @@ extern "C" {
 #include "dicom.h"
 #include "app/core/error.h"
 #include "app/core/io/dicom_j2k.h"
+#include "app/core/io/dicom_times.h"
 #include "app/core/io/dicom_pixels.h"
 }
 
@@ -56,10 +57,6 @@ const Uint32 kHeaderReadLimit = 4096;
 const double kMaxSamples = 2147483648.0;
 const Sint32 kMaxFramesPerFile = 1000000;
 
-enum TimeSource { TIME_ACQUISITION, TIME_TRIGGER, TIME_CONTENT, N_TIME_SOURCES };
-const char *const kTimeSourceNames[N_TIME_SOURCES] = {"AcquisitionTime", "TriggerTime",
-                                                      "ContentTime"};
-
 /* One 2-D frame: a classic single-frame file, or one frame of a multi-frame object. */
 struct Frame {
     std::string file;
@@ -69,6 +66,7 @@ struct Frame {
     std::string series;
     std::string sop;
     std::string modality;
+    std::string study, frame_of_reference, sop_class; /* for results written back (dicom_write) */
     int rows = 0, cols = 0;
     int samples_per_pixel = 1;
     bool has_pos = false;
@@ -78,9 +76,8 @@ struct Frame {
     double spacing[2] = {1, 1}; /* PixelSpacing: between rows (y), between columns (x) */
     double slice_step = 0;      /* SpacingBetweenSlices, else SliceThickness */
     double slope = 1, intercept = 0;
-    bool has_time[N_TIME_SOURCES] = {false, false, false};
-    double time[N_TIME_SOURCES] = {0, 0, 0};
-    long temporal_index = -1;
+    /* Every candidate time, parsed strictly (dicom_times.c chooses); file set when chosen. */
+    fm_dicom_frame_time times = {};
     double d = 0; /* position along the slice normal */
 };
 
@@ -127,42 +124,6 @@ std::string get_str(DcmItem *item, const DcmTagKey &key)
     return std::string();
 }
 
-/* Seconds since an arbitrary epoch from DA "YYYYMMDD" (may be empty) and TM "HHMMSS.frac"
- * (or the retired "HH:MM:SS.frac"); a date keeps series across midnight in order. */
-bool parse_date_time(const std::string &da, const std::string &tm, double *seconds)
-{
-    std::string t;
-    for (char c : tm)
-        if (c != ':' && c != ' ')
-            t += c;
-    if (t.size() < 2)
-        return false;
-    double hh = g_ascii_strtod(t.substr(0, 2).c_str(), nullptr);
-    double mm = t.size() >= 4 ? g_ascii_strtod(t.substr(2, 2).c_str(), nullptr) : 0;
-    double ss = t.size() >= 6 ? g_ascii_strtod(t.substr(4).c_str(), nullptr) : 0;
-    double day = 0;
-    if (da.size() >= 8) {
-        int y = atoi(da.substr(0, 4).c_str()), m = atoi(da.substr(4, 2).c_str()),
-            dd = atoi(da.substr(6, 2).c_str());
-        if (g_date_valid_dmy((GDateDay)dd, (GDateMonth)m, (GDateYear)y)) {
-            GDate *g = g_date_new_dmy((GDateDay)dd, (GDateMonth)m, (GDateYear)y);
-            day = g_date_get_julian(g);
-            g_date_free(g);
-        }
-    }
-    *seconds = day * 86400.0 + hh * 3600.0 + mm * 60.0 + ss;
-    return std::isfinite(*seconds);
-}
-
-/* DT "YYYYMMDDHHMMSS.frac[&ZZXX]"; the offset is ignored (one series, one scanner clock). */
-bool parse_dt(const std::string &dt, double *seconds)
-{
-    if (dt.size() < 10)
-        return false;
-    std::string v = dt.substr(0, dt.find_first_of("+-&"));
-    return parse_date_time(v.substr(0, 8), v.substr(8), seconds);
-}
-
 /* Attributes valid for every frame of a file: top level, overridden by the shared functional
  * groups of enhanced objects, overridden again per frame. */
 void read_geometry(DcmItem *level, Frame *f)
@@ -196,26 +157,45 @@ void read_geometry(DcmItem *level, Frame *f)
     }
 }
 
+/* A DS in milliseconds as seconds, parsed strictly from the text (DCMTK's own conversion
+ * reads "12x" as 12). */
+fm_dicom_time_state get_ms(DcmItem *item, const DcmTagKey &key, double *seconds)
+{
+    double ms = 0;
+    fm_dicom_time_state st = fm_dicom_parse_ds(get_str(item, key).c_str(), &ms);
+    *seconds = ms * 1e-3;
+    return st;
+}
+
 /* Classic images carry their time in one of several attributes, depending on the scanner and
  * on who wrote the file (QIBA's DCE reference objects, for instance, vary AcquisitionTime);
- * all are kept and choose_time_source picks the first that varies. */
+ * all are kept, parsed strictly, and fm_dicom_times_choose picks the one to trust. */
 void read_classic_times(DcmItem *ds, Frame *f)
 {
-    double s;
-    std::string adt = get_str(ds, DCM_AcquisitionDateTime);
-    if (!adt.empty() && parse_dt(adt, &s))
-        f->time[TIME_ACQUISITION] = s, f->has_time[TIME_ACQUISITION] = true;
-    else if (parse_date_time(get_str(ds, DCM_AcquisitionDate), get_str(ds, DCM_AcquisitionTime),
-                             &s))
-        f->time[TIME_ACQUISITION] = s, f->has_time[TIME_ACQUISITION] = true;
-    double trigger_ms;
-    if (get_f64(ds, DCM_TriggerTime, &trigger_ms, 1))
-        f->time[TIME_TRIGGER] = trigger_ms * 1e-3, f->has_time[TIME_TRIGGER] = true;
-    if (parse_date_time(get_str(ds, DCM_ContentDate), get_str(ds, DCM_ContentTime), &s))
-        f->time[TIME_CONTENT] = s, f->has_time[TIME_CONTENT] = true;
-    Sint32 v;
-    if (ds->findAndGetSint32(DCM_TemporalPositionIdentifier, v).good())
-        f->temporal_index = v;
+    fm_dicom_frame_time &t = f->times;
+    t.temporal_index = -1;
+    t.state[FM_DICOM_TIME_ACQUISITION_DATETIME] =
+        fm_dicom_parse_dt(get_str(ds, DCM_AcquisitionDateTime).c_str(),
+                          &t.seconds[FM_DICOM_TIME_ACQUISITION_DATETIME]);
+    t.state[FM_DICOM_TIME_ACQUISITION] = fm_dicom_parse_date_time(
+        get_str(ds, DCM_AcquisitionDate).c_str(), get_str(ds, DCM_AcquisitionTime).c_str(),
+        &t.seconds[FM_DICOM_TIME_ACQUISITION]);
+    t.state[FM_DICOM_TIME_TRIGGER] = get_ms(ds, DCM_TriggerTime, &t.seconds[FM_DICOM_TIME_TRIGGER]);
+    t.state[FM_DICOM_TIME_CONTENT] = fm_dicom_parse_date_time(get_str(ds, DCM_ContentDate).c_str(),
+                                                              get_str(ds, DCM_ContentTime).c_str(),
+                                                              &t.seconds[FM_DICOM_TIME_CONTENT]);
+    double index = 0, resolution_s = 0;
+    fm_dicom_time_state has_index =
+        fm_dicom_parse_ds(get_str(ds, DCM_TemporalPositionIdentifier).c_str(), &index);
+    if (has_index == FM_DICOM_TIME_OK && index >= 0 && index == std::floor(index))
+        t.temporal_index = (long)index;
+    fm_dicom_time_state &tp = t.state[FM_DICOM_TIME_TEMPORAL_POSITION];
+    tp = get_ms(ds, DCM_TemporalResolution, &resolution_s);
+    if (tp == FM_DICOM_TIME_OK && (t.temporal_index < 1 || !(resolution_s > 0)))
+        tp = t.temporal_index < 0 && has_index == FM_DICOM_TIME_MISSING ? FM_DICOM_TIME_MISSING
+                                                                        : FM_DICOM_TIME_MALFORMED;
+    if (tp == FM_DICOM_TIME_OK)
+        t.seconds[FM_DICOM_TIME_TEMPORAL_POSITION] = (t.temporal_index - 1) * resolution_s;
 }
 
 /* Files without the Part-10 preamble are not ours to guess at (text, images, DICOMDIR-less
@@ -270,6 +250,9 @@ bool scan_file(const std::string &path, std::vector<Frame> &frames, GError **err
     base.series = get_str(ds, DCM_SeriesInstanceUID);
     base.sop = get_str(ds, DCM_SOPInstanceUID);
     base.modality = get_str(ds, DCM_Modality);
+    base.study = get_str(ds, DCM_StudyInstanceUID);
+    base.frame_of_reference = get_str(ds, DCM_FrameOfReferenceUID);
+    base.sop_class = get_str(ds, DCM_SOPClassUID);
     Uint16 rows = 0, cols = 0, spp = 1;
     ds->findAndGetUint16(DCM_Rows, rows);
     ds->findAndGetUint16(DCM_Columns, cols);
@@ -314,26 +297,28 @@ bool scan_file(const std::string &path, std::vector<Frame> &frames, GError **err
         Frame f = base;
         f.frame_in_file = i;
         f.per_frame_groups = true;
-        for (int s = 0; s < N_TIME_SOURCES; s++)
-            f.has_time[s] = false;
+        f.times = fm_dicom_frame_time{};
+        f.times.temporal_index = -1;
         DcmItem *group = per_frame->getItem((unsigned long)i);
         read_geometry(group, &f);
         DcmItem *content = nullptr;
         if (group->findAndGetSequenceItem(DCM_FrameContentSequence, content).good()) {
-            double s;
-            if (parse_dt(get_str(content, DCM_FrameAcquisitionDateTime), &s))
-                f.time[TIME_ACQUISITION] = s, f.has_time[TIME_ACQUISITION] = true;
-            else if (parse_dt(get_str(content, DCM_FrameReferenceDateTime), &s))
-                f.time[TIME_CONTENT] = s, f.has_time[TIME_CONTENT] = true;
+            fm_dicom_frame_time &t = f.times;
+            t.state[FM_DICOM_TIME_ACQUISITION_DATETIME] =
+                fm_dicom_parse_dt(get_str(content, DCM_FrameAcquisitionDateTime).c_str(),
+                                  &t.seconds[FM_DICOM_TIME_ACQUISITION_DATETIME]);
+            t.state[FM_DICOM_TIME_CONTENT] =
+                fm_dicom_parse_dt(get_str(content, DCM_FrameReferenceDateTime).c_str(),
+                                  &t.seconds[FM_DICOM_TIME_CONTENT]);
             Uint32 idx;
             if (content->findAndGetUint32(DCM_TemporalPositionIndex, idx).good())
-                f.temporal_index = (long)idx;
+                t.temporal_index = (long)idx;
         }
         DcmItem *cardiac = nullptr;
-        double trigger_ms;
-        if (group->findAndGetSequenceItem(DCM_CardiacSynchronizationSequence, cardiac).good() &&
-            get_f64(cardiac, DCM_NominalCardiacTriggerDelayTime, &trigger_ms, 1))
-            f.time[TIME_TRIGGER] = trigger_ms * 1e-3, f.has_time[TIME_TRIGGER] = true;
+        if (group->findAndGetSequenceItem(DCM_CardiacSynchronizationSequence, cardiac).good())
+            f.times.state[FM_DICOM_TIME_TRIGGER] =
+                get_ms(cardiac, DCM_NominalCardiacTriggerDelayTime,
+                       &f.times.seconds[FM_DICOM_TIME_TRIGGER]);
         frames.push_back(f);
     }
     return true;
@@ -484,21 +469,6 @@ void cross(const double *a, const double *b, double *out)
     out[0] = a[1] * b[2] - a[2] * b[1];
     out[1] = a[2] * b[0] - a[0] * b[2];
     out[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-/* Picks the first time source every frame has and whose values differ between frames. */
-int choose_time_source(const std::vector<Frame> &frames)
-{
-    for (int s = 0; s < N_TIME_SOURCES; s++) {
-        bool all = true, varies = false;
-        for (const Frame &f : frames) {
-            all = all && f.has_time[s];
-            varies = varies || (f.has_time[s] && f.time[s] != frames[0].time[s]);
-        }
-        if (all && varies)
-            return s;
-    }
-    return -1;
 }
 
 bool is_jpeg2000(E_TransferSyntax xfer)
@@ -702,6 +672,37 @@ void set_common_meta(fm_dataset *out, const Frame &first, const Scan &scan, int 
     }
 }
 
+/* What results written back beside the series (dicom_write.cc) reference: the study, frame of
+ * reference and SOP class, a file to take the patient and study from, and per slice z (its first
+ * time frame) the SOP instance, frame number in its file and ImagePositionPatient (LPS mm), as
+ * comma-separated lists. */
+void set_reference_meta(fm_dataset *out, const std::vector<Frame> &frames,
+                        const std::vector<size_t> &starts, int nz)
+{
+    const Frame &first = frames[starts[0]];
+    std::string sops;
+    std::vector<double> numbers, positions;
+    for (int z = 0; z < nz; z++) {
+        const Frame &f = frames[starts[z]];
+        sops += (z ? "," : "") + f.sop;
+        numbers.push_back(f.frame_in_file + 1);
+        positions.insert(positions.end(), f.pos, f.pos + 3);
+    }
+    fm_dataset_set_meta(out, "dicom_study_uid", first.study.c_str());
+    if (!first.frame_of_reference.empty())
+        fm_dataset_set_meta(out, "dicom_frame_of_reference_uid", first.frame_of_reference.c_str());
+    fm_dataset_set_meta(out, "dicom_sop_class_uid", first.sop_class.c_str());
+    g_autofree char *reference_file = g_canonicalize_filename(first.file.c_str(), nullptr);
+    fm_dataset_set_meta(out, "dicom_reference_file", reference_file);
+    fm_dataset_set_meta(out, "dicom_slice_sop_uids", sops.c_str());
+    g_autofree char *number_list = fm_format_number_list(numbers.data(), nz);
+    g_autofree char *position_list = fm_format_number_list(positions.data(), 3 * nz);
+    g_autofree char *orientation = fm_format_number_list(first.iop, 6);
+    fm_dataset_set_meta(out, "dicom_slice_frame_numbers", number_list);
+    fm_dataset_set_meta(out, "dicom_slice_positions", position_list);
+    fm_dataset_set_meta(out, "dicom_orientation", orientation);
+}
+
 /* One file that is the whole series: a 2-D image x, y; a multi-frame object without
  * per-frame positions as a stack x, y, frame (z for RT dose grids, t for cine with a
  * FrameTime); colour adds a dimension c (R, G, B) after y. */
@@ -825,56 +826,30 @@ fm_dataset *read_series(const char *folder, std::vector<Frame> &frames, const Sc
             return nullptr;
         }
     }
-    int source = nt > 1 ? choose_time_source(frames) : TIME_ACQUISITION;
-    if (nt > 1 && source < 0) {
-        fail(error,
-             _("%s: %d frames per slice but no frame times (AcquisitionDateTime, "
-               "AcquisitionTime, TriggerTime and ContentTime are missing or all equal)"),
-             folder, nt);
+    /* Which attribute (or rule) times the frames: dicom_times.c, which says why in a note. */
+    std::vector<fm_dicom_frame_time> candidates(frames.size());
+    for (size_t i = 0; i < frames.size(); i++) {
+        candidates[i] = frames[i].times;
+        candidates[i].file = frames[i].file.c_str();
+    }
+    fm_dicom_times chosen;
+    char *why = nullptr;
+    if (!fm_dicom_times_choose(candidates.data(), nz, nt, folder, &chosen, &why)) {
+        g_set_error_literal(error, FM_ERROR, FM_ERROR_BAD_INPUT, why);
+        g_free(why);
         return nullptr;
     }
-    bool by_index = true;
-    for (const Frame &f : frames)
-        by_index = by_index && f.temporal_index >= 0;
-    auto time_of = [source](const Frame &f) { return f.has_time[source] ? f.time[source] : 0.0; };
-    for (int z = 0; z < nz && nt > 1; z++) {
-        auto b = frames.begin() + (long)starts[z], e = frames.begin() + (long)starts[z + 1];
-        if (by_index)
-            std::stable_sort(b, e, [](const Frame &p, const Frame &q) {
-                return p.temporal_index < q.temporal_index;
-            });
-        else
-            std::stable_sort(
-                b, e, [&](const Frame &p, const Frame &q) { return time_of(p) < time_of(q); });
-        for (auto it = b + 1; it != e; ++it) {
-            if (!(time_of(*it) > time_of(*(it - 1)))) {
-                fail(error,
-                     _("%s: non-monotonic times at slice %d: %s (%s %.3f s) does not "
-                       "follow %s (%.3f s)"),
-                     folder, z + 1, it->file.c_str(), kTimeSourceNames[source],
-                     time_of(*it) - time_of(frames[0]), (it - 1)->file.c_str(),
-                     time_of(*(it - 1)) - time_of(frames[0]));
-                return nullptr;
-            }
-        }
+    {
+        std::vector<Frame> ordered;
+        ordered.reserve(frames.size());
+        for (int i = 0; i < nz * nt; i++)
+            ordered.push_back(frames[chosen.order[i]]);
+        std::copy(ordered.begin(), ordered.end(), frames.begin()); /* `first` stays valid */
     }
-    /* Frame k's time is the mean over slices; the phases must not overlap in time. */
-    std::vector<double> times(nt, 0.0);
-    for (int k = 0; k < nt; k++) {
-        for (int z = 0; z < nz; z++)
-            times[k] += time_of(frames[starts[z] + k]);
-        times[k] /= nz;
-    }
-    for (int k = 1; k < nt; k++) {
-        if (!(times[k] > times[k - 1])) {
-            fail(error, _("%s: non-monotonic times: frame %d (%.3f s) is not after frame %d"),
-                 folder, k + 1, times[k] - times[0], k);
-            return nullptr;
-        }
-    }
-    double t0 = times[0];
-    for (double &t : times)
-        t -= t0;
+    std::vector<double> times(chosen.times_s, chosen.times_s + nt);
+    const std::string time_source = chosen.source;
+    const std::string time_note = chosen.note ? chosen.note : "";
+    fm_dicom_times_clear(&chosen);
 
     int nx = first.cols, ny = first.rows;
     if ((double)nx * ny * nz * nt > kMaxSamples) {
@@ -944,7 +919,11 @@ fm_dataset *read_series(const char *folder, std::vector<Frame> &frames, const Sc
     fm_dataset_set_frame_times(out, times.data(), nt);
     fm_dataset_set_affine(out, affine);
     set_common_meta(out, first, scan, duplicates, xfer);
-    fm_dataset_set_meta(out, "dicom_time_source", nt > 1 ? kTimeSourceNames[source] : "none");
+    fm_dataset_set_meta(out, "dicom_time_source", time_source.c_str());
+    fm_dataset_set_meta(out, FM_META_FRAME_TIMES_SOURCE, time_source.c_str());
+    if (!time_note.empty())
+        fm_dataset_set_meta(out, FM_META_FRAME_TIMES_NOTE, time_note.c_str());
+    set_reference_meta(out, frames, starts, nz);
     fm_dataset_set_meta(out, "dicom_lossy", lossy ? "yes" : "no");
     out->source_path = g_canonicalize_filename(folder, nullptr);
     return (fm_dataset *)g_steal_pointer(&out);
@@ -1141,6 +1120,7 @@ void put_image_module(DcmDataset *ds, const fm_dicom_test_series *spec, const ch
     ds->putAndInsertString(DCM_SOPInstanceUID, dcmGenerateUniqueIdentifier(uid));
     ds->putAndInsertString(DCM_StudyInstanceUID, "1.2.826.0.1.3680043.10.1234.1");
     ds->putAndInsertString(DCM_SeriesInstanceUID, series_uid);
+    ds->putAndInsertString(DCM_FrameOfReferenceUID, "1.2.826.0.1.3680043.10.1234.3");
     ds->putAndInsertString(DCM_Modality, "MR");
     ds->putAndInsertString(DCM_PatientName, "Phantom^DCE");
     ds->putAndInsertUint16(DCM_Rows, (Uint16)spec->ny);
@@ -1261,6 +1241,50 @@ bool save(DcmFileFormat &ff, const std::string &path, const fm_dicom_test_series
     return false;
 }
 
+/* A classic file's time attributes: time_tag's, then the test's edits. */
+void put_test_times(DcmDataset *ds, const fm_dicom_test_series *spec, int z, int t)
+{
+    fm_dicom_test_times v = {};
+    std::string tm = tm_string(spec->frame_times_s[t]);
+    switch (spec->time_tag) {
+    case FM_DICOM_TEST_TIME_ACQUISITION_AND_CONTENT:
+        g_strlcpy(v.acquisition_date, "20261123", sizeof v.acquisition_date);
+        g_strlcpy(v.acquisition_time, tm.c_str(), sizeof v.acquisition_time);
+        g_strlcpy(v.content_date, "20261123", sizeof v.content_date);
+        g_strlcpy(v.content_time, tm.c_str(), sizeof v.content_time);
+        break;
+    case FM_DICOM_TEST_TIME_ACQUISITION_DATETIME:
+        g_strlcpy(v.acquisition_datetime, ("20261123" + tm).c_str(), sizeof v.acquisition_datetime);
+        break;
+    case FM_DICOM_TEST_TIME_ACQUISITION_TIME:
+        g_strlcpy(v.acquisition_time, tm.c_str(), sizeof v.acquisition_time);
+        break;
+    case FM_DICOM_TEST_TIME_TRIGGER:
+        g_snprintf(v.trigger_time, sizeof v.trigger_time, "%.3f", spec->frame_times_s[t] * 1e3);
+        break;
+    case FM_DICOM_TEST_TIME_CONTENT:
+        g_strlcpy(v.content_date, "20261123", sizeof v.content_date);
+        g_strlcpy(v.content_time, tm.c_str(), sizeof v.content_time);
+        break;
+    }
+    if (spec->temporal_index)
+        g_snprintf(v.temporal_position, sizeof v.temporal_position, "%d", t + 1);
+    if (spec->edit_times != nullptr)
+        spec->edit_times(z, t, &v, spec->edit_times_user);
+    const std::pair<DcmTagKey, const char *> tags[] = {
+        {DCM_AcquisitionDateTime, v.acquisition_datetime},
+        {DCM_AcquisitionDate, v.acquisition_date},
+        {DCM_AcquisitionTime, v.acquisition_time},
+        {DCM_ContentDate, v.content_date},
+        {DCM_ContentTime, v.content_time},
+        {DCM_TriggerTime, v.trigger_time},
+        {DCM_TemporalPositionIdentifier, v.temporal_position},
+        {DCM_TemporalResolution, v.temporal_resolution}};
+    for (const auto &tag : tags)
+        if (tag.second[0] != '\0')
+            ds->putAndInsertString(tag.first, tag.second);
+}
+
 } // namespace
 
 extern "C" gboolean fm_dicom_write_test_series(const char *dir, const fm_dicom_test_series *spec,
@@ -1346,37 +1370,10 @@ extern "C" gboolean fm_dicom_write_test_series(const char *dir, const fm_dicom_t
         ds->putAndInsertString(DCM_SliceThickness, ds_list(&g.slice, 1).c_str());
         ds->putAndInsertString(DCM_RescaleSlope, ds_list(&rescale[0], 1).c_str());
         ds->putAndInsertString(DCM_RescaleIntercept, ds_list(&rescale[1], 1).c_str());
-        std::string tm = tm_string(spec->frame_times_s[t]);
-        char ms[32];
-        switch (spec->time_tag) {
-        case FM_DICOM_TEST_TIME_ACQUISITION_AND_CONTENT:
-            ds->putAndInsertString(DCM_AcquisitionDate, "20261123");
-            ds->putAndInsertString(DCM_AcquisitionTime, tm.c_str());
-            ds->putAndInsertString(DCM_ContentDate, "20261123");
-            ds->putAndInsertString(DCM_ContentTime, tm.c_str());
-            break;
-        case FM_DICOM_TEST_TIME_ACQUISITION_DATETIME:
-            ds->putAndInsertString(DCM_AcquisitionDateTime, ("20261123" + tm).c_str());
-            break;
-        case FM_DICOM_TEST_TIME_ACQUISITION_TIME:
-            ds->putAndInsertString(DCM_AcquisitionTime, tm.c_str());
-            break;
-        case FM_DICOM_TEST_TIME_TRIGGER:
-            g_snprintf(ms, sizeof ms, "%.3f", spec->frame_times_s[t] * 1e3);
-            ds->putAndInsertString(DCM_TriggerTime, ms);
-            break;
-        case FM_DICOM_TEST_TIME_CONTENT:
-            ds->putAndInsertString(DCM_ContentDate, "20261123");
-            ds->putAndInsertString(DCM_ContentTime, tm.c_str());
-            break;
-        }
+        put_test_times(ds, spec, z, t);
         char buf[16];
         g_snprintf(buf, sizeof buf, "%d", perm[i] + 1);
         ds->putAndInsertString(DCM_InstanceNumber, buf);
-        if (spec->temporal_index) {
-            g_snprintf(buf, sizeof buf, "%d", t + 1);
-            ds->putAndInsertString(DCM_TemporalPositionIdentifier, buf);
-        }
         fill_frame(spec, z, t, pixels.data());
         ds->putAndInsertUint16Array(DCM_PixelData, pixels.data(), (unsigned long)plane);
         char *path = g_strdup_printf("%s/%s%04d", dir, prefix, perm[i]);

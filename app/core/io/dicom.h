@@ -31,11 +31,14 @@ G_BEGIN_DECLS
  * enhanced multi-frame object with its Per-Frame Functional Groups) are ordered by slice
  * position — ImagePositionPatient projected on the normal of ImageOrientationPatient — and in
  * time by TemporalPositionIdentifier/Index where every frame has one, else by their time;
- * times come from AcquisitionDateTime/AcquisitionDate+Time (FrameAcquisitionDateTime), else
- * TriggerTime, else ContentDate+Time, the first of these that varies, in seconds from the first
- * frame (frame k's time = mean over slices). Sets FM_META_FRAME_TIMES, FM_META_AFFINE (RAS+ mm;
- * DICOM's LPS converted), dims spacing in mm and s, and metadata "dicom_series_uid",
- * "dicom_files", "dicom_skipped_files", "dicom_time_source", "modality".
+ * times come from AcquisitionDateTime (FrameAcquisitionDateTime), AcquisitionDate+Time,
+ * TriggerTime, ContentDate+Time or TemporalPositionIdentifier x TemporalResolution, the first
+ * of these that every frame has, valid, varying and increasing; else from the uniform spacing
+ * of the consistent frames (dicom_times.h says the rules): never from a malformed value. In
+ * seconds from the first frame (frame k's time = mean over slices). Sets FM_META_FRAME_TIMES,
+ * FM_META_FRAME_TIMES_SOURCE (and FM_META_FRAME_TIMES_NOTE when it fell back), FM_META_AFFINE
+ * (RAS+ mm; DICOM's LPS converted), dims spacing in mm and s, and metadata "dicom_series_uid",
+ * "dicom_files", "dicom_skipped_files", "dicom_time_source" (= the source), "modality".
  * Errors (FM_ERROR_BAD_INPUT) name the file or the problem: "<folder>/IM0007: truncated pixel
  * data", "folder holds 3 series; choose one", unequal frame counts per slice position,
  * non-monotonic times, mixed image sizes, a syntax neither DCMTK nor OpenJPEG decodes ("no
@@ -72,6 +75,14 @@ typedef enum {
     FM_DICOM_TEST_TIME_CONTENT,                 /* ContentDate/Time only */
 } fm_dicom_test_time_tag;
 
+/* The time attributes of one classic file as the writer will put them (text as stored; an
+ * empty string: not written), for a test to spoil before they are written. */
+typedef struct {
+    char acquisition_datetime[64], acquisition_date[16], acquisition_time[64];
+    char content_date[16], content_time[64], trigger_time[64];
+    char temporal_position[16], temporal_resolution[64];
+} fm_dicom_test_times;
+
 typedef struct {
     int nx, ny, nz, nt;
     const double *frame_times_s;     /* nt times written as acquisition times (from 10:00:00) */
@@ -90,6 +101,11 @@ typedef struct {
     const char *transfer_syntax_uid;
     int near_lossless; /* JPEG-LS near-lossless (.81): the NEAR bound in stored units */
     int j2k_fragments; /* JPEG 2000 (.90, through OpenJPEG): fragments per frame (0: 1) */
+    /* Classic files: called with each file's slice, frame and time attributes (time_tag's,
+     * plus TemporalPositionIdentifier t + 1 when temporal_index is set) before they are
+     * written; NULL: written as they are. */
+    void (*edit_times)(int z, int t, fm_dicom_test_times *times, gpointer user);
+    gpointer edit_times_user;
 } fm_dicom_test_series;
 
 /* The stored integer written for voxel (x, y, z, t); the reader must return

@@ -15,6 +15,11 @@ G_BEGIN_DECLS
  *                    scanner millimetres in NIfTI's RAS+ convention (DICOM's LPS is converted);
  *                    kept so exported maps overlay the source anatomy. */
 #define FM_META_FRAME_TIMES "frame_times_s"
+/* Where the times came from ("AcquisitionTime", "uniform 2.5 s spacing of AcquisitionTime"),
+ * and, only when a reader had to fall back, one sentence saying why ("frame times from
+ * TriggerTime: AcquisitionTime malformed in 3 files") for info and the run's note. */
+#define FM_META_FRAME_TIMES_SOURCE "frame_times_source"
+#define FM_META_FRAME_TIMES_NOTE "frame_times_note"
 #define FM_META_AFFINE "affine"
 
 /* Frame times as a newly allocated array (g_free it) of *n values. Falls back to index ×
