@@ -9,6 +9,7 @@
 #include "app/cli/cli.h"
 #include "app/cli/cli-roi.h"
 #include "app/core/catalogue.h"
+#include "app/core/dce/dce_dicom_export.h"
 #include "app/core/device_warmup.h"
 #include "app/core/error.h"
 #include "app/core/export.h"
@@ -20,15 +21,16 @@
 #include "kernels/device.h"
 
 static const fm_cli_option options[] = {
-    {"output", TRUE}, {"backend", TRUE},  {"json", FALSE}, {"no_catalogue", FALSE}, {"roi", TRUE},
-    {"help", FALSE},  {"profile", FALSE}, {"block", TRUE}, {"channel", TRUE},
+    {"output", TRUE},  {"backend", TRUE}, {"json", FALSE},    {"no_catalogue", FALSE},
+    {"roi", TRUE},     {"help", FALSE},   {"profile", FALSE}, {"block", TRUE},
+    {"channel", TRUE}, {"export", TRUE},
 };
 
 static void print_help(void)
 {
     printf("%s", _("Usage: fluxmap-cli run METHOD [--PARAM=VALUE...] INPUT -o OUTDIR\n"
                    "          [--backend=auto|cpu|cuda] [--json] [--no-catalogue] [--roi FILE]\n"
-                   "          [--profile] [--block N | --channel N]\n"
+                   "          [--profile] [--block N | --channel N] [--export dicom]\n"
                    "Runs METHOD on INPUT (TIFF, Becker & Hickl .sdt, PicoQuant .ptu/.pt3, NIfTI\n"
                    ".nii/.nii.gz or a DICOM series folder) and writes OUTDIR/<output>.tif for\n"
                    "each output map (one page per frame or slice). The run is recorded in the\n"
@@ -40,6 +42,10 @@ static void print_help(void)
                    "roles: 1=aorta,2=portal_vein,3=liver, or an ITK-SNAP label description\n"
                    "file. --export-rois LABELS writes the ROIs as a label map with INPUT's\n"
                    "geometry (see 'fluxmap-cli roi export --help').\n"
+                   "--export dicom also writes each map as a DICOM Parametric Map,\n"
+                   "OUTDIR/<output>.dcm, and the ROIs as a DICOM Segmentation,\n"
+                   "OUTDIR/rois.seg.dcm, referencing INPUT's series and frame of reference\n"
+                   "(a source that is not DICOM gets a new one; the note says so).\n"
                    "--profile adds the time of each stage (read, device start, prepare,\n"
                    "upload, compute, download, statistics, write, catalogue) and the peak\n"
                    "memory to the output.\n"
@@ -181,6 +187,9 @@ static int parse_command(int argc, char **argv, fm_cli_args *args, const fm_meth
     if (!fm_cli_get_positive_int(args, "block", &block, &part_message) ||
         !fm_cli_get_positive_int(args, "channel", &channel, &part_message))
         return fm_cli_fail(FM_EXIT_USAGE, "%s", part_message);
+    const char *export_format = fm_cli_get(args, "export");
+    if (export_format && strcmp(export_format, "dicom") != 0)
+        return fm_cli_fail(FM_EXIT_USAGE, _("--export: '%s' is not 'dicom'"), export_format);
     return fm_cli_check_roi_options(args);
 }
 
@@ -216,6 +225,20 @@ static int write_maps(const fm_method *method, const fm_result *result, const ch
         if (!fm_export_tiff(absolute, map, method->id, NULL, &error))
             return fm_cli_fail_error(error); /* fm_export_tiff removes what it began */
     }
+    return FM_EXIT_OK;
+}
+
+/* --export dicom: Parametric Maps and a Segmentation beside the TIFF maps; the note says so. */
+static int export_dicom(fm_result *result, const fm_dataset *dataset, GPtrArray *rois,
+                        const char *outdir)
+{
+    g_autoptr(GError) error = NULL;
+    g_autofree char *note = NULL;
+    if (!fm_dce_export_dicom(result, dataset, rois, outdir, NULL, &note, &error))
+        return fm_cli_fail_error(error);
+    char *joined = result->note ? g_strdup_printf("%s\n%s", result->note, note) : g_strdup(note);
+    g_free(result->note);
+    result->note = joined;
     return FM_EXIT_OK;
 }
 
@@ -291,6 +314,8 @@ static int execute(const fm_method *method, const fm_params *params, fm_backend 
     t = fm_stage_now_ms();
     g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
     code = write_maps(method, result, outdir, files);
+    if (code == FM_EXIT_OK && fm_cli_get(args, "export"))
+        code = export_dicom(result, dataset, rois, outdir);
     stages->ms[FM_STAGE_WRITE] = fm_stage_now_ms() - t;
     t = fm_stage_now_ms();
     g_ptr_array_add(files, NULL); /* NULL-terminated for the catalogue, not counted below */
