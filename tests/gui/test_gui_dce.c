@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app/core/catalogue.h"
+#include "app/core/io/dicom_write.h"
 #include "app/core/io/frame_times.h"
 #include "app/core/io/nifti.h"
 #include "app/core/roi.h"
@@ -192,6 +193,23 @@ static void test_run_and_export(void)
     exported = fm_window_dce_export(win, csv, FM_DCE_EXPORT_CSV, &error);
     g_assert_no_error(error);
     g_assert_true(exported);
+
+    /* DICOM (the Export menu's last item): a Parametric Map per map and the ROIs' Segmentation;
+     * the phantom is NIfTI, so the note says the objects have a frame of reference of their
+     * own (tests/cli/test-cli-dicom-out checks the objects themselves). */
+    if (fm_dicom_write_available()) {
+        g_autofree char *dicom_dir = g_build_filename(data_dir, "dicom", NULL);
+        g_autofree char *note = NULL;
+        exported = fm_window_dce_export_dicom(win, dicom_dir, &note, &error);
+        g_assert_no_error(error);
+        g_assert_true(exported);
+        g_assert_nonnull(strstr(note, "new study and frame of reference"));
+        static const char *const dicom_files[] = {"ka.dcm", "mtt.dcm", "rois.seg.dcm"};
+        for (gsize i = 0; i < G_N_ELEMENTS(dicom_files); i++) {
+            g_autofree char *f = g_build_filename(dicom_dir, dicom_files[i], NULL);
+            g_assert_true(g_file_test(f, G_FILE_TEST_IS_REGULAR));
+        }
+    }
 }
 
 static void test_screenshot(void)

@@ -5,6 +5,7 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "app/core/dce/dce_dicom_export.h"
 #include "app/core/dce/dce_prep.h"
 #include "dce-panel.h"
 #include "dce-roi-stats.h"
@@ -470,6 +471,28 @@ gboolean fm_window_dce_export(FmWindow *win, const char *path, fm_dce_export_for
                               error);
 }
 
+gboolean fm_window_dce_export_dicom(FmWindow *win, const char *folder, char **note, GError **error)
+{
+    g_autoptr(GPtrArray) rois = fm_window_dce_get_rois(win);
+    return fm_dce_export_dicom(fm_dce_views_get_result(state_of(win)->views), win->dataset, rois,
+                               folder, NULL, note, error);
+}
+
+/* Maps and ROIs as DICOM into a folder the user picks; the status bar says what was written. */
+static void export_dicom(FmWindow *win)
+{
+    g_autofree char *folder = choose(win, GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
+                                     _("Export maps and ROIs as DICOM into a folder"), NULL);
+    g_autofree char *note = NULL;
+    g_autoptr(GError) error = NULL;
+    if (!folder)
+        return;
+    if (!fm_window_dce_export_dicom(win, folder, &note, &error))
+        fm_window_show_message(win, GTK_MESSAGE_ERROR, error->message);
+    else
+        fm_window_set_status(win, note);
+}
+
 static void export_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
 {
     FmWindow *win = user;
@@ -477,6 +500,10 @@ static void export_activated(GSimpleAction *action, GVariant *parameter, gpointe
     fm_dce_export_format_parse(g_variant_get_string(parameter, NULL), &format);
     if (!fm_dce_views_get_result(state_of(win)->views)) {
         fm_window_show_message(win, GTK_MESSAGE_INFO, _("Run the fit before exporting maps."));
+        return;
+    }
+    if (g_strcmp0(g_variant_get_string(parameter, NULL), "dicom") == 0) {
+        export_dicom(win);
         return;
     }
     static const char *const names[] = {"perfusion.nii.gz", "perfusion.tif", "perfusion.csv"};

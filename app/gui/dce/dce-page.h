@@ -26,5 +26,8 @@ GPtrArray *fm_window_dce_get_rois(FmWindow *win);
 void fm_window_dce_show_page(FmWindow *win, const char *page);
 gboolean fm_window_dce_export(FmWindow *win, const char *path, fm_dce_export_format format,
                               GError **error);
+/* The maps as DICOM Parametric Maps and the ROIs as a Segmentation in folder
+ * (fm_dce_export_dicom); *note (g_free) says what was written. */
+gboolean fm_window_dce_export_dicom(FmWindow *win, const char *folder, char **note, GError **error);
 
 G_END_DECLS

@@ -236,6 +236,7 @@ static void build_controls(FmDceViews *self)
     g_menu_append(menu, _("Maps as NIfTI (scanner geometry)…"), "win.dce-export::nifti");
     g_menu_append(menu, _("Maps as float32 TIFF…"), "win.dce-export::tiff");
     g_menu_append(menu, _("Fitted voxels as CSV…"), "win.dce-export::csv");
+    g_menu_append(menu, _("Maps and ROIs as DICOM…"), "win.dce-export::dicom");
     gtk_menu_button_set_menu_model(GTK_MENU_BUTTON(export), G_MENU_MODEL(menu));
     g_object_unref(menu);
     gtk_button_set_label(GTK_BUTTON(export), _("Export"));
