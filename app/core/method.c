@@ -23,6 +23,7 @@ static const fm_method *const registry[] = {
     &fm_method_flim_ga,
     &fm_method_mcml_run,
     &fm_method_dce_dual_input,
+    &fm_method_dce_t1_vfa,
     &fm_method_oct_bscan,
 };
 

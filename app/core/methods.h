@@ -19,6 +19,7 @@ extern const fm_method fm_method_flim_lsm;
 extern const fm_method fm_method_flim_mle;
 extern const fm_method fm_method_flim_ga;
 extern const fm_method fm_method_dce_dual_input;
+extern const fm_method fm_method_dce_t1_vfa;
 extern const fm_method fm_method_oct_bscan;
 
 G_END_DECLS

@@ -20,6 +20,11 @@ G_BEGIN_DECLS
  * TriggerTime: AcquisitionTime malformed in 3 files") for info and the run's note. */
 #define FM_META_FRAME_TIMES_SOURCE "frame_times_source"
 #define FM_META_FRAME_TIMES_NOTE "frame_times_note"
+/* Acquisition parameters a reader found in the headers, for methods that take them when the
+ * user gives none: flip angles in degrees, one per t index, comma-separated (variable-flip-
+ * angle series), and one repetition time in ms. */
+#define FM_META_FLIP_ANGLES "flip_angles_deg"
+#define FM_META_REPETITION_TIME "repetition_time_ms"
 #define FM_META_AFFINE "affine"
 
 /* Frame times as a newly allocated array (g_free it) of *n values. Falls back to index ×
