@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "app/core/error.h"
+#include "app/core/io/dicom.h"
 #include "app/core/io/frame_times.h"
+#include "app/core/io/open.h"
 #include "app/core/io/tiff.h"
 #include "app/core/method.h"
 #include "app/core/params.h"
@@ -125,6 +127,45 @@ static void test_angles_from_headers(void)
     g_assert_no_error(error);
     assert_maps(r, 1e-5);
     g_assert_nonnull(strstr(r->note, "(DICOM headers), TR 5 ms (DICOM headers)"));
+}
+
+/* A DICOM series at four flip angles: the reader says FlipAngle and RepetitionTime, and
+ * dce.t1_vfa takes them when the user gives none. */
+static void test_dicom_headers(void)
+{
+    if (!fm_dicom_available()) {
+        g_test_skip("built without DCMTK");
+        return;
+    }
+    const double times[NA] = {0, 40, 80, 120}; /* one acquisition after another */
+    fm_dicom_test_series spec = {.nx = NX,
+                                 .ny = NY,
+                                 .nz = NZ,
+                                 .nt = NA,
+                                 .frame_times_s = times,
+                                 .slope = 1,
+                                 .shuffle_seed = 9,
+                                 .time_tag = FM_DICOM_TEST_TIME_ACQUISITION_TIME,
+                                 .flip_angles_deg = flip_deg,
+                                 .tr_ms = tr_ms};
+    g_autofree char *dir = g_dir_make_tmp("fm-t1-vfa-dicom-XXXXXX", NULL);
+    g_autoptr(GError) error = NULL;
+    g_assert_true(fm_dicom_write_test_series(dir, &spec, &error));
+    g_autoptr(fm_dataset) ds = fm_dataset_open(dir, NULL, NULL, NULL, &error);
+    g_assert_no_error(error);
+    g_assert_cmpstr(fm_dataset_get_meta(ds, FM_META_FLIP_ANGLES), ==, "3,8,15,25");
+    g_assert_cmpstr(fm_dataset_get_meta(ds, FM_META_REPETITION_TIME), ==, "5");
+    g_autoptr(fm_result) r = run_method("dce.t1_vfa", ds, NULL, NULL, &error);
+    g_assert_no_error(error);
+    g_assert_nonnull(
+        strstr(r->note, "flip angles 3,8,15,25 deg (DICOM headers), TR 5 ms (DICOM headers)"));
+    GDir *d = g_dir_open(dir, 0, NULL);
+    for (const char *name; (name = g_dir_read_name(d));) {
+        g_autofree char *path = g_build_filename(dir, name, NULL);
+        g_unlink(path);
+    }
+    g_dir_close(d);
+    g_rmdir(dir);
 }
 
 /* A B1 map in percent (TIFF, one page per slice) scales the nominal angles per voxel. */
@@ -269,6 +310,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/core/dce/t1-vfa/fits", test_fits);
     g_test_add_func("/core/dce/t1-vfa/angles-from-headers", test_angles_from_headers);
+    g_test_add_func("/core/dce/t1-vfa/dicom-headers", test_dicom_headers);
     g_test_add_func("/core/dce/t1-vfa/b1-map", test_b1_map);
     g_test_add_func("/core/dce/t1-vfa/t10-map-chain", test_t10_map_chain);
     return g_test_run();

@@ -76,6 +76,7 @@ struct Frame {
     double spacing[2] = {1, 1}; /* PixelSpacing: between rows (y), between columns (x) */
     double slice_step = 0;      /* SpacingBetweenSlices, else SliceThickness */
     double slope = 1, intercept = 0;
+    double flip_deg = NAN, tr_ms = NAN; /* FlipAngle, RepetitionTime (MR), when present */
     /* Every candidate time, parsed strictly (dicom_times.c chooses); file set when chosen. */
     fm_dicom_frame_time times = {};
     double d = 0; /* position along the slice normal */
@@ -265,6 +266,8 @@ bool scan_file(const std::string &path, std::vector<Frame> &frames, GError **err
     if (rows == 0 || cols == 0)
         return fail(error, _("%s: image without Rows/Columns"), path.c_str());
     read_geometry(ds, &base);
+    get_f64(ds, DCM_FlipAngle, &base.flip_deg, 1);
+    get_f64(ds, DCM_RepetitionTime, &base.tr_ms, 1);
     read_classic_times(ds, &base);
     Sint32 n_frames = 1;
     if (ds->findAndGetSint32(DCM_NumberOfFrames, n_frames).bad())
@@ -769,6 +772,32 @@ fm_dataset *read_single(const std::vector<Frame> &frames, const Scan &scan, int 
     return (fm_dataset *)g_steal_pointer(&out);
 }
 
+/* FlipAngle per frame k (equal over slices) and one RepetitionTime, when every frame says them:
+ * a variable-flip-angle series needs them, and DCE's SPGR conversion can take them. */
+void set_acquisition_meta(fm_dataset *out, const std::vector<Frame> &frames, int nz, int nt)
+{
+    std::vector<double> flips(nt);
+    bool flips_ok = true, tr_ok = true;
+    for (int k = 0; k < nt; k++) {
+        flips[k] = frames[k].flip_deg; /* slice 0's frame k (frames are z-major, then time) */
+        for (int z = 0; z < nz; z++) {
+            const Frame &f = frames[(size_t)z * nt + k];
+            flips_ok = flips_ok && std::isfinite(f.flip_deg) && f.flip_deg == flips[k];
+            tr_ok = tr_ok && std::isfinite(f.tr_ms) && f.tr_ms == frames[0].tr_ms;
+        }
+    }
+    if (flips_ok) {
+        char *list = fm_format_number_list(flips.data(), nt);
+        fm_dataset_set_meta(out, FM_META_FLIP_ANGLES, list);
+        g_free(list);
+    }
+    if (tr_ok) {
+        char buf[G_ASCII_DTOSTR_BUF_SIZE];
+        fm_dataset_set_meta(out, FM_META_REPETITION_TIME,
+                            g_ascii_formatd(buf, sizeof buf, "%.10g", frames[0].tr_ms));
+    }
+}
+
 /* The 4-D DCE path: frames of one series ordered by slice position and time. */
 fm_dataset *read_series(const char *folder, std::vector<Frame> &frames, const Scan &scan,
                         int duplicates, const Progress &prog, GError **error)
@@ -925,6 +954,7 @@ fm_dataset *read_series(const char *folder, std::vector<Frame> &frames, const Sc
         fm_dataset_set_meta(out, FM_META_FRAME_TIMES_NOTE, time_note.c_str());
     set_reference_meta(out, frames, starts, nz);
     fm_dataset_set_meta(out, "dicom_lossy", lossy ? "yes" : "no");
+    set_acquisition_meta(out, frames, nz, nt);
     out->source_path = g_canonicalize_filename(folder, nullptr);
     return (fm_dataset *)g_steal_pointer(&out);
 }
@@ -1371,6 +1401,10 @@ extern "C" gboolean fm_dicom_write_test_series(const char *dir, const fm_dicom_t
         ds->putAndInsertString(DCM_RescaleSlope, ds_list(&rescale[0], 1).c_str());
         ds->putAndInsertString(DCM_RescaleIntercept, ds_list(&rescale[1], 1).c_str());
         put_test_times(ds, spec, z, t);
+        if (spec->flip_angles_deg != nullptr) {
+            ds->putAndInsertString(DCM_FlipAngle, ds_list(&spec->flip_angles_deg[t], 1).c_str());
+            ds->putAndInsertString(DCM_RepetitionTime, ds_list(&spec->tr_ms, 1).c_str());
+        }
         char buf[16];
         g_snprintf(buf, sizeof buf, "%d", perm[i] + 1);
         ds->putAndInsertString(DCM_InstanceNumber, buf);

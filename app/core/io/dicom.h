@@ -38,7 +38,9 @@ G_BEGIN_DECLS
  * seconds from the first frame (frame k's time = mean over slices). Sets FM_META_FRAME_TIMES,
  * FM_META_FRAME_TIMES_SOURCE (and FM_META_FRAME_TIMES_NOTE when it fell back), FM_META_AFFINE
  * (RAS+ mm; DICOM's LPS converted), dims spacing in mm and s, and metadata "dicom_series_uid",
- * "dicom_files", "dicom_skipped_files", "dicom_time_source" (= the source), "modality".
+ * "dicom_files", "dicom_skipped_files", "dicom_time_source" (= the source), "modality", and
+ * FM_META_FLIP_ANGLES / FM_META_REPETITION_TIME where every frame has FlipAngle (the same at
+ * every slice) / one RepetitionTime.
  * Errors (FM_ERROR_BAD_INPUT) name the file or the problem: "<folder>/IM0007: truncated pixel
  * data", "folder holds 3 series; choose one", unequal frame counts per slice position,
  * non-monotonic times, mixed image sizes, a syntax neither DCMTK nor OpenJPEG decodes ("no
@@ -101,6 +103,10 @@ typedef struct {
     const char *transfer_syntax_uid;
     int near_lossless; /* JPEG-LS near-lossless (.81): the NEAR bound in stored units */
     int j2k_fragments; /* JPEG 2000 (.90, through OpenJPEG): fragments per frame (0: 1) */
+    /* Classic files: FlipAngle of frame t (a variable-flip-angle series) and RepetitionTime
+     * tr_ms in every file; NULL: neither is written. */
+    const double *flip_angles_deg;
+    double tr_ms;
     /* Classic files: called with each file's slice, frame and time attributes (time_tag's,
      * plus TemporalPositionIdentifier t + 1 when temporal_index is set) before they are
      * written; NULL: written as they are. */
