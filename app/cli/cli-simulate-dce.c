@@ -192,8 +192,26 @@ static int simulate(const fm_cli_args *args)
     return FM_EXIT_OK;
 }
 
+int fm_cli_simulate_pk(int argc, char **argv); /* cli-simulate-pk.c */
+
 int fm_cli_simulate_dce(int argc, char **argv)
 {
+    /* --model=tofts ... 2cum: the standard models' phantom (cli-simulate-pk.c); --model=dual_input
+     * or none: the liver phantom below, the --model option dropped. */
+    g_autoptr(GPtrArray) rest = g_ptr_array_new();
+    for (int i = 0; i < argc; i++) {
+        const char *model = NULL;
+        if (g_str_has_prefix(argv[i], "--model="))
+            model = argv[i] + strlen("--model=");
+        else if (strcmp(argv[i], "--model") == 0 && i + 1 < argc)
+            model = argv[++i];
+        if (model && strcmp(model, "dual_input") != 0)
+            return fm_cli_simulate_pk(argc, argv);
+        if (!model)
+            g_ptr_array_add(rest, argv[i]);
+    }
+    argc = (int)rest->len;
+    argv = (char **)rest->pdata;
     return fm_cli_parse_and_run_options(argc, argv, "simulate dce", options, G_N_ELEMENTS(options),
                                         print_help, simulate);
 }

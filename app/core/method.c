@@ -23,6 +23,11 @@ static const fm_method *const registry[] = {
     &fm_method_flim_ga,
     &fm_method_mcml_run,
     &fm_method_dce_dual_input,
+    &fm_method_dce_tofts,
+    &fm_method_dce_extended_tofts,
+    &fm_method_dce_patlak,
+    &fm_method_dce_2cxm,
+    &fm_method_dce_2cum,
     &fm_method_dce_t1_vfa,
     &fm_method_oct_bscan,
 };

@@ -19,6 +19,8 @@ extern const fm_method fm_method_flim_lsm;
 extern const fm_method fm_method_flim_mle;
 extern const fm_method fm_method_flim_ga;
 extern const fm_method fm_method_dce_dual_input;
+extern const fm_method fm_method_dce_tofts, fm_method_dce_extended_tofts, fm_method_dce_patlak,
+    fm_method_dce_2cxm, fm_method_dce_2cum; /* app/core/dce/pk_methods.c */
 extern const fm_method fm_method_dce_t1_vfa;
 extern const fm_method fm_method_oct_bscan;
 
