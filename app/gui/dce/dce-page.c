@@ -1,5 +1,6 @@
 /* FmWindow's DCE perfusion wiring: the panel and views pages, slice-aware ROIs on the map,
- * dce.dual_input jobs, input-curve CSV and map export actions. */
+ * jobs of the chosen model (dce.dual_input or a standard one), input-curve CSV and map export
+ * actions. */
 #include "dce-page.h"
 
 #include <glib/gi18n.h>
@@ -232,6 +233,7 @@ static void family_changed(GObject *stack, GParamSpec *pspec, FmWindow *win)
 static void params_changed(FmDcePanel *panel, FmWindow *win)
 {
     DceState *st = state_of(win);
+    fm_dce_views_set_method(st->views, fm_dce_panel_get_method(panel));
     g_autoptr(fm_params) params = fm_dce_panel_get_params(panel, NULL);
     if (params)
         fm_dce_views_set_params(st->views, params);
@@ -446,21 +448,27 @@ static void load_inputs_activated(GSimpleAction *action, GVariant *parameter, gp
     }
 }
 
+/* The input curves on show (the liver model's Ca and Cp, or a standard model's plasma input)
+ * as CSV: the Save inputs button and the Export menu's item. */
 static void save_inputs_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
 {
     FmWindow *win = user;
-    const fm_dce_inputs *in = fm_dce_views_get_inputs(state_of(win)->views);
-    if (!in) {
-        fm_window_show_message(win, GTK_MESSAGE_INFO,
-                               _("No input curves yet: give an ROI the aorta role and another "
-                                 "the portal-vein role."));
+    FmDceViews *views = state_of(win)->views;
+    if (fm_dce_views_inputs_missing(views)) { /* said before a file name is asked for */
+        fm_window_show_message(win, GTK_MESSAGE_INFO, fm_dce_views_inputs_missing(views));
         return;
     }
+    g_autoptr(GError) error = NULL;
     g_autofree char *path =
         choose(win, GTK_FILE_CHOOSER_ACTION_SAVE, _("Save input curves"), "inputs.csv");
-    g_autoptr(GError) error = NULL;
-    if (path && !fm_dce_inputs_save_csv(path, in, &error))
+    if (!path)
+        return;
+    if (!fm_dce_views_save_inputs_csv(views, path, &error)) {
         fm_window_show_message(win, GTK_MESSAGE_ERROR, error->message);
+        return;
+    }
+    g_autofree char *status = g_strdup_printf(_("Saved the input curves to %s"), path);
+    fm_window_set_status(win, status);
 }
 
 gboolean fm_window_dce_export(FmWindow *win, const char *path, fm_dce_export_format format,
@@ -496,6 +504,10 @@ static void export_dicom(FmWindow *win)
 static void export_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
 {
     FmWindow *win = user;
+    if (g_strcmp0(g_variant_get_string(parameter, NULL), "inputs") == 0) {
+        save_inputs_activated(NULL, NULL, win);
+        return;
+    }
     fm_dce_export_format format = FM_DCE_EXPORT_NIFTI;
     fm_dce_export_format_parse(g_variant_get_string(parameter, NULL), &format);
     if (!fm_dce_views_get_result(state_of(win)->views)) {
@@ -544,7 +556,7 @@ static GtkWidget *page_button(const char *label, const char *tooltip)
     return b;
 }
 
-/* win.run on this page: win.dce-run (dce.dual_input with the ROI roles). */
+/* win.run on this page: win.dce-run (the chosen model with the ROI roles). */
 static gboolean page_run(FmWindow *win)
 {
     g_action_group_activate_action(G_ACTION_GROUP(win), "dce-run", NULL);
@@ -556,6 +568,11 @@ static gboolean page_run(FmWindow *win)
 static const fm_method *page_get_method(FmWindow *win)
 {
     return fm_dce_panel_get_method(state_of(win)->panel);
+}
+
+static gboolean page_select_method(FmWindow *win, const char *method_id)
+{
+    return fm_dce_panel_select_method(state_of(win)->panel, method_id);
 }
 
 static fm_params *page_get_params(FmWindow *win)
@@ -669,6 +686,7 @@ FmFamilyPage *fm_dce_page_new(FmWindow *win)
         .show_result = page_show_result,
         .set_param = page_set_param,
         .get_method = page_get_method,
+        .select_method = page_select_method,
         .get_params = page_get_params,
         .add_rois = page_add_rois,
         .get_rois = page_get_rois,

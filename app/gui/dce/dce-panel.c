@@ -1,25 +1,52 @@
-/* FmDcePanel: the DCE perfusion panel: ROI role assignment, a checklist of what is still
- * missing, input curves from and to CSV, the schema-generated parameters of dce.dual_input,
- * backend, Run with progress and Cancel. */
+/* FmDcePanel: the DCE perfusion panel: the model (dce.dual_input or a standard pharmacokinetic
+ * model), ROI role assignment, a checklist of what that model still misses, input curves from
+ * and to CSV, the schema-generated parameters of the model, backend, Run with progress and
+ * Cancel. */
 #include "dce-panel.h"
 
 #include <glib/gi18n.h>
 
 #include "app/core/dce/dce_prep.h"
+#include "app/core/dce/pk_inputs.h"
 #include "app/core/roi.h"
 #include "app/gui/map-overlays.h"
 #include "app/gui/panel-util.h"
 #include "app/gui/param-form.h"
 
-const char *const fm_dce_panel_roles[] = {"", FM_DCE_ROLE_AORTA, FM_DCE_ROLE_PORTAL_VEIN,
-                                          FM_DCE_ROLE_LIVER, NULL};
+const char *const fm_dce_panel_roles[] = {"",
+                                          FM_PK_ROLE_ARTERY,
+                                          FM_PK_ROLE_TISSUE,
+                                          FM_DCE_ROLE_AORTA,
+                                          FM_DCE_ROLE_PORTAL_VEIN,
+                                          FM_DCE_ROLE_LIVER,
+                                          NULL};
 
+/* The perfusion models the chooser offers, in the order of the issue's list; dce.t1_vfa is a
+ * T1 map from other images, not a model of this series, and stays out. A blurb per model says
+ * in one line what it fits (the registry's descriptions are paragraphs). */
+static const struct {
+    const char *id, *blurb;
+} models[] = {
+    {"dce.dual_input", N_("The dual-input liver model (Wang & Cao 2012) fitted voxel by voxel: "
+                          "ka arterial, kp portal, kl outflow.")},
+    {"dce.tofts", N_("Ktrans and ve in every voxel from one arterial input (Tofts 1999).")},
+    {"dce.extended_tofts", N_("Tofts plus the plasma volume vp.")},
+    {"dce.patlak", N_("Uptake without backflux: Ktrans and vp (Patlak 1983).")},
+    {"dce.2cxm", N_("Two-compartment exchange: Fp, PS, ve and vp (Sourbron & Buckley 2012).")},
+    {"dce.2cum", N_("Two-compartment uptake: Fp, PS and vp (Sourbron & Buckley 2012).")},
+};
 struct _FmDcePanel {
     GtkBox parent_instance;
     const fm_method *method;
+    GtkWidget *model_combo, *blurb;
     GtkWidget *roi_list, *roi_hint, *check_box, *missing_label;
-    GtkWidget *form, *backend_combo, *run_button, *cancel_button, *progress, *progress_label;
+    GtkWidget *form, *expander, *backend_combo, *run_button, *cancel_button, *progress,
+        *progress_label;
     GPtrArray *rois; /* its own list of the window's fm_roi* (the ROIs are borrowed) */
+    /* One form per model, kept while the panel lives: each model keeps the values typed into
+     * it, and one model's defaults (the liver's T10 0.8 s, enhancement) never pass for
+     * another's choice, as one form carrying values across methods would make them. */
+    GHashTable *forms; /* method id -> FmParamForm (referenced) */
     int slice;
     char *missing;
     guint params_idle;
@@ -28,7 +55,13 @@ struct _FmDcePanel {
 
 G_DEFINE_FINAL_TYPE(FmDcePanel, fm_dce_panel, GTK_TYPE_BOX)
 
-enum { SIGNAL_ROLES_CHANGED, SIGNAL_PARAMS_CHANGED, SIGNAL_BACKEND_CHANGED, N_SIGNALS };
+enum {
+    SIGNAL_ROLES_CHANGED,
+    SIGNAL_PARAMS_CHANGED,
+    SIGNAL_BACKEND_CHANGED,
+    SIGNAL_METHOD_CHANGED,
+    N_SIGNALS
+};
 static guint signals[N_SIGNALS];
 
 const char *fm_dce_panel_role_title(const char *role)
@@ -39,6 +72,10 @@ const char *fm_dce_panel_role_title(const char *role)
         return _("Portal vein");
     if (g_strcmp0(role, FM_DCE_ROLE_LIVER) == 0)
         return _("Liver");
+    if (g_strcmp0(role, FM_PK_ROLE_ARTERY) == 0)
+        return _("Artery");
+    if (g_strcmp0(role, FM_PK_ROLE_TISSUE) == 0)
+        return _("Tissue");
     return role && *role ? role : _("No role"); /* a role from elsewhere ("segment") as it is */
 }
 
@@ -80,11 +117,20 @@ static GtkWidget *check_row(gboolean done, gboolean optional, const char *text)
     return row;
 }
 
-/* The checklist follows the method's own rule: aorta and portal vein unless a CSV gives the
- * input curves; a liver ROI is optional (without one a threshold picks the voxels). */
-static void update_checklist(FmDcePanel *self)
+static gboolean is_liver_model(FmDcePanel *self)
 {
-    gtk_container_foreach(GTK_CONTAINER(self->check_box), destroy_child, NULL);
+    return self->method && g_strcmp0(self->method->id, "dce.dual_input") == 0;
+}
+
+static void add_check(FmDcePanel *self, gboolean done, gboolean optional, const char *text)
+{
+    gtk_box_pack_start(GTK_BOX(self->check_box), check_row(done, optional, text), FALSE, FALSE, 0);
+}
+
+/* The liver model's rule: aorta and portal vein unless a CSV gives the input curves; a liver
+ * ROI is optional (without one a threshold picks the voxels). */
+static void liver_checklist(FmDcePanel *self)
+{
     g_autofree char *csv = input_csv(self);
     gboolean from_csv = *csv != '\0';
     gboolean aorta = has_role(self, FM_DCE_ROLE_AORTA);
@@ -93,25 +139,14 @@ static void update_checklist(FmDcePanel *self)
     g_autofree char *base = from_csv ? g_path_get_basename(csv) : NULL;
     g_autofree char *csv_text = from_csv ? g_strdup_printf(_("Input curves from %s"), base) : NULL;
     if (from_csv) {
-        gtk_box_pack_start(GTK_BOX(self->check_box), check_row(TRUE, FALSE, csv_text), FALSE, FALSE,
-                           0);
+        add_check(self, TRUE, FALSE, csv_text);
     } else {
-        gtk_box_pack_start(GTK_BOX(self->check_box),
-                           check_row(aorta, FALSE, _("Aorta ROI: arterial input Ca")), FALSE, FALSE,
-                           0);
-        gtk_box_pack_start(GTK_BOX(self->check_box),
-                           check_row(portal, FALSE, _("Portal-vein ROI: portal input Cp")), FALSE,
-                           FALSE, 0);
+        add_check(self, aorta, FALSE, _("Aorta ROI: arterial input Ca"));
+        add_check(self, portal, FALSE, _("Portal-vein ROI: portal input Cp"));
     }
-    gtk_box_pack_start(GTK_BOX(self->check_box),
-                       check_row(liver, TRUE,
-                                 liver
-                                     ? _("Liver ROI: its voxels are fitted")
-                                     : _("Liver ROI (optional): else voxels above the threshold")),
-                       FALSE, FALSE, 0);
-    gtk_widget_show_all(self->check_box);
-
-    g_clear_pointer(&self->missing, g_free);
+    add_check(self, liver, TRUE,
+              liver ? _("Liver ROI: its voxels are fitted")
+                    : _("Liver ROI (optional): else voxels above the threshold"));
     if (!from_csv && !aorta && !portal)
         self->missing = g_strdup(_("Draw the aorta and portal-vein ROIs and set their roles, or "
                                    "load input curves from CSV."));
@@ -119,6 +154,57 @@ static void update_checklist(FmDcePanel *self)
         self->missing = g_strdup(_("Draw the aorta ROI and set its role to aorta."));
     else if (!from_csv && !portal)
         self->missing = g_strdup(_("Draw the portal-vein ROI and set its role to portal vein."));
+}
+
+/* The standard models' rule (pk_inputs.c): one arterial input, from an ROI with the role
+ * artery (aorta accepted), a CSV, or a population curve that needs no ROI; a tissue ROI is
+ * optional and limits the fit. */
+static void pk_checklist(FmDcePanel *self)
+{
+    g_autoptr(fm_params) p = fm_param_form_get_params(FM_PARAM_FORM(self->form), NULL, NULL);
+    fm_pk_aif_kind kind = FM_PK_AIF_ROI;
+    if (p)
+        fm_pk_aif_parse(fm_params_get_choice(p, "aif"), &kind);
+    g_autofree char *csv = input_csv(self);
+    if (kind == FM_PK_AIF_ROI && *csv)
+        kind = FM_PK_AIF_CSV; /* the file stands in for the ROI, as the method reads it */
+    gboolean artery = has_role(self, FM_PK_ROLE_ARTERY) || has_role(self, FM_DCE_ROLE_AORTA);
+    gboolean tissue = has_role(self, FM_PK_ROLE_TISSUE);
+    g_autofree char *base = *csv ? g_path_get_basename(csv) : NULL;
+    g_autofree char *csv_text = *csv ? g_strdup_printf(_("Arterial input from %s"), base) : NULL;
+    switch (kind) {
+    case FM_PK_AIF_ROI:
+        add_check(self, artery, FALSE, _("Artery ROI: the arterial input"));
+        if (!artery)
+            self->missing = g_strdup(_("Draw an ROI in an artery and set its role to artery, or "
+                                       "choose a population input (Arterial input: parker)."));
+        break;
+    case FM_PK_AIF_CSV:
+        add_check(self, *csv != '\0', FALSE, *csv ? csv_text : _("Input curve file (t_s,ca,cp)"));
+        if (!*csv)
+            self->missing = g_strdup(_("Load the arterial input from CSV (Load inputs…)."));
+        break;
+    default:
+        add_check(self, TRUE, FALSE,
+                  kind == FM_PK_AIF_GEORGIOU
+                      ? _("Georgiou population input, placed at the bolus arrival")
+                      : _("Parker population input, placed at the bolus arrival"));
+        break;
+    }
+    add_check(self, tissue, TRUE,
+              tissue ? _("Tissue ROI: its voxels are fitted")
+                     : _("Tissue ROI (optional): else the enhancing voxels"));
+}
+
+static void update_checklist(FmDcePanel *self)
+{
+    gtk_container_foreach(GTK_CONTAINER(self->check_box), destroy_child, NULL);
+    g_clear_pointer(&self->missing, g_free);
+    if (is_liver_model(self))
+        liver_checklist(self);
+    else
+        pk_checklist(self);
+    gtk_widget_show_all(self->check_box);
     g_autofree char *markup = self->missing
                                   ? g_markup_printf_escaped("<b>%s</b>", self->missing)
                                   : g_markup_printf_escaped("<b>%s</b>", _("Ready to fit."));
@@ -158,19 +244,31 @@ static GtkWidget *roi_row(FmDcePanel *self, fm_roi *roi, guint index)
     gtk_label_set_xalign(GTK_LABEL(name), 0);
     gtk_label_set_ellipsize(GTK_LABEL(name), PANGO_ELLIPSIZE_END);
     GtkWidget *combo = gtk_combo_box_text_new();
-    for (int i = 0; fm_dce_panel_roles[i]; i++)
-        gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(combo), fm_dce_panel_roles[i],
-                                  fm_dce_panel_role_title(fm_dce_panel_roles[i]));
+    /* The model's own roles first; the other model's stay on offer below them. */
+    static const char *const liver_order[] = {"",
+                                              FM_DCE_ROLE_AORTA,
+                                              FM_DCE_ROLE_PORTAL_VEIN,
+                                              FM_DCE_ROLE_LIVER,
+                                              FM_PK_ROLE_ARTERY,
+                                              FM_PK_ROLE_TISSUE,
+                                              NULL};
+    const char *const *roles = is_liver_model(self) ? liver_order : fm_dce_panel_roles;
+    for (int i = 0; roles[i]; i++)
+        gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(combo), roles[i],
+                                  fm_dce_panel_role_title(roles[i]));
     gboolean known = FALSE;
-    for (int i = 0; fm_dce_panel_roles[i]; i++)
-        known = known || g_strcmp0(roi->role ? roi->role : "", fm_dce_panel_roles[i]) == 0;
+    for (int i = 0; roles[i]; i++)
+        known = known || g_strcmp0(roi->role ? roi->role : "", roles[i]) == 0;
     if (!known) /* a role from elsewhere ("segment") stays visible and selected */
         gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(combo), roi->role, roi->role);
     gtk_combo_box_set_active_id(GTK_COMBO_BOX(combo), roi->role ? roi->role : "");
     g_object_set_data(G_OBJECT(combo), "fm-roi", roi);
     g_signal_connect(combo, "changed", G_CALLBACK(role_combo_changed), self);
-    gtk_widget_set_tooltip_text(combo, _("What this ROI is: the inputs come from the aorta and "
-                                         "portal-vein ROIs, the liver ROI limits the fit"));
+    gtk_widget_set_tooltip_text(
+        combo, is_liver_model(self) ? _("What this ROI is: the inputs come from the aorta and "
+                                        "portal-vein ROIs, the liver ROI limits the fit")
+                                    : _("What this ROI is: the arterial input comes from the "
+                                        "artery ROI, a tissue ROI limits the fit"));
     gtk_box_pack_start(GTK_BOX(row), dot, FALSE, FALSE, 0);
     gtk_box_pack_start(GTK_BOX(row), name, TRUE, TRUE, 0);
     gtk_box_pack_end(GTK_BOX(row), combo, FALSE, FALSE, 0);
@@ -227,6 +325,43 @@ static void backend_changed(GtkComboBox *combo, FmDcePanel *self)
     g_signal_emit(self, signals[SIGNAL_BACKEND_CHANGED], 0, gtk_combo_box_get_active_id(combo));
 }
 
+/* ---- model ------------------------------------------------------------------------------- */
+
+static void show_method(FmDcePanel *self, const fm_method *method)
+{
+    self->method = method;
+    GtkWidget *form = g_hash_table_lookup(self->forms, method->id);
+    if (!form) {
+        form = g_object_ref_sink(fm_param_form_new());
+        fm_param_form_set_method(FM_PARAM_FORM(form), method);
+        watch_editors(form, self);
+        gtk_widget_show_all(form);
+        g_hash_table_insert(self->forms, (gpointer)method->id, form);
+    }
+    if (self->form)
+        gtk_container_remove(GTK_CONTAINER(self->expander), self->form);
+    self->form = form;
+    gtk_container_add(GTK_CONTAINER(self->expander), form);
+    for (gsize i = 0; i < G_N_ELEMENTS(models); i++)
+        if (g_strcmp0(models[i].id, method->id) == 0)
+            gtk_label_set_text(GTK_LABEL(self->blurb), _(models[i].blurb));
+    gtk_widget_set_tooltip_text(
+        self->run_button, is_liver_model(self) ? _("Fit every liver voxel (Ctrl+R runs too)")
+                                               : _("Fit every tissue voxel (Ctrl+R runs too)"));
+    rebuild_roi_list(self); /* the model's roles first in each combo */
+    update_checklist(self);
+}
+
+static void model_changed(GtkComboBox *combo, FmDcePanel *self)
+{
+    const fm_method *m = fm_method_find(gtk_combo_box_get_active_id(combo));
+    if (!m || m == self->method)
+        return;
+    show_method(self, m);
+    g_signal_emit(self, signals[SIGNAL_METHOD_CHANGED], 0);
+    g_signal_emit(self, signals[SIGNAL_PARAMS_CHANGED], 0);
+}
+
 /* ---- construction ------------------------------------------------------------------------ */
 
 static GtkWidget *heading(const char *text)
@@ -264,6 +399,7 @@ static void fm_dce_panel_dispose(GObject *object)
         g_source_remove(self->params_idle);
         self->params_idle = 0;
     }
+    g_clear_pointer(&self->forms, g_hash_table_unref);
     G_OBJECT_CLASS(fm_dce_panel_parent_class)->dispose(object);
 }
 
@@ -283,6 +419,8 @@ static void fm_dce_panel_class_init(FmDcePanelClass *klass)
         g_signal_new("roles-changed", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
     signals[SIGNAL_PARAMS_CHANGED] = g_signal_new("params-changed", type, G_SIGNAL_RUN_LAST, 0,
                                                   NULL, NULL, NULL, G_TYPE_NONE, 0);
+    signals[SIGNAL_METHOD_CHANGED] = g_signal_new("method-changed", type, G_SIGNAL_RUN_LAST, 0,
+                                                  NULL, NULL, NULL, G_TYPE_NONE, 0);
     signals[SIGNAL_BACKEND_CHANGED] = g_signal_new("backend-changed", type, G_SIGNAL_RUN_LAST, 0,
                                                    NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
@@ -293,20 +431,26 @@ static void fm_dce_panel_init(FmDcePanel *self)
     gtk_orientable_set_orientation(GTK_ORIENTABLE(self), GTK_ORIENTATION_VERTICAL);
     gtk_box_set_spacing(box, 6);
     g_object_set(self, "margin", 10, NULL);
-    self->method = fm_method_find("dce.dual_input");
     self->rois = g_ptr_array_new();
+    self->forms = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_object_unref);
 
     GtkWidget *title = gtk_label_new(NULL);
-    g_autofree char *markup = g_markup_printf_escaped(
-        "<big><b>%s</b></big>", self->method ? _(self->method->title) : _("Liver perfusion"));
+    g_autofree char *markup = g_markup_printf_escaped("<big><b>%s</b></big>", _("Perfusion model"));
     gtk_label_set_markup(GTK_LABEL(title), markup);
     gtk_label_set_xalign(GTK_LABEL(title), 0);
-    gtk_label_set_line_wrap(GTK_LABEL(title), TRUE);
     gtk_box_pack_start(box, title, FALSE, FALSE, 0);
-    gtk_box_pack_start(box,
-                       note(_("The dual-input model (Wang & Cao 2012) fitted voxel by voxel: ka "
-                              "arterial, kp portal, kl outflow.")),
-                       FALSE, FALSE, 0);
+    self->model_combo = gtk_combo_box_text_new();
+    for (gsize i = 0; i < G_N_ELEMENTS(models); i++) {
+        const fm_method *m = fm_method_find(models[i].id);
+        if (m)
+            gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(self->model_combo), m->id, _(m->title));
+    }
+    gtk_widget_set_tooltip_text(self->model_combo,
+                                _("The model fitted in every voxel; the checklist below says "
+                                  "what it needs"));
+    gtk_box_pack_start(box, self->model_combo, FALSE, FALSE, 0);
+    self->blurb = note("");
+    gtk_box_pack_start(box, self->blurb, FALSE, FALSE, 0);
 
     gtk_box_pack_start(box, heading(_("1  Input ROIs")), FALSE, FALSE, 0);
     self->roi_hint = note(_("Draw ROIs on the anatomy (tools below the map), then set each "
@@ -355,12 +499,9 @@ static void fm_dce_panel_init(FmDcePanel *self)
                                      _("Save the input curves on show as CSV t_s,ca,cp")),
                        TRUE, TRUE, 0);
     gtk_box_pack_start(box, csv_row, FALSE, FALSE, 0);
-    self->form = fm_param_form_new();
-    fm_param_form_set_method(FM_PARAM_FORM(self->form), self->method);
-    watch_editors(self->form, self);
     GtkWidget *expander = gtk_expander_new(_("Fit parameters"));
-    gtk_widget_set_tooltip_text(expander, _("Signal conversion, initial values, stopping rule"));
-    gtk_container_add(GTK_CONTAINER(expander), self->form);
+    self->expander = expander;
+    gtk_widget_set_tooltip_text(expander, _("Input, signal conversion, stopping rule"));
     gtk_box_pack_start(box, expander, FALSE, FALSE, 0);
     self->backend_combo = fm_backend_combo_new();
     g_signal_connect(self->backend_combo, "changed", G_CALLBACK(backend_changed), self);
@@ -369,7 +510,8 @@ static void fm_dce_panel_init(FmDcePanel *self)
     gtk_widget_set_no_show_all(self->progress, TRUE);
     gtk_widget_hide(self->progress);
     gtk_widget_set_sensitive(self->cancel_button, FALSE);
-    update_checklist(self);
+    g_signal_connect(self->model_combo, "changed", G_CALLBACK(model_changed), self);
+    fm_dce_panel_select_method(self, "dce.dual_input");
 }
 
 /* ---- public API -------------------------------------------------------------------------- */
@@ -382,6 +524,21 @@ GtkWidget *fm_dce_panel_new(void)
 const fm_method *fm_dce_panel_get_method(FmDcePanel *panel)
 {
     return panel->method;
+}
+
+gboolean fm_dce_panel_select_method(FmDcePanel *panel, const char *method_id)
+{
+    const fm_method *m = fm_method_find(method_id);
+    gboolean offered = FALSE;
+    for (gsize i = 0; i < G_N_ELEMENTS(models); i++)
+        offered = offered || (m && g_strcmp0(models[i].id, m->id) == 0);
+    if (!offered)
+        return FALSE;
+    if (m == panel->method)
+        return TRUE;
+    /* the combo's handler shows the model's form and tells the page */
+    gtk_combo_box_set_active_id(GTK_COMBO_BOX(panel->model_combo), m->id);
+    return TRUE;
 }
 
 fm_params *fm_dce_panel_get_params(FmDcePanel *panel, GError **error)

@@ -18,6 +18,9 @@ const char *fm_dce_panel_role_title(const char *role);
 
 GtkWidget *fm_dce_panel_new(void);
 const fm_method *fm_dce_panel_get_method(FmDcePanel *panel);
+/* Shows a perfusion model (dce.dual_input, dce.tofts, ...; its form, checklist and roles) as
+ * the model combo would; FALSE for a method the page does not offer (dce.t1_vfa). */
+gboolean fm_dce_panel_select_method(FmDcePanel *panel, const char *method_id);
 fm_params *fm_dce_panel_get_params(FmDcePanel *panel, GError **error);
 /* Sets a parameter as the CLI would take it; FALSE when the form lacks key. */
 gboolean fm_dce_panel_set_param(FmDcePanel *panel, const char *key, const char *text);
@@ -40,6 +43,7 @@ void fm_dce_panel_set_running(FmDcePanel *panel, gboolean running);
 void fm_dce_panel_set_progress(FmDcePanel *panel, double fraction, const char *text);
 
 /* Signals: "roles-changed" (): a combo changed an ROI's role; "params-changed" (): a parameter
- * was edited; "backend-changed" (const char *name). */
+ * was edited; "backend-changed" (const char *name); "method-changed" (): another model was chosen
+ * (followed by "params-changed"). */
 
 G_END_DECLS

@@ -1,5 +1,6 @@
 /* FmDceResults: the perfusion results of one slice as a compact table beside the map: one
- * column per ROI with fitted voxels, one row per parameter (unit in its header), mean ± sd. */
+ * column per ROI with fitted voxels, one row per parameter of the model that ran (unit in its
+ * header), mean ± sd. */
 #include "dce-results.h"
 
 #include <glib/gi18n.h>
@@ -11,14 +12,30 @@
 
 /* Rows in the order a hepatologist reads them; decimals fixed per quantity so that a column
  * reads down evenly and mean and sd share their precision. */
-static const struct {
+typedef struct {
     const char *map, *title, *unit;
     int decimals;
-} rows[] = {
+} Row;
+
+static const Row liver_rows[] = {
     {"ka", N_("ka"), N_("ml/100g/min"), 1}, {"kp", N_("kp"), N_("ml/100g/min"), 1},
     {"kl", N_("kl"), N_("ml/100g/min"), 1}, {"arterial_fraction", N_("Art. fraction"), "", 2},
     {"mtt", N_("MTT"), N_("s"), 1},         {"tau_a", N_("τa"), N_("s"), 2},
     {"tau_p", N_("τp"), N_("s"), 2},        {"r2", N_("R²"), "", 3},
+};
+
+/* The standard models' maps; each model's result has its own subset, in this order. Units are
+ * the registry's (pk_methods.c). */
+static const Row pk_rows[] = {
+    {"ktrans", N_("Ktrans"), N_("1/min"), 3},
+    {"fp", N_("Fp"), N_("ml/100ml/min"), 1},
+    {"ps", N_("PS"), N_("1/min"), 3},
+    {"ve", N_("ve"), "", 3},
+    {"vp", N_("vp"), "", 3},
+    {"kep", N_("kep"), N_("1/min"), 3},
+    {"delay", N_("Delay"), N_("s"), 2},
+    {"r2", N_("R²"), "", 3},
+    {"aic", N_("AIC"), "", 0},
 };
 
 struct _FmDceResults {
@@ -50,13 +67,13 @@ static GtkWidget *cell(const char *text, double xalign)
     return label;
 }
 
-static GtkWidget *row_header(int r)
+static GtkWidget *row_header(const Row *row)
 {
     GtkWidget *label = gtk_label_new(NULL);
     g_autofree char *markup =
-        *rows[r].unit ? g_markup_printf_escaped("%s <span size=\"small\" alpha=\"60%%\">%s</span>",
-                                                _(rows[r].title), _(rows[r].unit))
-                      : g_markup_escape_text(_(rows[r].title), -1);
+        *row->unit ? g_markup_printf_escaped("%s <span size=\"small\" alpha=\"60%%\">%s</span>",
+                                             _(row->title), _(row->unit))
+                   : g_markup_escape_text(_(row->title), -1);
     gtk_label_set_markup(GTK_LABEL(label), markup);
     gtk_label_set_xalign(GTK_LABEL(label), 0);
     return label;
@@ -104,8 +121,19 @@ void fm_dce_results_update(FmDceResults *self, const fm_result *result, GPtrArra
 {
     g_return_if_fail(FM_IS_DCE_RESULTS(self));
     gtk_container_foreach(GTK_CONTAINER(self->grid), destroy_child, NULL);
-    const fm_map *ka = result ? fm_result_get_map(result, "ka") : NULL;
-    const float *ka_plane = slice_plane(result, "ka", slice, nz);
+    /* The liver model's rows for its result, else the standard models' rows its maps have. */
+    gboolean liver = !result || fm_result_get_map(result, "ka") != NULL;
+    const Row *all = liver ? liver_rows : pk_rows;
+    gsize n_all = liver ? G_N_ELEMENTS(liver_rows) : G_N_ELEMENTS(pk_rows);
+    const Row *rows[G_N_ELEMENTS(pk_rows) + G_N_ELEMENTS(liver_rows)];
+    gsize n_rows = 0;
+    for (gsize r = 0; r < n_all; r++)
+        if (liver || fm_result_get_map(result, all[r].map))
+            rows[n_rows++] = &all[r];
+    /* The first row's map says which voxels were fitted (NaN elsewhere). */
+    const char *first = n_rows ? rows[0]->map : "ka";
+    const fm_map *ka = result ? fm_result_get_map(result, first) : NULL;
+    const float *ka_plane = slice_plane(result, first, slice, nz);
     GString *unfitted = g_string_new(NULL);
     int column = 0;
     guint on_slice = 0;
@@ -125,13 +153,13 @@ void fm_dce_results_update(FmDceResults *self, const fm_result *result, GPtrArra
         gtk_grid_attach(GTK_GRID(self->grid), column_header(roi, colour), column, 0, 1, 1);
         g_autofree char *count = g_strdup_printf("%" G_GSIZE_FORMAT, n.n);
         gtk_grid_attach(GTK_GRID(self->grid), cell(count, 1), column, 1, 1, 1);
-        for (gsize r = 0; r < G_N_ELEMENTS(rows); r++) {
-            const float *plane = slice_plane(result, rows[r].map, slice, nz);
+        for (gsize r = 0; r < n_rows; r++) {
+            const float *plane = slice_plane(result, rows[r]->map, slice, nz);
             fm_roi_stats st =
                 plane ? fm_roi_statistics(roi, plane, ka->width, ka->height) : (fm_roi_stats){0};
             g_autofree char *text = st.n && isfinite(st.mean)
-                                        ? g_strdup_printf("%.*f ± %.*f", rows[r].decimals, st.mean,
-                                                          rows[r].decimals, st.sd)
+                                        ? g_strdup_printf("%.*f ± %.*f", rows[r]->decimals, st.mean,
+                                                          rows[r]->decimals, st.sd)
                                         : g_strdup("—");
             gtk_grid_attach(GTK_GRID(self->grid), cell(text, 1), column, (int)r + 2, 1, 1);
         }
@@ -145,8 +173,8 @@ void fm_dce_results_update(FmDceResults *self, const fm_result *result, GPtrArra
         GtkWidget *voxels = gtk_label_new(_("Voxels"));
         gtk_label_set_xalign(GTK_LABEL(voxels), 0);
         gtk_grid_attach(GTK_GRID(self->grid), voxels, 0, 1, 1, 1);
-        for (gsize r = 0; r < G_N_ELEMENTS(rows); r++)
-            gtk_grid_attach(GTK_GRID(self->grid), row_header((int)r), 0, (int)r + 2, 1, 1);
+        for (gsize r = 0; r < n_rows; r++)
+            gtk_grid_attach(GTK_GRID(self->grid), row_header(rows[r]), 0, (int)r + 2, 1, 1);
     }
     gtk_widget_show_all(self->grid);
 

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "app/core/dce/dce_model.h"
+#include "app/core/dce/pk_inputs.h"
+#include "app/core/io/frame_times.h"
 
 void fm_dce_views_conversion_from(const fm_params *p, fm_dce_conversion *c, double *hct, double *dt)
 {
@@ -24,7 +26,36 @@ void fm_dce_views_conversion_from(const fm_params *p, fm_dce_conversion *c, doub
     c->tr_ms = fm_params_get_double(p, "tr_ms");
     c->flip_deg = fm_params_get_double(p, "flip_deg");
     *hct = fm_params_get_double(p, "hematocrit");
-    *dt = fm_params_get_double(p, "model_dt_s");
+    *dt = fm_params_has(p, "model_dt_s") ? fm_params_get_double(p, "model_dt_s") : 0;
+}
+
+void fm_dce_views_conversion_headers(const fm_dataset *ds, fm_dce_conversion *c)
+{
+    if (!ds || c->kind != FM_DCE_CONV_SPGR)
+        return;
+    const char *tr = fm_dataset_get_meta(ds, FM_META_REPETITION_TIME);
+    if (!(c->tr_ms > 0) && tr)
+        c->tr_ms = g_ascii_strtod(tr, NULL);
+    const char *flips = fm_dataset_get_meta(ds, FM_META_FLIP_ANGLES);
+    int n = 0;
+    g_autofree double *a = !(c->flip_deg > 0) && flips ? fm_parse_number_list(flips, &n) : NULL;
+    if (a && n > 0) /* a series of several angles is the method's error to report */
+        c->flip_deg = a[0];
+}
+
+gboolean fm_dce_views_is_pk(const FmDceViews *self)
+{
+    return self->method && g_strcmp0(self->method->id, "dce.dual_input") != 0;
+}
+
+void fm_dce_pk_input_clear(FmDcePkInput *in)
+{
+    g_clear_pointer(&in->times_s, g_free);
+    g_clear_pointer(&in->measured, g_free);
+    g_clear_pointer(&in->population, g_free);
+    g_clear_pointer(&in->measured_name, g_free);
+    g_clear_pointer(&in->population_name, g_free);
+    in->n_times = 0;
 }
 
 static const char *concentration_label(fm_dce_conversion_kind kind)
@@ -59,6 +90,8 @@ typedef struct {
     double hematocrit;
     char *csv;
     guint gen;
+    gboolean pk;
+    fm_params *params; /* pk: the model's parameters */
 } Work;
 
 static void work_free(gpointer data)
@@ -69,6 +102,7 @@ static void work_free(gpointer data)
     if (w->rois)
         g_ptr_array_unref(w->rois);
     g_free(w->csv);
+    g_clear_pointer(&w->params, fm_params_free);
     g_free(w);
 }
 
@@ -136,9 +170,77 @@ void fm_dce_views_start_peak(FmDceViews *self)
     g_object_unref(task);
 }
 
+/* One input of a standard model as pk_inputs.c prepares it for the fit (the population curve
+ * placed at the bolus arrival in the voxels it would fit); NULL when it cannot be had. */
+static double *pk_curve(Work *w, fm_pk_aif_kind kind, const fm_dce_conversion *conv, int *n,
+                        double **times)
+{
+    fm_pk_input_request req = {
+        .kind = kind,
+        .csv_path = fm_params_get_string(w->params, "input_csv"),
+        .hematocrit = fm_params_get_double(w->params, "hematocrit"),
+        .t10_blood_s = fm_params_get_double(w->params, "t10_blood_s"),
+        .fit_threshold = fm_params_get_double(w->params, "fit_threshold"),
+    };
+    fm_pk_inputs in = {0};
+    if (!fm_pk_inputs_prepare(w->ds, w->rois, conv, NULL, &req, &in, NULL))
+        return NULL;
+    double *cp = g_steal_pointer(&in.cp);
+    if (times && !*times) {
+        *times = g_steal_pointer(&in.times_s);
+        *n = in.n_times;
+    }
+    fm_pk_inputs_clear(&in);
+    return cp;
+}
+
+static gboolean has_any_role(GPtrArray *rois, const char *a, const char *b)
+{
+    for (guint i = 0; rois && i < rois->len; i++) {
+        const fm_roi *roi = rois->pdata[i];
+        if (g_strcmp0(roi->role, a) == 0 || g_strcmp0(roi->role, b) == 0)
+            return TRUE;
+    }
+    return FALSE;
+}
+
+static void pk_inputs_thread(Work *w, GTask *task)
+{
+    FmDcePkInput *in = g_new0(FmDcePkInput, 1);
+    fm_dce_conversion conv = w->conv;
+    fm_dce_views_conversion_headers(w->ds, &conv);
+    fm_pk_aif_kind kind = FM_PK_AIF_ROI;
+    fm_pk_aif_parse(fm_params_get_choice(w->params, "aif"), &kind);
+    const char *csv = fm_params_get_string(w->params, "input_csv");
+    /* The measured curve: the CSV where one is given, else the artery (or aorta) ROI. */
+    if (*csv) {
+        in->measured = pk_curve(w, FM_PK_AIF_CSV, &conv, &in->n_times, &in->times_s);
+        g_autofree char *base = g_path_get_basename(csv);
+        in->measured_name = g_strdup(base);
+    } else if (has_any_role(w->rois, FM_PK_ROLE_ARTERY, FM_DCE_ROLE_AORTA)) {
+        in->measured = pk_curve(w, FM_PK_AIF_ROI, &conv, &in->n_times, &in->times_s);
+        in->measured_name = g_strdup(_("artery ROI"));
+    }
+    if (kind == FM_PK_AIF_PARKER || kind == FM_PK_AIF_GEORGIOU) {
+        in->population = pk_curve(w, kind, &conv, &in->n_times, &in->times_s);
+        in->population_name = g_strdup(kind == FM_PK_AIF_PARKER ? "Parker" : "Georgiou");
+    }
+    if (!in->measured && !in->population) {
+        fm_dce_pk_input_clear(in);
+        g_free(in);
+        g_task_return_new_error(task, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "no input");
+        return;
+    }
+    g_task_return_pointer(task, in, NULL);
+}
+
 static void inputs_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancel)
 {
     Work *w = data;
+    if (w->pk) {
+        pk_inputs_thread(w, task);
+        return;
+    }
     fm_dce_inputs *in = g_new0(fm_dce_inputs, 1);
     GError *error = NULL;
     gboolean ok = w->csv && *w->csv ? fm_dce_inputs_load_csv(w->csv, in, &error)
@@ -158,9 +260,25 @@ static void inputs_done(GObject *source, GAsyncResult *res, gpointer user)
     Work *w = g_task_get_task_data(G_TASK(res));
     FmDceViews *self = w->views;
     g_autoptr(GError) error = NULL;
-    fm_dce_inputs *in = g_task_propagate_pointer(G_TASK(res), &error);
+    gpointer got = g_task_propagate_pointer(G_TASK(res), &error);
     self->busy--;
-    if (w->gen == self->inputs_gen && w->ds == self->ds && in) {
+    gboolean current = w->gen == self->inputs_gen && w->ds == self->ds;
+    if (w->pk) {
+        FmDcePkInput *in = got;
+        if (current && in) {
+            fm_dce_pk_input_clear(&self->pk_input);
+            self->pk_input = *in;
+            self->have_pk_input = TRUE;
+            g_free(in);
+            fm_dce_views_refresh_curves(self);
+        } else if (in) {
+            fm_dce_pk_input_clear(in);
+            g_free(in);
+        }
+        return;
+    }
+    fm_dce_inputs *in = got;
+    if (current && in) {
         fm_dce_inputs_clear(&self->inputs);
         self->inputs = *in;
         self->have_inputs = TRUE;
@@ -178,6 +296,8 @@ void fm_dce_views_start_inputs(FmDceViews *self)
 {
     fm_dce_inputs_clear(&self->inputs);
     self->have_inputs = FALSE;
+    fm_dce_pk_input_clear(&self->pk_input);
+    self->have_pk_input = FALSE;
     ++self->inputs_gen;
     if (!self->ds) {
         fm_dce_views_refresh_curves(self);
@@ -188,6 +308,9 @@ void fm_dce_views_start_inputs(FmDceViews *self)
     for (guint i = 0; self->rois && i < self->rois->len; i++)
         g_ptr_array_add(w->rois, fm_roi_copy(self->rois->pdata[i]));
     w->csv = self->params ? g_strdup(fm_params_get_string(self->params, "input_csv")) : NULL;
+    /* A standard model's parameters (aif, t10_blood_s, ...) only with its own params. */
+    w->pk = fm_dce_views_is_pk(self) && self->params && fm_params_has(self->params, "aif");
+    w->params = w->pk ? fm_params_copy(self->params) : NULL;
     GTask *task = g_task_new(NULL, NULL, inputs_done, NULL);
     g_task_set_task_data(task, w, work_free);
     self->busy++;
@@ -201,7 +324,7 @@ void fm_dce_views_start_inputs(FmDceViews *self)
 static const double ca_rgb[3] = {0.84, 0.15, 0.16}, cp_rgb[3] = {0.12, 0.47, 0.71};
 static const double tissue_rgb[3] = {0.2, 0.2, 0.2}, model_rgb[3] = {0.96, 0.5, 0.05};
 
-/* The ROI whose mean curve stands in when the pointer is away: liver first. */
+/* The ROI whose mean curve stands in when the pointer is away: liver (or tissue) first. */
 static const fm_roi *curve_roi(FmDceViews *self)
 {
     const fm_roi *first = NULL;
@@ -209,7 +332,8 @@ static const fm_roi *curve_roi(FmDceViews *self)
         const fm_roi *roi = self->rois->pdata[i];
         if (!fm_dce_roi_on_slice(roi, self->slice))
             continue;
-        if (g_strcmp0(roi->role, FM_DCE_ROLE_LIVER) == 0)
+        if (g_strcmp0(roi->role, FM_DCE_ROLE_LIVER) == 0 ||
+            g_strcmp0(roi->role, FM_PK_ROLE_TISSUE) == 0)
             return roi;
         if (!first)
             first = roi;
@@ -269,11 +393,25 @@ void fm_dce_views_show_curve(FmDceViews *self, int x, int y)
         return;
     const fm_dce_geometry *g = &self->g;
     gboolean inputs_match = self->have_inputs && self->inputs.n_times == g->nt;
-    if (self->have_inputs) {
+    if (self->have_inputs && !fm_dce_views_is_pk(self)) {
         fm_plot_view_add_series(plot, _("Ca (aorta)"), self->inputs.times_s, self->inputs.ca,
                                 self->inputs.n_times, ca_rgb, FM_PLOT_STYLE_LINE);
         fm_plot_view_add_series(plot, _("Cp (portal)"), self->inputs.times_s, self->inputs.cp,
                                 self->inputs.n_times, cp_rgb, FM_PLOT_STYLE_LINE);
+    }
+    /* A standard model's plasma input: the measured curve, and the population curve over it
+     * where one is chosen, both as the fit would use them. */
+    const FmDcePkInput *pk =
+        self->have_pk_input && fm_dce_views_is_pk(self) ? &self->pk_input : NULL;
+    if (pk && pk->measured) {
+        g_autofree char *name = g_strdup_printf(_("Cp (%s)"), pk->measured_name);
+        fm_plot_view_add_series(plot, name, pk->times_s, pk->measured, pk->n_times, ca_rgb,
+                                FM_PLOT_STYLE_LINE);
+    }
+    if (pk && pk->population) {
+        g_autofree char *name = g_strdup_printf(_("Cp (%s)"), pk->population_name);
+        fm_plot_view_add_series(plot, name, pk->times_s, pk->population, pk->n_times, cp_rgb,
+                                FM_PLOT_STYLE_DASHED);
     }
     g_autofree double *curve = g_new(double, g->nt);
     double theta[FM_DCE_MODEL_N_PARAMS];

@@ -8,6 +8,18 @@
 
 G_BEGIN_DECLS
 
+/* The arterial input of a standard model as its method places it (pk_inputs.c): the plasma
+ * curve from the artery ROI (or the CSV) and the population curve when one is chosen. */
+typedef struct {
+    int n_times;
+    double *times_s;
+    double *measured;   /* artery (or aorta) ROI, or the CSV; NULL when there is none */
+    double *population; /* Parker or Georgiou at the bolus arrival; NULL when not chosen */
+    char *measured_name, *population_name;
+} FmDcePkInput;
+
+void fm_dce_pk_input_clear(FmDcePkInput *in);
+
 struct _FmDceViews {
     GtkBox parent_instance;
     GtkWidget *controls, *control_row, *slice_scale, *slice_label, *time_scale, *time_label;
@@ -28,6 +40,10 @@ struct _FmDceViews {
     fm_result *result;
     fm_dce_inputs inputs;
     gboolean have_inputs;
+    const fm_method *method; /* the panel's model (static); NULL or dce.dual_input: the liver's */
+    FmDcePkInput pk_input;
+    char *pk_key; /* what the standard model's input was last computed from */
+    gboolean have_pk_input;
     int slice, time, busy;
     FmDceAnatomy mode;
     char *overlay;
@@ -51,5 +67,9 @@ void fm_dce_views_conversion_from(const fm_params *p, fm_dce_conversion *c, doub
 /* Enhancement peak and input curves on workers; stale answers are dropped by generation. */
 void fm_dce_views_start_peak(FmDceViews *self);
 void fm_dce_views_start_inputs(FmDceViews *self);
+/* A standard model is chosen (not the liver model): one arterial input, no portal one. */
+gboolean fm_dce_views_is_pk(const FmDceViews *self);
+/* TR and flip angle from the headers where the parameters say auto (0), as the methods do. */
+void fm_dce_views_conversion_headers(const fm_dataset *ds, fm_dce_conversion *c);
 
 G_END_DECLS

@@ -8,10 +8,12 @@
 #include <string.h>
 
 #include "app/core/colormap.h"
+#include "app/core/error.h"
 
-/* Maps the overlay offers and the table shows, in the order a hepatologist reads them. */
-/* title: the overlay combo's entry; bar: the colorbar's title, short enough to stand beside a
- * small map's bar. */
+/* Maps the overlay offers, in the order a reader reads them: the liver model's, then the
+ * standard models'. Only the maps the result on show has are listed; a map not named here
+ * (a new output) is listed under its own name. title: the overlay combo's entry; bar: the
+ * colorbar's title, short enough to stand beside a small map's bar. */
 static const struct {
     const char *name, *title, *bar;
 } overlay_maps[] = {
@@ -23,9 +25,25 @@ static const struct {
     {"mtt", N_("Mean transit time"), N_("MTT")},
     {"tau_a", N_("τa (arterial delay)"), N_("τa")},
     {"tau_p", N_("τp (portal delay)"), N_("τp")},
+    {"ktrans", N_("Ktrans"), N_("Ktrans")},
+    {"fp", N_("Fp (plasma flow)"), N_("Fp")},
+    {"ps", N_("PS (permeability)"), N_("PS")},
+    {"ve", N_("ve (extravascular)"), N_("ve")},
+    {"vp", N_("vp (plasma volume)"), N_("vp")},
+    {"kep", N_("kep"), N_("kep")},
+    {"delay", N_("Arterial delay"), N_("Delay")},
     {"r2", N_("R²"), N_("R²")},
     {"rmse", N_("RMSE"), N_("RMSE")},
+    {"aic", N_("AIC (compare models)"), N_("AIC")},
 };
+
+/* Bookkeeping maps: in the catalogue and the exports, not worth an overlay. */
+static void rebuild_overlay_combo(FmDceViews *self);
+
+static gboolean overlay_worthy(const char *name)
+{
+    return g_strcmp0(name, "converged") != 0 && g_strcmp0(name, "iterations") != 0;
+}
 
 G_DEFINE_FINAL_TYPE(FmDceViews, fm_dce_views, GTK_TYPE_BOX)
 
@@ -220,9 +238,6 @@ static void build_controls(FmDceViews *self)
     g_signal_connect(self->anatomy_combo, "changed", G_CALLBACK(anatomy_changed), self);
     self->overlay_combo = gtk_combo_box_text_new();
     gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(self->overlay_combo), "", _("No overlay"));
-    for (gsize i = 0; i < G_N_ELEMENTS(overlay_maps); i++)
-        gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(self->overlay_combo), overlay_maps[i].name,
-                                  _(overlay_maps[i].title));
     gtk_combo_box_set_active_id(GTK_COMBO_BOX(self->overlay_combo), "");
     gtk_widget_set_sensitive(self->overlay_combo, FALSE);
     g_signal_connect(self->overlay_combo, "changed", G_CALLBACK(overlay_changed), self);
@@ -237,6 +252,7 @@ static void build_controls(FmDceViews *self)
     g_menu_append(menu, _("Maps as float32 TIFF…"), "win.dce-export::tiff");
     g_menu_append(menu, _("Fitted voxels as CSV…"), "win.dce-export::csv");
     g_menu_append(menu, _("Maps and ROIs as DICOM…"), "win.dce-export::dicom");
+    g_menu_append(menu, _("Input curves as CSV…"), "win.dce-export::inputs");
     gtk_menu_button_set_menu_model(GTK_MENU_BUTTON(export), G_MENU_MODEL(menu));
     g_object_unref(menu);
     gtk_button_set_label(GTK_BUTTON(export), _("Export"));
@@ -270,10 +286,12 @@ static void fm_dce_views_finalize(GObject *object)
     g_clear_pointer(&self->rois, g_ptr_array_unref);
     g_clear_pointer(&self->result, fm_result_free);
     fm_dce_inputs_clear(&self->inputs);
+    fm_dce_pk_input_clear(&self->pk_input);
     g_free(self->times);
     g_free(self->peak);
     g_free(self->anatomy);
     g_free(self->overlay);
+    g_free(self->pk_key);
     G_OBJECT_CLASS(fm_dce_views_parent_class)->finalize(object);
 }
 
@@ -357,6 +375,7 @@ void fm_dce_views_set_dataset(FmDceViews *self, fm_dataset *dataset)
     self->cur_x = self->cur_y = -1;
     set_range(self, self->slice_scale, self->g.nz, self->slice);
     set_range(self, self->time_scale, self->g.nt, 0);
+    rebuild_overlay_combo(self);
     self->updating = TRUE;
     gtk_combo_box_set_active_id(GTK_COMBO_BOX(self->overlay_combo), "");
     gtk_widget_set_sensitive(self->overlay_combo, FALSE);
@@ -379,12 +398,24 @@ void fm_dce_views_set_params(FmDceViews *self, const fm_params *params)
     g_clear_pointer(&self->params, fm_params_free);
     self->params = params ? fm_params_copy(params) : NULL;
     fm_dce_views_conversion_from(self->params, &self->conv, &self->hematocrit, &self->model_dt_s);
+    fm_dce_views_conversion_headers(self->ds, &self->conv);
     const char *csv = self->params ? fm_params_get_string(self->params, "input_csv") : NULL;
+    /* A standard model's input also follows its aif choice, blood T10 and fit threshold. */
+    g_autofree char *pk_key =
+        self->params && fm_params_has(self->params, "aif")
+            ? g_strdup_printf("%s %s %g %g", self->method ? self->method->id : "",
+                              fm_params_get_choice(self->params, "aif"),
+                              fm_params_get_double(self->params, "t10_blood_s"),
+                              fm_params_get_double(self->params, "fit_threshold"))
+            : g_strdup(self->method ? self->method->id : "");
+    gboolean pk_changed = g_strcmp0(pk_key, self->pk_key) != 0;
+    g_free(self->pk_key);
+    self->pk_key = g_steal_pointer(&pk_key);
     /* Only what changes the curves restarts the workers: typing an iteration limit does not. */
     if (old.baseline_frames != self->conv.baseline_frames)
         fm_dce_views_start_peak(self);
     if (memcmp(&old, &self->conv, sizeof old) != 0 || old_hct != self->hematocrit ||
-        g_strcmp0(old_csv ? old_csv : "", csv ? csv : "") != 0)
+        g_strcmp0(old_csv ? old_csv : "", csv ? csv : "") != 0 || pk_changed)
         fm_dce_views_start_inputs(self);
     fm_dce_views_refresh_curves(self);
 }
@@ -401,14 +432,63 @@ void fm_dce_views_set_rois(FmDceViews *self, GPtrArray *rois)
     fm_dce_views_start_inputs(self);
 }
 
+/* The overlay combo lists the maps of the result on show (a Tofts run has no ka, a liver run
+ * no Ktrans); the map on show stays where the new result has it, else its model's first. */
+static void rebuild_overlay_combo(FmDceViews *self)
+{
+    GtkComboBoxText *combo = GTK_COMBO_BOX_TEXT(self->overlay_combo);
+    self->updating = TRUE;
+    gtk_combo_box_text_remove_all(combo);
+    gtk_combo_box_text_append(combo, "", _("No overlay"));
+    const fm_result *r = self->result;
+    for (gsize i = 0; r && i < G_N_ELEMENTS(overlay_maps); i++)
+        if (fm_result_get_map(r, overlay_maps[i].name))
+            gtk_combo_box_text_append(combo, overlay_maps[i].name, _(overlay_maps[i].title));
+    for (guint m = 0; r && r->maps && m < r->maps->len; m++) {
+        const fm_map *map = r->maps->pdata[m];
+        gboolean known = !overlay_worthy(map->name);
+        for (gsize i = 0; i < G_N_ELEMENTS(overlay_maps) && !known; i++)
+            known = g_strcmp0(overlay_maps[i].name, map->name) == 0;
+        if (!known)
+            gtk_combo_box_text_append(combo, map->name, map->name);
+    }
+    self->updating = FALSE;
+}
+
+gboolean fm_dce_views_lists_overlay(FmDceViews *self, const char *map_name)
+{
+    GtkTreeModel *model = gtk_combo_box_get_model(GTK_COMBO_BOX(self->overlay_combo));
+    GtkTreeIter it;
+    int id_column = gtk_combo_box_get_id_column(GTK_COMBO_BOX(self->overlay_combo));
+    for (gboolean ok = gtk_tree_model_get_iter_first(model, &it); ok;
+         ok = gtk_tree_model_iter_next(model, &it)) {
+        g_autofree char *id = NULL;
+        gtk_tree_model_get(model, &it, id_column, &id, -1);
+        if (g_strcmp0(id, map_name) == 0 && *map_name)
+            return TRUE;
+    }
+    return FALSE;
+}
+
 void fm_dce_views_set_result(FmDceViews *self, fm_result *result)
 {
     g_return_if_fail(FM_IS_DCE_VIEWS(self));
     g_clear_pointer(&self->result, fm_result_free);
     self->result = result;
+    rebuild_overlay_combo(self);
     gtk_widget_set_sensitive(self->overlay_combo, result != NULL);
-    if (result && (!self->overlay || !*self->overlay))
-        fm_dce_views_set_overlay(self, "ka");
+    if (result && !(self->overlay && *self->overlay && fm_result_get_map(result, self->overlay))) {
+        static const char *const first[] = {"ka", "ktrans", "fp"};
+        const char *pick = NULL;
+        for (gsize i = 0; i < G_N_ELEMENTS(first) && !pick; i++)
+            pick = fm_result_get_map(result, first[i]) ? first[i] : NULL;
+        if (!pick && result->maps && result->maps->len)
+            pick = ((const fm_map *)result->maps->pdata[0])->name;
+        fm_dce_views_set_overlay(self, pick);
+    } else {
+        g_autofree char *keep = g_strdup(result ? self->overlay : "");
+        fm_dce_views_set_overlay(self, keep);
+    }
     refresh_overlay(self);
     refresh_table(self);
     fm_dce_views_refresh_curves(self);
@@ -495,6 +575,44 @@ const float *fm_dce_views_get_anatomy(FmDceViews *self, int *width, int *height)
     *width = self->g.nx;
     *height = self->g.ny;
     return self->anatomy;
+}
+
+void fm_dce_views_set_method(FmDceViews *self, const fm_method *method)
+{
+    g_return_if_fail(FM_IS_DCE_VIEWS(self));
+    self->method = method; /* set_params, which follows, restarts the input curves */
+}
+
+const char *fm_dce_views_inputs_missing(FmDceViews *self)
+{
+    if (!fm_dce_views_is_pk(self))
+        return self->have_inputs ? NULL
+                                 : _("No input curves yet: give an ROI the aorta role and "
+                                     "another the portal-vein role.");
+    return self->have_pk_input ? NULL
+                               : _("No arterial input yet: give an ROI the artery role, or "
+                                   "choose a population input.");
+}
+
+gboolean fm_dce_views_save_inputs_csv(FmDceViews *self, const char *path, GError **error)
+{
+    const char *missing = fm_dce_views_inputs_missing(self);
+    if (missing) {
+        g_set_error_literal(error, FM_ERROR, FM_ERROR_BAD_PARAM, missing);
+        return FALSE;
+    }
+    if (!fm_dce_views_is_pk(self))
+        return fm_dce_inputs_save_csv(path, &self->inputs, error);
+    /* t_s,ca,cp as dce.dual_input and --input_csv read it: ca is the plasma input the fit
+     * uses (the population curve where one is chosen), cp unused by these models. */
+    const FmDcePkInput *in = &self->pk_input;
+    fm_dce_inputs out = {.n_times = in->n_times,
+                         .times_s = in->times_s,
+                         .ca = in->population ? in->population : in->measured,
+                         .cp = g_new0(double, in->n_times)};
+    gboolean ok = fm_dce_inputs_save_csv(path, &out, error);
+    g_free(out.cp);
+    return ok;
 }
 
 const fm_dce_inputs *fm_dce_views_get_inputs(FmDceViews *self)

@@ -6,6 +6,7 @@
 #include <gtk/gtk.h>
 #include "app/core/dataset.h"
 #include "app/core/dce/dce_prep.h"
+#include "app/core/method.h"
 #include "app/core/params.h"
 #include "app/core/result.h"
 #include "app/core/roi.h"
@@ -55,6 +56,17 @@ void fm_dce_views_set_opacity(FmDceViews *views, double opacity);
 /* The anatomy of the current slice (width x height floats, owned by the views), or NULL. */
 const float *fm_dce_views_get_anatomy(FmDceViews *views, int *width, int *height);
 
+/* The model chosen on the panel (static descriptor): the curves show its inputs (Ca and Cp of
+ * the liver model, or a standard model's arterial input with the population curve). Call
+ * before fm_dce_views_set_params with the model's parameters. */
+void fm_dce_views_set_method(FmDceViews *views, const fm_method *method);
+/* The input curves on show as CSV t_s,ca,cp (a standard model: ca the plasma input its fit
+ * uses, cp 0); FM_ERROR_BAD_PARAM says what to do when there are none yet. */
+gboolean fm_dce_views_save_inputs_csv(FmDceViews *views, const char *path, GError **error);
+/* What is missing before there are input curves to save (one sentence), or NULL. */
+const char *fm_dce_views_inputs_missing(FmDceViews *views);
+/* The overlay combo lists map_name (the maps of the result on show). */
+gboolean fm_dce_views_lists_overlay(FmDceViews *views, const char *map_name);
 /* Input curves on show (borrowed), or NULL while they are missing or being computed. */
 const fm_dce_inputs *fm_dce_views_get_inputs(FmDceViews *views);
 gboolean fm_dce_views_busy(FmDceViews *views); /* a worker (peak, inputs) is running */
