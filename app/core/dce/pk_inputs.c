@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "app/core/error.h"
+#include "app/core/io/frame_times.h"
 #include "app/core/roi.h"
 
 static const char *const aif_choices[] = {"roi", "csv", "parker", "georgiou", NULL};
@@ -236,5 +237,32 @@ gboolean fm_pk_inputs_prepare(const fm_dataset *ds, GPtrArray *rois, const fm_dc
             g_strdup_printf(_("%s, plasma = blood / (1 - %g)"), note, req->hematocrit);
     else
         out->input_note = g_steal_pointer(&note);
+    return TRUE;
+}
+
+gboolean fm_pk_conversion_headers(const fm_dataset *ds, fm_dce_conversion *c, gboolean *tr_header,
+                                  gboolean *flip_header, GError **error)
+{
+    *tr_header = *flip_header = FALSE;
+    const char *tr = fm_dataset_get_meta(ds, FM_META_REPETITION_TIME);
+    if (!(c->tr_ms > 0) && tr) {
+        c->tr_ms = g_ascii_strtod(tr, NULL);
+        *tr_header = TRUE;
+    }
+    const char *flips = fm_dataset_get_meta(ds, FM_META_FLIP_ANGLES);
+    if (!(c->flip_deg > 0) && flips) {
+        int n = 0;
+        g_autofree double *a = fm_parse_number_list(flips, &n);
+        for (int i = 1; a && i < n; i++)
+            if (fabs(a[i] - a[0]) > 1e-6) {
+                g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
+                            _("%s: the headers give flip angles from %g to %g deg: give "
+                              "--flip_deg"),
+                            ds->source_path ? ds->source_path : "dataset", a[0], a[i]);
+                return FALSE;
+            }
+        c->flip_deg = a && n > 0 ? a[0] : 0.0;
+        *flip_header = TRUE;
+    }
     return TRUE;
 }

@@ -26,6 +26,12 @@ typedef enum {
 /* "roi", "csv", "parker", "georgiou" (the method's aif parameter) to the kind. */
 gboolean fm_pk_aif_parse(const char *text, fm_pk_aif_kind *kind);
 
+/* SPGR's TR and flip angle from the dataset's headers where c has none (0 or auto); *tr_header
+ * and *flip_header say which came from there. FALSE with error when the headers give several
+ * flip angles (a VFA series, not a DCE one). */
+gboolean fm_pk_conversion_headers(const fm_dataset *ds, fm_dce_conversion *c, gboolean *tr_header,
+                                  gboolean *flip_header, GError **error);
+
 typedef struct {
     fm_pk_aif_kind kind;
     const char *csv_path; /* FM_PK_AIF_CSV */

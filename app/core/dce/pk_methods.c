@@ -242,26 +242,8 @@ static gboolean conversion_from(const fm_dataset *ds, const fm_params *p, fm_dce
     if (c->kind != FM_DCE_CONV_SPGR)
         return TRUE;
     gboolean tr_header = FALSE, flip_header = FALSE;
-    const char *tr = fm_dataset_get_meta(ds, FM_META_REPETITION_TIME);
-    if (!(c->tr_ms > 0) && tr) {
-        c->tr_ms = g_ascii_strtod(tr, NULL);
-        tr_header = TRUE;
-    }
-    const char *flips = fm_dataset_get_meta(ds, FM_META_FLIP_ANGLES);
-    if (!(c->flip_deg > 0) && flips) {
-        int n = 0;
-        g_autofree double *a = fm_parse_number_list(flips, &n);
-        for (int i = 1; a && i < n; i++)
-            if (fabs(a[i] - a[0]) > 1e-6) {
-                g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
-                            _("%s: the headers give flip angles from %g to %g deg: give "
-                              "--flip_deg"),
-                            ds->source_path ? ds->source_path : "dataset", a[0], a[i]);
-                return FALSE;
-            }
-        c->flip_deg = a && n > 0 ? a[0] : 0.0;
-        flip_header = TRUE;
-    }
+    if (!fm_pk_conversion_headers(ds, c, &tr_header, &flip_header, error))
+        return FALSE;
     if (!(c->tr_ms > 0) || !(c->flip_deg > 0)) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
                     _("%s: SPGR conversion needs the %s: give --%s (the file does not say it)"),

@@ -31,16 +31,9 @@ void fm_dce_views_conversion_from(const fm_params *p, fm_dce_conversion *c, doub
 
 void fm_dce_views_conversion_headers(const fm_dataset *ds, fm_dce_conversion *c)
 {
-    if (!ds || c->kind != FM_DCE_CONV_SPGR)
-        return;
-    const char *tr = fm_dataset_get_meta(ds, FM_META_REPETITION_TIME);
-    if (!(c->tr_ms > 0) && tr)
-        c->tr_ms = g_ascii_strtod(tr, NULL);
-    const char *flips = fm_dataset_get_meta(ds, FM_META_FLIP_ANGLES);
-    int n = 0;
-    g_autofree double *a = !(c->flip_deg > 0) && flips ? fm_parse_number_list(flips, &n) : NULL;
-    if (a && n > 0) /* a series of several angles is the method's error to report */
-        c->flip_deg = a[0];
+    gboolean tr_header, flip_header;
+    if (ds && c->kind == FM_DCE_CONV_SPGR) /* several angles: the method's error to report */
+        fm_pk_conversion_headers(ds, c, &tr_header, &flip_header, NULL);
 }
 
 gboolean fm_dce_views_is_pk(const FmDceViews *self)
