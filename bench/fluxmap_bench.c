@@ -18,6 +18,7 @@ int bench_mcml(int quick); /* bench_mcml.c */
 int bench_flim(int quick); /* bench_flim.c */
 int bench_oct(int quick);  /* bench_oct.c */
 int bench_dce(int quick);  /* bench_dce.c */
+int bench_pk(int quick);   /* bench_pk.c */
 #ifdef FM_BENCH_HAVE_CORE
 int bench_e2e(int argc, char **argv); /* bench_e2e.c, built where the core library is */
 #endif
@@ -399,7 +400,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--quick") == 0)
             quick = 1;
         else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: fluxmap-bench [lsi|mcml|flim|oct|dce] [--quick]\n"
+            printf("usage: fluxmap-bench [lsi|mcml|flim|oct|dce|pk] [--quick]\n"
                    "       fluxmap-bench e2e [--backend=cpu|cuda|both] [--family=lsi|flim|oct|"
                    "dce|all]\n"
                    "                         [--dir=DIR] [--reps=N] [--small]\n");
@@ -421,7 +422,9 @@ int main(int argc, char **argv)
         return bench_oct(quick); /* bench_oct.c */
     if (strcmp(family, "dce") == 0)
         return bench_dce(quick); /* bench_dce.c */
-    fprintf(stderr, "fluxmap-bench: unknown family '%s' (known: lsi, mcml, flim, oct, dce, e2e)\n",
+    if (strcmp(family, "pk") == 0)
+        return bench_pk(quick); /* bench_pk.c */
+    fprintf(stderr, "fluxmap-bench: unknown family '%s' (known: lsi, mcml, flim, oct, dce, pk, e2e)\n",
             family);
     return 2;
 }

@@ -1,6 +1,7 @@
 /* CUDA pharmacokinetic fits: one thread per voxel running the CPU twin's per-voxel functions
  * (pk_fit.h), the block's curves staged frame-major in shared memory; chunks of voxels stream
- * through pinned buffers on two streams; several GPUs split the voxels. */
+ * through pinned buffers on four streams; the fit runs in rounds (below); several GPUs split the
+ * voxels. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,16 +12,63 @@
 #include "pk_fit.h"
 
 #define PK_BLOCK 64
-#define N_SLOTS 2             /* chunks in flight, one stream each */
-#define CHUNK_VOXELS 65536LL  /* 1024 blocks: an H100 (132 SMs) many times over */
+/* Each chunk ends in a tail: its last rounds fit its few slowest voxels on a few SMs. Four chunks
+ * in flight let the other chunks fill the GPU meanwhile, while the host stages and drains: on the
+ * H100 (bench pk) 2CXM host->host went from 1641 to 1037 ms with 4 slots instead of 2, extended
+ * Tofts 232 -> 285 ms; bigger chunks (a quarter of the voxels) gave 991 and 495 ms. */
+#define N_SLOTS 4            /* chunks in flight, one stream each */
+#define CHUNK_VOXELS 65536LL /* 1024 blocks: an H100 (132 SMs) many times over */
+#ifndef PK_MIN_BLOCKS        /* bench variants: blocks per SM asked of the register allocator */
+#define PK_MIN_BLOCKS 1
+#endif
 #define SMEM_MAX (200 * 1024) /* staged curves up to 800 frames; longer ones read global memory */
 
-/* Thread t of the block fits voxel blockIdx.x * PK_BLOCK + t. With staging, the block copies its
- * PK_BLOCK consecutive curves (contiguous, voxel-major: coalesced reads) into shared memory
- * frame-major, so that the threads' reads of frame i fall in distinct banks; every cost pass of
- * the fit then reads shared memory instead of global memory. */
-__global__ void __launch_bounds__(PK_BLOCK) pk_fit_kernel(const fm_pk_plan p, const float *tissue,
-                                                          int n_voxels, int staged, double *records)
+/* A warp runs until its slowest voxel stops, and the Levenberg-Marquardt cost evaluations of
+ * voxels vary widely (2CXM on noisy data: a mean of 14, a warp's largest 130 on average). So the
+ * fit runs in rounds: the first does the start and up to PK_FIRST_STOP evaluations, each next
+ * round resumes the voxels left over (compacted into a list: full warps again) up to twice as
+ * many, the last up to max_iterations. fm_pk_lm_steps resumes exactly (its state is x, lambda
+ * and the count), so the result is the one uninterrupted fit's. */
+#ifndef PK_FIRST_STOP /* bench variants: -DPK_FIRST_STOP=1000000 times one round */
+#define PK_FIRST_STOP 8
+#endif
+#define PK_MAX_ROUNDS 40
+#define PK_STATE (FM_PK_MAX_FIT + 2) /* x, lambda, evaluations */
+
+typedef struct {
+    double *state; /* PK_STATE x voxels: the state of the voxels left over */
+    int *list[2];  /* voxels left over by the last round, ping-pong */
+    int *count;    /* PK_MAX_ROUNDS: voxels left over by each round */
+} pk_rounds;
+
+/* Writes voxel v's record when its fit is done or out of evaluations, else parks its state and
+ * lists it for the next round. */
+__device__ static void pk_finish_or_park(const fm_pk_plan &p, const float *c, int stride,
+                                         int n_voxels, int v, const double *x, double ss,
+                                         double lambda, int it, int done, double *records,
+                                         const pk_rounds &r, int *list_out, int *count_out)
+{
+    if (done || it >= p.max_iterations) {
+        double rec[FM_PK_OUT_COUNT];
+        fm_pk_record(&p, c, stride, x, ss, it, done, rec);
+        for (int o = 0; o < FM_PK_OUT_COUNT; o++)
+            records[(size_t)o * n_voxels + v] = rec[o];
+        return;
+    }
+    for (int j = 0; j < p.n_fit; j++)
+        r.state[(size_t)j * n_voxels + v] = x[j];
+    r.state[(size_t)FM_PK_MAX_FIT * n_voxels + v] = lambda;
+    r.state[(size_t)(FM_PK_MAX_FIT + 1) * n_voxels + v] = it;
+    list_out[atomicAdd(count_out, 1)] = v;
+}
+
+/* First round. Thread t of the block fits voxel blockIdx.x * PK_BLOCK + t. With staging, the
+ * block copies its PK_BLOCK consecutive curves (contiguous, voxel-major: coalesced reads) into
+ * shared memory frame-major, so that the threads' reads of frame i fall in distinct banks; every
+ * cost pass of the fit then reads shared memory instead of global memory. */
+__global__ void __launch_bounds__(PK_BLOCK, PK_MIN_BLOCKS)
+    pk_fit_kernel(const fm_pk_plan p, const float *tissue, int n_voxels, int staged,
+                  double *records, const pk_rounds r, int it_stop)
 {
     extern __shared__ float rows[];
     const int t = threadIdx.x, nt = p.n_times;
@@ -31,8 +79,8 @@ __global__ void __launch_bounds__(PK_BLOCK) pk_fit_kernel(const fm_pk_plan p, co
     if (staged) {
         const float *base = tissue + v0 * nt;
         for (int k = t; k < nb * nt; k += PK_BLOCK) {
-            const int r = k / nt, i = k - r * nt;
-            rows[i * PK_BLOCK + r] = base[k];
+            const int q = k / nt, i = k - q * nt;
+            rows[i * PK_BLOCK + q] = base[k];
         }
         __syncthreads();
         c = rows + t;
@@ -40,10 +88,93 @@ __global__ void __launch_bounds__(PK_BLOCK) pk_fit_kernel(const fm_pk_plan p, co
     }
     if (v >= n_voxels)
         return;
-    double rec[FM_PK_OUT_COUNT];
-    fm_pk_fit_voxel(&p, c, stride, rec);
-    for (int o = 0; o < FM_PK_OUT_COUNT; o++)
-        records[(size_t)o * n_voxels + v] = rec[o];
+    if (!fm_pk_curve_finite(c, stride, nt)) {
+        for (int o = 0; o < FM_PK_OUT_COUNT; o++)
+            records[(size_t)o * n_voxels + v] = NAN;
+        return;
+    }
+    double x[FM_PK_MAX_FIT], lambda = 1e-3;
+    int it = 0, done = 0;
+    fm_pk_start(&p, c, stride, x);
+    const double ss =
+        fm_pk_lm_steps(&p, c, stride, x, &lambda, &it,
+                       it_stop < p.max_iterations ? it_stop : p.max_iterations, &done);
+    pk_finish_or_park(p, c, stride, n_voxels, (int)v, x, ss, lambda, it, done, records, r,
+                      r.list[0], r.count);
+}
+
+/* Later rounds: thread g resumes the g-th voxel left over by the last round, its curve copied
+ * into the thread's own column of shared memory (frame-major, as in the first round). */
+__global__ void __launch_bounds__(PK_BLOCK, PK_MIN_BLOCKS)
+    pk_resume_kernel(const fm_pk_plan p, const float *tissue, int n_voxels, int staged,
+                     double *records, const pk_rounds r, int round, int it_stop)
+{
+    extern __shared__ float rows[];
+    const int t = threadIdx.x, nt = p.n_times;
+    const int g = blockIdx.x * PK_BLOCK + t;
+    if (g >= r.count[round - 1])
+        return;
+    const int v = r.list[(round - 1) & 1][g];
+    const float *c = tissue + (size_t)v * nt;
+    int stride = 1;
+    if (staged) {
+        for (int i = 0; i < nt; i++)
+            rows[i * PK_BLOCK + t] = c[i];
+        c = rows + t;
+        stride = PK_BLOCK;
+    }
+    double x[FM_PK_MAX_FIT];
+    for (int j = 0; j < p.n_fit; j++)
+        x[j] = r.state[(size_t)j * n_voxels + v];
+    double lambda = r.state[(size_t)FM_PK_MAX_FIT * n_voxels + v];
+    int it = (int)r.state[(size_t)(FM_PK_MAX_FIT + 1) * n_voxels + v], done = 0;
+    const double ss =
+        fm_pk_lm_steps(&p, c, stride, x, &lambda, &it,
+                       it_stop < p.max_iterations ? it_stop : p.max_iterations, &done);
+    pk_finish_or_park(p, c, stride, n_voxels, v, x, ss, lambda, it, done, records, r,
+                      r.list[round & 1], r.count + round);
+}
+
+/* Every round of the fit of nv curves (device memory) on stream s; records: FM_PK_OUT_COUNT x
+ * nv. Rounds whose list is shorter than the grid end at once, so no round waits for the host. */
+static cudaError_t pk_launch(const fm_pk_plan &p, const float *d_in, int nv, int staged,
+                             size_t smem, double *d_rec, const pk_rounds &r, cudaStream_t s)
+{
+    const int blocks = (nv + PK_BLOCK - 1) / PK_BLOCK;
+    const size_t sh = staged ? smem : 0;
+    cudaError_t e = cudaMemsetAsync(r.count, 0, sizeof(int) * PK_MAX_ROUNDS, s);
+    if (e != cudaSuccess)
+        return e;
+    long long stop = PK_FIRST_STOP;
+    pk_fit_kernel<<<blocks, PK_BLOCK, sh, s>>>(p, d_in, nv, staged, d_rec, r, (int)stop);
+    for (int round = 1; stop < p.max_iterations && round < PK_MAX_ROUNDS; round++) {
+        stop = round + 1 == PK_MAX_ROUNDS ? p.max_iterations : 2 * stop;
+        pk_resume_kernel<<<blocks, PK_BLOCK, sh, s>>>(
+            p, d_in, nv, staged, d_rec, r, round,
+            (int)(stop < p.max_iterations ? stop : p.max_iterations));
+    }
+    return cudaGetLastError();
+}
+
+static cudaError_t pk_rounds_alloc(pk_rounds *r, long long nv)
+{
+    cudaError_t e = cudaMalloc((void **)&r->state, (size_t)nv * PK_STATE * sizeof(double));
+    if (e == cudaSuccess)
+        e = cudaMalloc((void **)&r->list[0], (size_t)nv * sizeof(int));
+    if (e == cudaSuccess)
+        e = cudaMalloc((void **)&r->list[1], (size_t)nv * sizeof(int));
+    if (e == cudaSuccess)
+        e = cudaMalloc((void **)&r->count, PK_MAX_ROUNDS * sizeof(int));
+    return e;
+}
+
+static void pk_rounds_free(pk_rounds *r)
+{
+    cudaFree(r->state);
+    cudaFree(r->list[0]);
+    cudaFree(r->list[1]);
+    cudaFree(r->count);
+    memset(r, 0, sizeof *r);
 }
 
 typedef struct {
@@ -86,10 +217,18 @@ static fm_status run_device(gpu_work *w)
     size_t msg_len = sizeof w->msg;
     fm_status status = FM_OK;
     double *d_doubles = NULL;
-    cudaStream_t stream[N_SLOTS] = {NULL, NULL};
-    float *h_in[N_SLOTS] = {NULL, NULL}, *d_in[N_SLOTS] = {NULL, NULL};
-    double *h_rec[N_SLOTS] = {NULL, NULL}, *d_rec[N_SLOTS] = {NULL, NULL};
-    pending_chunk pend[N_SLOTS] = {{0, 0}, {0, 0}};
+    cudaStream_t stream[N_SLOTS];
+    float *h_in[N_SLOTS], *d_in[N_SLOTS];
+    double *h_rec[N_SLOTS], *d_rec[N_SLOTS];
+    pending_chunk pend[N_SLOTS];
+    pk_rounds rounds[N_SLOTS];
+    memset(stream, 0, sizeof stream);
+    memset(h_in, 0, sizeof h_in);
+    memset(d_in, 0, sizeof d_in);
+    memset(h_rec, 0, sizeof h_rec);
+    memset(d_rec, 0, sizeof d_rec);
+    memset(pend, 0, sizeof pend);
+    memset(rounds, 0, sizeof rounds);
     const long long total = w->hi - w->lo;
     const long long chunk = total < CHUNK_VOXELS ? total : CHUNK_VOXELS;
     const size_t smem = sizeof(float) * PK_BLOCK * (size_t)nt;
@@ -97,9 +236,12 @@ static fm_status run_device(gpu_work *w)
     fm_pk_plan p = tab->plan;
 
     FM_CUDA_TRY(cudaSetDevice(w->device));
-    if (staged && smem > 48 * 1024)
+    if (staged && smem > 48 * 1024) {
         FM_CUDA_TRY(cudaFuncSetAttribute(pk_fit_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)smem));
+        FM_CUDA_TRY(cudaFuncSetAttribute(pk_resume_kernel,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    }
     /* The same table bits as the CPU twin, rebased onto device pointers. */
     FM_CUDA_TRY(cudaMalloc((void **)&d_doubles, tab->n_doubles * sizeof(double)));
     FM_CUDA_TRY(cudaMemcpy(d_doubles, tab->doubles, tab->n_doubles * sizeof(double),
@@ -121,6 +263,7 @@ static fm_status run_device(gpu_work *w)
         FM_CUDA_TRY(cudaMalloc((void **)&d_in[k], (size_t)chunk * nt * sizeof(float)));
         FM_CUDA_TRY(
             cudaMalloc((void **)&d_rec[k], (size_t)chunk * FM_PK_OUT_COUNT * sizeof(double)));
+        FM_CUDA_TRY(pk_rounds_alloc(&rounds[k], chunk));
     }
     /* While one slot's chunk computes, the host fills the other slot's pinned buffer and drains
      * its previous results. */
@@ -136,9 +279,7 @@ static fm_status run_device(gpu_work *w)
         fm_parallel_memcpy(h_in[k], job->tissue + v0 * nt, (size_t)nv * nt * sizeof(float));
         FM_CUDA_TRY(cudaMemcpyAsync(d_in[k], h_in[k], (size_t)nv * nt * sizeof(float),
                                     cudaMemcpyHostToDevice, stream[k]));
-        pk_fit_kernel<<<(nv + PK_BLOCK - 1) / PK_BLOCK, PK_BLOCK, staged ? smem : 0, stream[k]>>>(
-            p, d_in[k], nv, staged, d_rec[k]);
-        FM_CUDA_CHECK_LAUNCH("pk_fit_kernel");
+        FM_CUDA_TRY(pk_launch(p, d_in[k], nv, staged, smem, d_rec[k], rounds[k], stream[k]));
         FM_CUDA_TRY(cudaMemcpyAsync(h_rec[k], d_rec[k],
                                     (size_t)nv * FM_PK_OUT_COUNT * sizeof(double),
                                     cudaMemcpyDeviceToHost, stream[k]));
@@ -159,6 +300,7 @@ cleanup:
         cudaFreeHost(h_rec[k]);
         cudaFree(d_in[k]);
         cudaFree(d_rec[k]);
+        pk_rounds_free(&rounds[k]);
         if (stream[k])
             cudaStreamDestroy(stream[k]);
     }
@@ -213,5 +355,74 @@ extern "C" fm_status fm_pk_cuda_run(const fm_pk_job *job, char *msg, size_t msg_
 cleanup:
     free(work);
     free(threads);
+    return status;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+extern "C" fm_status fm_pk_cuda_time_kernel(const fm_pk_job *job, int reps, double *median_ms,
+                                            char *msg, size_t msg_len)
+{
+    const fm_pk_tables *tab = job->tables;
+    const int nt = tab->plan.n_times, n = (int)job->n_voxels;
+    const size_t smem = sizeof(float) * PK_BLOCK * (size_t)nt;
+    const int staged = smem <= SMEM_MAX;
+    fm_status status = FM_OK;
+    double *d_doubles = NULL, *d_rec = NULL, t[32];
+    float *d_in = NULL;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    fm_pk_plan p = tab->plan;
+    pk_rounds rounds;
+    memset(&rounds, 0, sizeof rounds);
+    if (reps < 1 || reps > 32 || n < 1)
+        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "reps 1..32 and voxels >= 1");
+    FM_CUDA_TRY(cudaSetDevice(0));
+    if (staged && smem > 48 * 1024) {
+        FM_CUDA_TRY(cudaFuncSetAttribute(pk_fit_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)smem));
+        FM_CUDA_TRY(cudaFuncSetAttribute(pk_resume_kernel,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    }
+    FM_CUDA_TRY(cudaMalloc((void **)&d_doubles, tab->n_doubles * sizeof(double)));
+    FM_CUDA_TRY(cudaMemcpy(d_doubles, tab->doubles, tab->n_doubles * sizeof(double),
+                           cudaMemcpyHostToDevice));
+    p.times = d_doubles + (p.times - tab->doubles);
+    p.cp = d_doubles + (p.cp - tab->doubles);
+    p.delays = d_doubles + (p.delays - tab->doubles);
+    p.rates = d_doubles + (p.rates - tab->doubles);
+    p.basis = d_doubles + (p.basis - tab->doubles);
+    p.gram = d_doubles + (p.gram - tab->doubles);
+    FM_CUDA_TRY(cudaMalloc((void **)&d_in, (size_t)n * nt * sizeof(float)));
+    FM_CUDA_TRY(cudaMalloc((void **)&d_rec, (size_t)n * FM_PK_OUT_COUNT * sizeof(double)));
+    FM_CUDA_TRY(pk_rounds_alloc(&rounds, n));
+    FM_CUDA_TRY(
+        cudaMemcpy(d_in, job->tissue, (size_t)n * nt * sizeof(float), cudaMemcpyHostToDevice));
+    FM_CUDA_TRY(cudaEventCreate(&e0));
+    FM_CUDA_TRY(cudaEventCreate(&e1));
+    for (int r = -1; r < reps; r++) {
+        FM_CUDA_TRY(cudaEventRecord(e0));
+        FM_CUDA_TRY(pk_launch(p, d_in, n, staged, smem, d_rec, rounds, 0));
+        FM_CUDA_TRY(cudaEventRecord(e1));
+        FM_CUDA_TRY(cudaEventSynchronize(e1));
+        float ms = 0;
+        FM_CUDA_TRY(cudaEventElapsedTime(&ms, e0, e1));
+        if (r >= 0)
+            t[r] = ms;
+    }
+    qsort(t, (size_t)reps, sizeof *t, cmp_double);
+    *median_ms = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
+cleanup:
+    if (e0)
+        cudaEventDestroy(e0);
+    if (e1)
+        cudaEventDestroy(e1);
+    cudaFree(d_in);
+    cudaFree(d_rec);
+    pk_rounds_free(&rounds);
+    cudaFree(d_doubles);
     return status;
 }

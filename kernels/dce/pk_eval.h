@@ -23,19 +23,25 @@ FM_HD static inline double fm_pk_diff_step(const fm_pk_plan *p, const double *x,
 }
 
 /* Sum of squared residuals at x; with jac, also A = J^T J (lower triangle, n_fit x n_fit row
- * major in FM_PK_MAX_FIT columns) and g = J^T r (r = data - model). c[i * stride]: the curve. */
+ * major in FM_PK_MAX_FIT columns) and g = J^T r (r = data - model). c[i * stride]: the curve.
+ * The difference curves of the parameters other than the delay share the model's delayed
+ * input. */
 FM_HD static inline double fm_pk_pass(const fm_pk_plan *p, const double *x, const float *c,
                                       int stride, int jac, double *a, double *g)
 {
     fm_pk_stream s[FM_PK_MAX_SETS];
-    double inv_h[FM_PK_MAX_FIT];
+    double inv_h[FM_PK_MAX_FIT], aa[FM_PK_MAX_FIT * FM_PK_MAX_FIT], gg[FM_PK_MAX_FIT];
+    int own_input[FM_PK_MAX_FIT];
     const int nf = p->n_fit, sets = jac ? nf + 1 : 1;
     double theta[FM_PK_N_PARAMS];
     fm_pk_coefs co;
     fm_pk_theta_of(p, x, theta);
     fm_pk_coefs_of(p->model, theta, &co);
     fm_pk_stream_begin(&s[0], &co);
-    for (int j = 0; j + 1 < sets; j++) {
+    FM_PK_UNROLL
+    for (int j = 0; j < FM_PK_MAX_FIT; j++) {
+        if (j + 1 >= sets)
+            break;
         const double h = fm_pk_diff_step(p, x, j);
         const int slot = p->slot[j];
         const double keep = theta[slot];
@@ -43,24 +49,56 @@ FM_HD static inline double fm_pk_pass(const fm_pk_plan *p, const double *x, cons
         inv_h[j] = 1 / ((keep + h) - keep); /* the step as represented */
         fm_pk_coefs_of(p->model, theta, &co);
         fm_pk_stream_begin(&s[j + 1], &co);
+        own_input[j] = co.delay_s != s[0].c.delay_s;
         theta[slot] = keep;
-        g[j] = 0;
-        for (int k = 0; k <= j; k++)
-            a[j * FM_PK_MAX_FIT + k] = 0;
+        gg[j] = 0;
+        FM_PK_UNROLL
+        for (int k = 0; k < FM_PK_MAX_FIT; k++) {
+            if (k > j)
+                break;
+            aa[j * FM_PK_MAX_FIT + k] = 0;
+        }
     }
     double ss = 0;
     for (int i = 0; i < p->n_times; i++) {
-        const double m0 = fm_pk_stream_next(&s[0], p->times, p->cp, p->n_times, i);
+        const double cpd =
+            fm_pk_input_at(p->times, p->cp, p->n_times, p->times[i] - s[0].c.delay_s, &s[0].seg);
+        const double m0 = fm_pk_stream_step(&s[0], p->times, cpd, i);
         const double r = (double)c[(long)i * stride] - m0;
         ss += r * r;
         if (!jac)
             continue;
         double d[FM_PK_MAX_FIT];
-        for (int j = 0; j < nf; j++) {
-            d[j] = (fm_pk_stream_next(&s[j + 1], p->times, p->cp, p->n_times, i) - m0) * inv_h[j];
-            g[j] += d[j] * r;
-            for (int k = 0; k <= j; k++)
-                a[j * FM_PK_MAX_FIT + k] += d[j] * d[k];
+        FM_PK_UNROLL
+        for (int j = 0; j < FM_PK_MAX_FIT; j++) {
+            if (j >= nf)
+                break;
+            const double cj = own_input[j]
+                                  ? fm_pk_input_at(p->times, p->cp, p->n_times,
+                                                   p->times[i] - s[j + 1].c.delay_s, &s[j + 1].seg)
+                                  : cpd;
+            d[j] = (fm_pk_stream_step(&s[j + 1], p->times, cj, i) - m0) * inv_h[j];
+            gg[j] += d[j] * r;
+            FM_PK_UNROLL
+            for (int k = 0; k < FM_PK_MAX_FIT; k++) {
+                if (k > j)
+                    break;
+                aa[j * FM_PK_MAX_FIT + k] += d[j] * d[k];
+            }
+        }
+    }
+    if (jac) {
+        FM_PK_UNROLL
+        for (int j = 0; j < FM_PK_MAX_FIT; j++) {
+            if (j >= nf)
+                break;
+            g[j] = gg[j];
+            FM_PK_UNROLL
+            for (int k = 0; k < FM_PK_MAX_FIT; k++) {
+                if (k > j)
+                    break;
+                a[j * FM_PK_MAX_FIT + k] = aa[j * FM_PK_MAX_FIT + k];
+            }
         }
     }
     return ss;

@@ -10,18 +10,21 @@
  * that does not; past FM_PK_LAMBDA_MAX no step lowers the cost: a minimum to rounding. */
 #define FM_PK_LAMBDA_MAX 1e12
 
-/* Fits x (n_fit values, the start on entry) to curve c; returns the cost, *iterations (cost
- * evaluations after the start) and *converged (the tolerance stopped it, or no step can lower
- * the cost any more). */
-FM_HD static inline double fm_pk_levenberg_marquardt(const fm_pk_plan *p, const float *c,
-                                                     int stride, double *x, int *iterations,
-                                                     int *converged)
+/* Steps of the fit of x (n_fit values) to curve c from damping *lambda after *it cost
+ * evaluations, until the fit is done (*done = 1: the tolerance stopped it, or no step can lower
+ * the cost any more) or *it reaches it_stop; returns the cost at x. The state between calls is
+ * x, *lambda and *it alone: at the top of every step the cost, J^T J and J^T r are those of x,
+ * so a later call resumes exactly where this one stopped (the CUDA kernel fits in rounds of
+ * growing it_stop so that a warp's voxels that finish early do not wait for its slowest). */
+FM_HD static inline double fm_pk_lm_steps(const fm_pk_plan *p, const float *c, int stride,
+                                          double *x, double *lambda_io, int *it_io, int it_stop,
+                                          int *done_out)
 {
     const int nf = p->n_fit;
     double a[FM_PK_MAX_FIT * FM_PK_MAX_FIT], g[FM_PK_MAX_FIT];
-    double ss = fm_pk_pass(p, x, c, stride, 1, a, g), lambda = 1e-3;
-    int it = 0, done = 0;
-    while (!done && it < p->max_iterations) {
+    double ss = fm_pk_pass(p, x, c, stride, 1, a, g), lambda = *lambda_io;
+    int it = *it_io, done = 0;
+    while (!done && it < it_stop) {
         if (!(ss > 0)) { /* an exact fit */
             done = 1;
             break;
@@ -85,9 +88,22 @@ FM_HD static inline double fm_pk_levenberg_marquardt(const fm_pk_plan *p, const 
                 done = 1;
         }
     }
-    *iterations = it;
-    *converged = done;
+    *lambda_io = lambda;
+    *it_io = it;
+    *done_out = done;
     return ss;
+}
+
+/* Fits x (n_fit values, the start on entry) to curve c; returns the cost, *iterations (cost
+ * evaluations after the start) and *converged (the tolerance stopped it, or no step can lower
+ * the cost any more). */
+FM_HD static inline double fm_pk_levenberg_marquardt(const fm_pk_plan *p, const float *c,
+                                                     int stride, double *x, int *iterations,
+                                                     int *converged)
+{
+    double lambda = 1e-3;
+    *iterations = 0;
+    return fm_pk_lm_steps(p, c, stride, x, &lambda, iterations, p->max_iterations, converged);
 }
 
 FM_HD static inline int fm_pk_curve_finite(const float *c, int stride, int n)
@@ -100,21 +116,14 @@ FM_HD static inline int fm_pk_curve_finite(const float *c, int stride, int n)
     return 1;
 }
 
-/* Fits curve c (c[i * stride], n_times values) and fills rec (FM_PK_OUT_COUNT values; NaN for a
- * curve that is not finite). */
-FM_HD static inline void fm_pk_fit_voxel(const fm_pk_plan *p, const float *c, int stride,
-                                         double *rec)
+/* Fills rec (FM_PK_OUT_COUNT values) from the fit's end point x, cost ss, cost evaluations and
+ * convergence, for curve c (c[i * stride], n_times values). */
+FM_HD static inline void fm_pk_record(const fm_pk_plan *p, const float *c, int stride,
+                                      const double *x, double ss, int iterations, int converged,
+                                      double *rec)
 {
     const int nt = p->n_times;
-    if (!fm_pk_curve_finite(c, stride, nt)) {
-        for (int o = 0; o < FM_PK_OUT_COUNT; o++)
-            rec[o] = NAN;
-        return;
-    }
-    double x[FM_PK_MAX_FIT], theta[FM_PK_N_PARAMS];
-    int iterations = 0, converged = 0;
-    fm_pk_start(p, c, stride, x);
-    const double ss = fm_pk_levenberg_marquardt(p, c, stride, x, &iterations, &converged);
+    double theta[FM_PK_N_PARAMS];
     fm_pk_theta_of(p, x, theta);
     double mean = 0, sstot = 0;
     for (int i = 0; i < nt; i++)
@@ -139,4 +148,22 @@ FM_HD static inline void fm_pk_fit_voxel(const fm_pk_plan *p, const float *c, in
     rec[FM_PK_OUT_AIC] = nt * log(fmax(ss, 1e-300) / nt) + 2 * p->n_fit;
     rec[FM_PK_OUT_CONVERGED] = converged;
     rec[FM_PK_OUT_ITERATIONS] = iterations;
+}
+
+/* Fits curve c (c[i * stride], n_times values) and fills rec (FM_PK_OUT_COUNT values; NaN for a
+ * curve that is not finite). */
+FM_HD static inline void fm_pk_fit_voxel(const fm_pk_plan *p, const float *c, int stride,
+                                         double *rec)
+{
+    const int nt = p->n_times;
+    if (!fm_pk_curve_finite(c, stride, nt)) {
+        for (int o = 0; o < FM_PK_OUT_COUNT; o++)
+            rec[o] = NAN;
+        return;
+    }
+    double x[FM_PK_MAX_FIT];
+    int iterations = 0, converged = 0;
+    fm_pk_start(p, c, stride, x);
+    const double ss = fm_pk_levenberg_marquardt(p, c, stride, x, &iterations, &converged);
+    fm_pk_record(p, c, stride, x, ss, iterations, converged, rec);
 }

@@ -59,6 +59,10 @@ typedef struct {
 
 fm_status fm_pk_cpu_run(const fm_pk_job *job, char *msg, size_t msg_len);
 fm_status fm_pk_cuda_run(const fm_pk_job *job, char *msg, size_t msg_len);
+/* The bench's kernel-alone figure: all of job's curves resident on GPU 0, the fit kernels' rounds
+ * over them, median of reps CUDA-event timings after a warm-up. */
+fm_status fm_pk_cuda_time_kernel(const fm_pk_job *job, int reps, double *median_ms, char *msg,
+                                 size_t msg_len);
 
 /* Writes the maps this model has (fm_pk_output_written) from rec (FM_PK_OUT_COUNT values) for
  * voxel v. */

@@ -9,6 +9,14 @@
 #include "pk.h"
 
 #define FM_PK_MAX_FIT 5 /* 2CXM's four parameters and the delay */
+
+/* Loops over the fitted parameters run to FM_PK_MAX_FIT and stop at n_fit: unrolled on the GPU,
+ * so that their arrays are registers, not local memory; the same operations either way. */
+#ifdef __CUDA_ARCH__
+#define FM_PK_UNROLL _Pragma("unroll")
+#else
+#define FM_PK_UNROLL
+#endif
 #define FM_PK_MAX_SETS (FM_PK_MAX_FIT + 1)
 
 /* A model's tissue curve is C(t) = direct cp(t - delay) + sum_j a[j] (exp(-k[j] t) * cp)(t -
@@ -90,12 +98,12 @@ FM_HD static inline void fm_pk_stream_begin(fm_pk_stream *s, const fm_pk_coefs *
     s->seg = 0;
 }
 
-/* The curve's value at frame i (frames are fed in order 0, 1, ...). The delayed input is sampled
- * at the frame times and taken as linear between them, the same input the start tables use. */
-FM_HD static inline double fm_pk_stream_next(fm_pk_stream *s, const double *times, const double *cp,
-                                             int n, int i)
+/* The curve's value at frame i (frames are fed in order 0, 1, ...) from its delayed input cpd at
+ * that frame (fm_pk_stream_next, or a curve of the same delay). The delayed input is sampled at
+ * the frame times and taken as linear between them, the same input the start tables use. */
+FM_HD static inline double fm_pk_stream_step(fm_pk_stream *s, const double *times, double cpd,
+                                             int i)
 {
-    const double cpd = fm_pk_input_at(times, cp, n, times[i] - s->c.delay_s, &s->seg);
     if (i > 0) {
         const double dt = times[i] - times[i - 1];
         if (dt != s->w.dt) {
@@ -108,6 +116,13 @@ FM_HD static inline double fm_pk_stream_next(fm_pk_stream *s, const double *time
     }
     s->prev_cp = cpd;
     return s->c.direct * cpd + s->c.a[0] * s->f[0] + s->c.a[1] * s->f[1];
+}
+
+FM_HD static inline double fm_pk_stream_next(fm_pk_stream *s, const double *times, const double *cp,
+                                             int n, int i)
+{
+    return fm_pk_stream_step(s, times,
+                             fm_pk_input_at(times, cp, n, times[i] - s->c.delay_s, &s->seg), i);
 }
 
 /* Floors that keep the models' rates finite at the bounds (ve = 0, vp = 0, Fp = PS = 0): far
