@@ -14,6 +14,7 @@
 #include "../cuda_check.h"
 #include "../device_private.h"
 #include "dce_impl.h"
+#include "dce_gpus.cuh"
 
 static_assert(FM_NM_FIXED_N == FM_DCE_N_PARAMS, "the fit's dimension is FM_DCE_N_PARAMS");
 
@@ -111,35 +112,17 @@ __global__ void __launch_bounds__(MAX_THREADS, FM_DCE_BLOCK_MIN_BLOCKS)
     }
 }
 
-typedef struct {
-    const fm_dce_job *job;
-    int device;
-    long long lo, hi; /* voxels of this GPU */
-    long long done;   /* voxels stored, read by the polling thread */
-    long long invalid;
-    volatile int *cancel;
-    int finished;
-    fm_status status;
-    char msg[FM_MSG_LEN];
-} gpu_work;
+typedef fm_dce_gpu_work<fm_dce_job> gpu_work;
 
-typedef struct {
-    long long v0;
-    int n;
-} pending_chunk;
+static void store_record(const fm_dce_job *job, long long v, const double *rec)
+{
+    fm_dce_store(job->out, v, rec);
+}
 
 /* Copies a finished chunk's records from pinned memory into the caller's maps. */
-static void drain(gpu_work *w, const double *h_rec, pending_chunk *pc)
+static void drain(gpu_work *w, const double *h_rec, fm_dce_pending *pc)
 {
-    for (int i = 0; i < pc->n; i++) {
-        double rec[FM_DCE_OUT_COUNT];
-        for (int o = 0; o < FM_DCE_OUT_COUNT; o++)
-            rec[o] = h_rec[(size_t)o * pc->n + i];
-        w->invalid += rec[FM_DCE_OUT_KA] != rec[FM_DCE_OUT_KA];
-        fm_dce_store(w->job->out, pc->v0 + i, rec);
-    }
-    __atomic_add_fetch(&w->done, (long long)pc->n, __ATOMIC_RELEASE);
-    pc->n = 0;
+    fm_dce_drain<FM_DCE_OUT_COUNT, FM_DCE_OUT_KA, fm_dce_job, store_record>(w, h_rec, pc);
 }
 
 static fm_status run_device(gpu_work *w)
@@ -156,7 +139,7 @@ static fm_status run_device(gpu_work *w)
     float *h_in[N_SLOTS] = {NULL, NULL}, *d_in[N_SLOTS] = {NULL, NULL};
     double *h_rec[N_SLOTS] = {NULL, NULL}, *d_rec[N_SLOTS] = {NULL, NULL};
     int *d_next[N_SLOTS] = {NULL, NULL}; /* warp kernel: next voxel of the chunk to take */
-    pending_chunk pend[N_SLOTS] = {{0, 0}, {0, 0}};
+    fm_dce_pending pend[N_SLOTS] = {{0, 0}, {0, 0}};
     const long long total = w->hi - w->lo;
     const long long chunk = total < CHUNK_VOXELS ? total : CHUNK_VOXELS;
     fm_dce_plan p = *job->plan;
@@ -287,50 +270,5 @@ cleanup:
 
 extern "C" fm_status fm_dce_cuda_run(const fm_dce_job *job, char *msg, size_t msg_len)
 {
-    fm_status status = FM_OK;
-    volatile int cancel = 0;
-    int n_dev = 0;
-    gpu_work *work = NULL;
-    pthread_t *threads = NULL;
-
-    if (job->n_voxels == 0)
-        return FM_OK;
-    status = fm_cuda_devices_for(job->params->n_devices, job->n_voxels, &n_dev, msg, msg_len);
-    if (status != FM_OK)
-        return status;
-    work = (gpu_work *)calloc((size_t)n_dev, sizeof *work);
-    threads = (pthread_t *)calloc((size_t)n_dev, sizeof *threads);
-    if (!work || !threads) {
-        status = fm_fail(FM_ERR_NO_MEMORY, msg, msg_len, "out of memory for GPU work");
-        goto cleanup;
-    }
-    /* Contiguous equal shares: voxels are independent, and the cost per voxel is similar. */
-    for (int d = 0; d < n_dev; d++) {
-        work[d].job = job;
-        work[d].device = d;
-        work[d].lo = job->n_voxels * d / n_dev;
-        work[d].hi = job->n_voxels * (d + 1) / n_dev;
-        work[d].cancel = &cancel;
-    }
-    /* The calling thread reports progress (voxels done) every 1 ms and forwards a cancel. */
-    status =
-        fm_cuda_fan_out(work, threads, n_dev, fm_cuda_device_thread<gpu_work, run_device>, &cancel,
-                        job->tick, job->tick_user, (double)job->n_voxels, 1000000, msg, msg_len);
-    if (status != FM_OK)
-        goto cleanup;
-    for (int d = 0; d < n_dev; d++) {
-        if (work[d].status != FM_OK) {
-            status = fm_fail(work[d].status, msg, msg_len, "GPU %d: %s", d, work[d].msg);
-            goto cleanup;
-        }
-        *job->invalid += work[d].invalid;
-    }
-    if (cancel)
-        status = fm_fail(FM_ERR_CANCELLED, msg, msg_len, "cancelled");
-    else if (job->tick && job->tick(job->tick_user, 1.0))
-        status = fm_fail(FM_ERR_CANCELLED, msg, msg_len, "cancelled");
-cleanup:
-    free(work);
-    free(threads);
-    return status;
+    return fm_dce_cuda_split<fm_dce_job, run_device>(job, msg, msg_len);
 }

@@ -10,6 +10,7 @@
 #include "../cuda_staging.h"
 #include "../device_private.h"
 #include "pk_fit.h"
+#include "dce_gpus.cuh"
 
 #define PK_BLOCK 64
 /* Each chunk ends in a tail: its last rounds fit its few slowest voxels on a few SMs. Four chunks
@@ -177,35 +178,46 @@ static void pk_rounds_free(pk_rounds *r)
     memset(r, 0, sizeof *r);
 }
 
-typedef struct {
-    const fm_pk_job *job;
-    int device;
-    long long lo, hi; /* voxels of this GPU */
-    long long done;   /* voxels stored, read by the polling thread */
-    long long invalid;
-    volatile int *cancel;
-    int finished;
-    fm_status status;
-    char msg[FM_MSG_LEN];
-} gpu_work;
+/* Selects device, lets both kernels stage smem bytes of curves when that is more than the default,
+ * and uploads the same table bits as the CPU twin into *d_doubles (freed by the caller), p's
+ * pointers rebased onto them. */
+static fm_status pk_device_setup(int device, const fm_pk_tables *tab, int staged, size_t smem,
+                                 double **d_doubles, fm_pk_plan *p, char *msg, size_t msg_len)
+{
+    fm_status status = FM_OK;
+    double *d = NULL;
+    FM_CUDA_TRY(cudaSetDevice(device));
+    if (staged && smem > 48 * 1024) {
+        FM_CUDA_TRY(cudaFuncSetAttribute(pk_fit_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)smem));
+        FM_CUDA_TRY(cudaFuncSetAttribute(pk_resume_kernel,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    }
+    FM_CUDA_TRY(cudaMalloc((void **)d_doubles, tab->n_doubles * sizeof(double)));
+    d = *d_doubles;
+    FM_CUDA_TRY(
+        cudaMemcpy(d, tab->doubles, tab->n_doubles * sizeof(double), cudaMemcpyHostToDevice));
+    p->times = d + (p->times - tab->doubles);
+    p->cp = d + (p->cp - tab->doubles);
+    p->delays = d + (p->delays - tab->doubles);
+    p->rates = d + (p->rates - tab->doubles);
+    p->basis = d + (p->basis - tab->doubles);
+    p->gram = d + (p->gram - tab->doubles);
+cleanup:
+    return status;
+}
 
-typedef struct {
-    long long v0;
-    int n;
-} pending_chunk;
+typedef fm_dce_gpu_work<fm_pk_job> gpu_work;
+
+static void store_record(const fm_pk_job *job, long long v, const double *rec)
+{
+    fm_pk_store(job->params, job->out, v, rec);
+}
 
 /* Copies a finished chunk's records from pinned memory into the caller's maps. */
-static void drain(gpu_work *w, const double *h_rec, pending_chunk *pc)
+static void drain(gpu_work *w, const double *h_rec, fm_dce_pending *pc)
 {
-    for (int i = 0; i < pc->n; i++) {
-        double rec[FM_PK_OUT_COUNT];
-        for (int o = 0; o < FM_PK_OUT_COUNT; o++)
-            rec[o] = h_rec[(size_t)o * pc->n + i];
-        w->invalid += rec[FM_PK_OUT_RMSE] != rec[FM_PK_OUT_RMSE];
-        fm_pk_store(w->job->params, w->job->out, pc->v0 + i, rec);
-    }
-    __atomic_add_fetch(&w->done, (long long)pc->n, __ATOMIC_RELEASE);
-    pc->n = 0;
+    fm_dce_drain<FM_PK_OUT_COUNT, FM_PK_OUT_RMSE, fm_pk_job, store_record>(w, h_rec, pc);
 }
 
 static fm_status run_device(gpu_work *w)
@@ -220,7 +232,7 @@ static fm_status run_device(gpu_work *w)
     cudaStream_t stream[N_SLOTS];
     float *h_in[N_SLOTS], *d_in[N_SLOTS];
     double *h_rec[N_SLOTS], *d_rec[N_SLOTS];
-    pending_chunk pend[N_SLOTS];
+    fm_dce_pending pend[N_SLOTS];
     pk_rounds rounds[N_SLOTS];
     memset(stream, 0, sizeof stream);
     memset(h_in, 0, sizeof h_in);
@@ -235,23 +247,9 @@ static fm_status run_device(gpu_work *w)
     const int staged = smem <= SMEM_MAX;
     fm_pk_plan p = tab->plan;
 
-    FM_CUDA_TRY(cudaSetDevice(w->device));
-    if (staged && smem > 48 * 1024) {
-        FM_CUDA_TRY(cudaFuncSetAttribute(pk_fit_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)smem));
-        FM_CUDA_TRY(cudaFuncSetAttribute(pk_resume_kernel,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    }
-    /* The same table bits as the CPU twin, rebased onto device pointers. */
-    FM_CUDA_TRY(cudaMalloc((void **)&d_doubles, tab->n_doubles * sizeof(double)));
-    FM_CUDA_TRY(cudaMemcpy(d_doubles, tab->doubles, tab->n_doubles * sizeof(double),
-                           cudaMemcpyHostToDevice));
-    p.times = d_doubles + (p.times - tab->doubles);
-    p.cp = d_doubles + (p.cp - tab->doubles);
-    p.delays = d_doubles + (p.delays - tab->doubles);
-    p.rates = d_doubles + (p.rates - tab->doubles);
-    p.basis = d_doubles + (p.basis - tab->doubles);
-    p.gram = d_doubles + (p.gram - tab->doubles);
+    status = pk_device_setup(w->device, tab, staged, smem, &d_doubles, &p, msg, msg_len);
+    if (status != FM_OK)
+        goto cleanup;
 
     for (int k = 0; k < N_SLOTS && chunk > 0; k++) {
         FM_CUDA_TRY(cudaStreamCreateWithFlags(&stream[k], cudaStreamNonBlocking));
@@ -310,52 +308,7 @@ cleanup:
 
 extern "C" fm_status fm_pk_cuda_run(const fm_pk_job *job, char *msg, size_t msg_len)
 {
-    fm_status status = FM_OK;
-    volatile int cancel = 0;
-    int n_dev = 0;
-    gpu_work *work = NULL;
-    pthread_t *threads = NULL;
-
-    if (job->n_voxels == 0)
-        return FM_OK;
-    status = fm_cuda_devices_for(job->params->n_devices, job->n_voxels, &n_dev, msg, msg_len);
-    if (status != FM_OK)
-        return status;
-    work = (gpu_work *)calloc((size_t)n_dev, sizeof *work);
-    threads = (pthread_t *)calloc((size_t)n_dev, sizeof *threads);
-    if (!work || !threads) {
-        status = fm_fail(FM_ERR_NO_MEMORY, msg, msg_len, "out of memory for GPU work");
-        goto cleanup;
-    }
-    /* Contiguous equal shares: voxels are independent, and their cost is similar. */
-    for (int d = 0; d < n_dev; d++) {
-        work[d].job = job;
-        work[d].device = d;
-        work[d].lo = job->n_voxels * d / n_dev;
-        work[d].hi = job->n_voxels * (d + 1) / n_dev;
-        work[d].cancel = &cancel;
-    }
-    /* The calling thread reports progress (voxels done) every 1 ms and forwards a cancel. */
-    status =
-        fm_cuda_fan_out(work, threads, n_dev, fm_cuda_device_thread<gpu_work, run_device>, &cancel,
-                        job->tick, job->tick_user, (double)job->n_voxels, 1000000, msg, msg_len);
-    if (status != FM_OK)
-        goto cleanup;
-    for (int d = 0; d < n_dev; d++) {
-        if (work[d].status != FM_OK) {
-            status = fm_fail(work[d].status, msg, msg_len, "GPU %d: %s", d, work[d].msg);
-            goto cleanup;
-        }
-        *job->invalid += work[d].invalid;
-    }
-    if (cancel)
-        status = fm_fail(FM_ERR_CANCELLED, msg, msg_len, "cancelled");
-    else if (job->tick && job->tick(job->tick_user, 1.0))
-        status = fm_fail(FM_ERR_CANCELLED, msg, msg_len, "cancelled");
-cleanup:
-    free(work);
-    free(threads);
-    return status;
+    return fm_dce_cuda_split<fm_pk_job, run_device>(job, msg, msg_len);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -380,22 +333,9 @@ extern "C" fm_status fm_pk_cuda_time_kernel(const fm_pk_job *job, int reps, doub
     memset(&rounds, 0, sizeof rounds);
     if (reps < 1 || reps > 32 || n < 1)
         return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "reps 1..32 and voxels >= 1");
-    FM_CUDA_TRY(cudaSetDevice(0));
-    if (staged && smem > 48 * 1024) {
-        FM_CUDA_TRY(cudaFuncSetAttribute(pk_fit_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)smem));
-        FM_CUDA_TRY(cudaFuncSetAttribute(pk_resume_kernel,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    }
-    FM_CUDA_TRY(cudaMalloc((void **)&d_doubles, tab->n_doubles * sizeof(double)));
-    FM_CUDA_TRY(cudaMemcpy(d_doubles, tab->doubles, tab->n_doubles * sizeof(double),
-                           cudaMemcpyHostToDevice));
-    p.times = d_doubles + (p.times - tab->doubles);
-    p.cp = d_doubles + (p.cp - tab->doubles);
-    p.delays = d_doubles + (p.delays - tab->doubles);
-    p.rates = d_doubles + (p.rates - tab->doubles);
-    p.basis = d_doubles + (p.basis - tab->doubles);
-    p.gram = d_doubles + (p.gram - tab->doubles);
+    status = pk_device_setup(0, tab, staged, smem, &d_doubles, &p, msg, msg_len);
+    if (status != FM_OK)
+        goto cleanup;
     FM_CUDA_TRY(cudaMalloc((void **)&d_in, (size_t)n * nt * sizeof(float)));
     FM_CUDA_TRY(cudaMalloc((void **)&d_rec, (size_t)n * FM_PK_OUT_COUNT * sizeof(double)));
     FM_CUDA_TRY(pk_rounds_alloc(&rounds, n));
