@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "app/core/dce/dce_prep.h"
+#include "app/core/dce/dce_result.h"
 #include "app/core/error.h"
 #include "app/core/io/dce_stack.h"
 #include "app/core/io/nifti.h"
@@ -13,7 +14,7 @@
 #include "app/core/roi.h"
 #include "kernels/dce/dce.h"
 
-static const char *const conversion_choices[] = {"enhancement", "spgr", "ct", "none", NULL};
+static const char *const conversion_choices[] = FM_DCE_CONVERSION_CHOICES;
 static const char *const tolerance_mode_choices[] = {"relative", "absolute", NULL};
 static const char *const start_choices[] = {"grid", "initial", NULL};
 
@@ -37,14 +38,7 @@ static const fm_param_spec dce_params[] = {
      .choices = conversion_choices,
      .help = N_("enhancement: S/S0 - 1; spgr: spoiled gradient echo with T10, r1, TR and flip "
                 "angle; ct: HU - HU0; none: the data are concentrations already.")},
-    {.key = "baseline_frames",
-     .type = FM_PARAM_INT,
-     .title = N_("Baseline frames"),
-     .default_value = 4,
-     .min = 1,
-     .max = 1000,
-     .unit = "frames",
-     .help = N_("S0 (HU0) is the mean of this many first frames, before the bolus arrives.")},
+    FM_DCE_PARAM_BASELINE_FRAMES,
     {.key = "t10_s",
      .type = FM_PARAM_DOUBLE,
      .title = N_("T10"),
@@ -59,14 +53,7 @@ static const fm_param_spec dce_params[] = {
      .default_choice = "",
      .help = N_("SPGR: NIfTI or TIFF with the precontrast T1 in s of every voxel (x, y, z); "
                 "empty = the constant T10.")},
-    {.key = "r1_per_mm_s",
-     .type = FM_PARAM_DOUBLE,
-     .title = N_("Relaxivity r1"),
-     .default_value = 4.5,
-     .min = 0.001,
-     .max = 100,
-     .unit = "1/(mM s)",
-     .help = N_("SPGR: longitudinal relaxivity of the contrast agent.")},
+    FM_DCE_PARAM_R1,
     {.key = "tr_ms",
      .type = FM_PARAM_DOUBLE,
      .title = N_("TR"),
@@ -429,18 +416,11 @@ static fm_result *dce_run(const fm_method *method, fm_dataset *source, const fm_
     for (int o = 0; o < OUT_TOTAL; o++)
         fm_result_add_map(result, maps[o]);
 
-    result->backend = g_strdup(info.backend_used == FM_BACKEND_CUDA ? "cuda" : "cpu");
-    result->device = g_strdup(info.device_name);
+    fm_dce_result_set_run(result, &info);
     GString *note = g_string_new(NULL);
     g_string_append_printf(note, _("%" G_GSIZE_FORMAT " voxels fitted (%s)"), n_fit,
                            by_liver ? _("liver ROI") : _("above the fit threshold"));
-    if (not_converged)
-        g_string_append_printf(note, _("; %" G_GSIZE_FORMAT " stopped at max_iterations"),
-                               not_converged);
-    if (info.invalid_values)
-        g_string_append_printf(note, _("; %lld voxels had non-finite curves"), info.invalid_values);
-    if (info.fell_back)
-        g_string_append_printf(note, _("; fell back to the CPU: %s"), info.fallback_reason);
+    fm_dce_note_append_fit(note, not_converged, &info);
     /* The reader fell back to another time tag or rule: the maps depend on it, say so. */
     const char *times_note = fm_dataset_get_meta(dataset, FM_META_FRAME_TIMES_NOTE);
     if (times_note)

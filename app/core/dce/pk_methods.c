@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "app/core/dce/pk_inputs.h"
+#include "app/core/dce/dce_result.h"
 #include "app/core/error.h"
 #include "app/core/io/frame_times.h"
 #include "app/core/io/nifti.h"
@@ -12,7 +13,7 @@
 #include "app/core/methods.h"
 #include "kernels/dce/pk.h"
 
-static const char *const conversion_choices[] = {"enhancement", "spgr", "ct", "none", NULL};
+static const char *const conversion_choices[] = FM_DCE_CONVERSION_CHOICES;
 static const char *const aif_choices[] = {"roi", "csv", "parker", "georgiou", NULL};
 
 static const fm_param_spec pk_params[] = {
@@ -51,14 +52,7 @@ static const fm_param_spec pk_params[] = {
      .choices = conversion_choices,
      .help = N_("spgr: spoiled gradient echo with T10, r1, TR and flip angle (mM); enhancement: "
                 "S/S0 - 1; ct: HU - HU0; none: the data are concentrations in mM already.")},
-    {.key = "baseline_frames",
-     .type = FM_PARAM_INT,
-     .title = N_("Baseline frames"),
-     .default_value = 4,
-     .min = 1,
-     .max = 1000,
-     .unit = "frames",
-     .help = N_("S0 (HU0) is the mean of this many first frames, before the bolus arrives.")},
+    FM_DCE_PARAM_BASELINE_FRAMES,
     {.key = "t10_s",
      .type = FM_PARAM_DOUBLE,
      .title = N_("T10 tissue"),
@@ -82,14 +76,7 @@ static const fm_param_spec pk_params[] = {
      .default_choice = "",
      .help = N_("SPGR: NIfTI or TIFF with the precontrast T1 in s of every voxel (x, y, z), e.g. "
                 "from dce.t1_vfa; empty = T10 tissue.")},
-    {.key = "r1_per_mm_s",
-     .type = FM_PARAM_DOUBLE,
-     .title = N_("Relaxivity r1"),
-     .default_value = 4.5,
-     .min = 0.001,
-     .max = 100,
-     .unit = "1/(mM s)",
-     .help = N_("SPGR: longitudinal relaxivity of the contrast agent.")},
+    FM_DCE_PARAM_R1,
     {.key = "tr_ms",
      .type = FM_PARAM_DOUBLE,
      .title = N_("TR"),
@@ -333,8 +320,7 @@ static fm_result *pk_run(const fm_method *method, fm_dataset *dataset, const fm_
     for (gsize v = 0; v < in.n_fit; v++)
         not_converged += out.map[FM_PK_OUT_CONVERGED][v] != 1.0;
 
-    result->backend = g_strdup(info.backend_used == FM_BACKEND_CUDA ? "cuda" : "cpu");
-    result->device = g_strdup(info.device_name);
+    fm_dce_result_set_run(result, &info);
     GString *note = g_string_new(NULL);
     g_string_append_printf(note, _("%s fitted to %s; input: %s; conversion %s"),
                            fm_pk_model_name(model), in.voxel_note, in.input_note,
@@ -345,13 +331,7 @@ static fm_result *pk_run(const fm_method *method, fm_dataset *dataset, const fm_
     }
     if (kp.fit_delay)
         g_string_append(note, _("; arterial delay fitted"));
-    if (not_converged)
-        g_string_append_printf(note, _("; %" G_GSIZE_FORMAT " stopped at max_iterations"),
-                               not_converged);
-    if (info.invalid_values)
-        g_string_append_printf(note, _("; %lld voxels had non-finite curves"), info.invalid_values);
-    if (info.fell_back)
-        g_string_append_printf(note, _("; fell back to the CPU: %s"), info.fallback_reason);
+    fm_dce_note_append_fit(note, not_converged, &info);
     result->note = g_string_free(note, FALSE);
     fm_pk_inputs_clear(&in);
     return result;
