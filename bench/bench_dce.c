@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "fm_config.h"
 #include "kernels/dce/dce.h"
 #include "kernels/device.h"
@@ -261,21 +262,9 @@ done:
 
 int bench_dce(int quick)
 {
-    char why[FM_MSG_LEN] = "";
-    int have_gpu = 0, n_gpu = fm_device_count(why, sizeof why);
     printf("fluxmap-bench %s: dce%s\n", FM_VERSION, quick ? " (--quick)" : "");
     printf("CPU twin: %d OpenMP threads\n", fm_cpu_threads());
-    for (int d = 0; d < n_gpu; d++) {
-        fm_gpu_info gpu;
-        if (fm_device_info(d, &gpu, why, sizeof why) == FM_OK) {
-            have_gpu = 1;
-            printf("GPU %d: %s, %.1f GiB, %d SMs, sm_%d%d\n", d, gpu.name,
-                   gpu.total_memory_bytes / 1073741824.0, gpu.multiprocessors, gpu.compute_major,
-                   gpu.compute_minor);
-        }
-    }
-    if (!have_gpu)
-        printf("No CUDA device (%s): CPU columns only\n", why);
+    const int have_gpu = fm_bench_print_gpus();
     fm_dce_params d;
     fm_dce_params_defaults(&d);
     printf("\nDCE dual-input fit (Nelder-Mead from the grid start, relative tolerance %g, %d "

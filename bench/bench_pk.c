@@ -224,22 +224,9 @@ done_cpu:
 
 int bench_pk(int quick)
 {
-    char why[FM_MSG_LEN] = "";
-    int have_gpu = 0;
-    const int n_gpu = fm_device_count(why, sizeof why);
     printf("fluxmap-bench %s: pk%s\n", FM_VERSION, quick ? " (--quick)" : "");
     printf("CPU twin: %d OpenMP threads\n", fm_cpu_threads());
-    for (int d = 0; d < n_gpu; d++) {
-        fm_gpu_info gpu;
-        if (fm_device_info(d, &gpu, why, sizeof why) == FM_OK) {
-            have_gpu = 1;
-            printf("GPU %d: %s, %.1f GiB, %d SMs, sm_%d%d\n", d, gpu.name,
-                   gpu.total_memory_bytes / 1073741824.0, gpu.multiprocessors, gpu.compute_major,
-                   gpu.compute_minor);
-        }
-    }
-    if (!have_gpu)
-        printf("No CUDA device (%s): CPU columns only\n", why);
+    const int have_gpu = fm_bench_print_gpus();
     /* Device-time savers: FLUXMAP_BENCH_PK_VOXELS=n fits n voxels, FLUXMAP_BENCH_PK_MODELS=a,b
      * times those models only (names as fm_pk_model_name); for profiling,
      * FLUXMAP_BENCH_PK_MAXIT=n stops every fit after n cost evaluations (1: about the start

@@ -1,9 +1,12 @@
 /* Timing, median and PCIe-ceiling helpers shared by every fluxmap-bench family. */
 #include "bench_util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "kernels/device.h"
 
 #if FM_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -26,6 +29,25 @@ double fm_bench_median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, fm_bench_cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int fm_bench_print_gpus(void)
+{
+    char why[FM_MSG_LEN] = "";
+    int have_gpu = 0;
+    const int n_gpu = fm_device_count(why, sizeof why);
+    for (int d = 0; d < n_gpu; d++) {
+        fm_gpu_info gpu;
+        if (fm_device_info(d, &gpu, why, sizeof why) == FM_OK) {
+            have_gpu = 1;
+            printf("GPU %d: %s, %.1f GiB, %d SMs, sm_%d%d\n", d, gpu.name,
+                   gpu.total_memory_bytes / 1073741824.0, gpu.multiprocessors, gpu.compute_major,
+                   gpu.compute_minor);
+        }
+    }
+    if (!have_gpu)
+        printf("No CUDA device (%s): CPU columns only\n", why);
+    return have_gpu;
 }
 
 #if FM_HAVE_CUDA
