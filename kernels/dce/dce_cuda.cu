@@ -135,11 +135,9 @@ static fm_status run_device(gpu_work *w)
     fm_status status = FM_OK;
     double *d_doubles = NULL;
     int *d_ints = NULL;
-    cudaStream_t stream[N_SLOTS] = {NULL, NULL};
-    float *h_in[N_SLOTS] = {NULL, NULL}, *d_in[N_SLOTS] = {NULL, NULL};
-    double *h_rec[N_SLOTS] = {NULL, NULL}, *d_rec[N_SLOTS] = {NULL, NULL};
+    fm_dce_slot slot[N_SLOTS];
     int *d_next[N_SLOTS] = {NULL, NULL}; /* warp kernel: next voxel of the chunk to take */
-    fm_dce_pending pend[N_SLOTS] = {{0, 0}, {0, 0}};
+    memset(slot, 0, sizeof slot);
     const long long total = w->hi - w->lo;
     const long long chunk = total < CHUNK_VOXELS ? total : CHUNK_VOXELS;
     fm_dce_plan p = *job->plan;
@@ -202,67 +200,31 @@ static fm_status run_device(gpu_work *w)
         p.start_grid = d_doubles + (p.start_grid - tab->doubles);
     }
 
-    for (int k = 0; k < N_SLOTS && chunk > 0; k++) {
-        FM_CUDA_TRY(cudaStreamCreateWithFlags(&stream[k], cudaStreamNonBlocking));
-        FM_CUDA_TRY(cudaHostAlloc((void **)&h_in[k], (size_t)chunk * nt * sizeof(float),
-                                  cudaHostAllocDefault));
-        FM_CUDA_TRY(cudaHostAlloc((void **)&h_rec[k],
-                                  (size_t)chunk * FM_DCE_OUT_COUNT * sizeof(double),
-                                  cudaHostAllocDefault));
-        FM_CUDA_TRY(cudaMalloc((void **)&d_in[k], (size_t)chunk * nt * sizeof(float)));
-        FM_CUDA_TRY(
-            cudaMalloc((void **)&d_rec[k], (size_t)chunk * FM_DCE_OUT_COUNT * sizeof(double)));
+    for (int k = 0; k < N_SLOTS && chunk > 0; k++)
         FM_CUDA_TRY(cudaMalloc((void **)&d_next[k], sizeof(int)));
-    }
-    /* While one slot's chunk computes, the host fills the other slot's pinned buffer and drains
-     * its previous results. */
-    for (long long v0 = w->lo, c = 0; v0 < w->hi; v0 += chunk, c++) {
-        const int k = (int)(c % N_SLOTS);
-        const int nv = (int)(w->hi - v0 < chunk ? w->hi - v0 : chunk);
-        if (pend[k].n) {
-            FM_CUDA_TRY(cudaStreamSynchronize(stream[k]));
-            drain(w, h_rec[k], &pend[k]);
-        }
-        if (*w->cancel)
-            break;
-        memcpy(h_in[k], job->tissue + v0 * nt, (size_t)nv * nt * sizeof(float));
-        FM_CUDA_TRY(cudaMemcpyAsync(d_in[k], h_in[k], (size_t)nv * nt * sizeof(float),
-                                    cudaMemcpyHostToDevice, stream[k]));
-        if (use_warp) {
-            const int blocks = (int)((nv + FM_DCE_WARPS_PER_BLOCK - 1) / FM_DCE_WARPS_PER_BLOCK);
-            FM_CUDA_TRY(cudaMemsetAsync(d_next[k], 0, sizeof(int), stream[k]));
-            warp_kernel<<<blocks < warp_blocks ? blocks : warp_blocks,
-                          FM_DCE_WARPS_PER_BLOCK * 32, warp_smem, stream[k]>>>(
-                p, nm, lay, d_in[k], nv, d_rec[k], d_next[k]);
-            FM_CUDA_CHECK_LAUNCH("dce_fit_warp");
-        } else {
-            dce_fit<<<nv, threads, smem, stream[k]>>>(p, nm, d_in[k], nv, d_rec[k]);
-            FM_CUDA_CHECK_LAUNCH("dce_fit");
-        }
-        FM_CUDA_TRY(cudaMemcpyAsync(h_rec[k], d_rec[k],
-                                    (size_t)nv * FM_DCE_OUT_COUNT * sizeof(double),
-                                    cudaMemcpyDeviceToHost, stream[k]));
-        pend[k].v0 = v0;
-        pend[k].n = nv;
-    }
-    for (int k = 0; k < N_SLOTS; k++) {
-        if (pend[k].n) {
-            FM_CUDA_TRY(cudaStreamSynchronize(stream[k]));
-            drain(w, h_rec[k], &pend[k]);
-        }
-    }
+    status = fm_dce_stream<N_SLOTS, FM_DCE_OUT_COUNT, fm_dce_job, drain>(
+        w, slot, chunk, nt, 0, [&](int k, int nv) {
+            fm_status status = FM_OK;
+            const cudaStream_t stream = slot[k].stream;
+            if (use_warp) {
+                const int blocks =
+                    (int)((nv + FM_DCE_WARPS_PER_BLOCK - 1) / FM_DCE_WARPS_PER_BLOCK);
+                FM_CUDA_TRY(cudaMemsetAsync(d_next[k], 0, sizeof(int), stream));
+                const int grid = blocks < warp_blocks ? blocks : warp_blocks;
+                warp_kernel<<<grid, FM_DCE_WARPS_PER_BLOCK * 32, warp_smem, stream>>>(
+                    p, nm, lay, slot[k].d_in, nv, slot[k].d_rec, d_next[k]);
+                FM_CUDA_CHECK_LAUNCH("dce_fit_warp");
+            } else {
+                dce_fit<<<nv, threads, smem, stream>>>(p, nm, slot[k].d_in, nv, slot[k].d_rec);
+                FM_CUDA_CHECK_LAUNCH("dce_fit");
+            }
+        cleanup:
+            return status;
+        });
 cleanup:
-    for (int k = 0; k < N_SLOTS; k++) {
-        if (stream[k])
-            cudaStreamSynchronize(stream[k]);
-        cudaFreeHost(h_in[k]);
-        cudaFreeHost(h_rec[k]);
-        cudaFree(d_in[k]);
-        cudaFree(d_rec[k]);
+    fm_dce_slots_free(slot, N_SLOTS);
+    for (int k = 0; k < N_SLOTS; k++)
         cudaFree(d_next[k]);
-        if (stream[k])
-            cudaStreamDestroy(stream[k]);
-    }
     cudaFree(d_doubles);
     cudaFree(d_ints);
     return status;

@@ -1,12 +1,15 @@
 /* Private to the DCE .cu files (dce_cuda.cu, pk_cuda.cu): the host side that the Wang-Cao fit and
- * the standard models share: one GPU's share of the voxels, its finished chunks drained into the
- * caller's maps, and the voxels split over the GPUs. */
+ * the standard models share: one GPU's share of the voxels streamed through it in chunks, the
+ * finished chunks drained into the caller's maps, and the voxels split over the GPUs. */
 #pragma once
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "../cuda_check.h"
 #include "../cuda_staging.h"
+#include "../device_private.h"
 
 /* One GPU's share. Job is fm_dce_job or fm_pk_job. */
 template <typename Job> struct fm_dce_gpu_work {
@@ -97,4 +100,85 @@ cleanup:
     free(work);
     free(threads);
     return status;
+}
+
+/* One of the chunks in flight: its stream, pinned and device buffers, and the chunk it holds. */
+typedef struct {
+    cudaStream_t stream;
+    float *h_in, *d_in;    /* curves of up to a chunk's voxels */
+    double *h_rec, *d_rec; /* their records, map-major */
+    fm_dce_pending pend;
+} fm_dce_slot;
+
+/* Streams w's share through n_slots slots (zeroed by the caller, freed with fm_dce_slots_free
+ * also after an error) in chunks of up to `chunk` voxels of nt frames and n_out records: while
+ * one slot's chunk computes, the host fills the next slot's pinned buffer and drains its previous
+ * results. launch(k, nv) queues the fit of slot k's nv voxels on its stream and returns FM_OK or
+ * an error with w->msg filled. parallel_copy: fill the pinned buffers on all cores. */
+template <int n_slots, int n_out, typename Job,
+          void (*Drain)(fm_dce_gpu_work<Job> *w, const double *h_rec, fm_dce_pending *pc),
+          typename Launch>
+static fm_status fm_dce_stream(fm_dce_gpu_work<Job> *w, fm_dce_slot *slot, long long chunk, int nt,
+                               int parallel_copy, Launch launch)
+{
+    const Job *job = w->job;
+    char *msg = w->msg;
+    size_t msg_len = sizeof w->msg;
+    fm_status status = FM_OK;
+    for (int k = 0; k < n_slots && chunk > 0; k++) {
+        fm_dce_slot *s = &slot[k];
+        FM_CUDA_TRY(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+        FM_CUDA_TRY(cudaHostAlloc((void **)&s->h_in, (size_t)chunk * nt * sizeof(float),
+                                  cudaHostAllocDefault));
+        FM_CUDA_TRY(cudaHostAlloc((void **)&s->h_rec, (size_t)chunk * n_out * sizeof(double),
+                                  cudaHostAllocDefault));
+        FM_CUDA_TRY(cudaMalloc((void **)&s->d_in, (size_t)chunk * nt * sizeof(float)));
+        FM_CUDA_TRY(cudaMalloc((void **)&s->d_rec, (size_t)chunk * n_out * sizeof(double)));
+    }
+    for (long long v0 = w->lo, c = 0; v0 < w->hi; v0 += chunk, c++) {
+        fm_dce_slot *s = &slot[c % n_slots];
+        const int nv = (int)(w->hi - v0 < chunk ? w->hi - v0 : chunk);
+        if (s->pend.n) {
+            FM_CUDA_TRY(cudaStreamSynchronize(s->stream));
+            Drain(w, s->h_rec, &s->pend);
+        }
+        if (*w->cancel)
+            break;
+        if (parallel_copy)
+            fm_parallel_memcpy(s->h_in, job->tissue + v0 * nt, (size_t)nv * nt * sizeof(float));
+        else
+            memcpy(s->h_in, job->tissue + v0 * nt, (size_t)nv * nt * sizeof(float));
+        FM_CUDA_TRY(cudaMemcpyAsync(s->d_in, s->h_in, (size_t)nv * nt * sizeof(float),
+                                    cudaMemcpyHostToDevice, s->stream));
+        status = launch((int)(c % n_slots), nv);
+        if (status != FM_OK)
+            goto cleanup;
+        FM_CUDA_TRY(cudaMemcpyAsync(s->h_rec, s->d_rec, (size_t)nv * n_out * sizeof(double),
+                                    cudaMemcpyDeviceToHost, s->stream));
+        s->pend.v0 = v0;
+        s->pend.n = nv;
+    }
+    for (int k = 0; k < n_slots; k++) {
+        if (slot[k].pend.n) {
+            FM_CUDA_TRY(cudaStreamSynchronize(slot[k].stream));
+            Drain(w, slot[k].h_rec, &slot[k].pend);
+        }
+    }
+cleanup:
+    return status;
+}
+
+/* Waits for the slots' streams and frees what fm_dce_stream allocated. */
+static inline void fm_dce_slots_free(fm_dce_slot *slot, int n_slots)
+{
+    for (int k = 0; k < n_slots; k++) {
+        if (slot[k].stream)
+            cudaStreamSynchronize(slot[k].stream);
+        cudaFreeHost(slot[k].h_in);
+        cudaFreeHost(slot[k].h_rec);
+        cudaFree(slot[k].d_in);
+        cudaFree(slot[k].d_rec);
+        if (slot[k].stream)
+            cudaStreamDestroy(slot[k].stream);
+    }
 }

@@ -229,17 +229,9 @@ static fm_status run_device(gpu_work *w)
     size_t msg_len = sizeof w->msg;
     fm_status status = FM_OK;
     double *d_doubles = NULL;
-    cudaStream_t stream[N_SLOTS];
-    float *h_in[N_SLOTS], *d_in[N_SLOTS];
-    double *h_rec[N_SLOTS], *d_rec[N_SLOTS];
-    fm_dce_pending pend[N_SLOTS];
+    fm_dce_slot slot[N_SLOTS];
     pk_rounds rounds[N_SLOTS];
-    memset(stream, 0, sizeof stream);
-    memset(h_in, 0, sizeof h_in);
-    memset(d_in, 0, sizeof d_in);
-    memset(h_rec, 0, sizeof h_rec);
-    memset(d_rec, 0, sizeof d_rec);
-    memset(pend, 0, sizeof pend);
+    memset(slot, 0, sizeof slot);
     memset(rounds, 0, sizeof rounds);
     const long long total = w->hi - w->lo;
     const long long chunk = total < CHUNK_VOXELS ? total : CHUNK_VOXELS;
@@ -250,58 +242,22 @@ static fm_status run_device(gpu_work *w)
     status = pk_device_setup(w->device, tab, staged, smem, &d_doubles, &p, msg, msg_len);
     if (status != FM_OK)
         goto cleanup;
-
-    for (int k = 0; k < N_SLOTS && chunk > 0; k++) {
-        FM_CUDA_TRY(cudaStreamCreateWithFlags(&stream[k], cudaStreamNonBlocking));
-        FM_CUDA_TRY(cudaHostAlloc((void **)&h_in[k], (size_t)chunk * nt * sizeof(float),
-                                  cudaHostAllocDefault));
-        FM_CUDA_TRY(cudaHostAlloc((void **)&h_rec[k],
-                                  (size_t)chunk * FM_PK_OUT_COUNT * sizeof(double),
-                                  cudaHostAllocDefault));
-        FM_CUDA_TRY(cudaMalloc((void **)&d_in[k], (size_t)chunk * nt * sizeof(float)));
-        FM_CUDA_TRY(
-            cudaMalloc((void **)&d_rec[k], (size_t)chunk * FM_PK_OUT_COUNT * sizeof(double)));
+    for (int k = 0; k < N_SLOTS && chunk > 0; k++)
         FM_CUDA_TRY(pk_rounds_alloc(&rounds[k], chunk));
-    }
-    /* While one slot's chunk computes, the host fills the other slot's pinned buffer and drains
-     * its previous results. */
-    for (long long v0 = w->lo, c = 0; v0 < w->hi; v0 += chunk, c++) {
-        const int k = (int)(c % N_SLOTS);
-        const int nv = (int)(w->hi - v0 < chunk ? w->hi - v0 : chunk);
-        if (pend[k].n) {
-            FM_CUDA_TRY(cudaStreamSynchronize(stream[k]));
-            drain(w, h_rec[k], &pend[k]);
-        }
-        if (*w->cancel)
-            break;
-        fm_parallel_memcpy(h_in[k], job->tissue + v0 * nt, (size_t)nv * nt * sizeof(float));
-        FM_CUDA_TRY(cudaMemcpyAsync(d_in[k], h_in[k], (size_t)nv * nt * sizeof(float),
-                                    cudaMemcpyHostToDevice, stream[k]));
-        FM_CUDA_TRY(pk_launch(p, d_in[k], nv, staged, smem, d_rec[k], rounds[k], stream[k]));
-        FM_CUDA_TRY(cudaMemcpyAsync(h_rec[k], d_rec[k],
-                                    (size_t)nv * FM_PK_OUT_COUNT * sizeof(double),
-                                    cudaMemcpyDeviceToHost, stream[k]));
-        pend[k].v0 = v0;
-        pend[k].n = nv;
-    }
-    for (int k = 0; k < N_SLOTS; k++) {
-        if (pend[k].n) {
-            FM_CUDA_TRY(cudaStreamSynchronize(stream[k]));
-            drain(w, h_rec[k], &pend[k]);
-        }
-    }
+    status = fm_dce_stream<N_SLOTS, FM_PK_OUT_COUNT, fm_pk_job, drain>(
+        w, slot, chunk, nt, 1, [&](int k, int nv) {
+            fm_status launched = FM_OK;
+            const cudaError_t e = pk_launch(p, slot[k].d_in, nv, staged, smem, slot[k].d_rec,
+                                            rounds[k], slot[k].stream);
+            if (e != cudaSuccess)
+                launched = fm_fail(FM_ERR_DEVICE, msg, msg_len, "%s:%d: pk_launch: %s", __FILE__,
+                                   __LINE__, cudaGetErrorString(e));
+            return launched;
+        });
 cleanup:
-    for (int k = 0; k < N_SLOTS; k++) {
-        if (stream[k])
-            cudaStreamSynchronize(stream[k]);
-        cudaFreeHost(h_in[k]);
-        cudaFreeHost(h_rec[k]);
-        cudaFree(d_in[k]);
-        cudaFree(d_rec[k]);
+    fm_dce_slots_free(slot, N_SLOTS);
+    for (int k = 0; k < N_SLOTS; k++)
         pk_rounds_free(&rounds[k]);
-        if (stream[k])
-            cudaStreamDestroy(stream[k]);
-    }
     cudaFree(d_doubles);
     return status;
 }
