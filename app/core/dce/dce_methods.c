@@ -6,10 +6,9 @@
 
 #include "app/core/dce/dce_prep.h"
 #include "app/core/dce/dce_result.h"
+#include "app/core/dce/dce_volume_map.h"
 #include "app/core/error.h"
 #include "app/core/io/dce_stack.h"
-#include "app/core/io/nifti.h"
-#include "app/core/io/tiff.h"
 #include "app/core/methods.h"
 #include "app/core/roi.h"
 #include "kernels/dce/dce.h"
@@ -194,14 +193,6 @@ static const fm_output_spec dce_outputs[] = {
 
 G_STATIC_ASSERT(G_N_ELEMENTS(dce_outputs) == OUT_TOTAL);
 
-static const char *label_of(const fm_dataset *ds)
-{
-    if (!ds->source_path)
-        return "dataset";
-    const char *slash = strrchr(ds->source_path, G_DIR_SEPARATOR);
-    return slash ? slash + 1 : ds->source_path;
-}
-
 static void conversion_from_params(const fm_params *p, fm_dce_conversion *c)
 {
     fm_dce_conversion_parse(fm_params_get_choice(p, "conversion"), &c->kind);
@@ -215,24 +206,8 @@ static void conversion_from_params(const fm_params *p, fm_dce_conversion *c)
 /* The optional T10 map, checked against the volume. */
 static float *load_t10_map(const char *path, const fm_dce_geometry *g, GError **error)
 {
-    g_autoptr(fm_dataset) m = NULL;
-    if (g_str_has_suffix(path, ".nii") || g_str_has_suffix(path, ".nii.gz"))
-        m = fm_nifti_read(path, error);
-    else
-        m = fm_tiff_read(path, error);
-    if (!m)
-        return NULL;
-    gsize volume = (gsize)g->nx * g->ny * g->nz;
-    if (fm_dataset_width(m) != g->nx || fm_dataset_height(m) != g->ny ||
-        fm_dataset_n_elements(m) != volume) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
-                    _("%s: the T10 map must be %d x %d x %d voxels"), path, g->nx, g->ny, g->nz);
-        return NULL;
-    }
-    float *t10 = g_new(float, volume);
-    for (gsize v = 0; v < volume; v++)
-        t10[v] = (float)fm_dataset_value(m, v);
-    return t10;
+    return fm_dce_read_volume_map(path, g, 1.0, _("%s: the T10 map must be %d x %d x %d voxels"),
+                                  error);
 }
 
 /* "key=value" from a "; "-separated TIFF description, or 0. */
@@ -260,8 +235,8 @@ static fm_dataset *as_series(fm_dataset *ds, const fm_params *params, GError **e
     int pages = (int)ds->dims[2].size;
     if (pages % nz != 0) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
-                    _("%s: %d pages are not a whole number of %d-slice volumes"), label_of(ds),
-                    pages, nz);
+                    _("%s: %d pages are not a whole number of %d-slice volumes"),
+                    fm_dce_dataset_label(ds), pages, nz);
         return NULL;
     }
     fm_dataset *series =
@@ -307,7 +282,7 @@ static fm_result *dce_run(const fm_method *method, fm_dataset *source, const fm_
     g_autoptr(fm_dataset) dataset = as_series(source, params, error);
     if (!dataset)
         return NULL;
-    const char *label = label_of(dataset);
+    const char *label = fm_dce_dataset_label(dataset);
     fm_dce_geometry g;
     if (!fm_dce_geometry_of(dataset, &g, error))
         return NULL;

@@ -6,11 +6,10 @@
 #include <string.h>
 
 #include "app/core/dce/dce_prep.h"
+#include "app/core/dce/dce_volume_map.h"
 #include "app/core/error.h"
 #include "app/core/io/dce_stack.h"
 #include "app/core/io/frame_times.h"
-#include "app/core/io/nifti.h"
-#include "app/core/io/tiff.h"
 #include "app/core/methods.h"
 #include "kernels/dce/t1_vfa.h"
 
@@ -69,14 +68,6 @@ static const fm_output_spec t1_vfa_outputs[] = {
     {.name = "rmse", .unit = "a.u.", .title = N_("RMS residual of the signal fit")},
 };
 
-static const char *label_of(const fm_dataset *ds)
-{
-    if (!ds->source_path)
-        return "dataset";
-    const char *slash = strrchr(ds->source_path, G_DIR_SEPARATOR);
-    return slash ? slash + 1 : ds->source_path;
-}
-
 /* The flip angles and TR: parameters, else what the reader found in the headers. */
 static double *acquisition(const fm_dataset *ds, const fm_params *params, int n_images,
                            double *tr_ms, GString *said, GError **error)
@@ -92,12 +83,12 @@ static double *acquisition(const fm_dataset *ds, const fm_params *params, int n_
                     from_headers ? _("%s: give the flip angles (flip_angles_deg): the file does "
                                      "not say them")
                                  : _("%s: flip_angles_deg is not a list of numbers"),
-                    label_of(ds));
+                    fm_dce_dataset_label(ds));
         return NULL;
     }
     if (n != n_images) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM, _("%s: %d flip angles for %d images"),
-                    label_of(ds), n, n_images);
+                    fm_dce_dataset_label(ds), n, n_images);
         g_free(angles);
         return NULL;
     }
@@ -113,7 +104,7 @@ static double *acquisition(const fm_dataset *ds, const fm_params *params, int n_
     if (!(*tr_ms > 0)) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
                     _("%s: give the repetition time (tr_ms): the file does not say it"),
-                    label_of(ds));
+                    fm_dce_dataset_label(ds));
         g_free(angles);
         return NULL;
     }
@@ -125,24 +116,8 @@ static double *acquisition(const fm_dataset *ds, const fm_params *params, int n_
 /* The B1 map as factors actual/nominal, one per voxel of the volume, or NULL with an error. */
 static float *load_b1(const char *path, gboolean percent, const fm_dce_geometry *g, GError **error)
 {
-    g_autoptr(fm_dataset) m = NULL;
-    if (g_str_has_suffix(path, ".nii") || g_str_has_suffix(path, ".nii.gz"))
-        m = fm_nifti_read(path, error);
-    else
-        m = fm_tiff_read(path, error);
-    if (!m)
-        return NULL;
-    gsize volume = (gsize)g->nx * g->ny * g->nz;
-    if (fm_dataset_width(m) != g->nx || fm_dataset_height(m) != g->ny ||
-        fm_dataset_n_elements(m) != volume) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
-                    _("%s: the B1 map must be %d x %d x %d voxels"), path, g->nx, g->ny, g->nz);
-        return NULL;
-    }
-    float *b1 = g_new(float, volume);
-    for (gsize v = 0; v < volume; v++)
-        b1[v] = (float)(fm_dataset_value(m, v) * (percent ? 0.01 : 1.0));
-    return b1;
+    return fm_dce_read_volume_map(path, g, percent ? 0.01 : 1.0,
+                                  _("%s: the B1 map must be %d x %d x %d voxels"), error);
 }
 
 static fm_result *t1_vfa_run(const fm_method *method, fm_dataset *source, const fm_params *params,
@@ -155,7 +130,7 @@ static fm_result *t1_vfa_run(const fm_method *method, fm_dataset *source, const 
         if (pages % nz != 0) {
             g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
                         _("%s: %d pages are not a whole number of %d-slice volumes"),
-                        label_of(source), pages, nz);
+                        fm_dce_dataset_label(source), pages, nz);
             return NULL;
         }
         dataset =

@@ -6,10 +6,9 @@
 
 #include "app/core/dce/pk_inputs.h"
 #include "app/core/dce/dce_result.h"
+#include "app/core/dce/dce_volume_map.h"
 #include "app/core/error.h"
 #include "app/core/io/frame_times.h"
-#include "app/core/io/nifti.h"
-#include "app/core/io/tiff.h"
 #include "app/core/methods.h"
 #include "kernels/dce/pk.h"
 
@@ -197,22 +196,8 @@ static fm_pk_model model_of(const fm_method *method)
 /* The optional T10 map, checked against the volume. */
 static float *load_t10_map(const char *path, const fm_dce_geometry *g, GError **error)
 {
-    g_autoptr(fm_dataset) m = g_str_has_suffix(path, ".nii") || g_str_has_suffix(path, ".nii.gz")
-                                  ? fm_nifti_read(path, error)
-                                  : fm_tiff_read(path, error);
-    if (!m)
-        return NULL;
-    gsize volume = (gsize)g->nx * g->ny * g->nz;
-    if (fm_dataset_width(m) != g->nx || fm_dataset_height(m) != g->ny ||
-        fm_dataset_n_elements(m) != volume) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
-                    _("%s: the T10 map must be %d x %d x %d voxels"), path, g->nx, g->ny, g->nz);
-        return NULL;
-    }
-    float *t10 = g_new(float, volume);
-    for (gsize v = 0; v < volume; v++)
-        t10[v] = (float)fm_dataset_value(m, v);
-    return t10;
+    return fm_dce_read_volume_map(path, g, 1.0, _("%s: the T10 map must be %d x %d x %d voxels"),
+                                  error);
 }
 
 /* Conversion from the parameters; SPGR's TR and flip angle from the headers when not given.
