@@ -66,17 +66,32 @@ gboolean fm_dce_conversion_check(const fm_dce_conversion *c, int n_times, GError
  * by S0 cancels M0 sin(a); with y = (S/S0)(1 - E0)/(1 - cos(a) E0) the equation is linear in
  * E: E = (1 - y) / (1 - y cos(a)), so R1 = -ln(E) / TR and C = (R1 - R10) / r1. y >= 1 means a
  * signal at or above full relaxation, which no concentration explains: NaN. */
-static double spgr_concentration(double ratio, double t10_s, const fm_dce_conversion *c)
+/* The SPGR constants of one voxel (its T10), worked out once per curve rather than per sample:
+ * the conversion of a whole volume is the preparation's main cost. */
+typedef struct {
+    double tr_s, cos_a, r10, e0, r1;
+} spgr_voxel;
+
+static spgr_voxel spgr_voxel_of(double t10_s, const fm_dce_conversion *c)
 {
-    const double tr_s = c->tr_ms * 1e-3, cos_a = cos(c->flip_deg * G_PI / 180.0);
-    const double r10 = 1.0 / t10_s, e0 = exp(-tr_s * r10);
-    const double y = ratio * (1.0 - e0) / (1.0 - cos_a * e0);
+    spgr_voxel v;
+    v.tr_s = c->tr_ms * 1e-3;
+    v.cos_a = cos(c->flip_deg * G_PI / 180.0);
+    v.r10 = 1.0 / t10_s;
+    v.e0 = exp(-v.tr_s * v.r10);
+    v.r1 = c->r1_per_mm_s;
+    return v;
+}
+
+static double spgr_concentration(double ratio, const spgr_voxel *v)
+{
+    const double y = ratio * (1.0 - v->e0) / (1.0 - v->cos_a * v->e0);
     if (!(y < 1.0) || !(y > -1e300))
         return NAN;
-    const double e = (1.0 - y) / (1.0 - y * cos_a);
+    const double e = (1.0 - y) / (1.0 - y * v->cos_a);
     if (!(e > 0.0))
         return NAN;
-    return (-log(e) / tr_s - r10) / c->r1_per_mm_s;
+    return (-log(e) / v->tr_s - v->r10) / v->r1;
 }
 
 double fm_dce_convert_curve(const fm_dce_conversion *c, double t10_s, double *curve, int n)
@@ -88,6 +103,7 @@ double fm_dce_convert_curve(const fm_dce_conversion *c, double t10_s, double *cu
     for (int i = 0; i < nb; i++)
         s0 += curve[i];
     s0 /= nb;
+    const spgr_voxel spgr = spgr_voxel_of(t10_s, c);
     for (int i = 0; i < n; i++) {
         switch (c->kind) {
         case FM_DCE_CONV_CT:
@@ -97,7 +113,7 @@ double fm_dce_convert_curve(const fm_dce_conversion *c, double t10_s, double *cu
             curve[i] = s0 > 0.0 ? curve[i] / s0 - 1.0 : NAN;
             break;
         default:
-            curve[i] = s0 > 0.0 ? spgr_concentration(curve[i] / s0, t10_s, c) : NAN;
+            curve[i] = s0 > 0.0 ? spgr_concentration(curve[i] / s0, &spgr) : NAN;
             break;
         }
     }
