@@ -6,9 +6,10 @@
 
 #include "app/core/dce/dce_prep.h"
 #include "app/core/dce/dce_result.h"
+#include "app/core/dce/dce_series.h"
 #include "app/core/dce/dce_volume_map.h"
 #include "app/core/error.h"
-#include "app/core/io/dce_stack.h"
+#include "app/core/io/frame_times.h"
 #include "app/core/methods.h"
 #include "app/core/roi.h"
 #include "kernels/dce/dce.h"
@@ -98,24 +99,8 @@ static const fm_param_spec dce_params[] = {
      .help = N_("Without a liver ROI: fit voxels whose peak concentration is at least this "
                 "fraction of the arterial peak (and, for MRI, whose baseline signal is at least "
                 "this fraction of the largest).")},
-    {.key = "stack_slices",
-     .type = FM_PARAM_INT,
-     .title = N_("Slices in a TIFF stack"),
-     .default_value = 0,
-     .min = 0,
-     .max = 1024,
-     .unit = "slices",
-     .help = N_("TIFF stacks (pages z fastest): slices per volume; 0 = from the file's "
-                "description (slices=N), else 1.")},
-    {.key = "frame_interval_s",
-     .type = FM_PARAM_DOUBLE,
-     .title = N_("Frame interval"),
-     .default_value = 0,
-     .min = 0,
-     .max = 3600,
-     .unit = "s",
-     .help = N_("TIFF stacks: time between volumes; 0 = from the file's description "
-                "(frame_interval_s=S), else 1 s. NIfTI and DICOM carry their own times.")},
+    FM_DCE_PARAM_STACK_SLICES,
+    FM_DCE_PARAM_FRAME_INTERVAL,
     {.key = "start",
      .type = FM_PARAM_ENUM,
      .title = N_("Start"),
@@ -210,42 +195,6 @@ static float *load_t10_map(const char *path, const fm_dce_geometry *g, GError **
                                   error);
 }
 
-/* "key=value" from a "; "-separated TIFF description, or 0. */
-static double description_value(const fm_dataset *ds, const char *key)
-{
-    const char *d = fm_dataset_get_meta(ds, "description");
-    g_autofree char *needle = g_strconcat(key, "=", NULL);
-    const char *at = d ? strstr(d, needle) : NULL;
-    return at ? g_ascii_strtod(at + strlen(needle), NULL) : 0.0;
-}
-
-/* A 3-D x, y, pages TIFF stack becomes x, y, z, t; 4-D series pass through. */
-static fm_dataset *as_series(fm_dataset *ds, const fm_params *params, GError **error)
-{
-    if (ds->n_dims != 3)
-        return fm_dataset_ref(ds);
-    int nz = fm_params_get_int(params, "stack_slices");
-    double dt = fm_params_get_double(params, "frame_interval_s");
-    if (nz <= 0)
-        nz = MAX((int)description_value(ds, "slices"), 1);
-    if (!(dt > 0))
-        dt = description_value(ds, "frame_interval_s");
-    if (!(dt > 0))
-        dt = 1.0;
-    int pages = (int)ds->dims[2].size;
-    if (pages % nz != 0) {
-        g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
-                    _("%s: %d pages are not a whole number of %d-slice volumes"),
-                    fm_dce_dataset_label(ds), pages, nz);
-        return NULL;
-    }
-    fm_dataset *series =
-        fm_dce_stack_reshape(ds, nz, pages / nz, FM_DCE_PAGES_Z_FASTEST, dt, NULL, error);
-    if (series && !series->source_path)
-        series->source_path = g_strdup(ds->source_path);
-    return series;
-}
-
 /* Input curves from the CSV (which must sample the dataset's frames) or from the VOIs. */
 static gboolean get_inputs(const fm_dataset *ds, const fm_params *params, GPtrArray *rois,
                            const fm_dce_conversion *conv, const float *t10, fm_dce_inputs *in,
@@ -279,7 +228,7 @@ static gboolean get_inputs(const fm_dataset *ds, const fm_params *params, GPtrAr
 static fm_result *dce_run(const fm_method *method, fm_dataset *source, const fm_params *params,
                           GPtrArray *rois, fm_job_context *context, GError **error)
 {
-    g_autoptr(fm_dataset) dataset = as_series(source, params, error);
+    g_autoptr(fm_dataset) dataset = fm_dce_series_of(source, params, error);
     if (!dataset)
         return NULL;
     const char *label = fm_dce_dataset_label(dataset);

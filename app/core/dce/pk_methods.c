@@ -6,6 +6,7 @@
 
 #include "app/core/dce/pk_inputs.h"
 #include "app/core/dce/dce_result.h"
+#include "app/core/dce/dce_series.h"
 #include "app/core/dce/dce_volume_map.h"
 #include "app/core/error.h"
 #include "app/core/io/frame_times.h"
@@ -104,6 +105,8 @@ static const fm_param_spec pk_params[] = {
      .help = N_("Without a tissue ROI: fit voxels whose peak concentration is at least this "
                 "fraction of the input's peak (and, for MRI, whose baseline signal is at least "
                 "this fraction of the largest).")},
+    FM_DCE_PARAM_STACK_SLICES,
+    FM_DCE_PARAM_FRAME_INTERVAL,
     {.key = "max_iterations",
      .type = FM_PARAM_INT,
      .title = N_("Max iterations"),
@@ -230,10 +233,14 @@ static gboolean conversion_from(const fm_dataset *ds, const fm_params *p, fm_dce
     return TRUE;
 }
 
-static fm_result *pk_run(const fm_method *method, fm_dataset *dataset, const fm_params *params,
+static fm_result *pk_run(const fm_method *method, fm_dataset *source, const fm_params *params,
                          GPtrArray *rois, fm_job_context *context, GError **error)
 {
     const fm_pk_model model = model_of(method);
+    /* The same series dce.dual_input reads: a TIFF stack by its slices and frame interval. */
+    g_autoptr(fm_dataset) dataset = fm_dce_series_of(source, params, error);
+    if (!dataset)
+        return NULL;
     fm_dce_geometry g;
     if (!fm_dce_geometry_of(dataset, &g, error))
         return NULL;
