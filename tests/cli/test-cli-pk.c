@@ -233,6 +233,67 @@ static void test_tiff_stack(void)
     check_recovery("pk-stack", "maps-stack-tif", etofts_maps);
 }
 
+/* No tissue ROI: the threshold picks the enhancing voxels, and the artery ROI's, which enhance
+ * most, are left out (they are the input, not tissue). Fitted are exactly the voxels the note
+ * counts, all inside the phantom's tissue regions, none in the artery. */
+static void test_threshold_leaves_artery_out(void)
+{
+    simulate("tofts", "pk-threshold");
+    g_autofree char *path = cli_test_tmp_path("pk-threshold.rois.json");
+    g_autoptr(GPtrArray) rois = fm_roi_list_from_file(path, NULL);
+    g_assert_nonnull(rois);
+    g_autoptr(GPtrArray) artery_only = g_ptr_array_new();
+    for (guint i = 0; i < rois->len; i++)
+        if (g_strcmp0(((fm_roi *)rois->pdata[i])->role, "artery") == 0)
+            g_ptr_array_add(artery_only, rois->pdata[i]);
+    g_assert_cmpuint(artery_only->len, ==, 1);
+    g_autofree char *artery_path = cli_test_tmp_path("pk-threshold.artery.json");
+    g_assert_true(fm_roi_list_to_file(artery_path, artery_only, NULL));
+    cli_result r =
+        cli_test_run(tmp_dir, NULL, "run", "dce.tofts", "pk-threshold.nii", "--roi",
+                     "pk-threshold.artery.json", "--tr_ms=5", "--flip_deg=30", "-o",
+                     "maps-threshold", "--no-catalogue", "--backend=cpu", "--json", NULL);
+    g_assert_cmpint(r.status, ==, 0);
+    const char *counted = strstr(r.out, "tofts fitted to ");
+    g_assert_nonnull(counted);
+    guint64 n_note = g_ascii_strtoull(counted + strlen("tofts fitted to "), NULL, 10);
+    gboolean said =
+        strstr(r.out, "(no tissue ROI; 16 voxels of the arterial ROI left out)") != NULL;
+    cli_result_clear(&r);
+
+    g_autofree char *ktrans = g_strdup_printf("%s/maps-threshold/ktrans.tif", tmp_dir);
+    g_autoptr(fm_dataset) map = fm_tiff_read(ktrans, NULL);
+    g_assert_nonnull(map);
+    int w = fm_dataset_width(map), h = fm_dataset_height(map);
+    gsize plane = (gsize)w * h, planes = fm_dataset_n_elements(map) / plane;
+    g_autofree guint8 *artery = fm_roi_rasterise(artery_only->pdata[0], w, h);
+    g_autofree guint8 *tissue = g_new0(guint8, plane);
+    for (guint i = 0; i < rois->len; i++) {
+        const fm_roi *roi = rois->pdata[i];
+        if (g_strcmp0(roi->role, "tissue") != 0)
+            continue;
+        g_autofree guint8 *m = fm_roi_rasterise(roi, w, h);
+        for (gsize p = 0; p < plane; p++)
+            tissue[p] |= m[p];
+    }
+    gsize fitted = 0, in_artery = 0, outside_tissue = 0;
+    for (gsize z = 0; z < planes; z++)
+        for (gsize p = 0; p < plane; p++) {
+            if (isnan(fm_dataset_value(map, z * plane + p)))
+                continue;
+            fitted++;
+            in_artery += artery[p];
+            outside_tissue += !tissue[p];
+        }
+    g_test_message("%" G_GSIZE_FORMAT " voxels fitted, the note says %" G_GUINT64_FORMAT, fitted,
+                   n_note);
+    g_assert_cmpuint(in_artery, ==, 0);
+    g_assert_cmpuint(outside_tissue, ==, 0);
+    g_assert_cmpuint(fitted, ==, n_note);
+    g_assert_cmpuint(fitted, >, 0);
+    g_assert_true(said); /* the note says what was left out */
+}
+
 static void test_missing_input(void)
 {
     /* Only tissue ROIs: exit 2, and the message says what to do. */
@@ -296,6 +357,7 @@ int main(int argc, char **argv)
     }
     g_test_add_func("/cli-pk/artery-aorta-same", test_artery_aorta_same);
     g_test_add_func("/cli-pk/tiff-stack", test_tiff_stack);
+    g_test_add_func("/cli-pk/threshold-leaves-artery-out", test_threshold_leaves_artery_out);
     g_test_add_func("/cli-pk/missing-input", test_missing_input);
     g_test_add_func("/cli-pk/csv-and-population", test_csv_and_population);
     return cli_test_finish(g_test_run());

@@ -144,9 +144,27 @@ static gboolean fit_voxels(const fm_dataset *ds, GPtrArray *rois, const fm_dce_g
         mask = fm_dce_fit_mask(ds, NULL, conv, t10_map, ref_cp, threshold, &n, error);
         if (!mask)
             return FALSE;
-        out->voxel_note = g_strdup_printf(
-            _("%" G_GSIZE_FORMAT " voxels whose peak reaches %g of the input's (no tissue ROI)"), n,
-            threshold);
+        /* The artery enhances most of all, yet it is the input, not tissue: its voxels are left
+         * out (fitting them as tissue gives vp near 1 and Ktrans of nothing). */
+        gsize left_out = 0;
+        for (int r = 0; r < 2; r++) {
+            g_autofree guint8 *artery =
+                fm_dce_role_mask(rois, r == 0 ? FM_PK_ROLE_ARTERY : FM_DCE_ROLE_AORTA, g, NULL);
+            for (gsize v = 0; artery && v < (gsize)g->nx * g->ny * g->nz; v++)
+                if (artery[v] && mask[v]) {
+                    mask[v] = 0;
+                    left_out++;
+                }
+        }
+        n -= left_out;
+        out->voxel_note =
+            left_out ? g_strdup_printf(_("%" G_GSIZE_FORMAT " voxels whose peak reaches %g of the "
+                                         "input's (no tissue ROI; %" G_GSIZE_FORMAT
+                                         " voxels of the arterial ROI left out)"),
+                                       n, threshold, left_out)
+                     : g_strdup_printf(_("%" G_GSIZE_FORMAT " voxels whose peak reaches %g of the "
+                                         "input's (no tissue ROI)"),
+                                       n, threshold);
     }
     if (n == 0) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
