@@ -294,6 +294,37 @@ static void test_threshold_leaves_artery_out(void)
     g_assert_true(said); /* the note says what was left out */
 }
 
+/* A population input is in mM: beside tissue curves in relative enhancement or HU the run is
+ * refused (exit 2) with what to give instead; an ROI input in the same units as the tissue
+ * runs. */
+static void test_population_units(void)
+{
+    simulate("tofts", "pk-units");
+    static const char *const refused[][2] = {
+        {"--aif=parker", "--conversion=enhancement"},
+        {"--aif=georgiou", "--conversion=enhancement"},
+        {"--aif=parker", "--conversion=ct"},
+    };
+    for (gsize i = 0; i < G_N_ELEMENTS(refused); i++) {
+        cli_result r = cli_test_run(tmp_dir, NULL, "run", "dce.tofts", "pk-units.nii", "--roi",
+                                    "pk-units.rois.json", refused[i][0], refused[i][1], "-o",
+                                    "maps-units", "--no-catalogue", "--backend=cpu", NULL);
+        g_test_message("%s %s: %s", refused[i][0], refused[i][1], r.err);
+        g_assert_cmpint(r.status, ==, 2);
+        g_assert_nonnull(strstr(r.err, "population input is a concentration in mM"));
+        g_assert_nonnull(strstr(r.err, "Give --conversion=spgr"));
+        g_assert_nonnull(strstr(r.err, strcmp(refused[i][1], "--conversion=ct") == 0
+                                           ? "HU above the baseline"
+                                           : "relative enhancement S/S0 - 1"));
+        cli_result_clear(&r);
+    }
+    cli_result r = cli_test_run(tmp_dir, NULL, "run", "dce.tofts", "pk-units.nii", "--roi",
+                                "pk-units.rois.json", "--aif=roi", "--conversion=enhancement", "-o",
+                                "maps-units", "--no-catalogue", "--backend=cpu", NULL);
+    g_assert_cmpint(r.status, ==, 0);
+    cli_result_clear(&r);
+}
+
 static void test_missing_input(void)
 {
     /* Only tissue ROIs: exit 2, and the message says what to do. */
@@ -358,6 +389,7 @@ int main(int argc, char **argv)
     g_test_add_func("/cli-pk/artery-aorta-same", test_artery_aorta_same);
     g_test_add_func("/cli-pk/tiff-stack", test_tiff_stack);
     g_test_add_func("/cli-pk/threshold-leaves-artery-out", test_threshold_leaves_artery_out);
+    g_test_add_func("/cli-pk/population-units", test_population_units);
     g_test_add_func("/cli-pk/missing-input", test_missing_input);
     g_test_add_func("/cli-pk/csv-and-population", test_csv_and_population);
     return cli_test_finish(g_test_run());

@@ -284,3 +284,25 @@ gboolean fm_pk_conversion_headers(const fm_dataset *ds, fm_dce_conversion *c, gb
     }
     return TRUE;
 }
+
+gboolean fm_pk_inputs_check_units(const fm_dataset *ds, const fm_dce_conversion *conv,
+                                  fm_pk_aif_kind kind, GError **error)
+{
+    if (kind != FM_PK_AIF_PARKER && kind != FM_PK_AIF_GEORGIOU)
+        return TRUE;
+    if (conv->kind != FM_DCE_CONV_ENHANCEMENT && conv->kind != FM_DCE_CONV_CT)
+        return TRUE;
+    /* Refused, not warned: relative enhancement (HU) is not proportional to mM through any
+     * factor the run knows (SPGR saturates; it depends on T10, TR and flip angle), so every
+     * amplitude parameter would be wrong by an unknown factor and still look plausible. */
+    g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
+                _("%s: the %s population input is a concentration in mM, the tissue curves "
+                  "would be %s: Ktrans, ve, vp and Fp would be off by an unknown factor. Give "
+                  "--conversion=spgr (with T10, TR and flip angle) or none (data in mM), or an "
+                  "arterial input in the same units (--aif=roi with an artery ROI)"),
+                label_of(ds), kind == FM_PK_AIF_GEORGIOU ? "Georgiou" : "Parker",
+                conv->kind == FM_DCE_CONV_CT ? _("HU above the baseline (--conversion=ct)")
+                                             : _("relative enhancement S/S0 - 1 "
+                                                 "(--conversion=enhancement)"));
+    return FALSE;
+}

@@ -32,6 +32,12 @@ gboolean fm_pk_aif_parse(const char *text, fm_pk_aif_kind *kind);
 gboolean fm_pk_conversion_headers(const fm_dataset *ds, fm_dce_conversion *c, gboolean *tr_header,
                                   gboolean *flip_header, GError **error);
 
+/* FALSE with FM_ERROR_BAD_PARAM when the input's units cannot be those of the tissue curves:
+ * a population curve (mM) beside tissue curves in relative enhancement or HU, which would
+ * scale Ktrans, ve, vp and Fp by an unknown factor. The message says what to give instead. */
+gboolean fm_pk_inputs_check_units(const fm_dataset *ds, const fm_dce_conversion *conv,
+                                  fm_pk_aif_kind kind, GError **error);
+
 typedef struct {
     fm_pk_aif_kind kind;
     const char *csv_path; /* FM_PK_AIF_CSV */

@@ -263,6 +263,8 @@ static fm_result *pk_run(const fm_method *method, fm_dataset *source, const fm_p
     fm_pk_aif_parse(fm_params_get_choice(params, "aif"), &req.kind);
     if (req.kind == FM_PK_AIF_ROI && *req.csv_path)
         req.kind = FM_PK_AIF_CSV; /* the file stands in for the ROI, as for dce.dual_input */
+    if (!fm_pk_inputs_check_units(dataset, &conv, req.kind, error))
+        return NULL;
     fm_pk_inputs in = {0};
     if (!fm_pk_inputs_prepare(dataset, rois, &conv, t10, &req, &in, error))
         return NULL;
