@@ -37,17 +37,21 @@ static char *script_path(void)
     return g_build_filename(FM_TEST_SOURCE_DIR, "dicom_out_read.py", NULL);
 }
 
+/* Debian's python3-pydicom lives in the system interpreter, which a pyenv or venv python3
+ * earlier in PATH does not see. */
+static const char *python3(void)
+{
+    return g_file_test("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE) ? "/usr/bin/python3"
+                                                                      : "python3";
+}
+
 /* pydicom's reading of obj (JSON, parsed into *parser) and its frames in raw (g_free). */
 static JsonObject *read_back(const char *obj, const char *source_dir, JsonParser **parser,
                              guint8 **raw, gsize *raw_len)
 {
     g_autofree char *script = script_path();
     g_autofree char *raw_path = g_strconcat(obj, ".raw", NULL);
-    /* Debian's python3-pydicom lives in the system interpreter, which a pyenv or venv python3
-     * earlier in PATH does not see. */
-    const char *python =
-        g_file_test("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE) ? "/usr/bin/python3" : "python3";
-    const char *argv[] = {python, script, obj, raw_path, source_dir, NULL};
+    const char *argv[] = {python3(), script, obj, raw_path, source_dir, NULL};
     g_autofree char *out = NULL, *err = NULL;
     int status = 0;
     g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out,
@@ -127,14 +131,14 @@ static void check_map(const char *dir, const char *name, const char *source_dir,
     g_assert_cmpstr(json_str(info, "sop_class"), ==, "1.2.840.10008.5.1.4.1.1.30");
     g_autoptr(fm_dataset) truth = fm_tiff_read(tif, NULL);
     g_assert_nonnull(truth);
-    int nz = fm_dataset_frames(truth);
-    g_assert_cmpint(json_object_get_int_member(info, "columns"), ==, NX);
-    g_assert_cmpint(json_object_get_int_member(info, "rows"), ==, NY);
+    int nz = fm_dataset_frames(truth), nx = (int)truth->dims[0].size, ny = (int)truth->dims[1].size;
+    g_assert_cmpint(json_object_get_int_member(info, "columns"), ==, nx);
+    g_assert_cmpint(json_object_get_int_member(info, "rows"), ==, ny);
     g_assert_cmpint(json_object_get_int_member(info, "frames"), ==, nz);
-    g_assert_cmpuint(raw_len, ==, (gsize)NX * NY * nz * sizeof(float));
+    g_assert_cmpuint(raw_len, ==, (gsize)nx * ny * nz * sizeof(float));
     const float *values = (const float *)raw, *expect = truth->data;
     gsize finite = 0;
-    for (gsize i = 0; i < (gsize)NX * NY * nz; i++) {
+    for (gsize i = 0; i < (gsize)nx * ny * nz; i++) {
         if (isnan(expect[i])) {
             g_assert_true(isnan(values[i]));
             continue;
@@ -333,6 +337,91 @@ static void test_nifti_source(void)
     g_object_unref(parser);
 }
 
+/* dicom_overlay.py with args (in tmp_dir): exits 0, or the test fails with its message; its
+ * JSON (NULL when it printed none) is parsed into *parser. */
+static JsonObject *overlay(JsonParser **parser, const char *const *args)
+{
+    g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
+    g_ptr_array_add(argv, g_strdup(python3()));
+    g_ptr_array_add(argv, g_build_filename(FM_TEST_SOURCE_DIR, "dicom_overlay.py", NULL));
+    for (const char *const *a = args; *a; a++)
+        g_ptr_array_add(argv, g_strdup(*a));
+    g_ptr_array_add(argv, NULL);
+    g_autofree char *out = NULL, *err = NULL;
+    int status = 0;
+    g_assert_true(g_spawn_sync(tmp_dir, (char **)argv->pdata, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                               &out, &err, &status, NULL));
+    if (!g_spawn_check_wait_status(status, NULL))
+        g_error("dicom_overlay.py %s: %s", args[0], err);
+    return *out ? cli_test_parse_object(out, parser) : NULL;
+}
+
+static gint64 member_int(JsonObject *o, const char *key)
+{
+    g_assert_true(json_object_has_member(o, key));
+    return json_object_get_int_member(o, key);
+}
+
+/* What a viewer shows: the Tofts phantom as an oblique DICOM series (dicom_overlay.py source)
+ * with one L-shaped lesion of Ktrans 0.6/min on the last slice shown (the series is stacked
+ * against its normal, so that is the first slice written), fitted and exported; every pixel of
+ * the Parametric Map and of the Segmentation is followed through its own plane position,
+ * orientation and pixel spacing to patient coordinates and from there into the source files'
+ * own geometry. The map's pixels above 0.45/min are exactly the lesion's 16 voxels, the
+ * segments exactly the ROIs' voxels; values, units and references as everywhere else. */
+static void test_overlay(void)
+{
+    if (!fm_dicom_available() || !fm_dicom_write_available()) {
+        g_test_skip("this build has no DICOM reader or writer (DCMTK)");
+        return;
+    }
+    if (!have_dciodvfy())
+        return;
+    cli_result r =
+        cli_test_run(tmp_dir, NULL, "simulate", "dce", "--model=tofts", "--width=24", "--height=20",
+                     "--slices=4", "--frames=30", "--snr=0", "-o", "ov.nii", NULL);
+    g_assert_cmpint(r.status, ==, 0);
+    cli_result_clear(&r);
+    const char *source_args[] = {"source",        "ov.nii",       "ov-series",
+                                 "ov-truth.json", "ov-rois.json", NULL};
+    g_assert_null(overlay(NULL, source_args));
+    r = cli_test_run(tmp_dir, NULL, "run", "dce.tofts", "ov-series", "--roi", "ov-rois.json",
+                     "--tr_ms=5", "--flip_deg=30", "--t10_s=1", "--t10_blood_s=1.44",
+                     "--hematocrit=0.45", "-o", "ov-maps", "--backend=cpu", "--export", "dicom",
+                     NULL);
+    if (r.status != 0)
+        g_test_message("stderr: %s", r.err);
+    g_assert_cmpint(r.status, ==, 0);
+    cli_result_clear(&r);
+
+    JsonParser *parser = NULL;
+    const char *map_args[] = {"check", "ov-maps/ktrans.dcm", "ov-series", "ov-truth.json", "0.45",
+                              NULL};
+    JsonObject *map = overlay(&parser, map_args);
+    g_assert_cmpint(member_int(map, "frames"), ==, 4);
+    g_assert_cmpint(member_int(map, "slices"), ==, 4);
+    g_assert_cmpint(member_int(map, "lesion_voxels"), ==, 16);
+    /* noise-free, the 16-bit series' rounding only: the lesion's Ktrans within 2 % of 0.6/min */
+    JsonArray *ktrans = json_object_get_array_member(map, "lesion_ktrans");
+    g_assert_cmpfloat_with_epsilon(json_array_get_double_element(ktrans, 0), 0.6, 0.012);
+    g_assert_cmpfloat_with_epsilon(json_array_get_double_element(ktrans, 1), 0.6, 0.012);
+    g_object_unref(parser);
+
+    const char *seg_args[] = {"check", "ov-maps/rois.seg.dcm", "ov-series", "ov-truth.json", NULL};
+    JsonObject *seg = overlay(&parser, seg_args);
+    g_assert_cmpint(member_int(seg, "tumour"), ==, 10);
+    g_assert_cmpint(member_int(seg, "artery"), ==, 3 * 2 * 4);
+    g_object_unref(parser);
+
+    /* the stored floats are the TIFF maps' and the units UCUM's */
+    g_autofree char *series = cli_test_tmp_path("ov-series");
+    JsonObject *info = NULL;
+    check_map("ov-maps", "ktrans", series, "/min", &info, &parser);
+    g_object_unref(parser);
+    check_map("ov-maps", "ve", series, "1", &info, &parser);
+    g_object_unref(parser);
+}
+
 static void test_bad_format(void)
 {
     cli_result r = cli_test_run(tmp_dir, NULL, "run", "dce.dual_input", "ph.nii", "-o", "x",
@@ -352,6 +441,7 @@ int main(int argc, char **argv)
     g_setenv("FLUXMAP_DATA_DIR", tmp_dir, TRUE);
     g_test_add_func("/cli-dicom-out/dicom-series", test_dicom_series);
     g_test_add_func("/cli-dicom-out/nifti-source", test_nifti_source);
+    g_test_add_func("/cli-dicom-out/overlay", test_overlay);
     g_test_add_func("/cli-dicom-out/bad-format", test_bad_format);
     return cli_test_finish(g_test_run());
 }
