@@ -83,9 +83,9 @@ void fm_pk_params_defaults(fm_pk_params *p, fm_pk_model model)
         p->upper[i] = upper[i];
     }
     p->fit_delay = 0;
-    /* Most OSIPI cases converge in 4-60 Levenberg-Marquardt steps; 2CXM case 8 with a fitted
-     * delay (low Fp, slow valley) takes 187: 300 leaves room without letting a hopeless voxel
-     * run on. */
+    /* OSIPI's cases converge in 3-53 Levenberg-Marquardt steps from their linear start; 2CXM
+     * case 8 with a fitted delay (low Fp, slow valley) took 187 from the grid's: 300 leaves room
+     * without letting a hopeless voxel run on. */
     p->max_iterations = 300;
     p->tolerance = 1e-8;
     p->n_devices = 0;
@@ -164,7 +164,7 @@ fm_status fm_pk_tables_build(const fm_pk_params *params, fm_pk_tables *t, char *
     p->max_iterations = params->max_iterations;
     p->tolerance = params->tolerance;
     p->n_delays = params->fit_delay ? FM_PK_N_DELAYS : 1;
-    p->n_basis = 2 + (two ? FM_PK_N_RATES : 0);
+    p->n_basis = two ? FM_PK_MAX_BASIS : FM_PK_BASIS_INT2;
     const size_t per_delay = (size_t)p->n_basis * (nt + p->n_basis);
     t->n_doubles = 2 * (size_t)nt + p->n_delays + FM_PK_N_RATES + p->n_delays * per_delay;
     t->doubles = calloc(t->n_doubles, sizeof(double));
@@ -184,17 +184,28 @@ fm_status fm_pk_tables_build(const fm_pk_params *params, fm_pk_tables *t, char *
         rates[m] =
             FM_PK_RATE_MAX * pow(FM_PK_RATE_MIN / FM_PK_RATE_MAX, (double)m / (FM_PK_N_RATES - 1));
     /* Basis curves by the same recursion as the fit (pk_math.h): cp(t - d), int cp(t - d),
-     * exp(-r t) * cp(t - d). */
+     * exp(-r t) * cp(t - d); the double integral by the start's integration of the delayed input
+     * (pk_start.h integrates the tissue curve alike). */
     for (int d = 0; d < p->n_delays; d++) {
         double *bd = basis + (size_t)d * p->n_basis * nt;
         for (int b = 0; b < p->n_basis; b++) {
+            if (b == FM_PK_BASIS_INT2) {
+                const double *f = bd + (size_t)FM_PK_BASIS_CP * nt;
+                double *i2 = bd + (size_t)b * nt, i1 = 0, acc = 0;
+                i2[0] = 0;
+                for (int i = 1; i < nt; i++) {
+                    fm_pk_integrate_step(times[i] - times[i - 1], f[i - 1], f[i], &i1, &acc);
+                    i2[i] = acc;
+                }
+                continue;
+            }
             fm_pk_coefs c = {0, {0, 0}, {0, 0}, delays[d]};
-            if (b == 0)
+            if (b == FM_PK_BASIS_CP)
                 c.direct = 1;
             else
                 c.a[0] = 1;
-            if (b >= 2)
-                c.k[0] = rates[b - 2];
+            if (b >= FM_PK_BASIS_RATE0)
+                c.k[0] = rates[b - FM_PK_BASIS_RATE0];
             fm_pk_curve(&c, times, cp, nt, bd + (size_t)b * nt);
         }
         double *gd = gram + (size_t)d * p->n_basis * p->n_basis;

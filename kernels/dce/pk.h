@@ -3,8 +3,10 @@
  * Fenstermacher 1983), two-compartment exchange and uptake (Sourbron & Buckley, Phys. Med. Biol.
  * 57 (2012) R1). The convolution of the plasma input with a model's exponentials uses the exact
  * recursive formula for piecewise-linear inputs (Flouri, Lesnic, Sourbron, MRM 76 (2016) 998),
- * linear in the frame count. Bounded fits start from a linear least-squares solution where the
- * model has one (Murase, MRM 51 (2004) 858), else from the best point of a coarse grid. */
+ * linear in the frame count. Bounded fits start from a linear least-squares solution of the
+ * model's integral form (Murase, MRM 51 (2004) 858 for the Tofts family and Patlak; Flouri,
+ * Lesnic & Sourbron, MRM 76 (2016) 998 for 2CXM and 2CUM, where the best point of a coarse grid
+ * competes with it and replaces it when it is not physical). */
 #pragma once
 
 #include "../fm_kernel.h"

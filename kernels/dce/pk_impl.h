@@ -15,7 +15,13 @@ extern "C" {
 #define FM_PK_RATE_MAX 4.0
 #define FM_PK_RATE_MIN 1e-4
 #define FM_PK_N_DELAYS 21
-#define FM_PK_MAX_BASIS (2 + FM_PK_N_RATES)
+/* Start-table basis curves of one delay d: the input cp(t - d), its integral, (2CXM and 2CUM) its
+ * double integral, then exp(-r t) * cp(t - d) for each grid rate r (2CXM and 2CUM). */
+#define FM_PK_BASIS_CP 0
+#define FM_PK_BASIS_INT 1
+#define FM_PK_BASIS_INT2 2
+#define FM_PK_BASIS_RATE0 3
+#define FM_PK_MAX_BASIS (FM_PK_BASIS_RATE0 + FM_PK_N_RATES)
 
 /* Everything one voxel's fit reads besides its curve; pointers to host or device tables. */
 typedef struct {
@@ -28,10 +34,9 @@ typedef struct {
     double fixed[FM_PK_N_PARAMS]; /* theta of the slots not fitted (delay 0, unused 0) */
     int max_iterations;
     double tolerance;
-    /* Start tables: for each candidate delay, the basis curves cp(t - d), int cp(t - d) and
-     * exp(-r t) * cp(t - d) for each grid rate r (the last only for 2CXM and 2CUM), then their
-     * Gram matrix. basis[(d * n_basis + b) * n_times + i], gram[(d * n_basis + b) * n_basis + c].
-     */
+    /* Start tables: for each candidate delay, the basis curves (FM_PK_BASIS_*: 2 for the Tofts
+     * family and Patlak, FM_PK_MAX_BASIS for 2CXM and 2CUM), then their Gram matrix.
+     * basis[(d * n_basis + b) * n_times + i], gram[(d * n_basis + b) * n_basis + c]. */
     int n_delays, n_basis;
     const double *delays, *rates, *basis, *gram;
 } fm_pk_plan;

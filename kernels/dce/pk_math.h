@@ -62,6 +62,16 @@ FM_HD static inline void fm_pk_step_weights(double k, double dt, double *e, doub
     *w1 = dt * g1;
 }
 
+/* One frame step of the running first and second integrals of a sampled curve taken as linear
+ * between frames (f0 at the start of the step, f1 at its end, dt long): exact for such a curve,
+ * the first integral is the trapezoid. */
+FM_HD static inline void fm_pk_integrate_step(double dt, double f0, double f1, double *i1,
+                                              double *i2)
+{
+    *i2 += dt * (*i1 + dt * (2 * f0 + f1) / 6);
+    *i1 += 0.5 * dt * (f0 + f1);
+}
+
 /* The input at time u by linear interpolation of the frames, held at the first and last frame
  * outside them. *seg walks forward: the queries of one curve must not decrease. */
 FM_HD static inline double fm_pk_input_at(const double *times, const double *cp, int n, double u,
