@@ -176,7 +176,7 @@ static int parse_command(int argc, char **argv, fm_cli_args *args, const fm_meth
     /* MCML simulates from an .mci file or a preset: INPUT is optional there. */
     if (args->positional->len == 0 && g_strcmp0((*method)->family, "mcml") != 0)
         return fm_cli_fail(FM_EXIT_USAGE, _("run: missing INPUT file"));
-    if (args->positional->len > 1)
+    if (args->positional->len > 1 && !(*method)->open_inputs)
         return fm_cli_fail(FM_EXIT_USAGE, _("run: expected one INPUT file, got %u"),
                            args->positional->len);
     const char *outdir = fm_cli_get(args, "output");
@@ -265,6 +265,9 @@ static int execute(const fm_method *method, const fm_params *params, fm_backend 
     g_autoptr(fm_dataset) dataset = NULL;
     if (input && g_str_has_suffix(input, ".mci"))
         dataset = fm_mci_dataset_new(input, &error);
+    else if (input && method->open_inputs)
+        dataset = method->open_inputs((const char *const *)args->positional->pdata,
+                                      (int)args->positional->len, &error);
     else if (input) {
         int part = 0;
         code = fm_cli_input_part(args, input, &part);

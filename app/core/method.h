@@ -41,6 +41,9 @@ struct fm_method {
     int n_outputs;
     /* The CUDA path reads the dataset's own samples: its upload may start before run() */
     gboolean device_reads_dataset;
+    /* A method whose input may be several files or series (dce.t1_vfa: one DICOM series per
+     * flip angle) opens them itself; NULL: one INPUT, opened by fm_dataset_open_part. */
+    fm_dataset *(*open_inputs)(const char *const *paths, int n_paths, GError **error);
     /* rois: GPtrArray of fm_roi* or NULL. Returns NULL and sets error
      * (FM_ERROR_BAD_PARAM / BAD_INPUT / COMPUTE / DEVICE / CANCELLED) on failure. */
     fm_result *(*run)(const fm_method *method, fm_dataset *dataset, const fm_params *params,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "app/core/dataset.h"
+#include "app/core/io/dicom.h"
 #include "app/core/io/nifti.h"
 #include "app/core/io/tiff.h"
 #include "app/core/roi.h"
@@ -325,6 +326,55 @@ static void test_population_units(void)
     cli_result_clear(&r);
 }
 
+/* dce.t1_vfa on the command line with one DICOM series per flip angle given as several INPUTs
+ * (the T10 map of the standard models): the series are assembled by their FlipAngle, TR from
+ * the headers, and T1 is the phantom's (every series holds the same stored pattern rescaled to
+ * SPGR with T1 1.3 s at its angle). */
+static void test_t1_vfa_series_inputs(void)
+{
+    if (!fm_dicom_available()) {
+        g_test_skip("built without DCMTK");
+        return;
+    }
+    static const double flips[] = {15, 3, 25, 8}; /* given in this order */
+    const double times[1] = {0}, t1 = 1.3, tr_s = 0.005;
+    g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
+    for (gsize a = 0; a < G_N_ELEMENTS(flips); a++) {
+        double e = exp(-tr_s / t1), rad = flips[a] * G_PI / 180.0;
+        double slope = sin(rad) * (1 - e) / (1 - cos(rad) * e);
+        g_autofree char *uid = g_strdup_printf("1.2.826.0.1.3680043.8.498.4343.%d", (int)a);
+        g_autofree char *dir = g_strdup_printf("%s/vfa-fa%d", tmp_dir, (int)a);
+        fm_dicom_test_series spec = {.nx = 8,
+                                     .ny = 6,
+                                     .nz = 2,
+                                     .nt = 1,
+                                     .frame_times_s = times,
+                                     .slope = slope,
+                                     .intercept = 100 * slope,
+                                     .series_uid = uid,
+                                     .time_tag = FM_DICOM_TEST_TIME_ACQUISITION_TIME,
+                                     .flip_angles_deg = &flips[a],
+                                     .tr_ms = 1000 * tr_s};
+        g_autoptr(GError) error = NULL;
+        g_assert_true(fm_dicom_write_test_series(dir, &spec, &error));
+        g_ptr_array_add(argv, g_strdup_printf("vfa-fa%d", (int)a));
+    }
+    cli_result r = cli_test_run(tmp_dir, NULL, "run", "dce.t1_vfa", argv->pdata[0], argv->pdata[1],
+                                argv->pdata[2], argv->pdata[3], "-o", "maps-vfa", "--no-catalogue",
+                                "--json", NULL);
+    g_test_message("%s", r.err);
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_nonnull(strstr(r.out, "flip angles 3,8,15,25 deg (DICOM headers), TR 5 ms (DICOM "
+                                   "headers); one DICOM series per flip angle (4 series)"));
+    cli_result_clear(&r);
+    g_autofree char *path = g_strdup_printf("%s/maps-vfa/t1.tif", tmp_dir);
+    g_autoptr(fm_dataset) map = fm_tiff_read(path, NULL);
+    g_assert_nonnull(map);
+    g_assert_cmpuint(fm_dataset_n_elements(map), ==, 8 * 6 * 2);
+    for (gsize v = 0; v < fm_dataset_n_elements(map); v++)
+        g_assert_cmpfloat(fabs(fm_dataset_value(map, v) / t1 - 1), <, 1e-5);
+}
+
 static void test_missing_input(void)
 {
     /* Only tissue ROIs: exit 2, and the message says what to do. */
@@ -390,6 +440,7 @@ int main(int argc, char **argv)
     g_test_add_func("/cli-pk/tiff-stack", test_tiff_stack);
     g_test_add_func("/cli-pk/threshold-leaves-artery-out", test_threshold_leaves_artery_out);
     g_test_add_func("/cli-pk/population-units", test_population_units);
+    g_test_add_func("/cli-pk/t1-vfa-series-inputs", test_t1_vfa_series_inputs);
     g_test_add_func("/cli-pk/missing-input", test_missing_input);
     g_test_add_func("/cli-pk/csv-and-population", test_csv_and_population);
     return cli_test_finish(g_test_run());

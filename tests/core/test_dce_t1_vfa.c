@@ -305,6 +305,141 @@ static void test_t10_map_chain(void)
     g_rmdir(dir);
 }
 
+/* Removes dir and what it holds (files and one level of folders). */
+static void remove_tree(const char *dir)
+{
+    GDir *d = g_dir_open(dir, 0, NULL);
+    for (const char *name; d && (name = g_dir_read_name(d));) {
+        g_autofree char *path = g_build_filename(dir, name, NULL);
+        if (g_file_test(path, G_FILE_TEST_IS_DIR))
+            remove_tree(path);
+        else
+            g_unlink(path);
+    }
+    if (d)
+        g_dir_close(d);
+    g_rmdir(dir);
+}
+
+/* One DICOM series per flip angle, written by the project's test writer: every series holds the
+ * stored pattern P(x, y, z) (fm_dicom_test_stored_value), rescaled by its own slope and
+ * intercept so that its signal is SPGR(M0 = P + 100, T1 = SERIES_T1) at its angle. The series
+ * UIDs sort in another order than the angles. tr and spacing of series `odd` (-1: none) are
+ * spoiled to odd_tr_ms and odd_spacing_mm. */
+#define SERIES_T1 1.3
+static void write_angle_series(const char *root, gboolean one_folder, int odd, double odd_tr_ms,
+                               double odd_spacing_mm)
+{
+    static const int uid_order[NA] = {2, 0, 3, 1};
+    const double times[1] = {0};
+    for (int a = 0; a < NA; a++) {
+        g_autofree char *uid = g_strdup_printf("1.2.826.0.1.3680043.8.498.4242.%d", uid_order[a]);
+        g_autofree char *prefix = g_strdup_printf("FA%d_", a);
+        g_autofree char *dir = one_folder ? g_strdup(root) : g_strdup_printf("%s/fa%d", root, a);
+        double slope = spgr(1.0, 1.0 / SERIES_T1, flip_deg[a], tr_ms * 1e-3);
+        fm_dicom_test_series spec = {.nx = NX,
+                                     .ny = NY,
+                                     .nz = NZ,
+                                     .nt = 1,
+                                     .frame_times_s = times,
+                                     .slope = slope,
+                                     .intercept = 100 * slope,
+                                     .series_uid = uid,
+                                     .shuffle_seed = 3 + a,
+                                     .file_prefix = prefix,
+                                     .time_tag = FM_DICOM_TEST_TIME_ACQUISITION_TIME,
+                                     .flip_angles_deg = &flip_deg[a],
+                                     .tr_ms = a == odd ? odd_tr_ms : tr_ms};
+        if (a == odd)
+            spec.pixel_spacing_mm[0] = spec.pixel_spacing_mm[1] = odd_spacing_mm;
+        g_autoptr(GError) error = NULL;
+        g_assert_true(fm_dicom_write_test_series(dir, &spec, &error));
+        g_assert_no_error(error);
+    }
+}
+
+/* dce.t1_vfa opens its inputs as the CLI does (several series paths, or a folder of series):
+ * one acquisition sorted by FlipAngle, TR from the headers, T1 and M0 recovered within the
+ * float32 rounding the other fits here are held to. */
+static void test_series_per_angle(void)
+{
+    if (!fm_dicom_available()) {
+        g_test_skip("built without DCMTK");
+        return;
+    }
+    const fm_method *m = fm_method_find("dce.t1_vfa");
+    g_assert_nonnull(m->open_inputs);
+    for (int one_folder = 1; one_folder >= 0; one_folder--) {
+        g_autofree char *root = g_dir_make_tmp("fm-vfa-series-XXXXXX", NULL);
+        write_angle_series(root, one_folder, -1, 0, 0);
+        /* several paths given in an order that is not the angles' */
+        g_autofree char *p0 = g_strdup_printf("%s/fa0", root),
+                        *p1 = g_strdup_printf("%s/fa1", root);
+        g_autofree char *p2 = g_strdup_printf("%s/fa2", root),
+                        *p3 = g_strdup_printf("%s/fa3", root);
+        const char *several[NA] = {p3, p0, p2, p1};
+        const char *folder[1] = {root};
+        g_autoptr(GError) error = NULL;
+        g_autoptr(fm_dataset) ds =
+            one_folder ? m->open_inputs(folder, 1, &error) : m->open_inputs(several, NA, &error);
+        g_assert_no_error(error);
+        g_assert_cmpint(ds->n_dims, ==, 4);
+        g_assert_cmpuint(ds->dims[3].size, ==, NA);
+        g_assert_cmpstr(fm_dataset_get_meta(ds, FM_META_FLIP_ANGLES), ==, "3,8,15,25");
+        g_assert_cmpstr(fm_dataset_get_meta(ds, FM_META_REPETITION_TIME), ==, "5");
+        g_autoptr(fm_result) r = run_method("dce.t1_vfa", ds, NULL, NULL, &error);
+        g_assert_no_error(error);
+        g_assert_nonnull(strstr(r->note, "flip angles 3,8,15,25 deg (DICOM headers), TR 5 ms "
+                                         "(DICOM headers); one DICOM series per flip angle (4 "
+                                         "series)"));
+        fm_map *t1 = fm_result_get_map(r, "t1"), *m0 = fm_result_get_map(r, "m0");
+        double worst = 0;
+        for (int z = 0; z < NZ; z++)
+            for (int y = 0; y < NY; y++)
+                for (int x = 0; x < NX; x++) {
+                    int v = (z * NY + y) * NX + x;
+                    double p = fm_dicom_test_stored_value(x, y, z, 0) + 100.0;
+                    worst = MAX(worst, fabs(t1->data[v] / SERIES_T1 - 1));
+                    worst = MAX(worst, fabs(m0->data[v] / p - 1));
+                }
+        g_test_message("%s: worst relative error %.2g", one_folder ? "one folder" : "4 paths",
+                       worst);
+        g_assert_cmpfloat(worst, <, 1e-5);
+        remove_tree(root);
+    }
+}
+
+/* Series that do not make one acquisition: the error names the file and what differs. */
+static void test_series_mismatch(void)
+{
+    if (!fm_dicom_available()) {
+        g_test_skip("built without DCMTK");
+        return;
+    }
+    const fm_method *m = fm_method_find("dce.t1_vfa");
+    for (int kind = 0; kind < 2; kind++) {
+        g_autofree char *root = g_dir_make_tmp("fm-vfa-odd-XXXXXX", NULL);
+        /* series 2 (15 deg): TR 6 ms, or 2 mm pixels */
+        write_angle_series(root, FALSE, 2, kind == 0 ? 6.0 : tr_ms, kind == 0 ? 0.0 : 2.0);
+        g_autofree char *p0 = g_strdup_printf("%s/fa0", root),
+                        *p1 = g_strdup_printf("%s/fa1", root);
+        g_autofree char *p2 = g_strdup_printf("%s/fa2", root),
+                        *p3 = g_strdup_printf("%s/fa3", root);
+        const char *several[NA] = {p0, p1, p2, p3};
+        g_autoptr(GError) error = NULL;
+        g_autoptr(fm_dataset) ds = m->open_inputs(several, NA, &error);
+        g_assert_null(ds);
+        g_assert_error(error, FM_ERROR, FM_ERROR_BAD_INPUT);
+        g_test_message("%s", error->message);
+        g_autofree char *odd_dir = g_canonicalize_filename(p2, NULL);
+        g_assert_true(g_str_has_prefix(error->message, odd_dir)); /* a file of the odd series */
+        g_assert_nonnull(strstr(error->message, kind == 0 ? "TR 6 ms, but" : "x 2 x 1 mm"));
+        g_assert_nonnull(
+            strstr(error->message, kind == 0 ? "must share one TR" : "must share one geometry"));
+        remove_tree(root);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -313,5 +448,7 @@ int main(int argc, char **argv)
     g_test_add_func("/core/dce/t1-vfa/dicom-headers", test_dicom_headers);
     g_test_add_func("/core/dce/t1-vfa/b1-map", test_b1_map);
     g_test_add_func("/core/dce/t1-vfa/t10-map-chain", test_t10_map_chain);
+    g_test_add_func("/core/dce/t1-vfa/series-per-angle", test_series_per_angle);
+    g_test_add_func("/core/dce/t1-vfa/series-mismatch", test_series_mismatch);
     return g_test_run();
 }

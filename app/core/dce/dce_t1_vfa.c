@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "app/core/dce/dce_prep.h"
+#include "app/core/dce/dce_vfa_series.h"
 #include "app/core/dce/dce_volume_map.h"
 #include "app/core/error.h"
 #include "app/core/io/dce_stack.h"
@@ -198,10 +199,14 @@ static fm_result *t1_vfa_run(const fm_method *method, fm_dataset *source, const 
     }
     result->backend = g_strdup("cpu");
     result->device = g_strdup(info.device_name);
+    const char *n_series = fm_dataset_get_meta(dataset, FM_META_VFA_SERIES);
+    g_autofree char *series_note =
+        n_series ? g_strdup_printf(_("; one DICOM series per flip angle (%s series)"), n_series)
+                 : g_strdup("");
     result->note = g_strdup_printf(
-        _("%s fit of %" G_GSIZE_FORMAT " voxels, %lld without a T1 (NaN); %s%s"),
+        _("%s fit of %" G_GSIZE_FORMAT " voxels, %lld without a T1 (NaN); %s%s%s"),
         kp.kind == FM_T1_VFA_LINEAR ? _("linear") : _("nonlinear"), volume, info.invalid_values,
-        said->str, b1 ? _("; flip angles scaled by the B1 map") : "");
+        said->str, series_note, b1 ? _("; flip angles scaled by the B1 map") : "");
     return result;
 }
 
@@ -212,12 +217,15 @@ const fm_method fm_method_dce_t1_vfa = {
     .description = N_("Fits the spoiled gradient-echo signal S = M0 sin(a) (1 - E) / (1 - cos(a) "
                       "E), E = exp(-TR/T1), to images at several flip angles, voxel by voxel: "
                       "linear (DESPOT1) or nonlinear, flip angles optionally scaled by a B1 map. "
-                      "The T1 map (s) is the T10 map dce.dual_input takes (t10_map). Runs on the "
-                      "CPU (all cores); it has no GPU path, being bound by reading the images."),
+                      "The T1 map (s) is the T10 map dce.dual_input takes (t10_map). Images as "
+                      "one DICOM series per flip angle (a folder of them, or several series "
+                      "given) are sorted by their FlipAngle. Runs on the CPU (all cores); it has "
+                      "no GPU path, being bound by reading the images."),
     .params = t1_vfa_params,
     .n_params = G_N_ELEMENTS(t1_vfa_params),
     .roi_roles = NULL,
     .outputs = t1_vfa_outputs,
     .n_outputs = G_N_ELEMENTS(t1_vfa_outputs),
+    .open_inputs = fm_dce_vfa_open,
     .run = t1_vfa_run,
 };
