@@ -53,7 +53,30 @@ static void add_run_json(JsonBuilder *b, const fm_catalogue_run *run)
         json_builder_end_object(b);
     }
     json_builder_end_array(b);
+    json_builder_set_member_name(b, "exports"); /* files sent out of the catalogue (DICOM) */
+    json_builder_begin_array(b);
+    for (guint i = 0; run->exports && i < run->exports->len; i++) {
+        const fm_catalogue_export *e = run->exports->pdata[i];
+        json_builder_begin_object(b);
+        member_string(b, "file", e->file);
+        member_string(b, "format", e->format);
+        member_string(b, "sop_class_uid", e->sop_class_uid);
+        member_string(b, "series_uid", e->series_uid);
+        fm_cli_json_member_int(b, "exported_unix", e->exported_unix);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
     json_builder_end_object(b);
+}
+
+/* An exported DICOM object's SOP class in words. */
+static const char *sop_class_name(const char *uid)
+{
+    if (g_strcmp0(uid, "1.2.840.10008.5.1.4.1.1.30") == 0)
+        return _("Parametric Map");
+    if (g_strcmp0(uid, "1.2.840.10008.5.1.4.1.1.66.4") == 0)
+        return _("Segmentation");
+    return uid ? uid : "-";
 }
 
 static char *format_time(gint64 unix_time)
@@ -130,6 +153,11 @@ static int show_run(fm_catalogue *cat, const fm_cli_args *args, const char *id_t
         const fm_catalogue_output *o = run->outputs->pdata[i];
         printf("  -> %-10s [%s] mean %.4g median %.4g valid %" G_GSIZE_FORMAT "  %s\n", o->name,
                o->unit, o->stats.mean, o->stats.median, o->stats.valid_pixels, o->file);
+    }
+    for (guint i = 0; run->exports && i < run->exports->len; i++) {
+        const fm_catalogue_export *e = run->exports->pdata[i];
+        printf(_("  exported %s %s, series %s  %s\n"), e->format, sop_class_name(e->sop_class_uid),
+               e->series_uid ? e->series_uid : "-", e->file);
     }
     return FM_EXIT_OK;
 }

@@ -228,13 +228,15 @@ static int write_maps(const fm_method *method, const fm_result *result, const ch
     return FM_EXIT_OK;
 }
 
-/* --export dicom: Parametric Maps and a Segmentation beside the TIFF maps; the note says so. */
+/* --export dicom: Parametric Maps and a Segmentation beside the TIFF maps, listed with the run
+ * in the catalogue; the note says so. */
 static int export_dicom(fm_result *result, const fm_dataset *dataset, GPtrArray *rois,
-                        const char *outdir)
+                        const char *outdir, const fm_cli_record *record)
 {
     g_autoptr(GError) error = NULL;
     g_autofree char *note = NULL;
-    if (!fm_dce_export_dicom(result, dataset, rois, outdir, NULL, &note, &error))
+    if (!fm_dce_export_dicom(result, dataset, rois, outdir, record->catalogue, record->run_id,
+                             &note, &error))
         return fm_cli_fail_error(error);
     char *joined = result->note ? g_strdup_printf("%s\n%s", result->note, note) : g_strdup(note);
     g_free(result->note);
@@ -318,7 +320,7 @@ static int execute(const fm_method *method, const fm_params *params, fm_backend 
     g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
     code = write_maps(method, result, outdir, files);
     if (code == FM_EXIT_OK && fm_cli_get(args, "export"))
-        code = export_dicom(result, dataset, rois, outdir);
+        code = export_dicom(result, dataset, rois, outdir, &record);
     stages->ms[FM_STAGE_WRITE] = fm_stage_now_ms() - t;
     t = fm_stage_now_ms();
     g_ptr_array_add(files, NULL); /* NULL-terminated for the catalogue, not counted below */

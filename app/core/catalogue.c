@@ -47,6 +47,12 @@ static const char *const migrations[] = {
     "ALTER TABLE runs ADD COLUMN owner_pid_ns TEXT;"
     "ALTER TABLE runs ADD COLUMN owner_pid INTEGER;"
     "ALTER TABLE runs ADD COLUMN owner_start INTEGER;",
+    /* 3: files exported from a run (DICOM objects sent back to the archive), found again from
+     * the run (catalogue_exports.c) */
+    "CREATE TABLE exports ("
+    "  id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  file TEXT NOT NULL, format TEXT NOT NULL, sop_class_uid TEXT, series_uid TEXT,"
+    "  exported INTEGER NOT NULL, UNIQUE(run_id, file));",
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(migrations) == FM_CATALOGUE_SCHEMA_VERSION);
 

@@ -8,7 +8,7 @@
 
 G_BEGIN_DECLS
 
-#define FM_CATALOGUE_SCHEMA_VERSION 2
+#define FM_CATALOGUE_SCHEMA_VERSION 3
 
 typedef struct fm_catalogue fm_catalogue;
 
@@ -34,10 +34,10 @@ typedef enum {
 const char *fm_run_status_name(fm_run_status status);
 
 /* Records the dataset (by path and sha256, reused when known), the ROIs and a run in state
- * running, owned by this process (fm_process_owner). Returns the run id (> 0) or 0 with error. Thread-safe: one connection per call. */
-gint64 fm_catalogue_begin_run(fm_catalogue *cat, const fm_dataset *dataset,
-                              const char *method_id, const char *params_json,
-                              GPtrArray *rois, GError **error);
+ * running, owned by this process (fm_process_owner). Returns the run id (> 0) or 0 with error.
+ * Thread-safe: one connection per call. */
+gint64 fm_catalogue_begin_run(fm_catalogue *cat, const fm_dataset *dataset, const char *method_id,
+                              const char *params_json, GPtrArray *rois, GError **error);
 /* Writes every map as runs/<id>/<name>.tif (to a temporary name, renamed on success) and the
  * outputs rows in one transaction; on any failure removes the files and marks the run failed. */
 gboolean fm_catalogue_finish_run(fm_catalogue *cat, gint64 run_id, const fm_result *result,
@@ -63,6 +63,19 @@ typedef struct {
     fm_map_stats stats;
 } fm_catalogue_output;
 
+/* A file written from a run's results outside the catalogue's folder (a DICOM export), so that
+ * the user finds it again from the run. */
+typedef struct {
+    char *file;          /* absolute */
+    char *format;        /* "dicom" */
+    char *sop_class_uid; /* DICOM: the object's SOP class (Parametric Map, Segmentation) */
+    char *series_uid;    /* DICOM: its SeriesInstanceUID */
+    gint64 exported_unix;
+} fm_catalogue_export;
+
+void fm_catalogue_export_free(fm_catalogue_export *export);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(fm_catalogue_export, fm_catalogue_export_free)
+
 typedef struct {
     gint64 id;
     char *method_id, *params_json, *backend, *device, *error_message;
@@ -71,12 +84,19 @@ typedef struct {
     double elapsed_ms;
     gint64 started_unix, finished_unix;
     GPtrArray *outputs; /* of fm_catalogue_output* */
+    GPtrArray *exports; /* of fm_catalogue_export*, oldest first */
 } fm_catalogue_run;
 
 void fm_catalogue_run_free(fm_catalogue_run *run);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(fm_catalogue_run, fm_catalogue_run_free)
 
-/* Newest first; limit <= 0 means all. GPtrArray of fm_catalogue_run* (outputs filled). */
+/* Records exports (of fm_catalogue_export*; exported_unix 0 means now) with run run_id in one
+ * transaction; a file recorded before for the run is replaced (exported again). */
+gboolean fm_catalogue_add_exports(fm_catalogue *cat, gint64 run_id, GPtrArray *exports,
+                                  GError **error);
+
+/* Newest first; limit <= 0 means all. GPtrArray of fm_catalogue_run* (outputs and exports
+ * filled). */
 GPtrArray *fm_catalogue_list_runs(fm_catalogue *cat, int limit, GError **error);
 fm_catalogue_run *fm_catalogue_get_run(fm_catalogue *cat, gint64 run_id, GError **error);
 /* A number that grows whenever a run is added or changes, by this process or another, so a view
@@ -84,7 +104,6 @@ fm_catalogue_run *fm_catalogue_get_run(fm_catalogue *cat, gint64 run_id, GError 
  * catalogue: the poll never waits. */
 gboolean fm_catalogue_peek_change_stamp(fm_catalogue *cat, gint64 *stamp);
 /* Reads back one output map of a run. */
-fm_map *fm_catalogue_load_map(fm_catalogue *cat, gint64 run_id, const char *name,
-                              GError **error);
+fm_map *fm_catalogue_load_map(fm_catalogue *cat, gint64 run_id, const char *name, GError **error);
 
 G_END_DECLS

@@ -23,6 +23,8 @@ void fm_catalogue_run_free(fm_catalogue_run *run)
     g_free(run->dataset_sha256);
     if (run->outputs)
         g_ptr_array_unref(run->outputs);
+    if (run->exports)
+        g_ptr_array_unref(run->exports);
     g_free(run);
 }
 
@@ -113,7 +115,8 @@ GPtrArray *fm_catalogue_list_runs(fm_catalogue *cat, int limit, GError **error)
         sqlite3_finalize(st);
     }
     for (guint i = 0; ok && i < runs->len; i++)
-        ok = load_outputs(cat, g_ptr_array_index(runs, i), error);
+        ok = load_outputs(cat, g_ptr_array_index(runs, i), error) &&
+             fm_catalogue_load_exports(cat, g_ptr_array_index(runs, i), error);
     g_mutex_unlock(&cat->lock);
     if (!ok)
         g_clear_pointer(&runs, g_ptr_array_unref);
@@ -135,7 +138,7 @@ fm_catalogue_run *fm_catalogue_get_run(fm_catalogue *cat, gint64 run_id, GError 
                         run_id);
         sqlite3_finalize(st);
     }
-    if (run && !load_outputs(cat, run, error))
+    if (run && !(load_outputs(cat, run, error) && fm_catalogue_load_exports(cat, run, error)))
         g_clear_pointer(&run, fm_catalogue_run_free);
     g_mutex_unlock(&cat->lock);
     return run;

@@ -417,9 +417,55 @@ static void test_overlay(void)
     g_autofree char *series = cli_test_tmp_path("ov-series");
     JsonObject *info = NULL;
     check_map("ov-maps", "ktrans", series, "/min", &info, &parser);
+    g_autofree char *map_series = g_strdup(json_str(info, "series_uid"));
     g_object_unref(parser);
     check_map("ov-maps", "ve", series, "1", &info, &parser);
     g_object_unref(parser);
+    g_autofree char *seg_path = cli_test_tmp_path("ov-maps/rois.seg.dcm");
+    g_autofree guint8 *raw = NULL;
+    gsize raw_len = 0;
+    g_autofree char *seg_series =
+        g_strdup(json_str(read_back(seg_path, NULL, &parser, &raw, &raw_len), "series_uid"));
+    g_object_unref(parser);
+
+    /* The run's catalogue entry lists every object: path, SOP class, series. */
+    g_autofree char *dir = cli_test_tmp_path("ov-maps");
+    g_autoptr(GDir) listing = g_dir_open(dir, 0, NULL);
+    g_autoptr(GHashTable) written = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    for (const char *name; (name = g_dir_read_name(listing));)
+        if (g_str_has_suffix(name, ".dcm"))
+            g_hash_table_add(written, g_build_filename(dir, name, NULL));
+    g_assert_cmpuint(g_hash_table_size(written), >=, 3);
+    r = cli_test_run(tmp_dir, NULL, "catalogue", "list", "--limit=1", "--json", NULL);
+    g_assert_cmpint(r.status, ==, 0);
+    JsonObject *list = cli_test_parse_object(r.out, &parser);
+    JsonObject *run = json_array_get_object_element(json_object_get_array_member(list, "runs"), 0);
+    g_assert_cmpstr(json_str(run, "method"), ==, "dce.tofts");
+    JsonArray *exports = json_object_get_array_member(run, "exports");
+    g_assert_cmpuint(json_array_get_length(exports), ==, g_hash_table_size(written));
+    for (guint i = 0; i < json_array_get_length(exports); i++) {
+        JsonObject *e = json_array_get_object_element(exports, i);
+        const char *file = json_str(e, "file");
+        gboolean is_seg = g_str_has_suffix(file, "/rois.seg.dcm");
+        g_assert_true(g_hash_table_remove(written, file));
+        g_assert_cmpstr(json_str(e, "format"), ==, "dicom");
+        g_assert_cmpstr(json_str(e, "sop_class_uid"), ==,
+                        is_seg ? FM_DICOM_SEGMENTATION_SOP_CLASS
+                               : FM_DICOM_PARAMETRIC_MAP_SOP_CLASS);
+        g_assert_cmpstr(json_str(e, "series_uid"), ==, is_seg ? seg_series : map_series);
+    }
+    g_assert_cmpuint(g_hash_table_size(written), ==, 0);
+    g_autofree char *id = g_strdup_printf("%" G_GINT64_FORMAT, member_int(run, "id"));
+    g_object_unref(parser);
+    cli_result_clear(&r);
+    /* and `catalogue show` says so in words */
+    r = cli_test_run(tmp_dir, NULL, "catalogue", "show", id, NULL);
+    g_assert_cmpint(r.status, ==, 0);
+    g_autofree char *seg_line =
+        g_strdup_printf("exported dicom Segmentation, series %s  %s", seg_series, seg_path);
+    g_assert_nonnull(strstr(r.out, seg_line));
+    g_assert_nonnull(strstr(r.out, "exported dicom Parametric Map"));
+    cli_result_clear(&r);
 }
 
 static void test_bad_format(void)

@@ -209,6 +209,23 @@ static void test_run_and_export(void)
             g_autofree char *f = g_build_filename(dicom_dir, dicom_files[i], NULL);
             g_assert_true(g_file_test(f, G_FILE_TEST_IS_REGULAR));
         }
+        /* the run's catalogue entry lists them: a file per map and the Segmentation */
+        g_assert_nonnull(strstr(note, "listed with run"));
+        g_autoptr(fm_catalogue) cat = fm_catalogue_open(data_dir, &error);
+        g_assert_no_error(error);
+        g_autoptr(GPtrArray) runs = fm_catalogue_list_runs(cat, 1, &error);
+        g_assert_no_error(error);
+        const fm_catalogue_run *run = runs->pdata[0];
+        guint n_maps = fm_dce_views_get_result(views())->maps->len;
+        g_assert_cmpuint(run->exports->len, ==, n_maps + 1);
+        for (guint i = 0; i < run->exports->len; i++) {
+            const fm_catalogue_export *e = run->exports->pdata[i];
+            g_assert_true(g_str_has_prefix(e->file, dicom_dir));
+            g_assert_true(g_file_test(e->file, G_FILE_TEST_IS_REGULAR));
+            g_assert_cmpstr(e->sop_class_uid, ==,
+                            i < n_maps ? FM_DICOM_PARAMETRIC_MAP_SOP_CLASS
+                                       : FM_DICOM_SEGMENTATION_SOP_CLASS);
+        }
     }
 }
 

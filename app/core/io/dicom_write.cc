@@ -376,6 +376,11 @@ extern "C" const char *fm_dicom_out_note(const fm_dicom_out *out)
     return out && !out->note.empty() ? out->note.c_str() : nullptr;
 }
 
+extern "C" const char *fm_dicom_out_series_uid(const fm_dicom_out *out, gboolean segmentation)
+{
+    return segmentation ? out->seg_series_uid.c_str() : out->map_series_uid.c_str();
+}
+
 extern "C" gboolean fm_dicom_out_write_map(fm_dicom_out *o, const char *path, const fm_map *map,
                                            int instance_number, GError **error)
 {

@@ -11,6 +11,10 @@ G_BEGIN_DECLS
 
 typedef struct fm_dicom_out fm_dicom_out;
 
+/* The SOP classes of what is written (PS3.4 B.5). */
+#define FM_DICOM_PARAMETRIC_MAP_SOP_CLASS "1.2.840.10008.5.1.4.1.1.30"
+#define FM_DICOM_SEGMENTATION_SOP_CLASS "1.2.840.10008.5.1.4.1.1.66.4"
+
 /* What every object written for one run shares, from source (x, y[, z, t] as its reader made
  * it): for a DICOM series (fm_dicom_read's "dicom_*" metadata) its study, frame of reference,
  * per-slice SOP instances (referenced as the derivation source) and ImagePositionPatient, and
@@ -27,6 +31,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(fm_dicom_out, fm_dicom_out_free)
 /* One sentence for the user when the objects do not sit on the source series' frame of
  * reference ("the source is not DICOM: ... a new frame of reference"), else NULL. */
 const char *fm_dicom_out_note(const fm_dicom_out *out);
+
+/* The SeriesInstanceUID of the maps' series, or of the segmentation's; NULL without a writer. */
+const char *fm_dicom_out_series_uid(const fm_dicom_out *out, gboolean segmentation);
 
 /* map (width x height x n_frames = the source's x, y and slices) as one Parametric Map of 32-bit
  * floats at path: frame z at slice z's position, the real world value mapping (identity) with

@@ -27,6 +27,13 @@ const char *fm_dicom_out_note(const fm_dicom_out *out)
     return NULL;
 }
 
+const char *fm_dicom_out_series_uid(const fm_dicom_out *out, gboolean segmentation)
+{
+    (void)out;
+    (void)segmentation;
+    return NULL;
+}
+
 gboolean fm_dicom_out_write_map(fm_dicom_out *out, const char *path, const fm_map *map,
                                 int instance_number, GError **error)
 {

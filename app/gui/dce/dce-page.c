@@ -26,6 +26,9 @@ typedef struct {
     gboolean active, syncing;
     int counter; /* for unique "ROI n" names across slices */
     fm_job *job; /* running, or NULL */
+    /* The catalogue run of the result on show (its DICOM export is listed with it); 0 while it
+     * is not known to be recorded (the catalogue is still being written, or a reopened run). */
+    gint64 run_id;
 } DceState;
 
 static DceState *state_of(FmWindow *win)
@@ -316,6 +319,7 @@ static void show_result(FmWindow *win, fm_job *job, const fm_result *res)
 {
     DceState *st = state_of(win);
     g_autofree char *what = fm_job_describe(job);
+    st->run_id = 0;
     fm_dce_views_set_result(st->views, fm_window_copy_result(res));
     set_page(win, "dce");
     g_autofree char *said = remarks(res->note);
@@ -359,6 +363,7 @@ static void job_done(fm_job *job, gpointer user)
             show_result(win, job, res);
             fm_window_result_shown(win, job);
         }
+        st->run_id = fm_job_get_run_id(job);
     } else if (win->last_job_state == FM_JOB_FAILED) {
         g_autofree char *msg = fm_window_show_failure(win, job, what);
         fm_dce_panel_set_progress(st->panel, 0, msg);
@@ -482,8 +487,9 @@ gboolean fm_window_dce_export(FmWindow *win, const char *path, fm_dce_export_for
 gboolean fm_window_dce_export_dicom(FmWindow *win, const char *folder, char **note, GError **error)
 {
     g_autoptr(GPtrArray) rois = fm_window_dce_get_rois(win);
-    return fm_dce_export_dicom(fm_dce_views_get_result(state_of(win)->views), win->dataset, rois,
-                               folder, NULL, note, error);
+    DceState *st = state_of(win);
+    return fm_dce_export_dicom(fm_dce_views_get_result(st->views), win->dataset, rois, folder,
+                               win->catalogue, st->run_id, note, error);
 }
 
 /* Maps and ROIs as DICOM into a folder the user picks; the status bar says what was written. */
@@ -613,6 +619,7 @@ static gboolean page_show_result(FmWindow *win, const fm_result *res)
     if (!st || !st->active || !g_str_has_prefix(res->method_id, "dce."))
         return FALSE;
     fm_window_set_family(win, "dce");
+    st->run_id = 0;
     fm_dce_views_set_result(st->views, fm_window_copy_result(res));
     set_page(win, "dce");
     return TRUE;
