@@ -327,8 +327,8 @@ static void remove_tree(const char *dir)
  * UIDs sort in another order than the angles. tr and spacing of series `odd` (-1: none) are
  * spoiled to odd_tr_ms and odd_spacing_mm. */
 #define SERIES_T1 1.3
-static void write_angle_series(const char *root, gboolean one_folder, int odd, double odd_tr_ms,
-                               double odd_spacing_mm)
+static void write_angle_series(const char *root, gboolean one_folder, int nz, int odd,
+                               double odd_tr_ms, double odd_spacing_mm)
 {
     static const int uid_order[NA] = {2, 0, 3, 1};
     const double times[1] = {0};
@@ -339,7 +339,7 @@ static void write_angle_series(const char *root, gboolean one_folder, int odd, d
         double slope = spgr(1.0, 1.0 / SERIES_T1, flip_deg[a], tr_ms * 1e-3);
         fm_dicom_test_series spec = {.nx = NX,
                                      .ny = NY,
-                                     .nz = NZ,
+                                     .nz = nz,
                                      .nt = 1,
                                      .frame_times_s = times,
                                      .slope = slope,
@@ -369,9 +369,16 @@ static void test_series_per_angle(void)
     }
     const fm_method *m = fm_method_find("dce.t1_vfa");
     g_assert_nonnull(m->open_inputs);
-    for (int one_folder = 1; one_folder >= 0; one_folder--) {
+    /* one folder of series, four paths, and four one-image series (one slice each: a 2-D file) */
+    static const struct {
+        gboolean one_folder;
+        int nz;
+    } cases[] = {{TRUE, NZ}, {FALSE, NZ}, {FALSE, 1}};
+    for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
+        const gboolean one_folder = cases[c].one_folder;
+        const int nz = cases[c].nz;
         g_autofree char *root = g_dir_make_tmp("fm-vfa-series-XXXXXX", NULL);
-        write_angle_series(root, one_folder, -1, 0, 0);
+        write_angle_series(root, one_folder, nz, -1, 0, 0);
         /* several paths given in an order that is not the angles' */
         g_autofree char *p0 = g_strdup_printf("%s/fa0", root),
                         *p1 = g_strdup_printf("%s/fa1", root);
@@ -394,7 +401,8 @@ static void test_series_per_angle(void)
                                          "series)"));
         fm_map *t1 = fm_result_get_map(r, "t1"), *m0 = fm_result_get_map(r, "m0");
         double worst = 0;
-        for (int z = 0; z < NZ; z++)
+        g_assert_cmpuint(ds->dims[2].size, ==, (gsize)nz);
+        for (int z = 0; z < nz; z++)
             for (int y = 0; y < NY; y++)
                 for (int x = 0; x < NX; x++) {
                     int v = (z * NY + y) * NX + x;
@@ -402,8 +410,8 @@ static void test_series_per_angle(void)
                     worst = MAX(worst, fabs(t1->data[v] / SERIES_T1 - 1));
                     worst = MAX(worst, fabs(m0->data[v] / p - 1));
                 }
-        g_test_message("%s: worst relative error %.2g", one_folder ? "one folder" : "4 paths",
-                       worst);
+        g_test_message("%s, %d slices: worst relative error %.2g",
+                       one_folder ? "one folder" : "4 paths", nz, worst);
         g_assert_cmpfloat(worst, <, 1e-5);
         remove_tree(root);
     }
@@ -420,7 +428,7 @@ static void test_series_mismatch(void)
     for (int kind = 0; kind < 2; kind++) {
         g_autofree char *root = g_dir_make_tmp("fm-vfa-odd-XXXXXX", NULL);
         /* series 2 (15 deg): TR 6 ms, or 2 mm pixels */
-        write_angle_series(root, FALSE, 2, kind == 0 ? 6.0 : tr_ms, kind == 0 ? 0.0 : 2.0);
+        write_angle_series(root, FALSE, NZ, 2, kind == 0 ? 6.0 : tr_ms, kind == 0 ? 0.0 : 2.0);
         g_autofree char *p0 = g_strdup_printf("%s/fa0", root),
                         *p1 = g_strdup_printf("%s/fa1", root);
         g_autofree char *p2 = g_strdup_printf("%s/fa2", root),

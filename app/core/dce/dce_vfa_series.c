@@ -124,7 +124,7 @@ static gboolean check_series(vfa_series *s, const vfa_series *first, GError **er
                     file_of(ds), !(s->flip_deg > 0) ? "FlipAngle" : "RepetitionTime");
         return FALSE;
     }
-    if (ds->n_dims < 3 || ds->n_dims > 4 || (ds->n_dims == 4 && ds->dims[3].size != 1)) {
+    if (ds->n_dims < 2 || ds->n_dims > 4 || (ds->n_dims == 4 && ds->dims[3].size != 1)) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
                     _("%s: a series of %d images at each slice among series of one flip angle "
                       "each: give the series of one acquisition"),
@@ -145,9 +145,11 @@ static fm_dataset *assemble(GArray *series)
 {
     const vfa_series *first = &g_array_index(series, vfa_series, 0);
     const fm_dataset *f = first->ds;
-    const gsize volume = f->dims[0].size * f->dims[1].size * f->dims[2].size;
+    /* A one-image series per angle (one slice) reads as a 2-D image: a volume of one slice. */
+    const gsize nz = f->n_dims >= 3 ? f->dims[2].size : 1;
+    const gsize volume = f->dims[0].size * f->dims[1].size * nz;
     const int n = (int)series->len;
-    gsize sizes[4] = {f->dims[0].size, f->dims[1].size, f->dims[2].size, (gsize)n};
+    gsize sizes[4] = {f->dims[0].size, f->dims[1].size, nz, (gsize)n};
     const char *const names[4] = {"x", "y", "z", "t"};
     fm_dataset *out = fm_dataset_new(FM_PIXEL_F32, 4, sizes, names);
     float *data = out->data;
@@ -158,7 +160,7 @@ static fm_dataset *assemble(GArray *series)
         for (gsize v = 0; v < volume; v++)
             data[(gsize)a * volume + v] = (float)fm_dataset_value(s->ds, v);
     }
-    for (int d = 0; d < 3; d++) {
+    for (int d = 0; d < f->n_dims && d < 3; d++) {
         out->dims[d].spacing = f->dims[d].spacing;
         out->dims[d].unit = g_strdup(f->dims[d].unit);
     }

@@ -706,6 +706,8 @@ void set_reference_meta(fm_dataset *out, const std::vector<Frame> &frames,
     fm_dataset_set_meta(out, "dicom_orientation", orientation);
 }
 
+void set_acquisition_meta(fm_dataset *out, const std::vector<Frame> &frames, int nz, int nt);
+
 /* One file that is the whole series: a 2-D image x, y; a multi-frame object without
  * per-frame positions as a stack x, y, frame (z for RT dose grids, t for cine with a
  * FrameTime); colour adds a dimension c (R, G, B) after y. */
@@ -768,6 +770,8 @@ fm_dataset *read_single(const std::vector<Frame> &frames, const Scan &scan, int 
     g_snprintf(buf, sizeof buf, "%d", n);
     fm_dataset_set_meta(out, "dicom_frames", buf);
     fm_dataset_set_meta(out, "dicom_lossy", is_lossy(ds) ? "yes" : "no");
+    if (n == 1) /* one slice of a series per flip angle (VFA) still says its angle and TR */
+        set_acquisition_meta(out, frames, 1, 1);
     out->source_path = g_canonicalize_filename(first.file.c_str(), nullptr);
     return (fm_dataset *)g_steal_pointer(&out);
 }
