@@ -48,6 +48,8 @@ struct fm_method {
      * (FM_ERROR_BAD_PARAM / BAD_INPUT / COMPUTE / DEVICE / CANCELLED) on failure. */
     fm_result *(*run)(const fm_method *method, fm_dataset *dataset, const fm_params *params,
                       GPtrArray *rois, fm_job_context *context, GError **error);
+    /* The method's per-frame path for live frame sources (app/core/live.h), or NULL. */
+    const struct fm_live_ops *live;
 };
 
 /* All registered methods, in display order. */
