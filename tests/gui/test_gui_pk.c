@@ -3,8 +3,10 @@
  * regions of known Ktrans), chooses dce.tofts, checks that the checklist asks for the arterial
  * input only, runs, checks the Ktrans map over the anatomy (pixels drawn, median per region
  * against the truth), the AIC map among the overlays, the arterial input against the phantom's
- * plasma curve, a Parker population input that needs no ROI, and saves screenshots at
- * 1366x768 and 1920x1080. */
+ * plasma curve, each region's fitted curve beside its measured one (and a voxel's), a run
+ * reopened from the catalogue showing the input it ran with whatever the page says now, the
+ * results table of four ROIs without sideways scrolling, a Parker population input that needs
+ * no ROI, and saves screenshots at 1366x768 and 1920x1080. */
 #include <gtk/gtk.h>
 #include <math.h>
 #include <string.h>
@@ -12,11 +14,15 @@
 #include "app/core/dce/dce_prep.h"
 #include "app/core/dce/pk_sim.h"
 #include "app/core/io/nifti.h"
+#include "app/core/catalogue.h"
 #include "app/core/roi.h"
 #include "app/gui/application.h"
+#include "app/gui/catalogue-view.h"
 #include "app/gui/dce/dce-page.h"
 #include "app/gui/dce/dce-panel.h"
 #include "app/gui/dce/dce-views.h"
+#include "app/gui/plot-layout.h"
+#include "app/gui/plot-view.h"
 #include "app/gui/window.h"
 #include "gui-test-util.h"
 
@@ -210,6 +216,266 @@ static void test_overlay_drawn(void)
     g_assert_cmpuint(with, >, without + 2000);
 }
 
+/* The shared bottom plot on show (the window's), with its layout as last drawn. */
+static FmPlotView *shown_plot(void)
+{
+    g_autoptr(GPtrArray) plots = fm_gui_test_collect_type(GTK_WIDGET(win), FM_TYPE_PLOT_VIEW);
+    for (guint i = 0; i < plots->len; i++)
+        if (gtk_widget_get_mapped(plots->pdata[i]) &&
+            fm_plot_view_get_n_series(plots->pdata[i]) > 0)
+            return plots->pdata[i];
+    return NULL;
+}
+
+/* Draws the plot and checks what is on it: every text inside it, none over another, and the
+ * legend entries placed (not dropped). Returns the legend's texts joined by "|". */
+static char *plot_on_screen(void)
+{
+    FmPlotView *plot = shown_plot();
+    g_assert_nonnull(plot);
+    cairo_surface_destroy(fm_gui_test_render(GTK_WIDGET(plot)));
+    const FmPlotLayout *l = fm_plot_view_get_layout(plot);
+    int w = gtk_widget_get_allocated_width(GTK_WIDGET(plot));
+    int h = gtk_widget_get_allocated_height(GTK_WIDGET(plot));
+    FmPlotBox boxes[96];
+    const char *texts[96];
+    int n = fm_plot_layout_text_boxes(l, boxes, texts, G_N_ELEMENTS(boxes));
+    for (int i = 0; i < n; i++) {
+        g_assert_cmpfloat(boxes[i].x, >=, -0.5);
+        g_assert_cmpfloat(boxes[i].y, >=, -0.5);
+        g_assert_cmpfloat(boxes[i].x + boxes[i].width, <=, w + 0.5);
+        g_assert_cmpfloat(boxes[i].y + boxes[i].height, <=, h + 0.5);
+        for (int j = i + 1; j < n; j++) {
+            gboolean apart = boxes[i].x + boxes[i].width <= boxes[j].x + 0.5 ||
+                             boxes[j].x + boxes[j].width <= boxes[i].x + 0.5 ||
+                             boxes[i].y + boxes[i].height <= boxes[j].y + 0.5 ||
+                             boxes[j].y + boxes[j].height <= boxes[i].y + 0.5;
+            if (!apart)
+                g_test_message("overlap: '%s' and '%s'", texts[i], texts[j]);
+            g_assert_true(apart);
+        }
+    }
+    GString *legend = g_string_new("|");
+    for (int i = 0; i < l->n_legend; i++) {
+        g_assert_nonnull(l->legend_text[i].text);
+        g_string_append_printf(legend, "%s|", l->legend_text[i].text);
+    }
+    return g_string_free(legend, FALSE);
+}
+
+/* RMS of model - measured over the frames, and the measured curve's peak. */
+static double rms_misfit(const double *measured, const double *model, double *peak)
+{
+    double sum = 0;
+    *peak = 0;
+    for (int t = 0; t < sim.n_times; t++) {
+        sum += (model[t] - measured[t]) * (model[t] - measured[t]);
+        *peak = MAX(*peak, measured[t]);
+    }
+    return sqrt(sum / sim.n_times);
+}
+
+/* After the fit each tissue ROI's measured curve has the model's curve from its fitted maps
+ * beside it, in its outline colour, and a picked voxel its own; the fitted curve follows the
+ * measured one (the fits reach R² 0.998 and more: a fit drawn with the wrong input, scale or
+ * parameters would miss it by far more). */
+static void test_fitted_curves(void)
+{
+    fm_window_dce_show_page(win, "dce");
+    fm_dce_views_show_curve(views(), -1, -1);
+    wait_views();
+    const char *label;
+    const double *measured, *model;
+    for (guint r = 0; r < FM_PK_SIM_N_REGIONS; r++) {
+        g_assert_true(fm_dce_views_get_tissue_curve(views(), r, &label, &measured, &model));
+        g_autofree char *want = g_strdup_printf("region %u", r + 1);
+        g_assert_cmpstr(label, ==, want);
+        g_assert_nonnull(model);
+        double peak, rms = rms_misfit(measured, model, &peak);
+        g_test_message("%s: fitted curve %.4f mM RMS from the measured mean, peak %.3f mM", label,
+                       rms, peak);
+        g_assert_cmpfloat(rms, <, 0.05 * peak);
+    }
+    g_assert_false(
+        fm_dce_views_get_tissue_curve(views(), FM_PK_SIM_N_REGIONS, &label, &measured, &model));
+    /* On screen: the input scaled to the tissue, each region, and one entry for the fits. */
+    double scale = fm_dce_views_get_input_scale(views());
+    g_assert_cmpfloat(scale, >, 1);
+    g_autofree char *legend = plot_on_screen();
+    g_test_message("legend %s", legend);
+    g_autofree char *input = g_strdup_printf("|Cp ÷ %g (artery ROI)|", scale);
+    g_assert_nonnull(strstr(legend, input));
+    for (int r = 1; r <= FM_PK_SIM_N_REGIONS; r++) {
+        g_autofree char *entry = g_strdup_printf("|region %d|", r);
+        g_assert_nonnull(strstr(legend, entry));
+    }
+    g_assert_nonnull(strstr(legend, "|Tofts fit|"));
+    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot-pk.png", "-fits");
+
+    /* A voxel in the middle of region 2: its curve and its own fit. */
+    int vx = -1, vy = -1;
+    for (int y = 0; y < sim.ny && vx < 0; y++)
+        for (int x = 0; x < sim.nx && vx < 0; x++)
+            if (x >= 2 && y >= 2 && fm_pk_sim_region_at(&sim, x, y) == 1 &&
+                fm_pk_sim_region_at(&sim, x - 2, y) == 1 &&
+                fm_pk_sim_region_at(&sim, x, y - 2) == 1)
+                vx = x, vy = y;
+    g_assert_cmpint(vx, >=, 0);
+    fm_dce_views_show_curve(views(), vx, vy);
+    g_assert_true(fm_dce_views_get_tissue_curve(views(), 0, &label, &measured, &model));
+    g_autofree char *voxel = g_strdup_printf("voxel %d, %d", vx, vy);
+    g_assert_cmpstr(label, ==, voxel);
+    g_assert_nonnull(model);
+    double peak, rms = rms_misfit(measured, model, &peak);
+    g_test_message("%s: fitted curve %.4f mM RMS from the measured, peak %.3f mM", label, rms,
+                   peak);
+    g_assert_cmpfloat(rms, <, 0.15 * peak); /* one voxel: the phantom's noise, unaveraged */
+    g_autofree char *voxel_legend = plot_on_screen();
+    g_assert_nonnull(strstr(voxel_legend, voxel));
+    g_assert_nonnull(strstr(voxel_legend, "|Tofts fit|"));
+    fm_dce_views_show_curve(views(), -1, -1);
+}
+
+/* The arterial input on show (saved as Export > Input curves does) against the phantom's
+ * plasma curve: the artery ROI's with hematocrit 0.45 (the run's) within 5 % of the peak. */
+static double input_error(const char *name)
+{
+    g_autofree char *csv = g_build_filename(data_dir, name, NULL);
+    g_autoptr(GError) error = NULL;
+    g_assert_true(fm_dce_views_save_inputs_csv(views(), csv, &error));
+    g_assert_no_error(error);
+    fm_dce_inputs in = {0};
+    g_assert_true(fm_dce_inputs_load_csv(csv, &in, &error));
+    double peak = 0, worst = 0;
+    for (int i = 0; i < in.n_times; i++) {
+        peak = MAX(peak, fm_pk_sim_plasma(&sim, in.times_s[i]));
+        worst = MAX(worst, fabs(in.ca[i] - fm_pk_sim_plasma(&sim, in.times_s[i])));
+    }
+    fm_dce_inputs_clear(&in);
+    return worst / peak;
+}
+
+static gboolean result_shown(gpointer unused G_GNUC_UNUSED)
+{
+    return fm_dce_views_get_result(views()) != NULL && !fm_dce_views_busy(views());
+}
+
+/* A run reopened from the catalogue shows the input it ran with (artery ROI, hematocrit 0.45),
+ * not the page's settings, changed in between to Parker and hematocrit 0.2; the page keeps its
+ * settings. */
+static void test_reopen_shows_run_input(void)
+{
+    g_autoptr(GPtrArray) runs = fm_gui_test_list_runs(data_dir, 0);
+    g_assert_cmpuint(runs->len, >=, 1);
+    const fm_catalogue_run *run = runs->pdata[0];
+    g_assert_cmpstr(run->method_id, ==, "dce.tofts");
+    g_assert_true(fm_dce_panel_set_param(panel(), "aif", "parker"));
+    g_assert_true(fm_dce_panel_set_param(panel(), "hematocrit", "0.2"));
+    wait_views();
+    /* The page's input is previewed now, and it is not the run's. */
+    double page_error = input_error("page-input.csv");
+    g_test_message("page's input (Parker, Hct 0.2): %.1f %% of the peak off the run's",
+                   100 * page_error);
+    g_assert_cmpfloat(page_error, >, 0.15);
+
+    GtkWidget *browser = fm_gui_test_find_type(GTK_WIDGET(win), FM_TYPE_CATALOGUE_VIEW);
+    g_assert_nonnull(browser);
+    fm_dce_views_set_result(views(), NULL); /* what follows is the reopened run's */
+    g_signal_emit_by_name(browser, "run-activated", (gint64)run->id);
+    g_assert_true(fm_gui_test_wait_until(result_shown, NULL, 30));
+    wait_views();
+    g_assert_null(fm_gui_test_error_message(win));
+    double run_error = input_error("reopened-input.csv");
+    g_test_message("reopened run's input: %.2f %% of the peak off the phantom's plasma curve",
+                   100 * run_error);
+    g_assert_cmpfloat(run_error, <, 0.05);
+    /* The page's settings stay as the user left them. */
+    g_autoptr(fm_params) page = fm_dce_panel_get_params(panel(), NULL);
+    g_assert_cmpstr(fm_params_get_choice(page, "aif"), ==, "parker");
+    g_assert_cmpfloat(fm_params_get_double(page, "hematocrit"), ==, 0.2);
+
+    /* On screen: the run's line over the table, the run's input and fits in the plot. */
+    GtkWidget *run_label = fm_dce_results_get_run_label(fm_dce_views_get_results(views()));
+    g_assert_true(gtk_widget_get_mapped(run_label));
+    const char *said = gtk_label_get_text(GTK_LABEL(run_label));
+    g_test_message("run line: %s", said);
+    g_assert_nonnull(strstr(said, "Tofts"));
+    g_assert_nonnull(strstr(said, "input artery ROI"));
+    g_assert_nonnull(strstr(said, "Hct 0.45"));
+    g_assert_nonnull(strstr(said, "no delay"));
+    GdkRectangle r = fm_gui_test_rect_in(run_label, GTK_WIDGET(win));
+    g_assert_cmpint(r.width, >, 0);
+    g_assert_cmpint(r.x + r.width, <=, gtk_widget_get_allocated_width(GTK_WIDGET(win)));
+    g_autofree char *legend = plot_on_screen();
+    g_test_message("legend %s", legend);
+    g_assert_nonnull(strstr(legend, "(artery ROI)|"));
+    g_assert_null(strstr(legend, "Parker"));
+    g_assert_nonnull(strstr(legend, "|Tofts fit|"));
+    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot-pk.png", "-reopened");
+
+    /* Back to the run's settings for what follows: its curves and fits again. */
+    g_assert_true(fm_dce_panel_set_param(panel(), "aif", "roi"));
+    g_assert_true(fm_dce_panel_set_param(panel(), "hematocrit", "0.45"));
+    wait_views();
+    g_assert_cmpfloat(input_error("page-again.csv"), <, 0.05);
+}
+
+/* Four tissue ROIs fit in the results table beside the map without scrolling sideways, at
+ * 1920x1080 and 1366x768: the table inside its pane and the window, every value at its full
+ * width, every ROI's name whole. */
+static void check_table(int width, int height)
+{
+    fm_gui_test_resize_outer(GTK_WIDGET(win), width, height);
+    fm_gui_test_drain(0.5);
+    FmDceResults *results = fm_dce_views_get_results(views());
+    GtkWidget *scroller = fm_dce_results_get_scroller(results);
+    GtkWidget *grid = fm_dce_results_get_grid(results);
+    g_assert_true(gtk_widget_get_mapped(grid));
+    GtkWidget *hbar = gtk_scrolled_window_get_hscrollbar(GTK_SCROLLED_WINDOW(scroller));
+    g_assert_false(hbar && gtk_widget_get_child_visible(hbar) && gtk_widget_get_mapped(hbar));
+    GtkAdjustment *h = gtk_scrolled_window_get_hadjustment(GTK_SCROLLED_WINDOW(scroller));
+    g_assert_cmpfloat(gtk_adjustment_get_upper(h) - gtk_adjustment_get_page_size(h), <=, 0.5);
+    int grid_w = gtk_widget_get_allocated_width(grid);
+    int pane_w = gtk_widget_get_allocated_width(scroller);
+    GdkRectangle in_win = fm_gui_test_rect_in(scroller, GTK_WIDGET(win));
+    GdkRectangle views_rect = fm_gui_test_rect_in(GTK_WIDGET(views()), GTK_WIDGET(win));
+    g_test_message("%dx%d: table %d px wide in a pane of %d px at x %d..%d (views to %d)", width,
+                   height, grid_w, pane_w, in_win.x, in_win.x + in_win.width,
+                   views_rect.x + views_rect.width);
+    g_assert_cmpint(grid_w, <=, pane_w);
+    g_assert_cmpint(in_win.x + in_win.width, <=, views_rect.x + views_rect.width);
+    g_assert_cmpint(views_rect.x + views_rect.width, <=,
+                    gtk_widget_get_allocated_width(GTK_WIDGET(win)));
+    /* Every label at its natural width (nothing squeezed) and the four names whole. */
+    g_autoptr(GPtrArray) labels = fm_gui_test_collect_type(grid, GTK_TYPE_LABEL);
+    int names = 0;
+    for (guint i = 0; i < labels->len; i++) {
+        GtkWidget *label = labels->pdata[i];
+        const char *text = gtk_label_get_text(GTK_LABEL(label));
+        PangoLayout *layout = gtk_label_get_layout(GTK_LABEL(label));
+        if (g_str_has_prefix(text, "region ")) {
+            names++;
+            g_assert_false(pango_layout_is_ellipsized(layout));
+            continue;
+        }
+        if (gtk_label_get_ellipsize(GTK_LABEL(label)) != PANGO_ELLIPSIZE_NONE)
+            continue;
+        int natural = 0;
+        gtk_widget_get_preferred_width(label, NULL, &natural);
+        g_assert_cmpint(gtk_widget_get_allocated_width(label), >=, natural);
+    }
+    g_assert_cmpint(names, ==, FM_PK_SIM_N_REGIONS);
+    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot-pk.png", "-table-%dx%d", width,
+                           height);
+}
+
+static void test_results_table_fits(void)
+{
+    fm_window_dce_show_page(win, "dce");
+    check_table(1920, 1080);
+    check_table(1366, 768);
+}
+
 static void test_population_input(void)
 {
     /* Without the artery role the ROI input is missing again... */
@@ -291,6 +557,9 @@ int main(int argc, char **argv)
     g_test_add_func("/gui-pk/open-choose", test_open_and_choose);
     g_test_add_func("/gui-pk/roles", test_roles);
     g_test_add_func("/gui-pk/run", test_run);
+    g_test_add_func("/gui-pk/fitted-curves", test_fitted_curves);
+    g_test_add_func("/gui-pk/reopen-shows-run-input", test_reopen_shows_run_input);
+    g_test_add_func("/gui-pk/results-table-fits", test_results_table_fits);
     g_test_add_func("/gui-pk/overlay-drawn", test_overlay_drawn);
     g_test_add_func("/gui-pk/population-input", test_population_input);
     g_test_add_func("/gui-pk/screenshots", test_screenshots);

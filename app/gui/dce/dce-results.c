@@ -1,6 +1,6 @@
 /* FmDceResults: the perfusion results of one slice as a compact table beside the map: one
- * column per ROI with fitted voxels, one row per parameter of the model that ran (unit in its
- * header), mean ± sd. */
+ * column per ROI with fitted voxels (at most four side by side, further ones in a band below),
+ * one row per parameter of the model that ran (unit in its header), the mean over its sd. */
 #include "dce-results.h"
 
 #include <glib/gi18n.h>
@@ -38,9 +38,12 @@ static const Row pk_rows[] = {
     {"aic", N_("AIC"), "", 0},
 };
 
+/* ROI columns side by side: four fit beside the map at 1366x768 without scrolling sideways. */
+#define COLUMNS_PER_BAND 4
+
 struct _FmDceResults {
     GtkBox parent_instance;
-    GtkWidget *heading, *caption, *unfitted, *scroller, *grid;
+    GtkWidget *heading, *run, *caption, *unfitted, *scroller, *grid;
 };
 
 G_DEFINE_FINAL_TYPE(FmDceResults, fm_dce_results, GTK_TYPE_BOX)
@@ -67,6 +70,24 @@ static GtkWidget *cell(const char *text, double xalign)
     return label;
 }
 
+/* Mean and "± sd" in small dim type; with three or more ROIs on two short lines, which keep a
+ * column narrow enough for four beside the map, where "0.050 ± 0.001" needed a scrollbar. */
+static GtkWidget *value_cell(const fm_roi_stats *st, int decimals, gboolean two_lines)
+{
+    GtkWidget *label = cell("", 1);
+    if (!(st->n && isfinite(st->mean))) {
+        gtk_label_set_text(GTK_LABEL(label), "—");
+        return label;
+    }
+    g_autofree char *mean = g_strdup_printf("%.*f", decimals, st->mean);
+    g_autofree char *sd = g_strdup_printf("± %.*f", decimals, st->sd);
+    g_autofree char *markup = g_markup_printf_escaped(
+        "%s%s<span size=\"small\" alpha=\"60%%\">%s</span>", mean, two_lines ? "\n" : " ", sd);
+    gtk_label_set_markup(GTK_LABEL(label), markup);
+    gtk_label_set_justify(GTK_LABEL(label), GTK_JUSTIFY_RIGHT);
+    return label;
+}
+
 static GtkWidget *row_header(const Row *row)
 {
     GtkWidget *label = gtk_label_new(NULL);
@@ -81,14 +102,30 @@ static GtkWidget *row_header(const Row *row)
 
 /* The ROI's name in its outline colour's swatch (ellipsized, full name in the tooltip) over its
  * role. */
+void fm_dce_roi_colour_on_light(guint index, double rgb[3])
+{
+    const double *c = fm_map_roi_colour(index);
+    double light = 0.3 * c[0] + 0.59 * c[1] + 0.11 * c[2];
+    for (int k = 0; k < 3; k++)
+        rgb[k] = light > 0.85 ? 0.35 : c[k];
+}
+
 static GtkWidget *column_header(const fm_roi *roi, guint colour_index)
 {
     GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
-    const double *rgb = fm_map_roi_colour(colour_index);
+    double rgb[3];
+    fm_dce_roi_colour_on_light(colour_index, rgb);
+    g_autofree char *dot =
+        g_strdup_printf("<span foreground=\"#%02x%02x%02x\">●</span>", (int)(rgb[0] * 255),
+                        (int)(rgb[1] * 255), (int)(rgb[2] * 255));
     const char *name = roi->name ? roi->name : _("ROI");
-    g_autofree char *markup = g_markup_printf_escaped(
-        "<span foreground=\"#%02x%02x%02x\">●</span> <b>%s</b>", (int)(rgb[0] * 255),
-        (int)(rgb[1] * 255), (int)(rgb[2] * 255), name);
+    /* "liver" over "Liver" says nothing: the role only where the name does not say it */
+    const char *role_title = fm_dce_panel_role_title(roi->role);
+    gboolean with_role = !(roi->name && g_ascii_strcasecmp(roi->name, role_title) == 0);
+    /* The outline colour's swatch goes with the role, leaving the narrow column to the name. */
+    g_autofree char *name_markup = g_markup_printf_escaped("<b>%s</b>", name);
+    g_autofree char *markup =
+        with_role ? g_strdup(name_markup) : g_strdup_printf("%s %s", dot, name_markup);
     GtkWidget *title = gtk_label_new(NULL);
     gtk_label_set_markup(GTK_LABEL(title), markup);
     gtk_label_set_ellipsize(GTK_LABEL(title), PANGO_ELLIPSIZE_END);
@@ -96,11 +133,12 @@ static GtkWidget *column_header(const fm_roi *roi, guint colour_index)
     gtk_label_set_xalign(GTK_LABEL(title), 1);
     gtk_widget_set_tooltip_text(title, name);
     gtk_box_pack_start(GTK_BOX(box), title, FALSE, FALSE, 0);
-    /* "liver" over "Liver" says nothing: the role only where the name does not say it */
-    const char *role_title = fm_dce_panel_role_title(roi->role);
-    if (roi->name && g_ascii_strcasecmp(roi->name, role_title) == 0)
+    if (!with_role)
         return box;
-    GtkWidget *role = gtk_label_new(role_title);
+    g_autofree char *role_text = g_markup_escape_text(role_title, -1);
+    g_autofree char *role_markup = g_strdup_printf("%s %s", dot, role_text);
+    GtkWidget *role = gtk_label_new(NULL);
+    gtk_label_set_markup(GTK_LABEL(role), role_markup);
     gtk_label_set_xalign(GTK_LABEL(role), 1);
     gtk_label_set_ellipsize(GTK_LABEL(role), PANGO_ELLIPSIZE_END);
     gtk_style_context_add_class(gtk_widget_get_style_context(role), "dim-label");
@@ -114,6 +152,24 @@ static const float *slice_plane(const fm_result *result, const char *name, int s
     if (!m || m->n_frames != nz || slice < 0 || slice >= nz)
         return NULL;
     return m->data + (gsize)slice * m->width * m->height;
+}
+
+/* The first column of a band: what the numbers are, the voxel count and each parameter. */
+static void attach_row_headers(FmDceResults *self, const Row *const *rows, gsize n_rows, int top)
+{
+    GtkWidget *what = gtk_label_new(_("mean ± sd"));
+    gtk_label_set_xalign(GTK_LABEL(what), 0);
+    gtk_widget_set_valign(what, GTK_ALIGN_END);
+    gtk_style_context_add_class(gtk_widget_get_style_context(what), "dim-label");
+    gtk_grid_attach(GTK_GRID(self->grid), what, 0, top, 1, 1);
+    GtkWidget *voxels = gtk_label_new(_("Voxels"));
+    gtk_label_set_xalign(GTK_LABEL(voxels), 0);
+    gtk_grid_attach(GTK_GRID(self->grid), voxels, 0, top + 1, 1, 1);
+    for (gsize r = 0; r < n_rows; r++) {
+        GtkWidget *header = row_header(rows[r]);
+        gtk_widget_set_valign(header, GTK_ALIGN_START); /* beside the mean, over its sd */
+        gtk_grid_attach(GTK_GRID(self->grid), header, 0, top + (int)r + 2, 1, 1);
+    }
 }
 
 void fm_dce_results_update(FmDceResults *self, const fm_result *result, GPtrArray *rois, int slice,
@@ -135,8 +191,17 @@ void fm_dce_results_update(FmDceResults *self, const fm_result *result, GPtrArra
     const fm_map *ka = result ? fm_result_get_map(result, first) : NULL;
     const float *ka_plane = slice_plane(result, first, slice, nz);
     GString *unfitted = g_string_new(NULL);
-    int column = 0;
+    int column = 0, n_fitted = 0;
     guint on_slice = 0;
+    for (guint i = 0; ka_plane && rois && i < rois->len; i++) {
+        const fm_roi *roi = rois->pdata[i];
+        n_fitted += (roi->slice < 0 || roi->slice == slice) &&
+                    fm_roi_statistics(roi, ka_plane, ka->width, ka->height).n > 0;
+    }
+    gboolean two_lines = n_fitted > 2;
+    /* Each band: the ROI headers, the voxel count and the parameters; bands one under another
+     * with a blank row between them. */
+    const int band_rows = (int)n_rows + 3;
     for (guint i = 0; rois && i < rois->len; i++) {
         const fm_roi *roi = rois->pdata[i];
         if (roi->slice >= 0 && roi->slice != slice)
@@ -149,32 +214,23 @@ void fm_dce_results_update(FmDceResults *self, const fm_result *result, GPtrArra
                                    roi->name ? roi->name : _("ROI"));
             continue;
         }
+        int band = column / COLUMNS_PER_BAND, top = band * band_rows;
+        int x = column % COLUMNS_PER_BAND + 1;
         column++;
-        gtk_grid_attach(GTK_GRID(self->grid), column_header(roi, colour), column, 0, 1, 1);
+        if (x == 1)
+            attach_row_headers(self, rows, n_rows, top);
+        if (x == 1 && band > 0) /* a blank row above a further band */
+            gtk_grid_attach(GTK_GRID(self->grid), gtk_label_new(""), 0, top - 1, 1, 1);
+        gtk_grid_attach(GTK_GRID(self->grid), column_header(roi, colour), x, top, 1, 1);
         g_autofree char *count = g_strdup_printf("%" G_GSIZE_FORMAT, n.n);
-        gtk_grid_attach(GTK_GRID(self->grid), cell(count, 1), column, 1, 1, 1);
+        gtk_grid_attach(GTK_GRID(self->grid), cell(count, 1), x, top + 1, 1, 1);
         for (gsize r = 0; r < n_rows; r++) {
             const float *plane = slice_plane(result, rows[r]->map, slice, nz);
             fm_roi_stats st =
                 plane ? fm_roi_statistics(roi, plane, ka->width, ka->height) : (fm_roi_stats){0};
-            g_autofree char *text = st.n && isfinite(st.mean)
-                                        ? g_strdup_printf("%.*f ± %.*f", rows[r]->decimals, st.mean,
-                                                          rows[r]->decimals, st.sd)
-                                        : g_strdup("—");
-            gtk_grid_attach(GTK_GRID(self->grid), cell(text, 1), column, (int)r + 2, 1, 1);
+            gtk_grid_attach(GTK_GRID(self->grid), value_cell(&st, rows[r]->decimals, two_lines), x,
+                            top + (int)r + 2, 1, 1);
         }
-    }
-    if (column > 0) {
-        GtkWidget *what = gtk_label_new(_("mean ± sd"));
-        gtk_label_set_xalign(GTK_LABEL(what), 0);
-        gtk_widget_set_valign(what, GTK_ALIGN_END);
-        gtk_style_context_add_class(gtk_widget_get_style_context(what), "dim-label");
-        gtk_grid_attach(GTK_GRID(self->grid), what, 0, 0, 1, 1);
-        GtkWidget *voxels = gtk_label_new(_("Voxels"));
-        gtk_label_set_xalign(GTK_LABEL(voxels), 0);
-        gtk_grid_attach(GTK_GRID(self->grid), voxels, 0, 1, 1, 1);
-        for (gsize r = 0; r < n_rows; r++)
-            gtk_grid_attach(GTK_GRID(self->grid), row_header(rows[r]), 0, (int)r + 2, 1, 1);
     }
     gtk_widget_show_all(self->grid);
 
@@ -201,6 +257,18 @@ GtkWidget *fm_dce_results_get_grid(FmDceResults *self)
     return self->grid;
 }
 
+void fm_dce_results_set_run(FmDceResults *self, const char *summary)
+{
+    g_return_if_fail(FM_IS_DCE_RESULTS(self));
+    gtk_label_set_text(GTK_LABEL(self->run), summary ? summary : "");
+    gtk_widget_set_visible(self->run, summary && *summary);
+}
+
+GtkWidget *fm_dce_results_get_run_label(FmDceResults *self)
+{
+    return self->run;
+}
+
 GtkWidget *fm_dce_results_get_scroller(FmDceResults *self)
 {
     return self->scroller;
@@ -215,6 +283,12 @@ static void fm_dce_results_init(FmDceResults *self)
     self->heading = gtk_label_new(_("RESULTS"));
     gtk_label_set_xalign(GTK_LABEL(self->heading), 0);
     gtk_style_context_add_class(gtk_widget_get_style_context(self->heading), "fm-heading");
+    /* The run on show: its model and input, which may differ from the page's settings now. */
+    self->run = gtk_label_new("");
+    gtk_label_set_xalign(GTK_LABEL(self->run), 0);
+    gtk_label_set_line_wrap(GTK_LABEL(self->run), TRUE);
+    gtk_label_set_max_width_chars(GTK_LABEL(self->run), 40);
+    gtk_style_context_add_class(gtk_widget_get_style_context(self->run), "dim-label");
     self->caption = gtk_label_new("");
     gtk_label_set_xalign(GTK_LABEL(self->caption), 0);
     gtk_label_set_line_wrap(GTK_LABEL(self->caption), TRUE);
@@ -226,17 +300,19 @@ static void fm_dce_results_init(FmDceResults *self)
     gtk_label_set_max_width_chars(GTK_LABEL(self->unfitted), 28);
     gtk_style_context_add_class(gtk_widget_get_style_context(self->unfitted), "dim-label");
     self->grid = gtk_grid_new();
-    gtk_grid_set_column_spacing(GTK_GRID(self->grid), 12);
+    gtk_grid_set_column_spacing(GTK_GRID(self->grid), 10);
     gtk_grid_set_row_spacing(GTK_GRID(self->grid), 1);
-    /* Many ROIs scroll sideways inside the table, never the window. */
+    /* Never sideways (further ROIs go to a band below); many bands scroll down inside the
+     * table, never the window. */
     self->scroller = gtk_scrolled_window_new(NULL, NULL);
-    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(self->scroller), GTK_POLICY_AUTOMATIC,
+    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(self->scroller), GTK_POLICY_NEVER,
                                    GTK_POLICY_AUTOMATIC);
     gtk_scrolled_window_set_propagate_natural_width(GTK_SCROLLED_WINDOW(self->scroller), TRUE);
     gtk_scrolled_window_set_propagate_natural_height(GTK_SCROLLED_WINDOW(self->scroller), TRUE);
     gtk_scrolled_window_set_max_content_width(GTK_SCROLLED_WINDOW(self->scroller), 420);
     gtk_container_add(GTK_CONTAINER(self->scroller), self->grid);
     gtk_box_pack_start(GTK_BOX(self), self->heading, FALSE, FALSE, 0);
+    gtk_box_pack_start(GTK_BOX(self), self->run, FALSE, FALSE, 0);
     gtk_box_pack_start(GTK_BOX(self), self->caption, FALSE, FALSE, 0);
     gtk_box_pack_start(GTK_BOX(self), self->scroller, FALSE, FALSE, 0);
     gtk_box_pack_start(GTK_BOX(self), self->unfitted, FALSE, FALSE, 0);
@@ -244,6 +320,8 @@ static void fm_dce_results_init(FmDceResults *self)
     gtk_widget_set_no_show_all(self->scroller, TRUE);
     gtk_widget_set_no_show_all(self->unfitted, TRUE);
     gtk_widget_set_no_show_all(self->caption, TRUE);
+    gtk_widget_set_no_show_all(self->run, TRUE);
+    gtk_widget_set_visible(self->run, FALSE);
 }
 
 GtkWidget *fm_dce_results_new(void)

@@ -36,9 +36,90 @@ void fm_dce_views_conversion_headers(const fm_dataset *ds, fm_dce_conversion *c)
         fm_pk_conversion_headers(ds, c, &tr_header, &flip_header, NULL);
 }
 
+const fm_method *fm_dce_views_shown_method(const FmDceViews *self)
+{
+    return self->follow_run && self->run_params ? self->run_method : self->method;
+}
+
+const fm_params *fm_dce_views_shown_params(const FmDceViews *self)
+{
+    return self->follow_run && self->run_params ? self->run_params : self->params;
+}
+
 gboolean fm_dce_views_is_pk(const FmDceViews *self)
 {
-    return self->method && g_strcmp0(self->method->id, "dce.dual_input") != 0;
+    const fm_method *m = fm_dce_views_shown_method(self);
+    return m && g_strcmp0(m->id, "dce.dual_input") != 0;
+}
+
+char *fm_dce_views_input_key(const fm_method *method, const fm_params *params)
+{
+    /* What the input curves (and the tissue's conversion) are computed from; fit settings such
+     * as max_iterations or fit_delay are not among them. */
+    static const char *const keys[] = {
+        "aif",        "input_csv",       "hematocrit", "t10_blood_s", "fit_threshold",
+        "conversion", "t10_map",         "t10_s",      "r1_per_mm_s", "tr_ms",
+        "flip_deg",   "baseline_frames", "model_dt_s",
+    };
+    GString *key = g_string_new(method ? method->id : "");
+    for (gsize i = 0; params && i < G_N_ELEMENTS(keys); i++)
+        if (fm_params_has(params, keys[i])) {
+            g_autofree char *value = fm_params_to_string(params, keys[i]);
+            g_string_append_printf(key, "|%s=%s", keys[i], value);
+        }
+    return g_string_free(key, FALSE);
+}
+
+void fm_dce_views_apply_shown(FmDceViews *self)
+{
+    const fm_params *p = fm_dce_views_shown_params(self);
+    fm_dce_conversion old = self->conv;
+    double old_hct = self->hematocrit;
+    fm_dce_views_conversion_from(p, &self->conv, &self->hematocrit, &self->model_dt_s);
+    fm_dce_views_conversion_headers(self->ds, &self->conv);
+    g_autofree char *key = fm_dce_views_input_key(fm_dce_views_shown_method(self), p);
+    gboolean changed = g_strcmp0(key, self->pk_key) != 0;
+    g_free(self->pk_key);
+    self->pk_key = g_steal_pointer(&key);
+    /* Only what changes the curves restarts the workers. */
+    if (old.baseline_frames != self->conv.baseline_frames)
+        fm_dce_views_start_peak(self);
+    if (changed || memcmp(&old, &self->conv, sizeof old) != 0 || old_hct != self->hematocrit)
+        fm_dce_views_start_inputs(self);
+    fm_dce_views_refresh_curves(self);
+}
+
+char *fm_dce_views_run_summary(const FmDceViews *self)
+{
+    if (!self->result || !self->run_params)
+        return NULL;
+    const fm_params *p = self->run_params;
+    GString *out = g_string_new(_(self->run_method->title));
+    if (fm_params_has(p, "aif")) {
+        const char *csv = fm_params_get_string(p, "input_csv");
+        fm_pk_aif_kind kind = FM_PK_AIF_ROI;
+        fm_pk_aif_parse(fm_params_get_choice(p, "aif"), &kind);
+        g_autofree char *base = *csv ? g_path_get_basename(csv) : NULL;
+        const char *input = kind == FM_PK_AIF_PARKER     ? _("Parker population")
+                            : kind == FM_PK_AIF_GEORGIOU ? _("Georgiou population")
+                            : base                       ? base
+                                                         : _("artery ROI");
+        g_string_append_printf(out, _(" · input %s"), input);
+    } else if (fm_params_has(p, "input_csv") && *fm_params_get_string(p, "input_csv")) {
+        g_autofree char *base = g_path_get_basename(fm_params_get_string(p, "input_csv"));
+        g_string_append_printf(out, _(" · input %s"), base);
+    } else {
+        g_string_append(out, _(" · input aorta and portal-vein ROIs"));
+    }
+    double hct = fm_params_has(p, "hematocrit") ? fm_params_get_double(p, "hematocrit") : 0;
+    if (hct > 0)
+        g_string_append_printf(out, _(" · Hct %.2f"), hct);
+    else if (fm_params_has(p, "hematocrit"))
+        g_string_append(out, _(" · no hematocrit correction"));
+    if (fm_params_has(p, "fit_delay"))
+        g_string_append(out, fm_params_get_bool(p, "fit_delay") ? _(" · delay fitted")
+                                                                : _(" · no delay"));
+    return g_string_free(out, FALSE);
 }
 
 void fm_dce_pk_input_clear(FmDcePkInput *in)
@@ -300,10 +381,11 @@ void fm_dce_views_start_inputs(FmDceViews *self)
     w->rois = g_ptr_array_new_with_free_func((GDestroyNotify)fm_roi_free);
     for (guint i = 0; self->rois && i < self->rois->len; i++)
         g_ptr_array_add(w->rois, fm_roi_copy(self->rois->pdata[i]));
-    w->csv = self->params ? g_strdup(fm_params_get_string(self->params, "input_csv")) : NULL;
+    const fm_params *shown = fm_dce_views_shown_params(self);
+    w->csv = shown ? g_strdup(fm_params_get_string(shown, "input_csv")) : NULL;
     /* A standard model's parameters (aif, t10_blood_s, ...) only with its own params. */
-    w->pk = fm_dce_views_is_pk(self) && self->params && fm_params_has(self->params, "aif");
-    w->params = w->pk ? fm_params_copy(self->params) : NULL;
+    w->pk = fm_dce_views_is_pk(self) && shown && fm_params_has(shown, "aif");
+    w->params = w->pk ? fm_params_copy(shown) : NULL;
     GTask *task = g_task_new(NULL, NULL, inputs_done, NULL);
     g_task_set_task_data(task, w, work_free);
     self->busy++;
@@ -377,6 +459,7 @@ void fm_dce_views_show_curve(FmDceViews *self, int x, int y)
     g_return_if_fail(FM_IS_DCE_VIEWS(self));
     self->cur_x = x;
     self->cur_y = y;
+    g_clear_pointer(&self->tissue_curves, g_ptr_array_unref);
     if (!self->plot)
         return;
     FmPlotView *plot = self->plot;
@@ -384,27 +467,20 @@ void fm_dce_views_show_curve(FmDceViews *self, int x, int y)
     fm_plot_view_set_labels(plot, _("time (s)"), concentration_label(self->conv.kind));
     if (!self->ds)
         return;
+    double cursor =
+        self->mode == FM_DCE_ANATOMY_FRAME && self->times ? self->times[self->time] : NAN;
+    if (fm_dce_views_is_pk(self)) {
+        fm_dce_views_plot_pk(self, x, y);
+        fm_plot_view_set_cursor(plot, cursor);
+        return;
+    }
     const fm_dce_geometry *g = &self->g;
     gboolean inputs_match = self->have_inputs && self->inputs.n_times == g->nt;
-    if (self->have_inputs && !fm_dce_views_is_pk(self)) {
+    if (self->have_inputs) {
         fm_plot_view_add_series(plot, _("Ca (aorta)"), self->inputs.times_s, self->inputs.ca,
                                 self->inputs.n_times, ca_rgb, FM_PLOT_STYLE_LINE);
         fm_plot_view_add_series(plot, _("Cp (portal)"), self->inputs.times_s, self->inputs.cp,
                                 self->inputs.n_times, cp_rgb, FM_PLOT_STYLE_LINE);
-    }
-    /* A standard model's plasma input: the measured curve, and the population curve over it
-     * where one is chosen, both as the fit would use them. */
-    const FmDcePkInput *pk =
-        self->have_pk_input && fm_dce_views_is_pk(self) ? &self->pk_input : NULL;
-    if (pk && pk->measured) {
-        g_autofree char *name = g_strdup_printf(_("Cp (%s)"), pk->measured_name);
-        fm_plot_view_add_series(plot, name, pk->times_s, pk->measured, pk->n_times, ca_rgb,
-                                FM_PLOT_STYLE_LINE);
-    }
-    if (pk && pk->population) {
-        g_autofree char *name = g_strdup_printf(_("Cp (%s)"), pk->population_name);
-        fm_plot_view_add_series(plot, name, pk->times_s, pk->population, pk->n_times, cp_rgb,
-                                FM_PLOT_STYLE_DASHED);
     }
     g_autofree double *curve = g_new(double, g->nt);
     double theta[FM_DCE_MODEL_N_PARAMS];
@@ -433,8 +509,7 @@ void fm_dce_views_show_curve(FmDceViews *self, int x, int y)
                                     model_rgb, FM_PLOT_STYLE_DASHED);
         }
     }
-    fm_plot_view_set_cursor(
-        plot, self->mode == FM_DCE_ANATOMY_FRAME && self->times ? self->times[self->time] : NAN);
+    fm_plot_view_set_cursor(plot, cursor);
 }
 
 void fm_dce_views_refresh_curves(FmDceViews *self)

@@ -121,6 +121,8 @@ static void refresh_table(FmDceViews *self)
 {
     fm_dce_results_update(self->results, self->result, self->rois, self->slice, self->g.nz,
                           self->ds != NULL);
+    g_autofree char *run = fm_dce_views_run_summary(self);
+    fm_dce_results_set_run(self->results, run);
 }
 
 static void update_labels(FmDceViews *self)
@@ -271,9 +273,10 @@ static void build_controls(FmDceViews *self)
 static void fm_dce_views_dispose(GObject *object)
 {
     FmDceViews *self = FM_DCE_VIEWS(object);
-    if (self->plot)
-        g_object_remove_weak_pointer(G_OBJECT(self->plot), (gpointer *)&self->plot);
-    self->plot = NULL;
+    fm_dce_views_set_plot(self, NULL);
+    if (self->replot_idle)
+        g_source_remove(self->replot_idle);
+    self->replot_idle = 0;
     g_clear_object(&self->controls);
     G_OBJECT_CLASS(fm_dce_views_parent_class)->dispose(object);
 }
@@ -283,6 +286,8 @@ static void fm_dce_views_finalize(GObject *object)
     FmDceViews *self = FM_DCE_VIEWS(object);
     g_clear_pointer(&self->ds, fm_dataset_unref);
     g_clear_pointer(&self->params, fm_params_free);
+    g_clear_pointer(&self->run_params, fm_params_free);
+    g_clear_pointer(&self->tissue_curves, g_ptr_array_unref);
     g_clear_pointer(&self->rois, g_ptr_array_unref);
     g_clear_pointer(&self->result, fm_result_free);
     fm_dce_inputs_clear(&self->inputs);
@@ -292,6 +297,7 @@ static void fm_dce_views_finalize(GObject *object)
     g_free(self->anatomy);
     g_free(self->overlay);
     g_free(self->pk_key);
+    g_free(self->page_key);
     G_OBJECT_CLASS(fm_dce_views_parent_class)->finalize(object);
 }
 
@@ -311,6 +317,7 @@ static void fm_dce_views_init(FmDceViews *self)
     gtk_orientable_set_orientation(GTK_ORIENTABLE(self), GTK_ORIENTATION_HORIZONTAL);
     gtk_box_set_spacing(GTK_BOX(self), 6);
     self->cur_x = self->cur_y = -1;
+    self->input_scale = 1;
     self->overlay = g_strdup("");
     fm_dce_views_conversion_from(NULL, &self->conv, &self->hematocrit, &self->model_dt_s);
     build_controls(self);
@@ -340,13 +347,36 @@ GtkWidget *fm_dce_views_get_control_row(FmDceViews *views)
     return views->control_row;
 }
 
+static gboolean replot(gpointer data)
+{
+    FmDceViews *self = data;
+    self->replot_idle = 0;
+    fm_dce_views_refresh_curves(self);
+    return G_SOURCE_REMOVE;
+}
+
+/* A standard model's markers are thinned for the plot's width: a new width redraws them. */
+static void plot_allocated(GtkWidget *plot, GdkRectangle *allocation, FmDceViews *self)
+{
+    if (allocation->width == self->plot_width)
+        return;
+    self->plot_width = allocation->width;
+    if (fm_dce_views_is_pk(self) && !self->replot_idle)
+        self->replot_idle = g_idle_add(replot, self);
+}
+
 void fm_dce_views_set_plot(FmDceViews *self, FmPlotView *plot)
 {
-    if (self->plot)
+    if (self->plot) {
+        g_signal_handlers_disconnect_by_func(self->plot, plot_allocated, self);
         g_object_remove_weak_pointer(G_OBJECT(self->plot), (gpointer *)&self->plot);
+    }
     self->plot = plot;
-    if (plot)
+    self->plot_width = 0;
+    if (plot) {
         g_object_add_weak_pointer(G_OBJECT(plot), (gpointer *)&self->plot);
+        g_signal_connect(plot, "size-allocate", G_CALLBACK(plot_allocated), self);
+    }
 }
 
 static void set_range(FmDceViews *self, GtkWidget *s, int n, int value)
@@ -364,12 +394,17 @@ void fm_dce_views_set_dataset(FmDceViews *self, fm_dataset *dataset)
     g_clear_pointer(&self->ds, fm_dataset_unref);
     g_clear_pointer(&self->times, g_free);
     g_clear_pointer(&self->result, fm_result_free);
+    g_clear_pointer(&self->run_params, fm_params_free);
+    self->run_method = NULL;
+    self->follow_run = FALSE;
+    fm_dce_views_conversion_from(self->params, &self->conv, &self->hematocrit, &self->model_dt_s);
     memset(&self->g, 0, sizeof self->g);
     if (dataset && fm_dce_geometry_of(dataset, &self->g, NULL) &&
         (self->times = fm_dce_frame_times(dataset, &self->g, NULL)) != NULL)
         self->ds = fm_dataset_ref(dataset);
     else
         memset(&self->g, 0, sizeof self->g);
+    fm_dce_views_conversion_headers(self->ds, &self->conv);
     self->slice = self->g.nz / 2; /* the middle slice usually shows the organ */
     self->time = 0;
     self->cur_x = self->cur_y = -1;
@@ -391,33 +426,19 @@ void fm_dce_views_set_dataset(FmDceViews *self, fm_dataset *dataset)
 void fm_dce_views_set_params(FmDceViews *self, const fm_params *params)
 {
     g_return_if_fail(FM_IS_DCE_VIEWS(self));
-    fm_dce_conversion old = self->conv;
-    double old_hct = self->hematocrit;
-    g_autofree char *old_csv =
-        self->params ? g_strdup(fm_params_get_string(self->params, "input_csv")) : NULL;
     g_clear_pointer(&self->params, fm_params_free);
     self->params = params ? fm_params_copy(params) : NULL;
-    fm_dce_views_conversion_from(self->params, &self->conv, &self->hematocrit, &self->model_dt_s);
-    fm_dce_views_conversion_headers(self->ds, &self->conv);
-    const char *csv = self->params ? fm_params_get_string(self->params, "input_csv") : NULL;
-    /* A standard model's input also follows its aif choice, blood T10 and fit threshold. */
-    g_autofree char *pk_key =
-        self->params && fm_params_has(self->params, "aif")
-            ? g_strdup_printf("%s %s %g %g", self->method ? self->method->id : "",
-                              fm_params_get_choice(self->params, "aif"),
-                              fm_params_get_double(self->params, "t10_blood_s"),
-                              fm_params_get_double(self->params, "fit_threshold"))
-            : g_strdup(self->method ? self->method->id : "");
-    gboolean pk_changed = g_strcmp0(pk_key, self->pk_key) != 0;
-    g_free(self->pk_key);
-    self->pk_key = g_steal_pointer(&pk_key);
-    /* Only what changes the curves restarts the workers: typing an iteration limit does not. */
-    if (old.baseline_frames != self->conv.baseline_frames)
-        fm_dce_views_start_peak(self);
-    if (memcmp(&old, &self->conv, sizeof old) != 0 || old_hct != self->hematocrit ||
-        g_strcmp0(old_csv ? old_csv : "", csv ? csv : "") != 0 || pk_changed)
-        fm_dce_views_start_inputs(self);
-    fm_dce_views_refresh_curves(self);
+    g_autofree char *key = fm_dce_views_input_key(self->method, self->params);
+    g_autofree char *run_key =
+        self->run_params ? fm_dce_views_input_key(self->run_method, self->run_params) : NULL;
+    /* The user changed an input setting (source, hematocrit, model, conversion): the page's
+     * input is previewed from now on, not the run's; the run's again when they are its own.
+     * An iteration limit changes no input. */
+    if (g_strcmp0(key, self->page_key) != 0)
+        self->follow_run = run_key && g_strcmp0(key, run_key) == 0;
+    g_free(self->page_key);
+    self->page_key = g_steal_pointer(&key);
+    fm_dce_views_apply_shown(self);
 }
 
 void fm_dce_views_set_rois(FmDceViews *self, GPtrArray *rois)
@@ -475,6 +496,15 @@ void fm_dce_views_set_result(FmDceViews *self, fm_result *result)
     g_return_if_fail(FM_IS_DCE_VIEWS(self));
     g_clear_pointer(&self->result, fm_result_free);
     self->result = result;
+    /* The run's own parameters, as the catalogue (or the job) recorded them. */
+    g_clear_pointer(&self->run_params, fm_params_free);
+    self->run_method = result && result->params_json ? fm_method_find(result->method_id) : NULL;
+    if (self->run_method) {
+        self->run_params = fm_method_default_params(self->run_method);
+        if (!fm_params_set_from_json(self->run_params, result->params_json, NULL))
+            g_clear_pointer(&self->run_params, fm_params_free);
+    }
+    self->follow_run = self->run_params != NULL;
     rebuild_overlay_combo(self);
     gtk_widget_set_sensitive(self->overlay_combo, result != NULL);
     if (result && !(self->overlay && *self->overlay && fm_result_get_map(result, self->overlay))) {
@@ -491,7 +521,7 @@ void fm_dce_views_set_result(FmDceViews *self, fm_result *result)
     }
     refresh_overlay(self);
     refresh_table(self);
-    fm_dce_views_refresh_curves(self);
+    fm_dce_views_apply_shown(self); /* the run's input, and its curves */
 }
 
 GtkWidget *fm_dce_views_get_image(FmDceViews *self)
@@ -618,6 +648,23 @@ gboolean fm_dce_views_save_inputs_csv(FmDceViews *self, const char *path, GError
 const fm_dce_inputs *fm_dce_views_get_inputs(FmDceViews *self)
 {
     return self->have_inputs ? &self->inputs : NULL;
+}
+
+double fm_dce_views_get_input_scale(FmDceViews *self)
+{
+    return self->input_scale;
+}
+
+gboolean fm_dce_views_get_tissue_curve(FmDceViews *self, guint index, const char **label,
+                                       const double **measured, const double **model)
+{
+    if (!self->tissue_curves || index >= self->tissue_curves->len)
+        return FALSE;
+    const FmDceTissueCurve *t = self->tissue_curves->pdata[index];
+    *label = t->label;
+    *measured = t->measured;
+    *model = t->model;
+    return TRUE;
 }
 
 gboolean fm_dce_views_busy(FmDceViews *self)

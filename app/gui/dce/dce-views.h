@@ -58,7 +58,9 @@ const float *fm_dce_views_get_anatomy(FmDceViews *views, int *width, int *height
 
 /* The model chosen on the panel (static descriptor): the curves show its inputs (Ca and Cp of
  * the liver model, or a standard model's arterial input with the population curve). Call
- * before fm_dce_views_set_params with the model's parameters. */
+ * before fm_dce_views_set_params with the model's parameters. While a run is on show
+ * (fm_dce_views_set_result) its own model and parameters (params_json) draw the curves, until
+ * the page's input settings are changed. */
 void fm_dce_views_set_method(FmDceViews *views, const fm_method *method);
 /* The input curves on show as CSV t_s,ca,cp (a standard model: ca the plasma input its fit
  * uses, cp 0); FM_ERROR_BAD_PARAM says what to do when there are none yet. */
@@ -70,6 +72,14 @@ gboolean fm_dce_views_lists_overlay(FmDceViews *views, const char *map_name);
 /* Input curves on show (borrowed), or NULL while they are missing or being computed. */
 const fm_dce_inputs *fm_dce_views_get_inputs(FmDceViews *views);
 gboolean fm_dce_views_busy(FmDceViews *views); /* a worker (peak, inputs) is running */
+/* A standard model's plasma input is drawn divided by this (1, 2, 5, 10, ...: its legend says
+ * "Cp ÷ 10 (...)") so that the tissue curves beside it do not lie flat. */
+double fm_dce_views_get_input_scale(FmDceViews *views);
+/* A standard model's tissue curves on the plot (each tissue ROI's or the picked voxel's):
+ * label, measured and fitted values at the frame times (model NULL when not fitted; borrowed
+ * until the next redraw). FALSE past the last. For tests of what is drawn. */
+gboolean fm_dce_views_get_tissue_curve(FmDceViews *views, guint index, const char **label,
+                                       const double **measured, const double **model);
 /* Plots Ca, Cp and voxel (x, y) of the current slice with its fitted model; x < 0: the mean of
  * the liver ROI (else the first ROI) on the slice. */
 void fm_dce_views_show_curve(FmDceViews *views, int x, int y);
