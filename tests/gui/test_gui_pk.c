@@ -420,6 +420,40 @@ static void test_reopen_shows_run_input(void)
     g_assert_cmpfloat(input_error("page-again.csv"), <, 0.05);
 }
 
+/* A T10 map converts the input as the run would: with T10 blood 0 the blood's T10 is the map's
+ * mean over the artery (1.44 s there, 1 s in tissue); without the map the artery would be
+ * converted with T10 tissue and come out far off the phantom's plasma curve. */
+static void test_t10_map_input(void)
+{
+    g_autofree float *t10 = g_new(float, (gsize)sim.nx *sim.ny);
+    for (int y = 0; y < sim.ny; y++)
+        for (int x = 0; x < sim.nx; x++)
+            t10[y * sim.nx + x] =
+                (float)(fm_pk_sim_region_at(&sim, x, y) == -2 ? sim.t10_blood_s : sim.t10_tissue_s);
+    g_autofree char *path = g_build_filename(data_dir, "t10.nii.gz", NULL);
+    g_autoptr(GError) error = NULL;
+    g_assert_true(fm_nifti_write(path, t10, sim.nx, sim.ny, 1, 1, NULL, NULL, 1, &error));
+    g_assert_no_error(error);
+    g_assert_true(fm_dce_panel_set_param(panel(), "t10_blood_s", "0"));
+    wait_views();
+    double without = input_error("t10-none.csv");
+    g_assert_true(fm_dce_panel_set_param(panel(), "t10_map", path));
+    wait_views();
+    double with = input_error("t10-map.csv");
+    g_test_message("input with T10 blood 0: %.1f %% off without the map, %.2f %% with it",
+                   100 * without, 100 * with);
+    g_assert_cmpfloat(without, >, 0.15);
+    g_assert_cmpfloat(with, <, 0.05);
+    /* The run's settings again: its input and fits on show once more. */
+    g_assert_true(fm_dce_panel_set_param(panel(), "t10_map", ""));
+    g_assert_true(fm_dce_panel_set_param(panel(), "t10_blood_s", "1.44"));
+    wait_views();
+    const char *label;
+    const double *measured, *model;
+    g_assert_true(fm_dce_views_get_tissue_curve(views(), 0, &label, &measured, &model));
+    g_assert_nonnull(model);
+}
+
 /* Four tissue ROIs fit in the results table beside the map without scrolling sideways, at
  * 1920x1080 and 1366x768: the table inside its pane and the window, every value at its full
  * width, every ROI's name whole. */
@@ -559,6 +593,7 @@ int main(int argc, char **argv)
     g_test_add_func("/gui-pk/run", test_run);
     g_test_add_func("/gui-pk/fitted-curves", test_fitted_curves);
     g_test_add_func("/gui-pk/reopen-shows-run-input", test_reopen_shows_run_input);
+    g_test_add_func("/gui-pk/t10-map-input", test_t10_map_input);
     g_test_add_func("/gui-pk/results-table-fits", test_results_table_fits);
     g_test_add_func("/gui-pk/overlay-drawn", test_overlay_drawn);
     g_test_add_func("/gui-pk/population-input", test_population_input);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "app/core/dce/dce_model.h"
+#include "app/core/dce/dce_volume_map.h"
 #include "app/core/dce/pk_inputs.h"
 #include "app/core/io/frame_times.h"
 
@@ -129,6 +130,7 @@ void fm_dce_pk_input_clear(FmDcePkInput *in)
     g_clear_pointer(&in->population, g_free);
     g_clear_pointer(&in->measured_name, g_free);
     g_clear_pointer(&in->population_name, g_free);
+    g_clear_pointer(&in->t10_map, g_free);
     in->n_times = 0;
 }
 
@@ -246,8 +248,8 @@ void fm_dce_views_start_peak(FmDceViews *self)
 
 /* One input of a standard model as pk_inputs.c prepares it for the fit (the population curve
  * placed at the bolus arrival in the voxels it would fit); NULL when it cannot be had. */
-static double *pk_curve(Work *w, fm_pk_aif_kind kind, const fm_dce_conversion *conv, int *n,
-                        double **times)
+static double *pk_curve(Work *w, fm_pk_aif_kind kind, const fm_dce_conversion *conv,
+                        const float *t10_map, int *n, double **times)
 {
     fm_pk_input_request req = {
         .kind = kind,
@@ -257,7 +259,7 @@ static double *pk_curve(Work *w, fm_pk_aif_kind kind, const fm_dce_conversion *c
         .fit_threshold = fm_params_get_double(w->params, "fit_threshold"),
     };
     fm_pk_inputs in = {0};
-    if (!fm_pk_inputs_prepare(w->ds, w->rois, conv, NULL, &req, &in, NULL))
+    if (!fm_pk_inputs_prepare(w->ds, w->rois, conv, t10_map, &req, &in, NULL))
         return NULL;
     double *cp = g_steal_pointer(&in.cp);
     if (times && !*times) {
@@ -286,17 +288,22 @@ static void pk_inputs_thread(Work *w, GTask *task)
     fm_pk_aif_kind kind = FM_PK_AIF_ROI;
     fm_pk_aif_parse(fm_params_get_choice(w->params, "aif"), &kind);
     const char *csv = fm_params_get_string(w->params, "input_csv");
+    /* A T10 map converts as the run converts: the blood's T10 from it where none is given,
+     * the tissue curves voxel by voxel (kept for the plot). Unreadable: the run says why. */
+    const char *t10_path = fm_params_get_string(w->params, "t10_map");
+    if (conv.kind == FM_DCE_CONV_SPGR && *t10_path)
+        in->t10_map = fm_dce_read_volume_map(t10_path, &w->g, 1.0, "%s: %d x %d x %d", NULL);
     /* The measured curve: the CSV where one is given, else the artery (or aorta) ROI. */
     if (*csv) {
-        in->measured = pk_curve(w, FM_PK_AIF_CSV, &conv, &in->n_times, &in->times_s);
+        in->measured = pk_curve(w, FM_PK_AIF_CSV, &conv, in->t10_map, &in->n_times, &in->times_s);
         g_autofree char *base = g_path_get_basename(csv);
         in->measured_name = g_strdup(base);
     } else if (has_any_role(w->rois, FM_PK_ROLE_ARTERY, FM_DCE_ROLE_AORTA)) {
-        in->measured = pk_curve(w, FM_PK_AIF_ROI, &conv, &in->n_times, &in->times_s);
+        in->measured = pk_curve(w, FM_PK_AIF_ROI, &conv, in->t10_map, &in->n_times, &in->times_s);
         in->measured_name = g_strdup(_("artery ROI"));
     }
     if (kind == FM_PK_AIF_PARKER || kind == FM_PK_AIF_GEORGIOU) {
-        in->population = pk_curve(w, kind, &conv, &in->n_times, &in->times_s);
+        in->population = pk_curve(w, kind, &conv, in->t10_map, &in->n_times, &in->times_s);
         in->population_name = g_strdup(kind == FM_PK_AIF_PARKER ? "Parker" : "Georgiou");
     }
     if (!in->measured && !in->population) {

@@ -83,7 +83,9 @@ static gboolean selection_curves(FmDceViews *self, const guint8 *plane_mask, con
     if (n == 0)
         return FALSE;
     g_autofree gsize *index = NULL;
-    g_autofree float *curves = fm_dce_tissue_curves(self->ds, mask, n, &self->conv, NULL, &index);
+    const float *t10_map = self->have_pk_input ? self->pk_input.t10_map : NULL;
+    g_autofree float *curves =
+        fm_dce_tissue_curves(self->ds, mask, n, &self->conv, t10_map, &index);
     g_autofree double *count = g_new0(double, g->nt);
     g_autofree double *one = g_new(double, g->nt);
     for (int t = 0; t < g->nt; t++)

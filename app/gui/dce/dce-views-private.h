@@ -16,6 +16,7 @@ typedef struct {
     double *measured;   /* artery (or aorta) ROI, or the CSV; NULL when there is none */
     double *population; /* Parker or Georgiou at the bolus arrival; NULL when not chosen */
     char *measured_name, *population_name;
+    float *t10_map; /* SPGR: the T10 map the parameters name (nx ny nz, s), or NULL */
 } FmDcePkInput;
 
 void fm_dce_pk_input_clear(FmDcePkInput *in);
