@@ -28,6 +28,7 @@ static void print_help(FILE *out)
               "  info FILE [--json]                     what Fluxmap reads in FILE\n"
               "  mcml run FILE.mci|--preset NAME -o OUT.mco [--photons N] [--rt-only]\n"
               "                                         MCML light transport, .mco + TIFFs\n"
+              "  cameras [--details ID]                 GenICam cameras Aravis finds\n"
               "\n"
               "'fluxmap-cli COMMAND --help' describes each command.\n"
               "Exit status: 0 success, 2 bad usage or parameters, 3 unreadable or invalid\n"
@@ -36,6 +37,7 @@ static void print_help(FILE *out)
 
 int fm_cli_mcml(int argc, char **argv); /* app/cli/cli-mcml.c */
 int fm_cli_roi(int argc, char **argv);  /* app/cli/cli-roi.c */
+int fm_cli_cameras(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
@@ -74,6 +76,8 @@ int main(int argc, char **argv)
         return fm_cli_mcml(argc - 2, argv + 2); /* app/cli/cli-mcml.c */
     if (strcmp(command, "roi") == 0)
         return fm_cli_roi(argc - 2, argv + 2);
+    if (strcmp(command, "cameras") == 0)
+        return fm_cli_cameras(argc - 2, argv + 2); /* app/cli/cli-cameras.c */
     return fm_cli_fail(FM_EXIT_USAGE, _("unknown command '%s' (see 'fluxmap-cli --help')"),
                        command);
 }
