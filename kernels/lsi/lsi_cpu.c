@@ -248,8 +248,9 @@ fm_status fm_lsi_cpu_run(const fm_lsi_job *job, long long *invalid, char *msg, s
     }
 
     if (job->mode == FM_LSI_MODE_SPATIAL) {
-        /* A lone frame is cut into row chunks so that progress and cancel still work. */
-        const int chunks = job->n_frames == 1 ? 8 : 1;
+        /* A lone frame is cut into row chunks so that progress and cancel still work; without a
+         * tick (live frames) it is one chunk: each chunk restarts its bands' column sums. */
+        const int chunks = job->n_frames == 1 && job->tick ? 8 : 1;
         const int chunk_rows = (H + chunks - 1) / chunks;
         roll_src src = {.type = job->type, .width = W, .height = H, .samples_per_pixel = 1};
         for (int f = 0; f < job->n_frames; f++) {

@@ -9,6 +9,7 @@
 #include "../device_private.h"
 #include "../resident.h"
 #include "../cuda_tail.h"
+#include "lsi_cuda_launch.h"
 #include "lsi_impl.h"
 #include "lsi_math.h"
 
@@ -437,7 +438,7 @@ __global__ void lsi_sum_stats(const A *__restrict__ s1, const A *__restrict__ s2
 template <typename T>
 static cudaError_t launch_temporal_step(const fm_lsi_job *job, const void *d_stack, int t,
                                         void *d_s1, void *d_s2, float *d_k, float *d_s,
-                                        unsigned long long *d_invalid)
+                                        unsigned long long *d_invalid, cudaStream_t stream = 0)
 {
     typedef typename fm_acc<T>::type acc;
     const int W = job->width, H = job->height;
@@ -445,16 +446,16 @@ static cudaError_t launch_temporal_step(const fm_lsi_job *job, const void *d_sta
     const int st = job->mode == FM_LSI_MODE_SPATIOTEMPORAL;
     const double n = st ? (double)job->params.window * job->params.window * job->params.frames
                         : (double)job->params.frames;
-    lsi_temporal_update<T><<<(unsigned)((plane + 255) / 256), 256>>>(
+    lsi_temporal_update<T><<<(unsigned)((plane + 255) / 256), 256, 0, stream>>>(
         (const T *)d_stack, plane, t, job->params.frames, (acc *)d_s1, (acc *)d_s2);
     cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess)
         return err;
     dim3 block(32, 8), grid((W + 31) / 32, (H + 7) / 8);
-    lsi_sum_stats<acc><<<grid, block>>>((const acc *)d_s1, (const acc *)d_s2, W, H,
-                                        st ? (job->params.window - 1) / 2 : -1,
-                                        job->params.border == FM_LSI_BORDER_VALID, n,
-                                        job->params.exposure_ms / 1000.0, d_k, d_s, d_invalid);
+    lsi_sum_stats<acc><<<grid, block, 0, stream>>>(
+        (const acc *)d_s1, (const acc *)d_s2, W, H, st ? (job->params.window - 1) / 2 : -1,
+        job->params.border == FM_LSI_BORDER_VALID, n, job->params.exposure_ms / 1000.0, d_k, d_s,
+        d_invalid);
     return cudaGetLastError();
 }
 
@@ -593,6 +594,42 @@ extern "C" fm_status fm_lsi_cuda_run(const fm_lsi_job *job, long long *invalid, 
     return temporal_stack(job, invalid, msg, msg_len);
 cleanup:
     return status;
+}
+
+/* The live contexts (lsi_live_cuda.cu) launch these same kernels on their own streams. */
+cudaError_t fm_lsi_cuda_launch_spatial(fm_pixel_type type, const void *d_in, int W, int H,
+                                       const fm_lsi_params *p, float *d_k, float *d_s,
+                                       unsigned long long *d_invalid, cudaStream_t stream)
+{
+    return launch_spatial(type, d_in, W, H, p, 1.0, d_k, d_s, d_invalid, stream);
+}
+
+cudaError_t fm_lsi_cuda_launch_window(int mode, fm_pixel_type type, const void *d_stack, int W,
+                                      int H, const fm_lsi_params *p, void *d_s1, void *d_s2,
+                                      float *d_k, float *d_s, unsigned long long *d_invalid,
+                                      cudaStream_t stream)
+{
+    /* Step 0 of a stack of p->frames frames: the window's sums built afresh from its frames
+     * (in any order: integer sums are exact). */
+    fm_lsi_job job;
+    memset(&job, 0, sizeof job);
+    job.params = *p;
+    job.mode = (fm_lsi_mode)mode;
+    job.type = type;
+    job.width = W;
+    job.height = H;
+    job.n_frames = p->frames;
+    switch (type) {
+    case FM_PIXEL_U8:
+        return launch_temporal_step<uint8_t>(&job, d_stack, 0, d_s1, d_s2, d_k, d_s, d_invalid,
+                                             stream);
+    case FM_PIXEL_U16:
+        return launch_temporal_step<uint16_t>(&job, d_stack, 0, d_s1, d_s2, d_k, d_s, d_invalid,
+                                              stream);
+    default:
+        return launch_temporal_step<float>(&job, d_stack, 0, d_s1, d_s2, d_k, d_s, d_invalid,
+                                           stream);
+    }
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -752,6 +752,23 @@ fm_status fm_oct_cuda_stream_run(fm_oct_cuda_stream *st, const void *spectra, in
     return stream_process(st, spectra, n_bscans, bscan_db, NULL, NULL, NULL, NULL, msg, msg_len);
 }
 
+fm_status fm_oct_cuda_stream_open_shown(const fm_oct_params *params, fm_pixel_type type,
+                                        int n_alines, int bscans_hint, const fm_oct_layout *layout,
+                                        fm_oct_cuda_stream **out, char *msg, size_t msg_len)
+{
+    fm_status status = fm_oct_check(params, msg, msg_len);
+    if (status != FM_OK)
+        return status;
+    return stream_open(params, NULL, type, n_alines, bscans_hint, layout, out, msg, msg_len);
+}
+
+fm_status fm_oct_cuda_stream_run_shown(fm_oct_cuda_stream *st, const void *spectra, int n_bscans,
+                                       float *bscan_db, const fm_oct_layout *layout, char *msg,
+                                       size_t msg_len)
+{
+    return stream_process(st, spectra, n_bscans, bscan_db, layout, NULL, NULL, NULL, msg, msg_len);
+}
+
 fm_status fm_oct_cuda_run(const fm_oct_job *job, const fm_oct_tables *tables, fm_run_info *info,
                           char *msg, size_t msg_len)
 {

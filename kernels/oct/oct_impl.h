@@ -92,6 +92,14 @@ fm_status fm_oct_cuda_stream_open(const fm_oct_params *params, fm_pixel_type typ
 fm_status fm_oct_cuda_stream_run(fm_oct_cuda_stream *stream, const void *spectra, int n_bscans,
                                  float *bscan_db, char *msg, size_t msg_len);
 void fm_oct_cuda_stream_close(fm_oct_cuda_stream *stream);
+/* The same kept pipeline with the B-scans as the app shows them (layout: depth down, en-face),
+ * for the live context (oct_live.c); run waits for its B-scans. */
+fm_status fm_oct_cuda_stream_open_shown(const fm_oct_params *params, fm_pixel_type type,
+                                        int n_alines, int bscans_hint, const fm_oct_layout *layout,
+                                        fm_oct_cuda_stream **out, char *msg, size_t msg_len);
+fm_status fm_oct_cuda_stream_run_shown(fm_oct_cuda_stream *stream, const void *spectra,
+                                       int n_bscans, float *bscan_db, const fm_oct_layout *layout,
+                                       char *msg, size_t msg_len);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "app/core/error.h"
+#include "app/core/lsi/lsi_live.h"
 #include "app/core/methods.h"
 #include "kernels/lsi/lsi.h"
 
@@ -62,6 +63,20 @@ static const char *dataset_label(const fm_dataset *dataset)
     return "dataset";
 }
 
+void fm_lsi_params_read(const fm_params *params, fm_lsi_params *out)
+{
+    *out = (fm_lsi_params){
+        /* temporal contrast ignores the window; 3 is the smallest the kernel accepts */
+        .window = fm_params_has(params, "window") ? fm_params_get_int(params, "window") : 3,
+        .frames = fm_params_has(params, "frames") ? fm_params_get_int(params, "frames") : 2,
+        .exposure_ms = fm_params_get_double(params, "exposure_ms"),
+        .border = FM_LSI_BORDER_VALID,
+    };
+    if (fm_params_has(params, "border") &&
+        g_strcmp0(fm_params_get_choice(params, "border"), "zero") == 0)
+        out->border = FM_LSI_BORDER_ZERO;
+}
+
 static fm_result *lsi_run(const fm_method *method, fm_dataset *dataset, const fm_params *params,
                           fm_job_context *context, lsi_kind kind, GError **error)
 {
@@ -79,16 +94,8 @@ static fm_result *lsi_run(const fm_method *method, fm_dataset *dataset, const fm
         return NULL;
     }
 
-    fm_lsi_params lp = {
-        /* temporal contrast ignores the window; 3 is the smallest the kernel accepts */
-        .window = fm_params_has(params, "window") ? fm_params_get_int(params, "window") : 3,
-        .frames = fm_params_has(params, "frames") ? fm_params_get_int(params, "frames") : 2,
-        .exposure_ms = fm_params_get_double(params, "exposure_ms"),
-        .border = FM_LSI_BORDER_VALID,
-    };
-    if (fm_params_has(params, "border") &&
-        g_strcmp0(fm_params_get_choice(params, "border"), "zero") == 0)
-        lp.border = FM_LSI_BORDER_ZERO;
+    fm_lsi_params lp;
+    fm_lsi_params_read(params, &lp);
 
     int width = fm_dataset_width(dataset), height = fm_dataset_height(dataset);
     int n_frames = fm_dataset_frames(dataset);
@@ -198,6 +205,7 @@ const fm_method fm_method_lsi_spatial = {
     .n_outputs = G_N_ELEMENTS(lsi_outputs),
     .device_reads_dataset = TRUE,
     .run = run_spatial,
+    .live = &fm_lsi_live_spatial_ops,
 };
 
 const fm_method fm_method_lsi_temporal = {
@@ -213,6 +221,7 @@ const fm_method fm_method_lsi_temporal = {
     .n_outputs = G_N_ELEMENTS(lsi_outputs),
     .device_reads_dataset = TRUE,
     .run = run_temporal,
+    .live = &fm_lsi_live_temporal_ops,
 };
 
 const fm_method fm_method_lsi_spatiotemporal = {
@@ -228,4 +237,5 @@ const fm_method fm_method_lsi_spatiotemporal = {
     .n_outputs = G_N_ELEMENTS(lsi_outputs),
     .device_reads_dataset = TRUE,
     .run = run_spatiotemporal,
+    .live = &fm_lsi_live_spatiotemporal_ops,
 };

@@ -5,6 +5,7 @@
 
 #include "app/core/error.h"
 #include "app/core/methods.h"
+#include "app/core/oct/oct_live.h"
 #include "app/core/oct/oct_stages.h"
 
 
@@ -144,7 +145,7 @@ static const fm_output_spec oct_outputs[] = {
     {.name = "enface", .unit = "dB", .title = N_("En-face mean projection (A-lines x B-scans)")},
 };
 
-static gboolean enface_range(const fm_params *params, double um_per_bin, int n_depth, int *first,
+gboolean fm_oct_enface_range(const fm_params *params, double um_per_bin, int n_depth, int *first,
                              int *last, GError **error)
 {
     int px_end = fm_params_get_int(params, "enface_end_px");
@@ -179,7 +180,7 @@ static fm_result *oct_run(const fm_method *method, fm_dataset *dataset, const fm
     int n_pixels = setup->n_pixels, n_depth = n_pixels / 2;
     int n_alines = fm_dataset_height(spectra), n_bscans = fm_dataset_frames(spectra);
     int first = 0, last = 0;
-    if (!enface_range(params, setup->um_per_bin, n_depth, &first, &last, error))
+    if (!fm_oct_enface_range(params, setup->um_per_bin, n_depth, &first, &last, error))
         return NULL;
 
     /* every value is written below, B-scan by B-scan */
@@ -238,4 +239,5 @@ const fm_method fm_method_oct_bscan = {
     .n_outputs = G_N_ELEMENTS(oct_outputs),
     .device_reads_dataset = TRUE,
     .run = oct_run,
+    .live = &fm_oct_live_bscan_ops,
 };

@@ -1,0 +1,182 @@
+/* Live speckle steps: each camera frame through the kernels' live context (kernels/lsi/
+ * lsi_live.h), giving contrast and sfi of that frame, equal to frame k of the offline run. */
+#include "app/core/lsi/lsi_live.h"
+
+#include <glib/gi18n.h>
+#include <string.h>
+
+#include "app/core/error.h"
+#include "app/core/method.h"
+#include "kernels/host_memory.h"
+#include "kernels/lsi/lsi_live.h"
+
+struct fm_live_step {
+    const fm_method *method;
+    fm_lsi_live *live;
+    fm_run_info info;
+    int width, height;
+    fm_pixfmt format;
+    guint16 *unpacked; /* Mono12Packed frames widened here (pinned for CUDA) */
+    gsize unpacked_bytes;
+    gboolean unpacked_pinned;
+    fm_map maps[2]; /* data borrowed from the live context */
+    const fm_map *map_list[2];
+};
+
+static void step_end(fm_live_step *step)
+{
+    if (!step)
+        return;
+    fm_lsi_live_destroy(step->live);
+    if (step->unpacked_pinned)
+        fm_host_staging_put(step->unpacked, step->unpacked_bytes);
+    else
+        g_free(step->unpacked);
+    g_free(step);
+}
+
+static fm_live_step *step_begin(const fm_method *method, const fm_params *params, int width,
+                                int height, fm_pixfmt format, fm_backend backend, int mode,
+                                GError **error)
+{
+    if (format >= FM_PIXFMT_UNKNOWN) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                    _("%s: the camera's pixel format is not one Fluxmap reads (Mono8, Mono12, "
+                      "Mono12Packed, Mono16)"),
+                    method->id);
+        return NULL;
+    }
+    fm_lsi_params lp;
+    fm_lsi_params_read(params, &lp);
+    fm_live_step *step = g_new0(fm_live_step, 1);
+    step->method = method;
+    step->width = width;
+    step->height = height;
+    step->format = format;
+    char msg[FM_MSG_LEN] = "";
+    fm_status status = fm_lsi_live_create(&lp, mode, width, height, fm_pixfmt_kernel_type(format),
+                                          backend, &step->live, &step->info, msg, sizeof msg);
+    if (status != FM_OK) {
+        if (status == FM_ERR_INVALID_ARG)
+            g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM, "%s: %s", method->id, msg);
+        else
+            fm_method_set_kernel_error(error, status, msg);
+        step_end(step);
+        return NULL;
+    }
+    if (format == FM_PIXFMT_MONO12_PACKED) {
+        step->unpacked_bytes = sizeof(guint16) * (gsize)width * height;
+        if (step->info.backend_used == FM_BACKEND_CUDA)
+            step->unpacked = fm_host_staging_get(step->unpacked_bytes);
+        step->unpacked_pinned = step->unpacked != NULL;
+        if (!step->unpacked)
+            step->unpacked = g_malloc(step->unpacked_bytes);
+    }
+    static const char *const names[2] = {"contrast", "sfi"}, *const units[2] = {"1", "1/s"};
+    for (int i = 0; i < 2; i++) {
+        step->maps[i] = (fm_map){.name = (char *)names[i],
+                                 .unit = (char *)units[i],
+                                 .width = width,
+                                 .height = height,
+                                 .n_frames = 1};
+        step->map_list[i] = &step->maps[i];
+    }
+    return step;
+}
+
+static gboolean step_frame(fm_live_step *step, const fm_frame *frame, fm_live_output *out,
+                           GError **error)
+{
+    memset(out, 0, sizeof *out);
+    if (frame->width != step->width || frame->height != step->height ||
+        frame->format != step->format ||
+        frame->size < fm_pixfmt_frame_bytes(step->format, step->width, step->height)) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT,
+                    _("frame %" G_GUINT64_FORMAT ": %dx%d %s in %" G_GSIZE_FORMAT
+                      " bytes, but the run started with %dx%d %s"),
+                    frame->id, frame->width, frame->height, fm_pixfmt_name(frame->format),
+                    frame->size, step->width, step->height, fm_pixfmt_name(step->format));
+        return FALSE;
+    }
+    const void *data = frame->data;
+    if (step->unpacked) {
+        if (!fm_frame_unpack_u16(frame, step->unpacked, error))
+            return FALSE;
+        data = step->unpacked;
+    }
+    fm_lsi_live_result r;
+    char msg[FM_MSG_LEN] = "";
+    fm_status status = fm_lsi_live_process(step->live, data, &r, msg, sizeof msg);
+    if (status != FM_OK) {
+        fm_method_set_kernel_error(error, status, msg);
+        return FALSE;
+    }
+    out->ready = r.ready;
+    if (!r.ready)
+        return TRUE; /* the temporal window is still filling: no maps yet */
+    step->maps[0].data = (float *)r.contrast;
+    step->maps[1].data = (float *)r.sfi;
+    out->maps = step->map_list;
+    out->n_maps = 2;
+    out->primary = 1; /* sfi */
+    return TRUE;
+}
+
+static void step_describe(fm_live_step *step, char **backend, char **device, char **note)
+{
+    if (backend)
+        *backend = g_strdup(step->info.backend_used == FM_BACKEND_CUDA ? "cuda" : "cpu");
+    if (device)
+        *device = g_strdup(step->info.device_name);
+    if (note)
+        *note = step->info.fell_back
+                    ? g_strdup_printf(_("fell back to the CPU: %s"), step->info.fallback_reason)
+                    : NULL;
+}
+
+/* Pool buffers are registered with the device when the step runs on CUDA (user: the step, alive
+ * while the source allocates its pool at start); unregistering needs no step, as a source may
+ * free its pool after the step has ended. */
+static void step_register(void *data, gsize size, gpointer user)
+{
+    fm_live_step *step = user;
+    if (step)
+        fm_lsi_live_register_host(step->live, data, size);
+}
+
+static void step_unregister(void *data, gsize size, gpointer user)
+{
+    (void)size;
+    (void)user;
+    fm_lsi_live_unregister_host(data);
+}
+
+static fm_live_step *begin_spatial(const fm_method *method, const fm_params *params, int width,
+                                   int height, fm_pixfmt format, fm_backend backend, GError **error)
+{
+    return step_begin(method, params, width, height, format, backend, 0, error);
+}
+
+static fm_live_step *begin_temporal(const fm_method *method, const fm_params *params, int width,
+                                    int height, fm_pixfmt format, fm_backend backend,
+                                    GError **error)
+{
+    return step_begin(method, params, width, height, format, backend, 1, error);
+}
+
+static fm_live_step *begin_spatiotemporal(const fm_method *method, const fm_params *params,
+                                          int width, int height, fm_pixfmt format,
+                                          fm_backend backend, GError **error)
+{
+    return step_begin(method, params, width, height, format, backend, 2, error);
+}
+
+#define LSI_LIVE_OPS(BEGIN)                                                                        \
+    {                                                                                              \
+        .begin = BEGIN, .frame = step_frame, .describe = step_describe, .end = step_end,           \
+        .register_buffer = step_register, .unregister_buffer = step_unregister,                    \
+    }
+
+const fm_live_ops fm_lsi_live_spatial_ops = LSI_LIVE_OPS(begin_spatial);
+const fm_live_ops fm_lsi_live_temporal_ops = LSI_LIVE_OPS(begin_temporal);
+const fm_live_ops fm_lsi_live_spatiotemporal_ops = LSI_LIVE_OPS(begin_spatiotemporal);
