@@ -232,6 +232,29 @@ static long long temporal_stats(const fm_lsi_job *job, long long n_pixels, const
     return invalid;
 }
 
+fm_status fm_lsi_cpu_from_sums(const fm_lsi_job *job, const int64_t *s1, const int64_t *s2,
+                               long long *invalid, char *msg, size_t msg_len)
+{
+    const int W = job->width, H = job->height;
+    if (job->mode == FM_LSI_MODE_TEMPORAL) {
+        *invalid +=
+            temporal_stats(job, (long long)W * H, s1, s2, NULL, NULL, job->contrast, job->sfi);
+        return FM_OK;
+    }
+    void *scratch = malloc((size_t)fm_cpu_threads() * 2 * 8 * (size_t)W);
+    if (!scratch)
+        return fm_fail(FM_ERR_NO_MEMORY, msg, msg_len, "no memory for the row buffers");
+    roll_src src = {.i1 = s1,
+                    .i2 = s2,
+                    .type = job->type,
+                    .width = W,
+                    .height = H,
+                    .samples_per_pixel = job->params.frames};
+    *invalid += roll_rows(&src, &job->params, 0, H, scratch, job->contrast, job->sfi);
+    free(scratch);
+    return FM_OK;
+}
+
 fm_status fm_lsi_cpu_run(const fm_lsi_job *job, long long *invalid, char *msg, size_t msg_len)
 {
     fm_status status = FM_OK;

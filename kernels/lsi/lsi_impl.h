@@ -1,6 +1,8 @@
 /* Private to kernels/lsi and bench: one LSI job as the CPU twin and the CUDA path receive it. */
 #pragma once
 
+#include <stdint.h>
+
 #include "lsi.h"
 
 #ifdef __cplusplus
@@ -38,6 +40,11 @@ typedef struct {
  * pixels whose SFI is NaN to *invalid. */
 fm_status fm_lsi_cpu_run(const fm_lsi_job *job, long long *invalid, char *msg, size_t msg_len);
 fm_status fm_lsi_cuda_run(const fm_lsi_job *job, long long *invalid, char *msg, size_t msg_len);
+/* Temporal or spatio-temporal K and SFI of one output frame (job->contrast, job->sfi) from
+ * per-pixel sums over the window's frames of integer pixels (the live CPU twin keeps them
+ * running): the statistics, or the spatial roll over the sum images, of fm_lsi_cpu_run. */
+fm_status fm_lsi_cpu_from_sums(const fm_lsi_job *job, const int64_t *s1, const int64_t *s2,
+                               long long *invalid, char *msg, size_t msg_len);
 
 /* Runs a job with an explicit host-buffer strategy (bench only; the public API uses DEFAULT). */
 fm_status fm_lsi_run_job(fm_lsi_job *job, fm_backend backend, fm_run_info *info, char *msg,

@@ -1,9 +1,11 @@
 /* LSI live context: validation, backend choice and the CPU twin. The twin runs the offline CPU
- * code (fm_lsi_cpu_run) on one frame, or on the ring of the window's last frames as a stack of
- * `frames` frames (step 0 of the offline temporal run): integer sums do not depend on the order
- * of the frames, so the maps are the offline ones bit for bit. */
+ * code: fm_lsi_cpu_run on a spatial frame; for temporal windows it keeps per-pixel sums running
+ * over a ring of the window's last frames (one frame in, one out, as the offline run slides) and
+ * hands them to fm_lsi_cpu_from_sums. Integer sums are exact, so the maps are the offline ones
+ * bit for bit. */
 #include "lsi_live.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,7 +28,8 @@ struct fm_lsi_live {
     /* CPU twin: one frame in flight */
     const void *pending; /* the submitted frame (spatial) or the ring (temporal) */
     int have_pending, pending_ready;
-    char *ring; /* temporal: the last params.frames frames, slot (seen % frames) */
+    char *ring;       /* temporal: the last params.frames frames, slot (seen % frames) */
+    int64_t *s1, *s2; /* temporal: per-pixel sums of value and square over the ring */
     long long seen;
     float *k, *s;
 };
@@ -39,6 +42,8 @@ void fm_lsi_live_destroy(fm_lsi_live *live)
     fm_lsi_live_gpu_destroy(live->gpu);
 #endif
     free(live->ring);
+    free(live->s1);
+    free(live->s2);
     free(live->k);
     free(live->s);
     free(live);
@@ -95,9 +100,12 @@ fm_status fm_lsi_live_create(const fm_lsi_params *params, int mode, int width, i
 #endif
     live->k = malloc(live->plane * sizeof(float));
     live->s = malloc(live->plane * sizeof(float));
-    if (mode)
+    if (mode) {
         live->ring = malloc(live->in_bytes * (size_t)params->frames);
-    if (!live->k || !live->s || (mode && !live->ring)) {
+        live->s1 = calloc(live->plane, sizeof(int64_t));
+        live->s2 = calloc(live->plane, sizeof(int64_t));
+    }
+    if (!live->k || !live->s || (mode && (!live->ring || !live->s1 || !live->s2))) {
         fm_lsi_live_destroy(live);
         return fm_fail(FM_ERR_NO_MEMORY, msg, msg_len, "no memory for %dx%d live maps", width,
                        height);
@@ -133,6 +141,26 @@ int fm_lsi_live_depth(const fm_lsi_live *live)
     return 1;
 }
 
+/* The window's sums: the new frame in, the frame leaving it (NULL while filling) out. */
+static void slide_sums(fm_lsi_live *live, const void *in, const void *out)
+{
+    const long long n = (long long)live->plane;
+    int64_t *s1 = live->s1, *s2 = live->s2;
+    const int u8 = live->type == FM_PIXEL_U8;
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < n; i++) {
+        int64_t v = u8 ? ((const uint8_t *)in)[i] : ((const uint16_t *)in)[i];
+        int64_t a = v, b = v * v;
+        if (out) {
+            int64_t o = u8 ? ((const uint8_t *)out)[i] : ((const uint16_t *)out)[i];
+            a -= o;
+            b -= o * o;
+        }
+        s1[i] += a;
+        s2[i] += b;
+    }
+}
+
 fm_status fm_lsi_live_submit(fm_lsi_live *live, const void *frame, char *msg, size_t msg_len)
 {
     if (!frame)
@@ -149,7 +177,9 @@ fm_status fm_lsi_live_submit(fm_lsi_live *live, const void *frame, char *msg, si
         live->pending_ready = 1;
     } else {
         const int F = live->params.frames;
-        memcpy(live->ring + (size_t)(live->seen % F) * live->in_bytes, frame, live->in_bytes);
+        char *slot = live->ring + (size_t)(live->seen % F) * live->in_bytes;
+        slide_sums(live, frame, live->seen >= F ? slot : NULL);
+        memcpy(slot, frame, live->in_bytes);
         live->pending = live->ring;
         live->pending_ready = live->seen + 1 >= F;
     }
@@ -184,7 +214,9 @@ fm_status fm_lsi_live_collect(fm_lsi_live *live, fm_lsi_live_result *out, char *
         .host_mode = FM_LSI_HOST_DEFAULT,
     };
     long long invalid = 0;
-    fm_status status = fm_lsi_cpu_run(&job, &invalid, msg, msg_len);
+    fm_status status = live->mode
+                           ? fm_lsi_cpu_from_sums(&job, live->s1, live->s2, &invalid, msg, msg_len)
+                           : fm_lsi_cpu_run(&job, &invalid, msg, msg_len);
     if (status != FM_OK)
         return status;
     out->ready = 1;

@@ -301,14 +301,14 @@ static void test_oct_needs_parameters(void)
     g_assert_nonnull(strstr(error->message, "background 'file'"));
 }
 
-/* Benchmark figure, not a timed test: spatial K and SFI of 1392x1040 Mono16 frames, window 5. */
-static void test_lsi_spatial_rate(void)
+/* Benchmark figures, not timed tests: K and SFI of 1392x1040 Mono16 frames. */
+static void lsi_rate(const char *id, const char *params_json)
 {
     const int w = 1392, h = 1040, n = 100;
-    const fm_method *m = fm_method_find("lsi.spatial");
+    const fm_method *m = fm_method_find(id);
     g_autoptr(fm_params) p = fm_method_default_params(m);
     g_autoptr(GError) error = NULL;
-    g_assert_true(fm_params_set_from_json(p, "{\"window\": 5}", &error));
+    g_assert_true(fm_params_set_from_json(p, params_json, &error));
     fm_live_step *step = m->live->begin(m, p, w, h, FM_PIXFMT_MONO16, FM_BACKEND_CPU, &error);
     g_assert_no_error(error);
     g_autofree guint16 *px = g_new(guint16, (gsize)w * h);
@@ -326,9 +326,19 @@ static void test_lsi_spatial_rate(void)
         g_assert_true(m->live->frame(step, &f, &out, &error));
     }
     double s = (g_get_monotonic_time() - t0) * 1e-6;
-    g_test_message("live lsi.spatial cpu: %.1f frames/s (1392x1040 Mono16, window 5)", n / s);
-    g_printerr("live lsi.spatial cpu: %.1f frames/s (1392x1040 Mono16, window 5)\n", n / s);
+    g_printerr("live %s cpu: %.1f frames/s (1392x1040 Mono16, %s)\n", id, n / s, params_json);
     m->live->end(step);
+}
+
+static void test_lsi_spatial_rate(void)
+{
+    lsi_rate("lsi.spatial", "{\"window\": 5}");
+}
+
+static void test_lsi_temporal_rate(void)
+{
+    lsi_rate("lsi.temporal", "{\"frames\": 25}");
+    lsi_rate("lsi.spatiotemporal", "{\"frames\": 5, \"window\": 5}");
 }
 
 int main(int argc, char **argv)
@@ -340,7 +350,9 @@ int main(int argc, char **argv)
     g_test_add_func("/live-steps/lsi-refuses-other-frames", test_lsi_refuses_other_frames);
     g_test_add_func("/live-steps/oct-bscan", test_oct_bscan);
     g_test_add_func("/live-steps/oct-needs-parameters", test_oct_needs_parameters);
-    if (g_test_perf())
+    if (g_test_perf()) {
         g_test_add_func("/live-steps/lsi-spatial-rate", test_lsi_spatial_rate);
+        g_test_add_func("/live-steps/lsi-temporal-rate", test_lsi_temporal_rate);
+    }
     return g_test_run();
 }
