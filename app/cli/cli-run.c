@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app/cli/cli-method-args.h"
 #include "app/cli/cli.h"
 #include "app/cli/cli-roi.h"
 #include "app/core/catalogue.h"
@@ -137,42 +138,10 @@ static void print_text(const fm_result *result, gint64 run_id, GPtrArray *files,
 static int parse_command(int argc, char **argv, fm_cli_args *args, const fm_method **method,
                          fm_params **params, fm_backend *backend)
 {
-    if (argc < 1 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
-        if (argc < 1)
-            return fm_cli_fail(FM_EXIT_USAGE, _("run: missing METHOD (see 'fluxmap-cli run "
-                                                "--help')"));
-        print_help();
-        return -1;
-    }
-    *method = fm_method_find(argv[0]);
-    if (!*method)
-        return fm_cli_fail(FM_EXIT_USAGE, _("unknown method '%s' (see 'fluxmap-cli methods')"),
-                           argv[0]);
-    /* every schema key becomes an option that takes a value */
-    g_autoptr(GHashTable) extra = g_hash_table_new(g_str_hash, g_str_equal);
-    for (int i = 0; i < (*method)->n_params; i++)
-        g_hash_table_insert(extra, (gpointer)(*method)->params[i].key, GINT_TO_POINTER(TRUE));
-    fm_cli_roi_add_options(extra); /* --roi-labels, --export-rois */
-    g_autofree char *message = NULL;
-    if (!fm_cli_parse(argc - 1, argv + 1, options, G_N_ELEMENTS(options), extra, args, &message))
-        return fm_cli_fail(FM_EXIT_USAGE, "%s: %s", (*method)->id, message);
-    if (fm_cli_has(args, "help")) {
-        print_help();
-        return -1;
-    }
-    *params = fm_method_default_params(*method);
-    for (int i = 0; i < (*method)->n_params; i++) {
-        const char *key = (*method)->params[i].key;
-        const char *value = fm_cli_get(args, key);
-        g_autoptr(GError) error = NULL;
-        if (value && !fm_params_set_from_string(*params, key, value, &error))
-            return fm_cli_fail(FM_EXIT_USAGE, "%s: %s", (*method)->id, error->message);
-    }
-    const char *backend_text = fm_cli_get(args, "backend");
-    *backend = FM_BACKEND_AUTO;
-    if (backend_text && fm_backend_parse(backend_text, backend) != FM_OK)
-        return fm_cli_fail(FM_EXIT_USAGE, _("--backend: '%s' is not one of auto, cpu, cuda"),
-                           backend_text);
+    int code = fm_cli_parse_method_args(argc, argv, "run", options, G_N_ELEMENTS(options),
+                                        print_help, args, method, params, backend);
+    if (code != FM_EXIT_OK)
+        return code;
     /* MCML simulates from an .mci file or a preset: INPUT is optional there. */
     if (args->positional->len == 0 && g_strcmp0((*method)->family, "mcml") != 0)
         return fm_cli_fail(FM_EXIT_USAGE, _("run: missing INPUT file"));

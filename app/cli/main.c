@@ -29,6 +29,8 @@ static void print_help(FILE *out)
               "  mcml run FILE.mci|--preset NAME -o OUT.mco [--photons N] [--rt-only]\n"
               "                                         MCML light transport, .mco + TIFFs\n"
               "  cameras [--details ID]                 GenICam cameras Aravis finds\n"
+              "  live METHOD --camera ID|--replay FILE -o OUTDIR [--frames N|--seconds S]\n"
+              "      [--record]                         a method on frames as they arrive\n"
               "\n"
               "'fluxmap-cli COMMAND --help' describes each command.\n"
               "Exit status: 0 success, 2 bad usage or parameters, 3 unreadable or invalid\n"
@@ -38,6 +40,7 @@ static void print_help(FILE *out)
 int fm_cli_mcml(int argc, char **argv); /* app/cli/cli-mcml.c */
 int fm_cli_roi(int argc, char **argv);  /* app/cli/cli-roi.c */
 int fm_cli_cameras(int argc, char **argv);
+int fm_cli_live(int argc, char **argv); /* app/cli/cli-live.c */
 
 int main(int argc, char **argv)
 {
@@ -78,6 +81,8 @@ int main(int argc, char **argv)
         return fm_cli_roi(argc - 2, argv + 2);
     if (strcmp(command, "cameras") == 0)
         return fm_cli_cameras(argc - 2, argv + 2); /* app/cli/cli-cameras.c */
+    if (strcmp(command, "live") == 0)
+        return fm_cli_live(argc - 2, argv + 2); /* app/cli/cli-live.c */
     return fm_cli_fail(FM_EXIT_USAGE, _("unknown command '%s' (see 'fluxmap-cli --help')"),
                        command);
 }

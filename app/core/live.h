@@ -63,8 +63,9 @@ typedef struct {
     const char *maps_dir;    /* where the maps go at the end (NULL: catalogue only) */
     fm_live_save save_maps;
     gboolean catalogue; /* record the recording and the maps in the catalogue */
-    /* Display: called on the processing thread with the newest processed frame, at most
-     * display_max_hz; while a call runs, newer frames are skipped for display only (counted). */
+    /* Display: called on the session's display thread with a copy of the newest processed
+     * frame (valid during the call), at most display_max_hz; while a call runs, newer frames
+     * are skipped for display only (counted), the processing goes on. */
     void (*display)(const fm_live_update *update, gpointer user);
     gpointer display_user;
     double display_max_hz; /* 0: 30 */
@@ -73,18 +74,36 @@ typedef struct {
 typedef struct {
     guint64 camera_frames, processed, displayed, recorded;
     guint64 dropped_by_camera, dropped_by_link; /* from the source */
-    guint64 skipped_display;                    /* processed but not shown: the display was busy */
+    guint64 skipped_display;    /* processed, due for display but not shown: the display was
+                                   busy (frames within 1/display_max_hz of the last shown are
+                                   not counted) */
     guint64 skipped_processing; /* not processed (only without recording: newest frame wins) */
     double camera_fps, processed_fps, displayed_fps; /* over the last second */
 } fm_live_stats;
 
+/* Why a live run ended. */
+typedef enum {
+    FM_LIVE_END_ASKED = 0,      /* stopped, frame or time limit, end of a replay */
+    FM_LIVE_END_SOURCE_LOST,    /* the camera vanished or stopped sending */
+    FM_LIVE_END_SOURCE_FAILED,  /* the source failed otherwise */
+    FM_LIVE_END_RECORD_FAILED,  /* writing the recording failed (disk full ...) */
+    FM_LIVE_END_PROCESS_FAILED, /* the method's step failed */
+} fm_live_end;
+
 /* How a live run ended, for the user. */
 typedef struct {
-    char *message;     /* NULL when it ended as asked; else "Fake_1: camera disconnected
-                          after 312 frames; the recording (312 frames) is kept" */
+    fm_live_end end;
+    char *message;     /* NULL when it ended as asked with nothing to tell; else "Fake_1:
+                          camera disconnected after 312 frames; the recording (312 frames) is
+                          kept", or, for a run that ended as asked, "processing 12 frames/s
+                          could not follow the camera's 30 frames/s: 180 frames dropped by the
+                          camera" */
     char *record_path; /* the recording, complete and readable, or NULL */
     char **map_paths;  /* NULL-terminated */
-    gint64 recording_run_id, maps_run_id; /* catalogue ids, 0 when not catalogued */
+    /* catalogue ids, 0 when not catalogued: one run holds the maps, the ROI time course and
+     * the recordings (the one that covered the whole run as its dataset), so both are the
+     * same id */
+    gint64 recording_run_id, maps_run_id;
     fm_live_stats stats;
 } fm_live_summary;
 
@@ -94,7 +113,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(fm_live_summary, fm_live_summary_free)
 typedef struct fm_live_session fm_live_session;
 
 /* Starts the source (the session owns it from here) and the worker threads. Fails before
- * anything streams when the method has no live path or the frame format cannot be read. */
+ * anything streams when the method has no live path or the frame format cannot be read; the
+ * caller then still owns the source. */
 fm_live_session *fm_live_start(fm_frame_source *source, const fm_live_request *request,
                                GError **error);
 void fm_live_get_stats(fm_live_session *session, fm_live_stats *out);

@@ -1,0 +1,249 @@
+/* A finished live run in the catalogue, in one transaction: its recordings as datasets, the run
+ * with its maps (runs/<id>/<name>.tif), the recording that covered the whole run as its dataset,
+ * the other recordings and the ROI time course listed with it as exports. Either all of it is
+ * recorded or none (the map files are removed again). */
+#include "app/core/catalogue_private.h"
+#include "app/core/live_private.h"
+
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+#include <errno.h>
+#include <gio/gio.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include "app/core/error.h"
+#include "app/core/export.h"
+
+static void bind_text(sqlite3_stmt *st, int i, const char *text)
+{
+    if (text)
+        sqlite3_bind_text(st, i, text, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+/* Runs one prepared statement to completion; FALSE with error naming what. */
+static gboolean step_done(fm_catalogue *cat, sqlite3_stmt *st, const char *what, GError **error)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE || fm_catalogue_sql_fail(cat, what, error);
+}
+
+static gboolean exec(fm_catalogue *cat, const char *sql, GError **error)
+{
+    return sqlite3_exec(cat->db, sql, NULL, NULL, NULL) == SQLITE_OK ||
+           fm_catalogue_sql_fail(cat, sql, error);
+}
+
+/* The recording's dataset row (reused when its path and hash are known already). */
+static gint64 recording_dataset(fm_catalogue *cat, const fm_live_recording *rec, const char *sha256,
+                                GError **error)
+{
+    sqlite3_stmt *st =
+        fm_catalogue_prepare(cat, "SELECT id FROM datasets WHERE path = ? AND sha256 IS ?", error);
+    if (!st)
+        return 0;
+    bind_text(st, 1, rec->path);
+    bind_text(st, 2, sha256);
+    gint64 id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_finalize(st);
+    if (id > 0)
+        return id;
+    st = fm_catalogue_prepare(
+        cat, "INSERT INTO datasets(path, sha256, type, dims, added) VALUES(?,?,?,?,?)", error);
+    if (!st)
+        return 0;
+    g_autofree char *dims =
+        g_strdup_printf("x=%d,y=%d,t=%" G_GUINT64_FORMAT, rec->width, rec->height, rec->frames);
+    bind_text(st, 1, rec->path);
+    bind_text(st, 2, sha256);
+    bind_text(st, 3, fm_pixel_type_name(rec->type));
+    bind_text(st, 4, dims);
+    sqlite3_bind_int64(st, 5, g_get_real_time() / G_USEC_PER_SEC);
+    if (!step_done(cat, st, _("adding the recording"), error))
+        return 0;
+    return sqlite3_last_insert_rowid(cat->db);
+}
+
+static gboolean insert_run(fm_catalogue *cat, gint64 dataset_id, const char *method_id,
+                           const char *params_json, const fm_result *result, gint64 started,
+                           gint64 *run_id, GError **error)
+{
+    sqlite3_stmt *st = fm_catalogue_prepare(
+        cat,
+        "INSERT INTO runs(dataset_id, method, params_json, backend, device, status, error,"
+        " elapsed_ms, started, finished) VALUES(?,?,?,?,?,?,?,?,?,?)",
+        error);
+    if (!st)
+        return FALSE;
+    if (dataset_id > 0)
+        sqlite3_bind_int64(st, 1, dataset_id);
+    else
+        sqlite3_bind_null(st, 1);
+    bind_text(st, 2, method_id);
+    bind_text(st, 3, params_json ? params_json : "{}");
+    bind_text(st, 4, result->backend);
+    bind_text(st, 5, result->device);
+    bind_text(st, 6, fm_run_status_name(FM_RUN_DONE));
+    bind_text(st, 7, result->note);
+    sqlite3_bind_double(st, 8, result->elapsed_ms);
+    sqlite3_bind_int64(st, 9, started);
+    sqlite3_bind_int64(st, 10, g_get_real_time() / G_USEC_PER_SEC);
+    if (!step_done(cat, st, _("adding the run"), error))
+        return FALSE;
+    *run_id = sqlite3_last_insert_rowid(cat->db);
+    return TRUE;
+}
+
+static gboolean insert_rois(fm_catalogue *cat, gint64 run_id, GPtrArray *rois, GError **error)
+{
+    for (guint i = 0; rois && i < rois->len; i++) {
+        const fm_roi *roi = rois->pdata[i];
+        sqlite3_stmt *st = fm_catalogue_prepare(
+            cat, "INSERT INTO rois(run_id, name, role, kind, json) VALUES(?,?,?,?,?)", error);
+        if (!st)
+            return FALSE;
+        g_autofree char *json = fm_roi_to_json(roi);
+        sqlite3_bind_int64(st, 1, run_id);
+        bind_text(st, 2, roi->name);
+        bind_text(st, 3, roi->role);
+        bind_text(st, 4, fm_roi_kind_name(roi->kind));
+        bind_text(st, 5, json);
+        if (!step_done(cat, st, _("adding an ROI"), error))
+            return FALSE;
+    }
+    return TRUE;
+}
+
+static gboolean insert_export(fm_catalogue *cat, gint64 run_id, const char *file,
+                              const char *format, GError **error)
+{
+    sqlite3_stmt *st = fm_catalogue_prepare(
+        cat, "INSERT OR REPLACE INTO exports(run_id, file, format, exported) VALUES(?,?,?,?)",
+        error);
+    if (!st)
+        return FALSE;
+    sqlite3_bind_int64(st, 1, run_id);
+    bind_text(st, 2, file);
+    bind_text(st, 3, format);
+    sqlite3_bind_int64(st, 4, g_get_real_time() / G_USEC_PER_SEC);
+    return step_done(cat, st, _("listing a file with the run"), error);
+}
+
+/* A map file in the run's folder: a read-only hard link to the one written already, else a
+ * copy, else the map encoded again. */
+static gboolean place_map(const fm_map *map, const char *method_id, const char *written,
+                          const char *path, GError **error)
+{
+    if (written && link(written, path) == 0) {
+        g_chmod(path, 0444);
+        return TRUE;
+    }
+    if (written) {
+        g_autoptr(GFile) from = g_file_new_for_path(written);
+        g_autoptr(GFile) to = g_file_new_for_path(path);
+        GError *local = NULL;
+        if (g_file_copy(from, to, G_FILE_COPY_OVERWRITE, NULL, NULL, NULL, &local))
+            return TRUE;
+        g_set_error(error, FM_ERROR, FM_ERROR_IO, _("%s: cannot copy to the catalogue: %s"),
+                    written, local->message);
+        g_error_free(local);
+        return FALSE;
+    }
+    return fm_export_tiff(path, map, method_id, NULL, error);
+}
+
+static gboolean insert_outputs(fm_catalogue *cat, gint64 run_id, const fm_result *result,
+                               const char *const *files, const fm_map_stats *stats, GError **error)
+{
+    g_autofree char *id = g_strdup_printf("%" G_GINT64_FORMAT, run_id);
+    g_autofree char *dir = g_build_filename(fm_catalogue_dir(cat), "runs", id, NULL);
+    if (result->maps->len && g_mkdir_with_parents(dir, 0755) != 0) {
+        g_set_error(error, FM_ERROR, FM_ERROR_IO, _("%s: cannot create folder: %s"), dir,
+                    g_strerror(errno));
+        return FALSE;
+    }
+    for (guint i = 0; i < result->maps->len; i++) {
+        const fm_map *m = result->maps->pdata[i];
+        g_autofree char *name = g_strconcat(m->name, ".tif", NULL);
+        g_autofree char *path = g_build_filename(dir, name, NULL);
+        if (!place_map(m, result->method_id, files ? files[i] : NULL, path, error))
+            return FALSE;
+        sqlite3_stmt *st = fm_catalogue_prepare(
+            cat,
+            "INSERT INTO outputs(run_id, name, unit, file, min, max, mean, median, valid_pixels)"
+            " VALUES(?,?,?,?,?,?,?,?,?)",
+            error);
+        if (!st)
+            return FALSE;
+        g_autofree char *file = g_strdup_printf("runs/%s/%s", id, name);
+        const fm_map_stats *s = &stats[i];
+        sqlite3_bind_int64(st, 1, run_id);
+        bind_text(st, 2, m->name);
+        bind_text(st, 3, m->unit);
+        bind_text(st, 4, file);
+        double v[4] = {s->min, s->max, s->mean, s->median};
+        for (int k = 0; k < 4; k++) {
+            if (s->valid_pixels > 0)
+                sqlite3_bind_double(st, 5 + k, v[k]);
+            else
+                sqlite3_bind_null(st, 5 + k);
+        }
+        sqlite3_bind_int64(st, 9, (gint64)s->valid_pixels);
+        if (!step_done(cat, st, _("adding an output"), error))
+            return FALSE;
+    }
+    return TRUE;
+}
+
+gint64 fm_catalogue_add_live_run(fm_catalogue *cat, const char *method_id, const char *params_json,
+                                 GPtrArray *rois, GPtrArray *recordings, const fm_result *result,
+                                 const char *const *files, const fm_map_stats *stats,
+                                 const char *csv_path, gint64 started_unix, GError **error)
+{
+    /* hashed before the transaction: a long recording takes a while to read */
+    guint n_rec = recordings ? recordings->len : 0;
+    g_auto(GStrv) hashes = g_new0(char *, n_rec + 1);
+    for (guint i = 0; i < n_rec; i++) {
+        fm_dataset probe = {0};
+        probe.source_path = ((fm_live_recording *)recordings->pdata[i])->path;
+        if (!fm_dataset_hash_file(&probe, error))
+            return 0;
+        hashes[i] = probe.sha256;
+    }
+    gint64 run_id = 0;
+    g_mutex_lock(&cat->lock);
+    gboolean ok = exec(cat, "BEGIN IMMEDIATE", error);
+    gboolean began = ok;
+    gint64 input = 0;
+    for (guint i = 0; ok && i < n_rec; i++) {
+        const fm_live_recording *rec = recordings->pdata[i];
+        gint64 id = recording_dataset(cat, rec, hashes[i], error);
+        ok = id > 0;
+        if (rec->whole_run && input == 0)
+            input = id;
+    }
+    ok = ok &&
+         insert_run(cat, input, method_id, params_json, result, started_unix, &run_id, error) &&
+         insert_rois(cat, run_id, rois, error) &&
+         insert_outputs(cat, run_id, result, files, stats, error);
+    for (guint i = 0; ok && i < n_rec; i++) {
+        const fm_live_recording *rec = recordings->pdata[i];
+        if (!rec->whole_run)
+            ok = insert_export(cat, run_id, rec->path, "tiff", error);
+    }
+    if (ok && csv_path)
+        ok = insert_export(cat, run_id, csv_path, "csv", error);
+    ok = ok && exec(cat, "COMMIT", error);
+    if (!ok && began)
+        sqlite3_exec(cat->db, "ROLLBACK", NULL, NULL, NULL);
+    g_mutex_unlock(&cat->lock);
+    if (!ok) {
+        if (run_id > 0)
+            fm_catalogue_remove_run_files(cat, run_id);
+        return 0;
+    }
+    return run_id;
+}

@@ -1,0 +1,129 @@
+/* fluxmap-cli live ($FLUXMAP_CLI): Aravis's fake camera (FLUXMAP_FAKE_CAMERA=1) through
+ * lsi.spatial with a recording gives the maps 'fluxmap-cli run' gives on the recording, bit for
+ * bit on the CPU, both catalogued; a replayed file with an ROI writes the time course; a
+ * method without a live path, no source and a bad --save-maps are exit 2. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/cli/cli-test-util.h"
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(cli_result, cli_result_clear)
+
+static char **env_fake;
+
+static cli_result run_cli(const char *first, ...) G_GNUC_NULL_TERMINATED;
+static cli_result run_cli(const char *first, ...)
+{
+    va_list ap;
+    va_start(ap, first);
+    cli_result r = cli_test_runv(NULL, env_fake, first, ap);
+    va_end(ap);
+    return r;
+}
+
+static void assert_same_file(const char *a, const char *b)
+{
+    g_autofree char *ta = NULL, *tb = NULL;
+    gsize na = 0, nb = 0;
+    g_assert_true(g_file_get_contents(a, &ta, &na, NULL));
+    g_assert_true(g_file_get_contents(b, &tb, &nb, NULL));
+    g_assert_cmpmem(ta, na, tb, nb);
+}
+
+static void test_camera_equals_run(void)
+{
+    g_autofree char *live_dir = cli_test_tmp_path("live");
+    g_autofree char *run_dir = cli_test_tmp_path("run");
+    g_auto(cli_result) live = run_cli("live", "lsi.spatial", "--camera", "Fake_1", "--frames", "40",
+                                      "--record", "-o", live_dir, "--backend", "cpu", NULL);
+    if (live.status != 0)
+        g_printerr("%s%s", live.out, live.err);
+    g_assert_cmpint(live.status, ==, 0);
+    g_assert_nonnull(strstr(live.out, "frames: camera 40"));
+    g_assert_nonnull(strstr(live.out, "recorded 40"));
+    g_assert_nonnull(strstr(live.out, "catalogue run "));
+    g_autofree char *recording = g_build_filename(live_dir, "recording.tif", NULL);
+    g_auto(cli_result) run =
+        run_cli("run", "lsi.spatial", recording, "-o", run_dir, "--backend", "cpu", NULL);
+    g_assert_cmpint(run.status, ==, 0);
+    for (const char *const *name = (const char *const[]){"contrast.tif", "sfi.tif", NULL}; *name;
+         name++) {
+        g_autofree char *a = g_build_filename(live_dir, *name, NULL);
+        g_autofree char *b = g_build_filename(run_dir, *name, NULL);
+        assert_same_file(a, b);
+    }
+    /* both runs in the catalogue on the one recording */
+    g_auto(cli_result) list = run_cli("catalogue", "list", NULL);
+    g_assert_cmpint(list.status, ==, 0);
+    const char *first = strstr(list.out, "recording.tif");
+    g_assert_nonnull(first);
+    g_assert_nonnull(strstr(first + 1, "recording.tif"));
+}
+
+static void test_replay_roi(void)
+{
+    g_autofree char *stack = cli_test_tmp_path("speckle.tif");
+    g_autofree char *roi = cli_test_tmp_path("roi.json");
+    g_autofree char *dir = cli_test_tmp_path("replay");
+    g_auto(cli_result) sim = run_cli("simulate", "lsi", "--frames", "12", "-o", stack, NULL);
+    g_assert_cmpint(sim.status, ==, 0);
+    g_assert_true(g_file_set_contents(
+        roi, "[{\"kind\":\"rectangle\",\"name\":\"vessel\",\"points\":[[10,10],[40,30]]}]", -1,
+        NULL));
+    g_auto(cli_result) live =
+        run_cli("live", "lsi.spatial", "--replay", stack, "--fps", "-1", "--roi", roi,
+                "--save-maps", "summary", "--record", "-o", dir, "--backend", "cpu", NULL);
+    g_assert_cmpint(live.status, ==, 0);
+    g_autofree char *csv_path = g_build_filename(dir, "roi_time_course.csv", NULL);
+    g_autofree char *csv = NULL;
+    g_assert_true(g_file_get_contents(csv_path, &csv, NULL, NULL));
+    g_assert_true(g_str_has_prefix(csv, "frame,t_s,vessel\n"));
+    g_auto(GStrv) lines = g_strsplit(csv, "\n", -1);
+    g_assert_cmpuint(g_strv_length(lines), ==, 12 + 2);
+    for (const char *const *name =
+             (const char *const[]){"sfi_mean.tif", "sfi_last.tif", "recording.tif", NULL};
+         *name; name++) {
+        g_autofree char *path = g_build_filename(dir, *name, NULL);
+        g_assert_true(g_file_test(path, G_FILE_TEST_IS_REGULAR));
+    }
+}
+
+static void test_refusals(void)
+{
+    g_autofree char *dir = cli_test_tmp_path("refused");
+    g_auto(cli_result) no_live =
+        run_cli("live", "dce.tofts", "--camera", "Fake_1", "--frames", "2", "-o", dir, NULL);
+    g_assert_cmpint(no_live.status, ==, 2);
+    g_assert_nonnull(strstr(no_live.err, "dce.tofts has no live path"));
+    g_auto(cli_result) no_source = run_cli("live", "lsi.spatial", "-o", dir, NULL);
+    g_assert_cmpint(no_source.status, ==, 2);
+    g_assert_nonnull(strstr(no_source.err, "--camera ID or --replay FILE"));
+    g_auto(cli_result) bad_save = run_cli("live", "lsi.spatial", "--camera", "Fake_1",
+                                          "--save-maps", "some", "-o", dir, NULL);
+    g_assert_cmpint(bad_save.status, ==, 2);
+    g_auto(cli_result) no_camera =
+        run_cli("live", "lsi.spatial", "--camera", "NoSuchCam", "--frames", "2", "-o", dir, NULL);
+    g_assert_cmpint(no_camera.status, ==, 3);
+    g_assert_nonnull(strstr(no_camera.err, "NoSuchCam"));
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    if (!cli_test_init("fluxmap-cli-live-XXXXXX")) {
+        g_print("1..0 # SKIP FLUXMAP_CLI not set\n");
+        return 0;
+    }
+    g_autofree char *cat = cli_test_tmp_path("catalogue");
+    env_fake = g_get_environ();
+    env_fake = g_environ_setenv(env_fake, "FLUXMAP_FAKE_CAMERA", "1", TRUE);
+    env_fake = g_environ_setenv(env_fake, "FLUXMAP_DATA_DIR", cat, TRUE);
+    g_test_add_func("/cli-live/camera-equals-run", test_camera_equals_run);
+    g_test_add_func("/cli-live/replay-roi", test_replay_roi);
+    g_test_add_func("/cli-live/refusals", test_refusals);
+    int status = g_test_run();
+    g_strfreev(env_fake);
+    return cli_test_finish(status);
+}
