@@ -53,16 +53,13 @@ static void pack_frame(const guint16 *in, gsize n, fm_pixfmt format, guint8 *out
     }
 }
 
-/* Holds the stream thread like a camera that no longer sends: until the acquisition that was
- * running stops (the source's stop), the feed is freed, or a minute has passed. */
+/* Holds the stream thread like a camera that no longer sends: while the acquisition runs (the
+ * source's stop ends it), until the feed is freed, or for a minute at most. */
 static void hold_thread(fm_fake_camera_feed *feed)
 {
-    gboolean was_on = FALSE;
     for (int i = 0; i < 60000 && !g_atomic_int_get(&feed->released); i++) {
-        gboolean on = arv_fake_camera_get_acquisition_status(feed->camera) != 0;
-        if (was_on && !on)
+        if (arv_fake_camera_get_acquisition_status(feed->camera) == 0)
             break;
-        was_on = was_on || on;
         g_usleep(1000);
     }
 }

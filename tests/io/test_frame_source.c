@@ -250,6 +250,46 @@ static void test_restart(void)
     g_assert_cmpint(hooks.frees, ==, 8);
 }
 
+static gpointer stop_later(gpointer data)
+{
+    g_usleep(150000);
+    fm_frame_source_stop(data);
+    return NULL;
+}
+
+/* stop() from another thread (a GUI's Stop) ends a consumer waiting in next() with END. */
+static void test_stop_from_thread(void)
+{
+    g_autofree guint16 *frames = make_frames(32, 32, 1, 13);
+    g_autoptr(GError) error = NULL;
+    fm_frame_source *src = NULL;
+    g_autoptr(fm_fake_camera_feed) feed =
+        fm_fake_camera_feed_open(frames, 1, 32, 32, FM_PIXFMT_MONO8, 20, &src, &error);
+    g_assert_no_error(error);
+    g_assert_true(fm_frame_source_start(src, 4, &error));
+    /* a real camera sends nothing once stopped; the fake one would go on: silence it */
+    fm_fake_camera_feed_disappear_after(feed, 2, FALSE);
+    guint64 delivered = 0;
+    GThread *stopper = g_thread_new("stop", stop_later, src);
+    gint64 t0 = g_get_monotonic_time();
+    fm_source_status st;
+    fm_frame *f = NULL;
+    while ((st = fm_frame_source_next(src, 5 * G_USEC_PER_SEC, &f, &error)) == FM_SOURCE_FRAME &&
+           g_get_monotonic_time() - t0 < 3 * G_USEC_PER_SEC) {
+        fm_frame_source_release(src, f);
+        delivered++;
+    }
+    g_thread_join(stopper);
+    /* no frame after the stop: the buffer the silent camera gives back then is not one */
+    g_assert_cmpuint(delivered, <=, fm_fake_camera_feed_sent(feed));
+    g_assert_no_error(error);
+    g_assert_cmpint(st, ==, FM_SOURCE_END);
+    /* at once, not after the 5 s asked nor the 3 s that make a camera lost */
+    g_assert_cmpint(g_get_monotonic_time() - t0, <, G_USEC_PER_SEC);
+    g_assert_cmpint(fm_frame_source_next(src, 1000, &f, &error), ==, FM_SOURCE_END);
+    fm_frame_source_free(src);
+}
+
 static void test_refused_format(gconstpointer data)
 {
     const char *name = data;
@@ -485,6 +525,7 @@ int main(int argc, char **argv)
     g_test_add_data_func("/frame-source/refused/RGB8", "RGB8", test_refused_format);
     g_test_add_data_func("/frame-source/refused/BayerRG8", "BayerRG8", test_refused_format);
     g_test_add_func("/frame-source/restart", test_restart);
+    g_test_add_func("/frame-source/stop-from-thread", test_stop_from_thread);
     g_test_add_func("/frame-source/slow-consumer", test_slow_consumer);
     g_test_add_data_func("/frame-source/lost/control-lost", GINT_TO_POINTER(1), test_lost);
     g_test_add_data_func("/frame-source/lost/silence", GINT_TO_POINTER(0), test_lost);

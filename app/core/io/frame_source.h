@@ -121,7 +121,7 @@ gboolean fm_frame_source_start(fm_frame_source *source, int n_buffers, GError **
 typedef enum {
     FM_SOURCE_FRAME = 0, /* *frame holds the next frame */
     FM_SOURCE_TIMEOUT,   /* nothing within timeout_us; try again */
-    FM_SOURCE_END,       /* a replay reached its last frame (or the frame limit) */
+    FM_SOURCE_END,       /* a replay reached its last frame, or the source was stopped */
     FM_SOURCE_LOST,      /* the camera stopped answering or vanished; error says which and
                             after how many frames ("Fake_1: camera disconnected after 312
                             frames"); frames already delivered stay valid until released */
@@ -136,7 +136,10 @@ fm_source_status fm_frame_source_next(fm_frame_source *source, gint64 timeout_us
 /* Gives the frame's buffer back to the pool (every frame from next() must be released, before
  * fm_frame_source_free; releasing after stop is fine). */
 void fm_frame_source_release(fm_frame_source *source, fm_frame *frame);
+/* May be called from any thread (a GUI's status line) while the consumer runs. */
 void fm_frame_source_stats(fm_frame_source *source, fm_source_stats *out);
+/* Stops streaming; may be called from another thread while the consumer waits in next(). Frames
+ * held stay valid until released. start() again streams into a fresh pool. */
 void fm_frame_source_stop(fm_frame_source *source);
 void fm_frame_source_free(fm_frame_source *source); /* stops first */
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(fm_frame_source, fm_frame_source_free)

@@ -27,7 +27,7 @@ typedef struct {
     int n_buffers;
     gsize buffer_size;
     fm_pixfmt format;
-    gboolean running;
+    gint running; /* atomic: next() sees a stop() from another thread */
     /* counters */
     guint64 last_raw_id, frames_seen, unwrapped_id;
     guint64 dropped_by_camera, bad_buffers;
@@ -237,7 +237,7 @@ static gboolean arv_set_rate(fm_frame_source *source, double value, GError **err
 
 static gboolean not_while_running(arv_source *s, const char *what, GError **error)
 {
-    if (!s->running)
+    if (!g_atomic_int_get(&s->running))
         return TRUE;
     g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM, _("%s: the %s is set before start"), s->id,
                 what);
@@ -333,7 +333,7 @@ static void free_pool(arv_source *s)
 static gboolean arv_start(fm_frame_source *source, int n_buffers, GError **error)
 {
     arv_source *s = ARV_SOURCE(source);
-    if (s->running)
+    if (g_atomic_int_get(&s->running))
         return TRUE;
     GError *err = NULL;
     int x, y, width, height;
@@ -402,7 +402,7 @@ static gboolean arv_start(fm_frame_source *source, int n_buffers, GError **error
     }
     g_mutex_lock(&s->lock);
     s->stream = stream;
-    s->running = TRUE;
+    g_atomic_int_set(&s->running, TRUE);
     g_mutex_unlock(&s->lock);
     s->last_frame_us = g_get_monotonic_time();
     return TRUE;
@@ -444,18 +444,29 @@ static fm_source_status arv_next(fm_frame_source *source, gint64 timeout_us, fm_
     ArvStream *stream = s->stream ? g_object_ref(s->stream) : NULL;
     g_mutex_unlock(&s->lock);
     if (!stream) {
+        if (s->n_buffers > 0)
+            return FM_SOURCE_END; /* stopped */
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM, _("%s: not started"), s->id);
         return FM_SOURCE_FAILED;
     }
     gint64 deadline = g_get_monotonic_time() + MAX(timeout_us, 0);
     fm_source_status status = FM_SOURCE_TIMEOUT;
     for (;;) {
+        if (!g_atomic_int_get(&s->running)) {
+            status = FM_SOURCE_END; /* stop() from another thread */
+            break;
+        }
         gint64 now = g_get_monotonic_time();
         /* short slices: the lost flag and the silence are looked at while waiting */
         gint64 slice = CLAMP(deadline - now, 0, 20000);
         ArvBuffer *buffer = slice > 0 ? arv_stream_timeout_pop_buffer(stream, (guint64)slice)
                                       : arv_stream_try_pop_buffer(stream);
         now = g_get_monotonic_time();
+        if (buffer && !g_atomic_int_get(&s->running)) {
+            arv_stream_push_buffer(stream, buffer); /* stopped while it came */
+            status = FM_SOURCE_END;
+            break;
+        }
         if (buffer) {
             fm_frame *f = (fm_frame *)arv_buffer_get_user_data(buffer);
             size_t size = 0;
@@ -527,7 +538,7 @@ static void arv_release(fm_frame_source *source, fm_frame *frame)
     arv_source *s = ARV_SOURCE(source);
     ArvBuffer *buffer = frame->opaque;
     g_mutex_lock(&s->lock);
-    if (s->stream && s->running)
+    if (s->stream && g_atomic_int_get(&s->running))
         arv_stream_push_buffer(s->stream, buffer); /* the stream owns it again */
     else
         g_object_unref(buffer); /* stopped: the stream is gone */
@@ -548,7 +559,8 @@ static void arv_dropped(fm_frame_source *source, guint64 *by_camera, guint64 *by
 static void arv_stop(fm_frame_source *source)
 {
     arv_source *s = ARV_SOURCE(source);
-    if (!s->running)
+    /* first, so that a consumer in next() takes no frame that comes while stopping */
+    if (!g_atomic_int_compare_and_exchange(&s->running, TRUE, FALSE))
         return;
     GError *err = NULL;
     arv_camera_stop_acquisition(s->camera, &err); /* fails when the camera is gone: fine */
@@ -557,7 +569,6 @@ static void arv_stop(fm_frame_source *source)
     refresh_arv_counters(s);
     ArvStream *stream = s->stream;
     s->stream = NULL;
-    s->running = FALSE;
     g_mutex_unlock(&s->lock);
     /* frames still held by the consumer keep their ArvBuffer; release() unrefs them */
     g_clear_object(&stream);

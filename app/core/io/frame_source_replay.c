@@ -20,7 +20,7 @@ typedef struct {
     void *pool;
     gsize pool_size, frame_bytes;
     fm_frame *frames;
-    gboolean running;
+    gint running; /* atomic: stop() may come from another thread */
     int next_index;
     gint64 start_us;
 } replay_source;
@@ -97,7 +97,7 @@ static gboolean replay_set_format(fm_frame_source *source, fm_pixfmt format, GEr
 static gboolean replay_start(fm_frame_source *source, int n_buffers, GError **error)
 {
     replay_source *r = REPLAY(source);
-    if (r->running)
+    if (g_atomic_int_get(&r->running))
         return TRUE;
     if (!r->pool) {
         r->pool_size = r->frame_bytes * (gsize)r->n_frames;
@@ -109,7 +109,7 @@ static gboolean replay_start(fm_frame_source *source, int n_buffers, GError **er
         r->frames = g_new0(fm_frame, r->n_frames);
     }
     r->next_index = 0;
-    r->running = TRUE;
+    g_atomic_int_set(&r->running, TRUE);
     r->start_us = g_get_monotonic_time();
     return TRUE;
 }
@@ -118,7 +118,9 @@ static fm_source_status replay_next(fm_frame_source *source, gint64 timeout_us, 
                                     GError **error)
 {
     replay_source *r = REPLAY(source);
-    if (!r->running) {
+    if (!g_atomic_int_get(&r->running)) {
+        if (r->pool)
+            return FM_SOURCE_END; /* stopped */
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM, _("%s: not started"), source->name);
         return FM_SOURCE_FAILED;
     }
@@ -162,7 +164,7 @@ static void replay_dropped(fm_frame_source *source, guint64 *by_camera, guint64 
 
 static void replay_stop(fm_frame_source *source)
 {
-    REPLAY(source)->running = FALSE;
+    g_atomic_int_set(&REPLAY(source)->running, FALSE);
 }
 
 static void replay_destroy(fm_frame_source *source)
