@@ -99,6 +99,9 @@ gboolean fm_catalogue_add_exports(fm_catalogue *cat, gint64 run_id, GPtrArray *e
  * filled). */
 GPtrArray *fm_catalogue_list_runs(fm_catalogue *cat, int limit, GError **error);
 fm_catalogue_run *fm_catalogue_get_run(fm_catalogue *cat, gint64 run_id, GError **error);
+/* The ROIs a run was given (fm_roi*, each with its name, role and slice, in the order given;
+ * empty when it had none), so that a reopened run shows the regions it ran with. */
+GPtrArray *fm_catalogue_get_run_rois(fm_catalogue *cat, gint64 run_id, GError **error);
 /* A number that grows whenever a run is added or changes, by this process or another, so a view
  * can poll it cheaply to refresh itself. FALSE (stamp untouched) while a writer holds the
  * catalogue: the poll never waits. */

@@ -144,6 +144,37 @@ fm_catalogue_run *fm_catalogue_get_run(fm_catalogue *cat, gint64 run_id, GError 
     return run;
 }
 
+GPtrArray *fm_catalogue_get_run_rois(fm_catalogue *cat, gint64 run_id, GError **error)
+{
+    g_mutex_lock(&cat->lock);
+    GPtrArray *rois = g_ptr_array_new_with_free_func((GDestroyNotify)fm_roi_free);
+    sqlite3_stmt *st =
+        fm_catalogue_prepare(cat, "SELECT json FROM rois WHERE run_id = ? ORDER BY id", error);
+    gboolean ok = st != NULL;
+    if (ok) {
+        sqlite3_bind_int64(st, 1, run_id);
+        int rc = SQLITE_DONE;
+        while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+            const char *json = (const char *)sqlite3_column_text(st, 0);
+            fm_roi *roi = fm_roi_from_json(json ? json : "", error);
+            if (roi == NULL) {
+                g_prefix_error(error, _("%s: run %" G_GINT64_FORMAT ", an ROI: "), cat->db_path,
+                               run_id);
+                ok = FALSE;
+            } else {
+                g_ptr_array_add(rois, roi);
+            }
+        }
+        if (ok && rc != SQLITE_DONE)
+            ok = fm_catalogue_sql_fail(cat, _("reading a run's ROIs"), error);
+        sqlite3_finalize(st);
+    }
+    g_mutex_unlock(&cat->lock);
+    if (!ok)
+        g_clear_pointer(&rois, g_ptr_array_unref);
+    return rois;
+}
+
 fm_map *fm_catalogue_load_map(fm_catalogue *cat, gint64 run_id, const char *name, GError **error)
 {
     g_autoptr(fm_catalogue_run) run = fm_catalogue_get_run(cat, run_id, error);

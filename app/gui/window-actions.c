@@ -591,10 +591,10 @@ static void run_reopened(FmCatalogueView *view, gint64 run_id, FmWindow *win)
     gboolean other =
         path != NULL && (win->dataset == NULL || g_strcmp0(win->dataset->source_path, path) != 0);
     if (other && g_file_test(path, G_FILE_TEST_EXISTS)) {
-        fm_window_open_for_result(win, path, result);
+        fm_window_open_for_result(win, path, result, run_id);
         return;
     }
-    fm_window_show_reopened(win, result); /* first: its page comes on show */
+    fm_window_show_reopened(win, result, run_id); /* first: its page comes on show */
     if (other) { /* a note of the run's page, which a change of page would take away */
         g_autofree char *msg = g_strdup_printf(_("The dataset of run #%" G_GINT64_FORMAT
                                                  ", %s, is no longer there: its maps are "
@@ -604,11 +604,13 @@ static void run_reopened(FmCatalogueView *view, gint64 run_id, FmWindow *win)
     }
 }
 
-void fm_window_show_reopened(FmWindow *win, fm_result *result)
+void fm_window_show_reopened(FmWindow *win, fm_result *result, gint64 run_id)
 {
     g_autofree char *status = g_strdup_printf(_("Reopened a %s run"), result->method_id);
     fm_window_set_result(win, result, FALSE);
+    win->showing_run_id = run_id;
     fm_window_pages_show_result(win, result);
+    win->showing_run_id = 0;
     fm_window_set_status(win, status);
 }
 

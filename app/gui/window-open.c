@@ -201,8 +201,9 @@ static void set_dataset(FmWindow *win, fm_dataset *ds, const char *path)
 
 /* The reopened run waiting for path (NULL when none), taken before the dataset goes on show:
  * showing a new dataset clears the window's result, a pending reopen's included. */
-static fm_result *take_pending_reopen(FmWindow *win, const char *path)
+static fm_result *take_pending_reopen(FmWindow *win, const char *path, gint64 *run_id)
 {
+    *run_id = win->reopen_run_id;
     if (win->reopen_result == NULL || g_strcmp0(path, win->reopen_path) != 0)
         return NULL;
     g_clear_pointer(&win->reopen_path, g_free);
@@ -227,26 +228,29 @@ static void load_done(GObject *source, GAsyncResult *res, gpointer user)
         fm_window_show_message(win, GTK_MESSAGE_ERROR, msg);
         win->message_from_open = TRUE;
         fm_window_set_status(win, _("Open failed"));
-        fm_result *pending = take_pending_reopen(win, path); /* its maps alone */
+        gint64 run_id = 0;
+        fm_result *pending = take_pending_reopen(win, path, &run_id); /* its maps alone */
         if (pending != NULL)
-            fm_window_show_reopened(win, pending);
+            fm_window_show_reopened(win, pending, run_id);
         return;
     }
     /* A good open clears an earlier open's error, not other news (an unusable catalogue, a
      * job's remark), which would otherwise vanish when a file named on the command line loads. */
     if (win->message_from_open)
         fm_window_hide_message(win);
-    fm_result *pending = take_pending_reopen(win, path);
+    gint64 run_id = 0;
+    fm_result *pending = take_pending_reopen(win, path, &run_id);
     set_dataset(win, ds, path);
     if (pending != NULL) /* a reopened run: its maps over the dataset, in one action */
-        fm_window_show_reopened(win, pending);
+        fm_window_show_reopened(win, pending, run_id);
 }
 
-void fm_window_open_for_result(FmWindow *win, const char *path, fm_result *result)
+void fm_window_open_for_result(FmWindow *win, const char *path, fm_result *result, gint64 run_id)
 {
     fm_window_open_file(win, path);
     win->reopen_result = result;
     win->reopen_path = g_strdup(path);
+    win->reopen_run_id = run_id;
 }
 
 void fm_window_open_file(FmWindow *win, const char *path)

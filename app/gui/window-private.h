@@ -62,6 +62,10 @@ struct _FmWindow {
     /* A catalogue run reopened with its own dataset, shown once that dataset is open. */
     fm_result *reopen_result;
     char *reopen_path;
+    gint64 reopen_run_id;
+    /* The catalogue run whose maps fm_window_show_reopened hands to the pages (0 otherwise):
+     * a page that shows more of a run than its maps (its ROIs, its exports) reads it there. */
+    gint64 showing_run_id;
 
     /* Stack playback. */
     guint play_timer;
@@ -166,7 +170,7 @@ void fm_window_start_job(FmWindow *win, const fm_method *method, const fm_params
                          GPtrArray *rois, fm_backend backend);
 
 /* window-actions.c: shows a reopened run's maps on the page of its method. */
-void fm_window_show_reopened(FmWindow *win, fm_result *result); /* takes it */
+void fm_window_show_reopened(FmWindow *win, fm_result *result, gint64 run_id); /* takes it */
 
 /* window-actions.c: ROIs (fm_roi*, copied) to the page on show, else onto the map view; the
  * status bar names source, the file they came from. */
@@ -176,7 +180,7 @@ void fm_window_add_rois(FmWindow *win, GPtrArray *rois, const char *source);
 /* The dataset panel's choice among a file's datasets (built once). */
 void fm_window_parts_init(FmWindow *win);
 /* Opens path, then shows result (taken) over it; result alone when path cannot be read. */
-void fm_window_open_for_result(FmWindow *win, const char *path, fm_result *result);
+void fm_window_open_for_result(FmWindow *win, const char *path, fm_result *result, gint64 run_id);
 /* Progress callback of fm_dataset_open on the load worker (user: the load GTask, whose
  * "fm-last-percent" data holds an int); shows "Reading FILE… n %" on the main loop. */
 void fm_window_load_progress(double fraction, gpointer user);

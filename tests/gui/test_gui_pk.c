@@ -13,6 +13,7 @@
 
 #include "app/core/dce/dce_prep.h"
 #include "app/core/dce/pk_sim.h"
+#include "app/core/io/dicom_write.h"
 #include "app/core/io/nifti.h"
 #include "app/core/catalogue.h"
 #include "app/core/roi.h"
@@ -21,6 +22,7 @@
 #include "app/gui/dce/dce-page.h"
 #include "app/gui/dce/dce-panel.h"
 #include "app/gui/dce/dce-views.h"
+#include "app/gui/map-view.h"
 #include "app/gui/plot-layout.h"
 #include "app/gui/plot-view.h"
 #include "app/gui/window.h"
@@ -355,20 +357,117 @@ static double input_error(const char *name)
     return worst / peak;
 }
 
+/* Where the first ROI's outline (and its name) is drawn on the perfusion map: the centroid of
+ * the pixels in its colour (fm_map_roi_colour(0), red), the overlay hidden so that only the
+ * gray anatomy is around it. Returns how many pixels it found. */
+static gsize first_outline_at(double *cx, double *cy)
+{
+    fm_dce_views_set_overlay(views(), "");
+    fm_gui_test_drain(0.1);
+    cairo_surface_t *s = fm_gui_test_render(fm_dce_views_get_image(views()));
+    cairo_surface_flush(s);
+    int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
+    int stride = cairo_image_surface_get_stride(s);
+    const guint8 *d = cairo_image_surface_get_data(s);
+    gsize n = 0;
+    double sx = 0, sy = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const guint8 *p = d + (gsize)y * stride + 4 * x; /* B, G, R, A */
+            if (p[2] > 220 && p[1] > 40 && p[1] < 110 && p[0] > 40 && p[0] < 110) {
+                n++;
+                sx += x;
+                sy += y;
+            }
+        }
+    cairo_surface_destroy(s);
+    *cx = n ? sx / n : NAN;
+    *cy = n ? sy / n : NAN;
+    fm_dce_views_set_overlay(views(), "ktrans");
+    return n;
+}
+
+/* The region names in the results table. */
+static int table_regions(void)
+{
+    GtkWidget *grid = fm_dce_results_get_grid(fm_dce_views_get_results(views()));
+    g_autoptr(GPtrArray) labels = fm_gui_test_collect_type(grid, GTK_TYPE_LABEL);
+    int n = 0;
+    for (guint i = 0; i < labels->len; i++)
+        n += gtk_widget_get_mapped(labels->pdata[i]) &&
+             g_str_has_prefix(gtk_label_get_text(labels->pdata[i]), "region ");
+    return n;
+}
+
+/* The page's ROI of role (on the map view: all the phantom's lie on every slice). */
+static fm_roi *page_roi(const char *role, guint *index)
+{
+    GPtrArray *shown = fm_map_view_get_rois(fm_window_get_map_view(win));
+    for (guint i = 0; i < shown->len; i++)
+        if (g_strcmp0(((fm_roi *)shown->pdata[i])->role, role) == 0) {
+            if (index)
+                *index = i;
+            return shown->pdata[i];
+        }
+    return NULL;
+}
+
+/* Moves roi by (dx, dy) voxels as a drag on the anatomy does. */
+static void move_roi(fm_roi *roi, double dx, double dy)
+{
+    for (guint i = 0; i < roi->points->len; i++) {
+        g_array_index(roi->points, fm_point, i).x += dx;
+        g_array_index(roi->points, fm_point, i).y += dy;
+    }
+    g_signal_emit_by_name(fm_window_get_map_view(win), "rois-changed");
+}
+
 static gboolean result_shown(gpointer unused G_GNUC_UNUSED)
 {
     return fm_dce_views_get_result(views()) != NULL && !fm_dce_views_busy(views());
 }
 
 /* A run reopened from the catalogue shows the input it ran with (artery ROI, hematocrit 0.45),
- * not the page's settings, changed in between to Parker and hematocrit 0.2; the page keeps its
- * settings. */
+ * not the page's settings, changed in between to Parker and hematocrit 0.2, and its own ROIs
+ * (the artery moved onto region 1 and region 4 deleted in between): its input, outlines and
+ * table are the run's while the page keeps its settings and ROIs for editing. Its DICOM export
+ * is listed with the run. */
 static void test_reopen_shows_run_input(void)
 {
     g_autoptr(GPtrArray) runs = fm_gui_test_list_runs(data_dir, 0);
     g_assert_cmpuint(runs->len, >=, 1);
     const fm_catalogue_run *run = runs->pdata[0];
     g_assert_cmpstr(run->method_id, ==, "dce.tofts");
+    fm_window_dce_show_page(win, "dce");
+    fm_dce_views_show_curve(views(), -1, -1);
+    wait_views();
+    double run_x, run_y, moved_x, moved_y, x, y;
+    g_assert_cmpuint(first_outline_at(&run_x, &run_y), >, 20);
+    g_assert_cmpint(table_regions(), ==, FM_PK_SIM_N_REGIONS);
+    /* The user edits the ROIs after the run: the artery moved 9 voxels onto region 1, region 4
+     * deleted. The fresh run on show follows the page's ROIs. */
+    guint last = 0;
+    fm_roi *artery = page_roi("artery", NULL);
+    g_assert_nonnull(artery);
+    move_roi(artery, 9, 9);
+    GPtrArray *shown = fm_map_view_get_rois(fm_window_get_map_view(win));
+    for (guint i = 0; i < shown->len; i++)
+        if (g_strcmp0(((fm_roi *)shown->pdata[i])->name, "region 4") == 0)
+            last = i;
+    g_autoptr(fm_roi) region4 = fm_roi_copy(shown->pdata[last]);
+    g_assert_cmpstr(region4->name, ==, "region 4");
+    g_ptr_array_remove_index(shown, last);
+    g_signal_emit_by_name(fm_window_get_map_view(win), "rois-changed");
+    wait_views();
+    g_assert_cmpuint(first_outline_at(&moved_x, &moved_y), >, 20);
+    g_test_message("artery outline at %.1f, %.1f px; moved to %.1f, %.1f", run_x, run_y, moved_x,
+                   moved_y);
+    g_assert_cmpfloat(hypot(moved_x - run_x, moved_y - run_y), >, 30);
+    g_assert_cmpint(table_regions(), ==, FM_PK_SIM_N_REGIONS - 1);
+    double moved_error = input_error("moved-input.csv");
+    g_test_message("input of the moved artery ROI: %.1f %% of the peak off", 100 * moved_error);
+    g_assert_cmpfloat(moved_error, >, 0.15);
+
     g_assert_true(fm_dce_panel_set_param(panel(), "aif", "parker"));
     g_assert_true(fm_dce_panel_set_param(panel(), "hematocrit", "0.2"));
     wait_views();
@@ -393,6 +492,14 @@ static void test_reopen_shows_run_input(void)
     g_autoptr(fm_params) page = fm_dce_panel_get_params(panel(), NULL);
     g_assert_cmpstr(fm_params_get_choice(page, "aif"), ==, "parker");
     g_assert_cmpfloat(fm_params_get_double(page, "hematocrit"), ==, 0.2);
+    /* The run's ROIs on the map and in the table; the page's, moved, wait on the anatomy. */
+    g_assert_true(fm_dce_views_shows_run_rois(views()));
+    g_assert_cmpuint(first_outline_at(&x, &y), >, 20);
+    g_test_message("reopened: artery outline at %.1f, %.1f px", x, y);
+    g_assert_cmpfloat(hypot(x - run_x, y - run_y), <, 1.5);
+    g_assert_cmpint(table_regions(), ==, FM_PK_SIM_N_REGIONS);
+    g_assert_true(page_roi("artery", NULL) == artery);
+    g_assert_cmpfloat(g_array_index(artery->points, fm_point, 0).x, >, 9);
 
     /* On screen: the run's line over the table, the run's input and fits in the plot. */
     GtkWidget *run_label = fm_dce_results_get_run_label(fm_dce_views_get_results(views()));
@@ -411,7 +518,39 @@ static void test_reopen_shows_run_input(void)
     g_assert_nonnull(strstr(legend, "(artery ROI)|"));
     g_assert_null(strstr(legend, "Parker"));
     g_assert_nonnull(strstr(legend, "|Tofts fit|"));
+    g_assert_nonnull(strstr(said, "its own ROIs"));
     fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot-pk.png", "-reopened");
+
+    /* Its DICOM export is listed with the reopened run (the maps and the Segmentation). */
+    if (fm_dicom_write_available()) {
+        g_autofree char *dicom_dir = g_build_filename(data_dir, "reopened-dicom", NULL);
+        g_autofree char *note = NULL;
+        g_autoptr(GError) error = NULL;
+        g_assert_true(fm_window_dce_export_dicom(win, dicom_dir, &note, &error));
+        g_assert_no_error(error);
+        g_test_message("export: %s", note);
+        g_autofree char *listed = g_strdup_printf("listed with run %" G_GINT64_FORMAT, run->id);
+        g_assert_nonnull(strstr(note, listed));
+        g_autoptr(fm_catalogue) cat = fm_catalogue_open(data_dir, &error);
+        g_assert_no_error(error);
+        g_autoptr(fm_catalogue_run) again = fm_catalogue_get_run(cat, run->id, &error);
+        g_assert_no_error(error);
+        guint n_maps = fm_dce_views_get_result(views())->maps->len;
+        g_assert_cmpuint(again->exports->len, ==, n_maps + 1);
+        for (guint i = 0; i < again->exports->len; i++) {
+            const fm_catalogue_export *e = again->exports->pdata[i];
+            g_assert_true(g_str_has_prefix(e->file, dicom_dir));
+            g_assert_true(g_file_test(e->file, G_FILE_TEST_IS_REGULAR));
+        }
+    }
+
+    /* Back to editing: the artery moved back and region 4 drawn again, the page's ROIs (the
+     * run's again in place) are those on show. */
+    move_roi(artery, -9, -9);
+    g_assert_false(fm_dce_views_shows_run_rois(views()));
+    fm_window_dce_add_roi(win, g_steal_pointer(&region4));
+    wait_views();
+    g_assert_cmpint(table_regions(), ==, FM_PK_SIM_N_REGIONS);
 
     /* Back to the run's settings for what follows: its curves and fits again. */
     g_assert_true(fm_dce_panel_set_param(panel(), "aif", "roi"));

@@ -27,7 +27,7 @@ typedef struct {
     int counter; /* for unique "ROI n" names across slices */
     fm_job *job; /* running, or NULL */
     /* The catalogue run of the result on show (its DICOM export is listed with it); 0 while it
-     * is not known to be recorded (the catalogue is still being written, or a reopened run). */
+     * is not known to be recorded (the catalogue is still being written). */
     gint64 run_id;
 } DceState;
 
@@ -125,6 +125,9 @@ static void rois_changed(FmMapView *view, FmWindow *win)
         roi->name = g_strdup_printf(_("ROI %d"), ++st->counter);
         g_hash_table_add(st->known, roi);
     }
+    /* The user edits the page's ROIs: the perfusion views show those from now on, not the
+     * reopened run's own. */
+    fm_dce_views_set_run_rois(st->views, NULL);
     /* Forget ROIs the view has freed (Delete key), lest a new one at the same address pass. */
     g_autoptr(GPtrArray) all = fm_window_dce_get_rois(win);
     GHashTableIter it;
@@ -146,6 +149,7 @@ static void clear_rois_clicked(GtkButton *button, FmWindow *win)
     g_ptr_array_set_size(st->hidden, 0);
     g_hash_table_remove_all(st->known);
     st->counter = 0;
+    fm_dce_views_set_run_rois(st->views, NULL);
     if (st->active)
         publish_rois(win);
 }
@@ -246,6 +250,7 @@ static void roles_changed(FmDcePanel *panel, FmWindow *win)
 {
     DceState *st = state_of(win);
     g_autoptr(GPtrArray) all = fm_window_dce_get_rois(win);
+    fm_dce_views_set_run_rois(st->views, NULL); /* an edit: the page's ROIs from now on */
     fm_dce_views_set_rois(st->views, all);
     update_roi_stats(win);
     gtk_widget_queue_draw(GTK_WIDGET(win->map_view));
@@ -486,8 +491,11 @@ gboolean fm_window_dce_export(FmWindow *win, const char *path, fm_dce_export_for
 
 gboolean fm_window_dce_export_dicom(FmWindow *win, const char *folder, char **note, GError **error)
 {
-    g_autoptr(GPtrArray) rois = fm_window_dce_get_rois(win);
     DceState *st = state_of(win);
+    /* The ROIs on show with the maps: a reopened run's own while they are. */
+    g_autoptr(GPtrArray) page_rois = fm_window_dce_get_rois(win);
+    GPtrArray *rois =
+        fm_dce_views_shows_run_rois(st->views) ? fm_dce_views_get_rois(st->views) : page_rois;
     return fm_dce_export_dicom(fm_dce_views_get_result(st->views), win->dataset, rois, folder,
                                win->catalogue, st->run_id, note, error);
 }
@@ -619,8 +627,18 @@ static gboolean page_show_result(FmWindow *win, const fm_result *res)
     if (!st || !st->active || !g_str_has_prefix(res->method_id, "dce."))
         return FALSE;
     fm_window_set_family(win, "dce");
-    st->run_id = 0;
+    /* A run reopened from the catalogue: its id (an export is listed with it) and the ROIs it
+     * was given, which its input, curves and outlines come from whatever the page has now. */
+    st->run_id = win->showing_run_id;
     fm_dce_views_set_result(st->views, fm_window_copy_result(res));
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GPtrArray) rois = st->run_id > 0 && win->catalogue
+                                    ? fm_catalogue_get_run_rois(win->catalogue, st->run_id, &error)
+                                    : NULL;
+    if (error != NULL)
+        fm_window_show_message(win, GTK_MESSAGE_WARNING, error->message);
+    if (rois != NULL && rois->len > 0)
+        fm_dce_views_set_run_rois(st->views, rois);
     set_page(win, "dce");
     return TRUE;
 }

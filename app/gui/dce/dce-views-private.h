@@ -54,7 +54,10 @@ struct _FmDceViews {
     double hematocrit, model_dt_s;
     float *peak;    /* nx ny nz, or NULL while computing */
     float *anatomy; /* the current slice */
+    /* The ROIs in use (borrowed: page_rois or run_rois): the run's own while its input is on
+     * show (follow_run) and the page's have not been edited since it was reopened. */
     GPtrArray *rois;
+    GPtrArray *page_rois, *run_rois; /* fm_roi*, owned; run_rois NULL: none of its own */
     fm_result *result;
     fm_dce_inputs inputs;
     gboolean have_inputs;

@@ -39,6 +39,8 @@ static const struct {
 
 /* Bookkeeping maps: in the catalogue and the exports, not worth an overlay. */
 static void rebuild_overlay_combo(FmDceViews *self);
+static gboolean select_rois(FmDceViews *self);
+static void rois_in_use_changed(FmDceViews *self);
 
 static gboolean overlay_worthy(const char *name)
 {
@@ -288,7 +290,9 @@ static void fm_dce_views_finalize(GObject *object)
     g_clear_pointer(&self->params, fm_params_free);
     g_clear_pointer(&self->run_params, fm_params_free);
     g_clear_pointer(&self->tissue_curves, g_ptr_array_unref);
-    g_clear_pointer(&self->rois, g_ptr_array_unref);
+    self->rois = NULL;
+    g_clear_pointer(&self->page_rois, g_ptr_array_unref);
+    g_clear_pointer(&self->run_rois, g_ptr_array_unref);
     g_clear_pointer(&self->result, fm_result_free);
     fm_dce_inputs_clear(&self->inputs);
     fm_dce_pk_input_clear(&self->pk_input);
@@ -395,8 +399,10 @@ void fm_dce_views_set_dataset(FmDceViews *self, fm_dataset *dataset)
     g_clear_pointer(&self->times, g_free);
     g_clear_pointer(&self->result, fm_result_free);
     g_clear_pointer(&self->run_params, fm_params_free);
+    g_clear_pointer(&self->run_rois, g_ptr_array_unref);
     self->run_method = NULL;
     self->follow_run = FALSE;
+    select_rois(self);
     fm_dce_views_conversion_from(self->params, &self->conv, &self->hematocrit, &self->model_dt_s);
     memset(&self->g, 0, sizeof self->g);
     if (dataset && fm_dce_geometry_of(dataset, &self->g, NULL) &&
@@ -438,19 +444,72 @@ void fm_dce_views_set_params(FmDceViews *self, const fm_params *params)
         self->follow_run = run_key && g_strcmp0(key, run_key) == 0;
     g_free(self->page_key);
     self->page_key = g_steal_pointer(&key);
+    if (select_rois(self)) /* the run's ROIs go with its input, the page's with the page's */
+        rois_in_use_changed(self);
     fm_dce_views_apply_shown(self);
+}
+
+static GPtrArray *copy_rois(GPtrArray *rois)
+{
+    GPtrArray *copy = g_ptr_array_new_with_free_func((GDestroyNotify)fm_roi_free);
+    for (guint i = 0; rois && i < rois->len; i++)
+        g_ptr_array_add(copy, fm_roi_copy(rois->pdata[i]));
+    return copy;
+}
+
+/* Points self->rois at the run's ROIs while its input is on show, else at the page's; TRUE
+ * when that changed which (the outlines, table and input follow). */
+static gboolean select_rois(FmDceViews *self)
+{
+    GPtrArray *before = self->rois;
+    self->rois =
+        self->run_rois && self->follow_run && self->run_params ? self->run_rois : self->page_rois;
+    return self->rois != before;
+}
+
+/* Outlines, table and input curves from the ROIs in use. */
+static void rois_in_use_changed(FmDceViews *self)
+{
+    fm_dce_image_set_rois(self->image, self->rois, self->slice);
+    refresh_table(self);
+    fm_dce_views_start_inputs(self);
 }
 
 void fm_dce_views_set_rois(FmDceViews *self, GPtrArray *rois)
 {
     g_return_if_fail(FM_IS_DCE_VIEWS(self));
-    g_clear_pointer(&self->rois, g_ptr_array_unref);
-    self->rois = g_ptr_array_new_with_free_func((GDestroyNotify)fm_roi_free);
-    for (guint i = 0; rois && i < rois->len; i++)
-        g_ptr_array_add(self->rois, fm_roi_copy(rois->pdata[i]));
-    fm_dce_image_set_rois(self->image, self->rois, self->slice);
-    refresh_table(self);
-    fm_dce_views_start_inputs(self);
+    GPtrArray *old = self->page_rois;
+    self->page_rois = copy_rois(rois);
+    gboolean moved = select_rois(self) || self->rois == self->page_rois;
+    if (old)
+        g_ptr_array_unref(old);
+    if (moved) /* the run's own ROIs on show stay as they are */
+        rois_in_use_changed(self);
+}
+
+void fm_dce_views_set_run_rois(FmDceViews *self, GPtrArray *rois)
+{
+    g_return_if_fail(FM_IS_DCE_VIEWS(self));
+    if (rois == NULL && self->run_rois == NULL)
+        return;
+    GPtrArray *old = self->run_rois;
+    self->run_rois = rois ? copy_rois(rois) : NULL;
+    gboolean in_use = self->rois == old || self->rois == self->run_rois;
+    select_rois(self);
+    if (old)
+        g_ptr_array_unref(old);
+    if (in_use || self->rois == self->run_rois)
+        rois_in_use_changed(self);
+}
+
+gboolean fm_dce_views_shows_run_rois(FmDceViews *self)
+{
+    return self->rois != NULL && self->rois == self->run_rois;
+}
+
+GPtrArray *fm_dce_views_get_rois(FmDceViews *self)
+{
+    return self->rois;
 }
 
 /* The overlay combo lists the maps of the result on show (a Tofts run has no ka, a liver run
@@ -505,6 +564,10 @@ void fm_dce_views_set_result(FmDceViews *self, fm_result *result)
             g_clear_pointer(&self->run_params, fm_params_free);
     }
     self->follow_run = self->run_params != NULL;
+    /* Another run's ROIs go with it (fm_dce_views_set_run_rois gives this one's). */
+    g_clear_pointer(&self->run_rois, g_ptr_array_unref);
+    if (select_rois(self))
+        rois_in_use_changed(self);
     rebuild_overlay_combo(self);
     gtk_widget_set_sensitive(self->overlay_combo, result != NULL);
     if (result && !(self->overlay && *self->overlay && fm_result_get_map(result, self->overlay))) {

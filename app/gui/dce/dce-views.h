@@ -40,6 +40,14 @@ void fm_dce_views_set_params(FmDceViews *views, const fm_params *params);
 /* Every ROI of the dataset, on all slices (copied); the input curves follow on a worker. */
 void fm_dce_views_set_rois(FmDceViews *views, GPtrArray *rois);
 void fm_dce_views_set_result(FmDceViews *views, fm_result *result); /* takes it; NULL clears */
+/* The ROIs the run on show was given (copied; a reopened run's from the catalogue): while its
+ * input is on show they make its input, curves, results table and outlines, whatever ROIs the
+ * page has now (fm_dce_views_set_rois keeps those for later). NULL (or changing an input
+ * setting) goes back to the page's; a new result or dataset drops them. */
+void fm_dce_views_set_run_rois(FmDceViews *views, GPtrArray *rois);
+gboolean fm_dce_views_shows_run_rois(FmDceViews *views);
+/* The ROIs in use (the run's own or the page's; fm_roi*, borrowed), or NULL. */
+GPtrArray *fm_dce_views_get_rois(FmDceViews *views);
 const fm_result *fm_dce_views_get_result(FmDceViews *views);
 /* The map and the results table beside it (borrowed), for tests of what is on screen. */
 GtkWidget *fm_dce_views_get_image(FmDceViews *views);
