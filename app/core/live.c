@@ -103,6 +103,22 @@ static double seconds_since_start(const fm_live_session *s, gint64 now_us)
 
 /* ---- acquisition ---- */
 
+/* A file replayed as fast as it is processed has no camera to keep up with: its frames wait
+ * for the processing (two in flight) instead of the newest one winning, so every frame is
+ * processed and the maps equal the offline run's. */
+static gboolean paced_by_processing(const fm_live_session *s)
+{
+    return !s->settings.is_camera && !s->settings.frame_rate_hz.available;
+}
+
+static void wait_for_room(fm_live_session *s)
+{
+    g_mutex_lock(&s->lock);
+    while (s->to_process.length >= 2 && !g_atomic_int_get(&s->stop_requested))
+        g_cond_wait_until(&s->cond, &s->lock, g_get_monotonic_time() + 100000);
+    g_mutex_unlock(&s->lock);
+}
+
 static gpointer acquisition_main(gpointer data)
 {
     fm_live_session *s = data;
@@ -113,6 +129,8 @@ static gpointer acquisition_main(gpointer data)
         gint64 now = g_get_monotonic_time();
         if (s->max_seconds > 0 && seconds_since_start(s, now) >= s->max_seconds)
             break;
+        if (paced_by_processing(s))
+            wait_for_room(s);
         fm_frame *frame = NULL;
         GError *error = NULL;
         status = fm_frame_source_next(s->source, 100000, &frame, &error);
@@ -143,7 +161,7 @@ static gpointer acquisition_main(gpointer data)
         g_atomic_int_inc(&held->refs);
         g_queue_push_tail(&s->to_process, held);
         /* without a recording the newest frame wins: older ones waiting are skipped */
-        while (!s->recording && s->to_process.length > 1) {
+        while (!s->recording && !paced_by_processing(s) && s->to_process.length > 1) {
             held_unref(s, g_queue_pop_head(&s->to_process));
             s->counts.skipped_processing++;
         }
@@ -330,6 +348,7 @@ static gpointer processing_main(gpointer data)
         while (s->to_process.length == 0 && !s->acquisition_done)
             g_cond_wait(&s->cond, &s->lock);
         held_frame *held = g_queue_pop_head(&s->to_process);
+        g_cond_broadcast(&s->cond); /* room for a source paced by us (wait_for_room) */
         g_mutex_unlock(&s->lock);
         if (!held)
             break;
