@@ -265,6 +265,20 @@ static fm_result *dce_run(const fm_method *method, fm_dataset *source, const fm_
         fm_dce_inputs_clear(&in);
         return NULL;
     }
+    /* Without a liver ROI the threshold picks what enhances, the input vessels most of all; yet
+     * they are the inputs, not liver: their voxels are left out (as the standard models leave
+     * out the artery's). */
+    gsize left_out = 0;
+    for (int r = 0; !by_liver && r < 2; r++) {
+        g_autofree guint8 *vessel =
+            fm_dce_role_mask(rois, r == 0 ? FM_DCE_ROLE_AORTA : FM_DCE_ROLE_PORTAL_VEIN, &g, NULL);
+        for (gsize v = 0; vessel && v < (gsize)g.nx * g.ny * g.nz; v++)
+            if (vessel[v] && mask[v]) {
+                mask[v] = 0;
+                left_out++;
+            }
+    }
+    n_fit -= left_out;
     if (n_fit == 0) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
                     by_liver ? _("%s: the liver ROI holds no voxel")
@@ -342,8 +356,15 @@ static fm_result *dce_run(const fm_method *method, fm_dataset *source, const fm_
 
     fm_dce_result_set_run(result, &info);
     GString *note = g_string_new(NULL);
-    g_string_append_printf(note, _("%" G_GSIZE_FORMAT " voxels fitted (%s)"), n_fit,
-                           by_liver ? _("liver ROI") : _("above the fit threshold"));
+    if (left_out)
+        g_string_append_printf(note,
+                               _("%" G_GSIZE_FORMAT
+                                 " voxels fitted (above the fit threshold; %" G_GSIZE_FORMAT
+                                 " voxels of the aorta and portal-vein ROIs left out)"),
+                               n_fit, left_out);
+    else
+        g_string_append_printf(note, _("%" G_GSIZE_FORMAT " voxels fitted (%s)"), n_fit,
+                               by_liver ? _("liver ROI") : _("above the fit threshold"));
     fm_dce_note_append_fit(note, not_converged, &info);
     /* The reader fell back to another time tag or rule: the maps depend on it, say so. */
     const char *times_note = fm_dataset_get_meta(dataset, FM_META_FRAME_TIMES_NOTE);
