@@ -113,6 +113,11 @@ static void print_text(const fm_method *const *methods, int n)
                 range =
                     g_strdup_printf("%g..%g%s%s, default %g", s->min, s->max, s->unit ? " " : "",
                                     s->unit ? s->unit : "", s->default_value);
+            } else if (s->type == FM_PARAM_STRING) {
+                /* free text (a file path): its default, or none */
+                range = g_strdup_printf("default %s", s->default_choice && *s->default_choice
+                                                          ? s->default_choice
+                                                          : "none");
             } else {
                 range = g_strdup_printf("default %s", s->default_value != 0.0 ? "true" : "false");
             }

@@ -197,6 +197,19 @@ static void test_cuda_missing(void)
     cli_result_clear(&r);
 }
 
+/* A string parameter without a default (a file path) says "default none", not "false". */
+static void test_methods_text_string_default(void)
+{
+    cli_result r = cli_test_run(NULL, NULL, "methods", NULL);
+    g_assert_cmpint(r.status, ==, 0);
+    const char *line = strstr(r.out, "--calibration_file");
+    g_assert_nonnull(line);
+    g_autofree char *first = g_strndup(line, strcspn(line, "\n"));
+    g_assert_nonnull(strstr(first, "default none"));
+    g_assert_null(strstr(first, "false"));
+    cli_result_clear(&r);
+}
+
 static void test_methods_json(void)
 {
     cli_result r = cli_test_run(NULL, NULL, "methods", "--json", NULL);
@@ -531,6 +544,7 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/input-errors", test_input_errors);
     g_test_add_func("/cli/cuda-missing", test_cuda_missing);
     g_test_add_func("/cli/methods-json", test_methods_json);
+    g_test_add_func("/cli/methods-text-string-default", test_methods_text_string_default);
     g_test_add_func("/cli/run-and-catalogue", test_run_and_catalogue);
     g_test_add_func("/cli/no-catalogue", test_no_catalogue);
     g_test_add_func("/cli/corrupt-catalogue", test_corrupt_catalogue);
