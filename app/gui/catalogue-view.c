@@ -162,8 +162,17 @@ void fm_catalogue_view_set_catalogue(FmCatalogueView *view, fm_catalogue *cat)
  * kind of input instead of a time-stamped name. */
 static char *dataset_text(FmCatalogueView *self, const fm_catalogue_run *run)
 {
-    if (run->dataset_path == NULL || *run->dataset_path == '\0')
+    if (run->dataset_path == NULL || *run->dataset_path == '\0') {
+        /* a live run whose recording began after its first frame lists it as an export */
+        for (guint i = 0; run->exports != NULL && i < run->exports->len; i++) {
+            const fm_catalogue_export *e = run->exports->pdata[i];
+            if (g_strcmp0(e->format, "tiff") == 0) {
+                g_autofree char *rec = g_path_get_basename(e->file);
+                return g_strdup_printf(_("recording %s"), rec);
+            }
+        }
         return g_strdup(_("no input file"));
+    }
     g_autofree char *base = g_path_get_basename(run->dataset_path);
     const char *dir = self->cat != NULL ? fm_catalogue_dir(self->cat) : NULL;
     gsize dir_len = dir != NULL ? strlen(dir) : 0;

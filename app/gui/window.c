@@ -6,6 +6,7 @@
 #include "demos.h"
 #include "family-page.h"
 #include "family-switcher.h"
+#include "live/live-gui.h"
 #include "pages.h"
 #include "pane-fit.h"
 #include "panel-util.h"
@@ -674,6 +675,7 @@ static void fm_window_init(FmWindow *win)
     g_signal_connect(win->panel_stack, "notify::visible-child", G_CALLBACK(family_changed), win);
     win->pages = g_ptr_array_new_with_free_func(g_object_unref);
     fm_pages_attach(win, win->pages);
+    fm_live_attach(win); /* cameras as sources, on the pages that run live */
     fm_family_switcher_refresh(win->family_switcher);
     /* Until a dataset is open the centre offers the demos (untitled: no switcher lists it). */
     static const GActionEntry demo_entries[] = {

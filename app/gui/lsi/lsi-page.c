@@ -6,6 +6,7 @@
 #include <glib/gi18n.h>
 
 #include "app/gui/live-params.h"
+#include "app/gui/live/live-gui.h"
 #include "app/gui/window-private.h"
 #include "lsi-panel.h"
 
@@ -239,5 +240,11 @@ FmFamilyPage *fm_lsi_page_new(FmWindow *win)
     g_signal_connect(self->panel, "backend-changed", G_CALLBACK(backend_changed), self);
     self->live = fm_live_params_new(win, "lsi", live_request, live_show, self);
     g_signal_connect(self->panel, "params-changed", G_CALLBACK(params_changed), self);
+    /* a camera's frames: the map and the ROI time course redrawn as they arrive */
+    fm_live_add_page(win, &(fm_live_page){.page_id = "lsi",
+                                          .frames = FM_LIVE_FRAMES_IMAGES,
+                                          .panel = GTK_BOX(self->panel),
+                                          .view = win->map_view,
+                                          .centre = "map"});
     return FM_FAMILY_PAGE(self);
 }

@@ -8,6 +8,7 @@
 #include "oct-compare.h"
 #include "oct-panel.h"
 #include "oct-views.h"
+#include "app/gui/live/live-gui.h"
 #include "app/gui/window-private.h"
 
 typedef struct {
@@ -292,6 +293,14 @@ FmFamilyPage *fm_oct_page_new(FmWindow *win)
     gtk_widget_show_all(GTK_WIDGET(st->views));
     /* after the window's handler, which shows the map for every page without views */
     g_signal_connect(win->panel_stack, "notify::visible-child", G_CALLBACK(family_changed), win);
+    /* a line-scan camera's frames: B-scans live, the en-face image growing beside them */
+    fm_live_add_page(win, &(fm_live_page){.page_id = "oct",
+                                          .frames = FM_LIVE_FRAMES_LINES,
+                                          .panel = GTK_BOX(st->panel),
+                                          .view = fm_oct_views_get_bscan_view(st->views),
+                                          .second_view = fm_oct_views_get_enface_view(st->views),
+                                          .second_map = "enface",
+                                          .centre = "oct"});
     /* the B-scan views bring their own playback, dB range and A-line plot */
     static const fm_page_funcs funcs = {
         .id = "oct",

@@ -1,0 +1,338 @@
+/* Live cameras in the window (issue 25): with FLUXMAP_FAKE_CAMERA=1, Aravis's fake camera is
+ * listed in the dataset pane, fed with simulated speckle frames (tests/io/fake_camera_feed.h).
+ * At 1920x1080 and 1366x768: picking it opens the Laser speckle page with the live controls;
+ * Start redraws the map with pixels that change between frames, the ROI time course grows, the
+ * status line says fps > 0 inside the window and whole; Record (before Start at 1920x1080,
+ * while running at 1366x768) then Stop leaves a recording with every frame recorded and the run
+ * in the catalogue list naming it, and the summary in the note.
+ * The camera lost mid-stream: the message on screen, the recording kept and catalogued.
+ * Screenshots: screenshot-camera-<what>-<width>.png. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app/core/io/open.h"
+#include "app/core/lsi/lsi_sim.h"
+#include "app/gui/live/live-gui.h"
+#include "app/gui/window-private.h"
+#include "gui-test-util.h"
+#include "tests/io/fake_camera_feed.h"
+
+enum { W = 160, H = 120, N_SIM = 8 };
+
+static char *data_dir;
+static FmApplication *app;
+static FmWindow *win;
+static fm_dataset *sim;
+static fm_fake_camera_feed *feed; /* the feed of the camera the window opened last */
+
+/* The window opens Fake_1 through the feed, which fills its frames with the simulation. */
+static fm_frame_source *open_fed(const char *id, gpointer user, GError **error)
+{
+    (void)user;
+    g_assert_cmpstr(id, ==, "Fake_1");
+    g_clear_pointer(&feed, fm_fake_camera_feed_free);
+    fm_frame_source *source = NULL;
+    feed = fm_fake_camera_feed_open(sim->data, N_SIM, W, H, FM_PIXFMT_MONO12, 25, &source, error);
+    return feed != NULL ? source : NULL;
+}
+
+static GtkWidget *named(const char *name)
+{
+    GtkWidget *w = fm_widget_find_named(GTK_WIDGET(win), name);
+    g_assert_nonnull(w);
+    return w;
+}
+
+/* widget is on show, allocated inside the window, and (a label) shows all its text. */
+static void assert_on_screen(GtkWidget *widget, const char *what)
+{
+    g_assert_true(gtk_widget_is_drawable(widget));
+    GdkRectangle r = fm_gui_test_rect_in(widget, GTK_WIDGET(win));
+    int ww = gtk_widget_get_allocated_width(GTK_WIDGET(win));
+    int wh = gtk_widget_get_allocated_height(GTK_WIDGET(win));
+    if (r.x < 0 || r.y < 0 || r.x + r.width > ww || r.y + r.height > wh || r.width <= 0)
+        g_error("%s at %d,%d %dx%d leaves the window %dx%d", what, r.x, r.y, r.width, r.height, ww,
+                wh);
+    if (GTK_IS_LABEL(widget)) { /* not cut: as tall as its wrapped text asks, not ellipsized */
+        int min_h = 0;
+        gtk_widget_get_preferred_height_for_width(widget, r.width, &min_h, NULL);
+        g_assert_cmpint(r.height, >=, min_h);
+        g_assert_false(pango_layout_is_ellipsized(gtk_label_get_layout(GTK_LABEL(widget))));
+    }
+    /* inside the part of its scrolled panel on show */
+    GtkWidget *scroller = gtk_widget_get_ancestor(widget, GTK_TYPE_SCROLLED_WINDOW);
+    if (scroller != NULL) {
+        GdkRectangle s = fm_gui_test_rect_in(widget, scroller);
+        int sh = gtk_widget_get_allocated_height(scroller);
+        if (s.y < 0 || s.y + s.height > sh)
+            g_error("%s at y %d..%d is scrolled out of its pane (0..%d)", what, s.y, s.y + s.height,
+                    sh);
+    }
+}
+
+static gboolean listed(gpointer data)
+{
+    (void)data;
+    return fm_live_get_lists_done(win) > 0;
+}
+
+static guint64 drawn_target;
+static gboolean drawn_enough(gpointer data)
+{
+    (void)data;
+    return fm_live_get_drawn(win) >= drawn_target;
+}
+
+static gboolean stopped(gpointer data)
+{
+    (void)data;
+    return !fm_live_is_running(win);
+}
+
+static void wait_drawn(guint64 more)
+{
+    drawn_target = fm_live_get_drawn(win) + more;
+    g_assert_true(fm_gui_test_wait_until(drawn_enough, NULL, 30));
+    fm_gui_test_drain(0.05); /* the views paint */
+}
+
+/* The map view as drawn: a sample of its pixels in the middle half. */
+static GArray *sample_map(void)
+{
+    GtkWidget *view = GTK_WIDGET(win->map_view);
+    cairo_surface_t *s = fm_gui_test_render(view);
+    int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
+    int stride = cairo_image_surface_get_stride(s);
+    const guint8 *px = cairo_image_surface_get_data(s);
+    GArray *out = g_array_new(FALSE, FALSE, sizeof(guint32));
+    for (int y = h / 4; y < 3 * h / 4; y += 3)
+        for (int x = w / 4; x < 3 * w / 4; x += 3)
+            g_array_append_val(out, *(const guint32 *)(px + (gsize)y * stride + 4 * (gsize)x));
+    cairo_surface_destroy(s);
+    return out;
+}
+
+static guint count_colours(GArray *a)
+{
+    g_autoptr(GHashTable) set = g_hash_table_new(g_direct_hash, g_direct_equal);
+    for (guint i = 0; i < a->len; i++)
+        g_hash_table_add(set, GUINT_TO_POINTER(g_array_index(a, guint32, i)));
+    return g_hash_table_size(set);
+}
+
+/* The status line's camera rate ("… camera 24.9 fps …"). */
+static double status_camera_fps(const char *text)
+{
+    const char *p = strstr(text, "camera ");
+    g_assert_nonnull(p);
+    return g_ascii_strtod(p + strlen("camera "), NULL);
+}
+
+/* The ROI time course on screen: laid out with a data area, its x axis over the run, and line
+ * pixels drawn inside the data area. */
+static void assert_time_course(void)
+{
+    GtkWidget *plot = GTK_WIDGET(win->plot_view);
+    assert_on_screen(plot, "ROI time course");
+    const FmPlotLayout *l = fm_plot_view_get_layout(win->plot_view);
+    g_assert_cmpfloat(l->data.width, >, 50);
+    g_assert_cmpfloat(l->data.height, >, 20);
+    g_assert_cmpfloat(l->x.hi, >, l->x.lo);
+    cairo_surface_t *s = fm_gui_test_render(plot);
+    int stride = cairo_image_surface_get_stride(s);
+    const guint8 *px = cairo_image_surface_get_data(s);
+    guint32 background = *(const guint32 *)(px + (gsize)(l->data.y + 2) * stride +
+                                            4 * (gsize)(l->data.x + l->data.width - 2));
+    int inked = 0;
+    for (int y = (int)l->data.y + 2; y < (int)(l->data.y + l->data.height) - 2; y++)
+        for (int x = (int)l->data.x + 2; x < (int)(l->data.x + l->data.width) - 2; x++)
+            inked += *(const guint32 *)(px + (gsize)y * stride + 4 * (gsize)x) != background;
+    cairo_surface_destroy(s);
+    g_assert_cmpint(inked, >, 20);
+}
+
+/* The recording holds frames the camera sent, each one of the simulated frames (12 bits), as
+ * many as the run says it recorded. */
+static void assert_recording(const char *path, guint64 frames)
+{
+    g_assert_nonnull(path);
+    g_assert_true(g_file_test(path, G_FILE_TEST_IS_REGULAR));
+    g_autoptr(GError) error = NULL;
+    g_autoptr(fm_dataset) rec = fm_dataset_open(path, NULL, NULL, NULL, &error);
+    g_assert_no_error(error);
+    g_assert_cmpint(fm_dataset_width(rec), ==, W);
+    g_assert_cmpint(fm_dataset_height(rec), ==, H);
+    g_assert_cmpint(fm_dataset_frames(rec), ==, (int)frames);
+    g_assert_cmpint(rec->type, ==, FM_PIXEL_U16);
+    gsize n = (gsize)W * H;
+    for (gsize f = 0; f < frames; f++) {
+        const guint16 *got = (const guint16 *)rec->data + f * n;
+        gboolean found = FALSE;
+        for (int k = 0; k < N_SIM && !found; k++)
+            found = memcmp(got, (const guint16 *)sim->data + (gsize)k * n, n * 2) == 0;
+        g_assert_true(found);
+    }
+}
+
+/* "… recording NAME (N frames) …" in the note. */
+static guint64 note_recorded(const char *note)
+{
+    const char *p = strstr(note, "recording ");
+    g_assert_nonnull(p);
+    p = strchr(p, '(');
+    g_assert_nonnull(p);
+    return g_ascii_strtoull(p + 1, NULL, 10);
+}
+
+/* The run in the catalogue list, on screen, naming the recording as its dataset. */
+static void assert_catalogued(gint64 run_id, const char *record_path)
+{
+    g_assert_cmpint(run_id, >, 0);
+    fm_catalogue_view_refresh(win->catalogue_view, NULL);
+    fm_gui_test_drain(0.1);
+    GtkWidget *row = fm_catalogue_view_find_row(win->catalogue_view, run_id);
+    g_assert_nonnull(row);
+    GtkWidget *dataset = fm_widget_find_named(row, "fm-catalogue-dataset");
+    g_assert_nonnull(dataset);
+    g_autofree char *base = g_path_get_basename(record_path);
+    g_autofree char *stem = g_strndup(base, strlen(base) - 4); /* the label may cut ".tif" */
+    const char *text = gtk_label_get_text(GTK_LABEL(dataset));
+    g_autofree char *tip = gtk_widget_get_tooltip_text(dataset);
+    if (strstr(text, stem) == NULL && (tip == NULL || strstr(tip, stem) == NULL))
+        g_error("the catalogue row names '%s', not the recording %s", text, base);
+    assert_on_screen(row, "the live run's catalogue row");
+}
+
+static void pick_camera(void)
+{
+    g_assert_true(fm_gui_test_wait_until(listed, NULL, 30));
+    GtkWidget *list = named("fm-live-cameras");
+    GtkListBoxRow *row = gtk_list_box_get_row_at_index(GTK_LIST_BOX(list), 0);
+    g_assert_nonnull(row);
+    assert_on_screen(GTK_WIDGET(row), "the camera's row");
+    gtk_widget_activate(GTK_WIDGET(row)); /* as a click does */
+    fm_gui_test_drain(0.2);
+    g_assert_cmpstr(fm_window_get_family(win), ==, "lsi");
+    g_assert_null(fm_gui_test_error_message(win));
+    assert_on_screen(named("fm-live-start"), "Start");
+    g_assert_true(gtk_widget_is_sensitive(named("fm-live-start")));
+    g_assert_true(gtk_widget_is_sensitive(named("fm-live-exposure")));
+    g_assert_true(fm_window_select_method(win, "lsi.spatial"));
+}
+
+static void test_run_record_stop(gconstpointer data)
+{
+    const int *size = data;
+    fm_gui_test_resize_outer(GTK_WIDGET(win), size[0], size[1]);
+    fm_gui_test_drain(0.3);
+    pick_camera();
+    gboolean record_from_start = size[2] == 0;
+    /* Record before Start: the recording is the run's dataset; else it joins the run later */
+    if (record_from_start)
+        gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(named("fm-live-record")), TRUE);
+    gtk_button_clicked(GTK_BUTTON(named("fm-live-start")));
+    g_assert_null(fm_gui_test_error_message(win));
+    g_assert_true(fm_live_is_running(win));
+    wait_drawn(3);
+    g_autoptr(GArray) first = sample_map();
+    wait_drawn(3);
+    g_autoptr(GArray) later = sample_map();
+    /* a map is drawn (many colours), and it changes between frames */
+    g_assert_cmpuint(count_colours(first), >, 20);
+    guint changed = 0;
+    for (guint i = 0; i < first->len; i++)
+        changed += g_array_index(first, guint32, i) != g_array_index(later, guint32, i);
+    g_assert_cmpuint(changed, >, first->len / 10);
+    fm_gui_test_drain(1.2); /* the rates cover a second */
+    GtkWidget *status = named("fm-live-status");
+    const char *text = gtk_label_get_text(GTK_LABEL(status));
+    g_test_message("status: %s", text);
+    g_assert_cmpfloat(status_camera_fps(text), >, 0);
+    assert_on_screen(status, "the status line");
+    assert_time_course();
+    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot.png", "-camera-running-%d",
+                           size[0]);
+
+    if (!record_from_start)
+        gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(named("fm-live-record")), TRUE);
+    wait_drawn(8);
+    g_assert_nonnull(strstr(gtk_label_get_text(GTK_LABEL(status)), "Recording"));
+    gtk_button_clicked(GTK_BUTTON(named("fm-live-stop")));
+    g_assert_true(fm_gui_test_wait_until(stopped, NULL, 60));
+    fm_gui_test_drain(0.3);
+    GtkMessageType type;
+    const char *note = fm_window_get_message(win, &type);
+    g_assert_nonnull(note);
+    g_test_message("note: %s", note);
+    g_assert_cmpint(type, ==, GTK_MESSAGE_INFO);
+    g_assert_cmpstr(fm_window_get_message_page(win), ==, "lsi");
+    assert_on_screen(win->info_label, "the note");
+    const char *record_path = NULL;
+    gint64 run_id = fm_live_get_last_run(win, &record_path);
+    guint64 recorded = note_recorded(note);
+    g_assert_cmpuint(recorded, >=, 8);
+    assert_recording(record_path, recorded);
+    assert_catalogued(run_id, record_path);
+    g_assert_true(gtk_widget_is_sensitive(named("fm-live-start"))); /* ready to go again */
+    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot.png", "-camera-stopped-%d",
+                           size[0]);
+}
+
+static void test_camera_lost(void)
+{
+    fm_gui_test_resize_outer(GTK_WIDGET(win), 1366, 768);
+    pick_camera();
+    gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(named("fm-live-record")), TRUE);
+    gtk_button_clicked(GTK_BUTTON(named("fm-live-start")));
+    g_assert_true(fm_live_is_running(win));
+    wait_drawn(3);
+    fm_fake_camera_feed_disappear_after(feed, 4, TRUE); /* unplugged */
+    g_assert_true(fm_gui_test_wait_until(stopped, NULL, 60));
+    fm_gui_test_drain(0.3);
+    GtkMessageType type;
+    const char *note = fm_window_get_message(win, &type);
+    g_assert_nonnull(note);
+    g_test_message("note: %s", note);
+    g_assert_cmpint(type, ==, GTK_MESSAGE_WARNING);
+    g_assert_nonnull(strstr(note, "Fake_1"));
+    g_assert_nonnull(strstr(note, "kept"));
+    assert_on_screen(win->info_label, "the camera-lost note");
+    const char *record_path = NULL;
+    gint64 run_id = fm_live_get_last_run(win, &record_path);
+    guint64 recorded = note_recorded(note);
+    g_assert_cmpuint(recorded, >=, 3);
+    assert_recording(record_path, recorded);
+    assert_catalogued(run_id, record_path);
+    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot.png", "-camera-lost-%d", 1366);
+}
+
+int main(int argc, char **argv)
+{
+    g_setenv("FLUXMAP_FAKE_CAMERA", "1", TRUE);
+    data_dir = fm_gui_test_init(&argc, &argv, "fluxmap-gui-camera-XXXXXX");
+    if (data_dir == NULL)
+        return 0;
+    fm_lsi_sim_params p;
+    fm_lsi_sim_defaults(&p);
+    p.width = W;
+    p.height = H;
+    p.n_frames = N_SIM;
+    p.bits = 12;
+    g_autoptr(GError) error = NULL;
+    sim = fm_lsi_simulate(&p, &error);
+    g_assert_no_error(error);
+    app = fm_gui_test_new_app();
+    win = fm_gui_test_activate(app);
+    fm_live_set_camera_opener(win, open_fed, NULL);
+    /* width, height, Record pressed while running (else before Start) */
+    static const int large[3] = {1920, 1080, 0}, small[3] = {1366, 768, 1};
+    g_test_add_data_func("/camera/run-record-stop/1920x1080", large, test_run_record_stop);
+    g_test_add_data_func("/camera/run-record-stop/1366x768", small, test_run_record_stop);
+    g_test_add_func("/camera/lost", test_camera_lost);
+    int rc = g_test_run();
+    fm_gui_test_shutdown(app, GTK_WIDGET(win), data_dir);
+    g_clear_pointer(&feed, fm_fake_camera_feed_free);
+    fm_dataset_unref(sim);
+    return rc;
+}
