@@ -15,6 +15,7 @@
 #include "app/core/dce/pk_sim.h"
 #include "app/core/io/dicom_write.h"
 #include "app/core/io/nifti.h"
+#include "app/core/io/tiff.h"
 #include "app/core/catalogue.h"
 #include "app/core/roi.h"
 #include "app/gui/application.h"
@@ -518,7 +519,8 @@ static void test_reopen_shows_run_input(void)
     g_assert_nonnull(strstr(legend, "(artery ROI)|"));
     g_assert_null(strstr(legend, "Parker"));
     g_assert_nonnull(strstr(legend, "|Tofts fit|"));
-    g_assert_nonnull(strstr(said, "its own ROIs"));
+    g_autofree char *tip = gtk_widget_get_tooltip_text(run_label);
+    g_assert_nonnull(strstr(tip, "ROIs this run was given"));
     fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot-pk.png", "-reopened");
 
     /* Its DICOM export is listed with the reopened run (the maps and the Segmentation). */
@@ -638,6 +640,35 @@ static void check_table(int width, int height)
         g_assert_cmpint(gtk_widget_get_allocated_width(label), >=, natural);
     }
     g_assert_cmpint(names, ==, FM_PK_SIM_N_REGIONS);
+    /* The whole table on show without scrolling down: the last row (AIC) and its values lie
+     * inside the pane, and the pane inside the views. */
+    GtkAdjustment *v = gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(scroller));
+    g_test_message("%dx%d: table %.0f px high in a pane of %.0f px", width, height,
+                   gtk_adjustment_get_upper(v), gtk_adjustment_get_page_size(v));
+    g_assert_cmpfloat(gtk_adjustment_get_upper(v) - gtk_adjustment_get_page_size(v), <=, 0.5);
+    GtkWidget *last = NULL;
+    for (guint i = 0; i < labels->len; i++)
+        if (g_strcmp0(gtk_label_get_text(labels->pdata[i]), "AIC") == 0)
+            last = labels->pdata[i];
+    g_assert_nonnull(last);
+    int last_row = 0;
+    gtk_container_child_get(GTK_CONTAINER(grid), last, "top-attach", &last_row, NULL);
+    for (guint i = 0; i < labels->len; i++) {
+        GtkWidget *label = labels->pdata[i];
+        if (gtk_widget_get_parent(label) != grid)
+            continue;
+        int row = 0;
+        gtk_container_child_get(GTK_CONTAINER(grid), label, "top-attach", &row, NULL);
+        g_assert_cmpint(row, <=, last_row);
+        if (row != last_row)
+            continue;
+        GdkRectangle r = fm_gui_test_rect_in(label, scroller);
+        g_assert_true(gtk_widget_get_mapped(label));
+        g_assert_cmpint(r.y, >=, 0);
+        g_assert_cmpint(r.y + r.height, <=, gtk_widget_get_allocated_height(scroller));
+    }
+    GdkRectangle pane = fm_gui_test_rect_in(scroller, GTK_WIDGET(views()));
+    g_assert_cmpint(pane.y + pane.height, <=, gtk_widget_get_allocated_height(GTK_WIDGET(views())));
     fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot-pk.png", "-table-%dx%d", width,
                            height);
 }
@@ -706,6 +737,63 @@ static void test_screenshots(void)
     screenshot(1920, 1080);
 }
 
+/* A TIFF stack of two slices (pages z fastest, its description saying slices=2) opens on the
+ * Perfusion page as the volumes the fits reshape it into (dce_series.h): two slices of the
+ * phantom's 90 frames, not one slice of 180 pages, and the input previewed from the artery ROI
+ * is the phantom's plasma curve at the stack's frame interval. */
+static void test_tiff_stack(void)
+{
+    fm_pk_sim_params two = sim;
+    two.nz = 2;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(fm_dataset) ds = fm_pk_simulate(&two, &error);
+    g_assert_no_error(error);
+    g_assert_cmpint(ds->n_dims, ==, 4);
+    g_autofree char *tif = g_build_filename(data_dir, "tofts-stack.tif", NULL);
+    g_autofree char *description =
+        g_strdup_printf("slices=2; frame_interval_s=%g", ds->dims[3].spacing);
+    g_assert_true(fm_tiff_write_dataset(tif, ds, description, &error));
+    g_assert_no_error(error);
+    g_action_group_activate_action(G_ACTION_GROUP(app), "open", g_variant_new_string(tif));
+    g_assert_true(fm_gui_test_wait_until(fm_gui_test_dce_loaded, win, 30));
+    g_assert_null(fm_gui_test_error_message(win));
+    g_assert_cmpint(fm_window_get_dataset(win)->n_dims, ==, 3); /* the stack as read */
+    g_assert_cmpstr(fm_window_get_family(win), ==, "dce");
+    g_assert_true(fm_dce_panel_set_param(panel(), "aif", "roi"));
+    /* The phantom's ROIs (every slice), the artery first. */
+    g_autoptr(GPtrArray) rois = fm_pk_sim_rois(&two);
+    for (guint i = 0; i < rois->len; i++)
+        fm_window_dce_add_roi(win, fm_roi_copy(rois->pdata[i]));
+    wait_views();
+    /* The second slice is there, its anatomy drawn. */
+    fm_dce_views_set_slice(views(), 1);
+    wait_views();
+    g_assert_cmpint(fm_dce_views_get_slice(views()), ==, 1);
+    g_autofree char *csv = g_build_filename(data_dir, "stack-input.csv", NULL);
+    g_assert_true(fm_dce_views_save_inputs_csv(views(), csv, &error));
+    g_assert_no_error(error);
+    fm_dce_inputs in = {0};
+    g_assert_true(fm_dce_inputs_load_csv(csv, &in, &error));
+    g_test_message("stack: input of %d frames, last at %.1f s", in.n_times,
+                   in.times_s[in.n_times - 1]);
+    g_assert_cmpint(in.n_times, ==, sim.n_times);
+    fm_dce_inputs_clear(&in);
+    double off = input_error("stack-input.csv");
+    g_test_message("stack: input %.2f %% of the peak off the phantom's plasma curve", 100 * off);
+    g_assert_cmpfloat(off, <, 0.05);
+    /* The panel's "Slices in a TIFF stack" reshapes it again: one slice of 180 frames. */
+    g_assert_true(fm_dce_panel_set_param(panel(), "stack_slices", "1"));
+    wait_views();
+    g_assert_true(fm_dce_views_save_inputs_csv(views(), csv, &error));
+    g_assert_no_error(error);
+    g_assert_true(fm_dce_inputs_load_csv(csv, &in, &error));
+    g_assert_cmpint(in.n_times, ==, 2 * sim.n_times);
+    fm_dce_inputs_clear(&in);
+    g_assert_true(fm_dce_panel_set_param(panel(), "stack_slices", "0"));
+    wait_views();
+    g_assert_cmpfloat(input_error("stack-again.csv"), <, 0.05);
+}
+
 int main(int argc, char **argv)
 {
     data_dir = fm_gui_test_init(&argc, &argv, "fluxmap-gui-pk-XXXXXX");
@@ -737,6 +825,7 @@ int main(int argc, char **argv)
     g_test_add_func("/gui-pk/overlay-drawn", test_overlay_drawn);
     g_test_add_func("/gui-pk/population-input", test_population_input);
     g_test_add_func("/gui-pk/screenshots", test_screenshots);
+    g_test_add_func("/gui-pk/tiff-stack", test_tiff_stack);
     int status = g_test_run();
     fm_gui_test_shutdown(app, GTK_WIDGET(win), data_dir);
     g_free(nii_path);

@@ -42,6 +42,22 @@ static gboolean is_dce(const fm_dataset *ds)
            g_strcmp0(ds->dims[3].unit, "s") == 0;
 }
 
+/* A TIFF stack (x, y, pages) whose description gives its slices (slices=N, as fluxmap-cli
+ * simulate and ImageJ-style writers say it) making volumes of 8 frames or more is a DCE series:
+ * the views reshape it as the fits do (dce_series.h). A bare stack, a live recording (its
+ * frame_interval_s alone) or an exported map (one volume) stays the other pages'. */
+static gboolean is_dce_stack(const fm_dataset *ds)
+{
+    if (!ds || ds->n_dims != 3 || ds->dims[2].size < 8 || g_strcmp0(ds->dims[0].name, "x") != 0 ||
+        g_strcmp0(ds->dims[1].name, "y") != 0)
+        return FALSE;
+    const char *d = fm_dataset_get_meta(ds, "description");
+    const char *at = d ? strstr(d, "slices=") : NULL;
+    gint64 nz = at ? g_ascii_strtoll(at + strlen("slices="), NULL, 10) : 0;
+    gint64 pages = (gint64)ds->dims[2].size;
+    return nz > 0 && pages % nz == 0 && pages / nz >= 8;
+}
+
 /* The DCE panel is on show. */
 static gboolean dce_active(FmWindow *win)
 {
@@ -268,7 +284,7 @@ static void dce_dataset_changed(FmWindow *win)
     DceState *st = state_of(win);
     if (!st)
         return;
-    st->active = is_dce(win->dataset);
+    st->active = is_dce(win->dataset) || is_dce_stack(win->dataset);
     fm_dce_views_set_dataset(st->views, st->active ? win->dataset : NULL);
     if (!st->active) {
         family_changed(NULL, NULL, win);
@@ -618,7 +634,7 @@ static GPtrArray *page_get_rois(FmWindow *win)
 
 static int dce_takes(const fm_dataset *ds)
 {
-    return is_dce(ds) ? FM_PAGE_TAKES_OWN : FM_PAGE_TAKES_NONE;
+    return is_dce(ds) || is_dce_stack(ds) ? FM_PAGE_TAKES_OWN : FM_PAGE_TAKES_NONE;
 }
 
 static gboolean page_show_result(FmWindow *win, const fm_result *res)

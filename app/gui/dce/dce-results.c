@@ -81,8 +81,12 @@ static GtkWidget *value_cell(const fm_roi_stats *st, int decimals, gboolean two_
     }
     g_autofree char *mean = g_strdup_printf("%.*f", decimals, st->mean);
     g_autofree char *sd = g_strdup_printf("± %.*f", decimals, st->sd);
+    /* The sd's line set close under its mean: five rows of two lines and their headers fit
+     * beside the map at 1366x768 without scrolling down. */
     g_autofree char *markup = g_markup_printf_escaped(
-        "%s%s<span size=\"small\" alpha=\"60%%\">%s</span>", mean, two_lines ? "\n" : " ", sd);
+        two_lines ? "%s\n<span size=\"small\" alpha=\"60%%\" line_height=\"0.8\">%s</span>"
+                  : "%s <span size=\"small\" alpha=\"60%%\">%s</span>",
+        mean, sd);
     gtk_label_set_markup(GTK_LABEL(label), markup);
     gtk_label_set_justify(GTK_LABEL(label), GTK_JUSTIFY_RIGHT);
     return label;
@@ -110,40 +114,36 @@ void fm_dce_roi_colour_on_light(guint index, double rgb[3])
         rgb[k] = light > 0.85 ? 0.35 : c[k];
 }
 
-static GtkWidget *column_header(const fm_roi *roi, guint colour_index)
+/* The ROI's name (ellipsized; name and role in the tooltip): its role is the panel's and the
+ * ROI bar's to say, and a line of "Tissue" over every column would push the last row out of
+ * sight beside the map at 1366x768. */
+static GtkWidget *column_header(const fm_roi *roi)
 {
-    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
-    double rgb[3];
-    fm_dce_roi_colour_on_light(colour_index, rgb);
-    g_autofree char *dot =
-        g_strdup_printf("<span foreground=\"#%02x%02x%02x\">●</span>", (int)(rgb[0] * 255),
-                        (int)(rgb[1] * 255), (int)(rgb[2] * 255));
     const char *name = roi->name ? roi->name : _("ROI");
-    /* "liver" over "Liver" says nothing: the role only where the name does not say it */
-    const char *role_title = fm_dce_panel_role_title(roi->role);
-    gboolean with_role = !(roi->name && g_ascii_strcasecmp(roi->name, role_title) == 0);
-    /* The outline colour's swatch goes with the role, leaving the narrow column to the name. */
-    g_autofree char *name_markup = g_markup_printf_escaped("<b>%s</b>", name);
-    g_autofree char *markup =
-        with_role ? g_strdup(name_markup) : g_strdup_printf("%s %s", dot, name_markup);
+    g_autofree char *markup = g_markup_printf_escaped("<b>%s</b>", name);
     GtkWidget *title = gtk_label_new(NULL);
     gtk_label_set_markup(GTK_LABEL(title), markup);
     gtk_label_set_ellipsize(GTK_LABEL(title), PANGO_ELLIPSIZE_END);
     gtk_label_set_max_width_chars(GTK_LABEL(title), 12);
     gtk_label_set_xalign(GTK_LABEL(title), 1);
-    gtk_widget_set_tooltip_text(title, name);
-    gtk_box_pack_start(GTK_BOX(box), title, FALSE, FALSE, 0);
-    if (!with_role)
-        return box;
-    g_autofree char *role_text = g_markup_escape_text(role_title, -1);
-    g_autofree char *role_markup = g_strdup_printf("%s %s", dot, role_text);
-    GtkWidget *role = gtk_label_new(NULL);
-    gtk_label_set_markup(GTK_LABEL(role), role_markup);
-    gtk_label_set_xalign(GTK_LABEL(role), 1);
-    gtk_label_set_ellipsize(GTK_LABEL(role), PANGO_ELLIPSIZE_END);
-    gtk_style_context_add_class(gtk_widget_get_style_context(role), "dim-label");
-    gtk_box_pack_start(GTK_BOX(box), role, FALSE, FALSE, 0);
-    return box;
+    gtk_widget_set_valign(title, GTK_ALIGN_END);
+    const char *role = roi->role ? fm_dce_panel_role_title(roi->role) : NULL;
+    g_autofree char *tip = role ? g_strdup_printf("%s (%s)", name, role) : g_strdup(name);
+    gtk_widget_set_tooltip_text(title, tip);
+    return title;
+}
+
+/* The voxel count beside the ROI's outline colour, which ties the column to its outline. */
+static GtkWidget *count_cell(gsize n, guint colour_index)
+{
+    double rgb[3];
+    fm_dce_roi_colour_on_light(colour_index, rgb);
+    g_autofree char *markup =
+        g_strdup_printf("<span foreground=\"#%02x%02x%02x\">●</span> %" G_GSIZE_FORMAT,
+                        (int)(rgb[0] * 255), (int)(rgb[1] * 255), (int)(rgb[2] * 255), n);
+    GtkWidget *label = cell("", 1);
+    gtk_label_set_markup(GTK_LABEL(label), markup);
+    return label;
 }
 
 static const float *slice_plane(const fm_result *result, const char *name, int slice, int nz)
@@ -221,9 +221,8 @@ void fm_dce_results_update(FmDceResults *self, const fm_result *result, GPtrArra
             attach_row_headers(self, rows, n_rows, top);
         if (x == 1 && band > 0) /* a blank row above a further band */
             gtk_grid_attach(GTK_GRID(self->grid), gtk_label_new(""), 0, top - 1, 1, 1);
-        gtk_grid_attach(GTK_GRID(self->grid), column_header(roi, colour), x, top, 1, 1);
-        g_autofree char *count = g_strdup_printf("%" G_GSIZE_FORMAT, n.n);
-        gtk_grid_attach(GTK_GRID(self->grid), cell(count, 1), x, top + 1, 1, 1);
+        gtk_grid_attach(GTK_GRID(self->grid), column_header(roi), x, top, 1, 1);
+        gtk_grid_attach(GTK_GRID(self->grid), count_cell(n.n, colour), x, top + 1, 1, 1);
         for (gsize r = 0; r < n_rows; r++) {
             const float *plane = slice_plane(result, rows[r]->map, slice, nz);
             fm_roi_stats st =
@@ -298,6 +297,7 @@ static void fm_dce_results_init(FmDceResults *self)
     gtk_label_set_xalign(GTK_LABEL(self->unfitted), 0);
     gtk_label_set_ellipsize(GTK_LABEL(self->unfitted), PANGO_ELLIPSIZE_END);
     gtk_label_set_max_width_chars(GTK_LABEL(self->unfitted), 28);
+    gtk_label_set_width_chars(GTK_LABEL(self->unfitted), 8);
     gtk_style_context_add_class(gtk_widget_get_style_context(self->unfitted), "dim-label");
     self->grid = gtk_grid_new();
     gtk_grid_set_column_spacing(GTK_GRID(self->grid), 10);
@@ -311,11 +311,18 @@ static void fm_dce_results_init(FmDceResults *self)
     gtk_scrolled_window_set_propagate_natural_height(GTK_SCROLLED_WINDOW(self->scroller), TRUE);
     gtk_scrolled_window_set_max_content_width(GTK_SCROLLED_WINDOW(self->scroller), 420);
     gtk_container_add(GTK_CONTAINER(self->scroller), self->grid);
-    gtk_box_pack_start(GTK_BOX(self), self->heading, FALSE, FALSE, 0);
+    /* The ROIs not fitted (input vessels) said on the heading's line, leaving the height beside
+     * the map to the table. */
+    GtkWidget *top = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12);
+    gtk_box_pack_start(GTK_BOX(top), self->heading, FALSE, FALSE, 0);
+    gtk_label_set_xalign(GTK_LABEL(self->unfitted), 1);
+    gtk_widget_set_valign(self->unfitted, GTK_ALIGN_BASELINE);
+    gtk_widget_set_valign(self->heading, GTK_ALIGN_BASELINE);
+    gtk_box_pack_end(GTK_BOX(top), self->unfitted, TRUE, TRUE, 0);
+    gtk_box_pack_start(GTK_BOX(self), top, FALSE, FALSE, 0);
     gtk_box_pack_start(GTK_BOX(self), self->run, FALSE, FALSE, 0);
     gtk_box_pack_start(GTK_BOX(self), self->caption, FALSE, FALSE, 0);
     gtk_box_pack_start(GTK_BOX(self), self->scroller, FALSE, FALSE, 0);
-    gtk_box_pack_start(GTK_BOX(self), self->unfitted, FALSE, FALSE, 0);
     gtk_widget_show_all(GTK_WIDGET(self));
     gtk_widget_set_no_show_all(self->scroller, TRUE);
     gtk_widget_set_no_show_all(self->unfitted, TRUE);

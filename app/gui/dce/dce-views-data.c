@@ -120,9 +120,6 @@ char *fm_dce_views_run_summary(const FmDceViews *self)
     if (fm_params_has(p, "fit_delay"))
         g_string_append(out, fm_params_get_bool(p, "fit_delay") ? _(" · delay fitted")
                                                                 : _(" · no delay"));
-    /* A reopened run's outlines may differ from the ROIs being edited on the anatomy. */
-    if (self->rois != NULL && self->rois == self->run_rois)
-        g_string_append(out, _(" · its own ROIs"));
     return g_string_free(out, FALSE);
 }
 

@@ -39,6 +39,8 @@ struct _FmDceViews {
     FmDceResults *results;
     FmPlotView *plot; /* weak */
 
+    fm_dataset *source; /* as opened: ds, or the TIFF stack ds was reshaped from */
+    char *series_key;   /* the stack settings source was reshaped by (NULL: not a stack) */
     fm_dataset *ds;
     fm_dce_geometry g;
     double *times;     /* nt frame times in s */

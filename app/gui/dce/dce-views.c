@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app/core/colormap.h"
+#include "app/core/dce/dce_series.h"
 #include "app/core/error.h"
 
 /* Maps the overlay offers, in the order a reader reads them: the liver model's, then the
@@ -125,6 +126,15 @@ static void refresh_table(FmDceViews *self)
                           self->ds != NULL);
     g_autofree char *run = fm_dce_views_run_summary(self);
     fm_dce_results_set_run(self->results, run);
+    /* A reopened run's outlines may differ from the ROIs being edited on the anatomy: said on
+     * the run's line (a tooltip: a longer line would push the table's last row out of sight). */
+    gtk_widget_set_tooltip_text(fm_dce_results_get_run_label(self->results),
+                                self->rois && self->rois == self->run_rois
+                                    ? _("Its input, curves, table and outlines come from the ROIs "
+                                        "this run was given; the Anatomy page keeps the ROIs you "
+                                        "edit, which come back when you edit them or change an "
+                                        "input setting.")
+                                    : NULL);
 }
 
 static void update_labels(FmDceViews *self)
@@ -287,6 +297,8 @@ static void fm_dce_views_finalize(GObject *object)
 {
     FmDceViews *self = FM_DCE_VIEWS(object);
     g_clear_pointer(&self->ds, fm_dataset_unref);
+    g_clear_pointer(&self->source, fm_dataset_unref);
+    g_free(self->series_key);
     g_clear_pointer(&self->params, fm_params_free);
     g_clear_pointer(&self->run_params, fm_params_free);
     g_clear_pointer(&self->tissue_curves, g_ptr_array_unref);
@@ -392,9 +404,36 @@ static void set_range(FmDceViews *self, GtkWidget *s, int n, int value)
     self->updating = FALSE;
 }
 
+/* The page's stack settings (a TIFF stack's slices and frame interval), as one string, and
+ * the parameters that hold them (the standard models' defaults before the page gave any). */
+static char *stack_key(FmDceViews *self, fm_params **defaults)
+{
+    const fm_params *p = self->params;
+    if (!p || !fm_params_has(p, "stack_slices") || !fm_params_has(p, "frame_interval_s"))
+        p = *defaults = fm_method_default_params(fm_method_find("dce.tofts"));
+    return g_strdup_printf("%d|%.17g", fm_params_get_int(p, "stack_slices"),
+                           fm_params_get_double(p, "frame_interval_s"));
+}
+
+/* The series the fits see (a new reference, or NULL when the pages make no whole volumes): a
+ * TIFF stack reshaped into volumes as the methods reshape it (fm_dce_series_of). */
+static fm_dataset *series_of(FmDceViews *self, fm_dataset *source)
+{
+    g_clear_pointer(&self->series_key, g_free);
+    if (source->n_dims != 3)
+        return fm_dataset_ref(source);
+    g_autoptr(fm_params) defaults = NULL;
+    self->series_key = stack_key(self, &defaults);
+    return fm_dce_series_of(source, defaults ? defaults : self->params, NULL);
+}
+
 void fm_dce_views_set_dataset(FmDceViews *self, fm_dataset *dataset)
 {
     g_return_if_fail(FM_IS_DCE_VIEWS(self));
+    fm_dataset *source = dataset ? fm_dataset_ref(dataset) : NULL; /* may be self->source */
+    g_clear_pointer(&self->source, fm_dataset_unref);
+    self->source = source;
+    g_autoptr(fm_dataset) series = source ? series_of(self, source) : NULL;
     g_clear_pointer(&self->ds, fm_dataset_unref);
     g_clear_pointer(&self->times, g_free);
     g_clear_pointer(&self->result, fm_result_free);
@@ -405,9 +444,9 @@ void fm_dce_views_set_dataset(FmDceViews *self, fm_dataset *dataset)
     select_rois(self);
     fm_dce_views_conversion_from(self->params, &self->conv, &self->hematocrit, &self->model_dt_s);
     memset(&self->g, 0, sizeof self->g);
-    if (dataset && fm_dce_geometry_of(dataset, &self->g, NULL) &&
-        (self->times = fm_dce_frame_times(dataset, &self->g, NULL)) != NULL)
-        self->ds = fm_dataset_ref(dataset);
+    if (series && fm_dce_geometry_of(series, &self->g, NULL) &&
+        (self->times = fm_dce_frame_times(series, &self->g, NULL)) != NULL)
+        self->ds = fm_dataset_ref(series);
     else
         memset(&self->g, 0, sizeof self->g);
     fm_dce_views_conversion_headers(self->ds, &self->conv);
@@ -447,6 +486,11 @@ void fm_dce_views_set_params(FmDceViews *self, const fm_params *params)
     if (select_rois(self)) /* the run's ROIs go with its input, the page's with the page's */
         rois_in_use_changed(self);
     fm_dce_views_apply_shown(self);
+    /* A TIFF stack whose slices or frame interval the user changed: its volumes again. */
+    g_autoptr(fm_params) defaults = NULL;
+    g_autofree char *stack = self->series_key ? stack_key(self, &defaults) : NULL;
+    if (stack && g_strcmp0(stack, self->series_key) != 0)
+        fm_dce_views_set_dataset(self, self->source);
 }
 
 static GPtrArray *copy_rois(GPtrArray *rois)
