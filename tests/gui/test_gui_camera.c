@@ -14,6 +14,8 @@
 #include "app/core/io/open.h"
 #include "app/core/lsi/lsi_sim.h"
 #include "app/gui/live/live-gui.h"
+#include "app/gui/oct/oct-page.h"
+#include "app/gui/oct/oct-views.h"
 #include "app/gui/window-private.h"
 #include "gui-test-util.h"
 #include "tests/io/fake_camera_feed.h"
@@ -307,6 +309,48 @@ static void test_camera_lost(void)
     fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot.png", "-camera-lost-%d", 1366);
 }
 
+/* The OCT demo's raw spectra replayed as a line camera: the SD-OCT page takes them, its sidecar's
+ * calibration serves, the B-scan is drawn and the en-face image grows a row per B-scan. */
+static void test_oct_replay(void)
+{
+    const char *demo_dir = g_getenv("FLUXMAP_DEMO_DIR");
+    g_autofree char *raw = demo_dir ? g_build_filename(demo_dir, "oct-demo.raw", NULL) : NULL;
+    if (raw == NULL || !g_file_test(raw, G_FILE_TEST_EXISTS)) {
+        g_test_skip("no OCT demo (FLUXMAP_DEMO_DIR)");
+        return;
+    }
+    fm_gui_test_resize_outer(GTK_WIDGET(win), 1366, 768);
+    g_assert_true(fm_live_open_replay(win, raw, 10));
+    fm_gui_test_drain(0.2);
+    g_assert_cmpstr(fm_window_get_family(win), ==, "oct");
+    assert_on_screen(named("fm-live-start"), "Start on the SD-OCT page");
+    gtk_button_clicked(GTK_BUTTON(named("fm-live-start")));
+    g_assert_null(fm_gui_test_error_message(win));
+    g_assert_true(fm_live_is_running(win));
+    wait_drawn(2);
+    FmOctViews *views = FM_OCT_VIEWS(fm_window_get_oct_views(win));
+    FmMapView *bscan = fm_oct_views_get_bscan_view(views);
+    FmMapView *enface = fm_oct_views_get_enface_view(views);
+    int bw = 0, bh = 0, ew = 0, eh1 = 0, eh2 = 0;
+    g_assert_nonnull(fm_map_view_get_data(bscan, &bw, &bh));
+    g_assert_cmpint(bw, ==, 256); /* A-lines across, depth down */
+    g_assert_nonnull(fm_map_view_get_data(enface, &ew, &eh1));
+    wait_drawn(2);
+    g_assert_nonnull(fm_map_view_get_data(enface, &ew, &eh2));
+    g_assert_cmpint(eh2, >, eh1); /* a row per B-scan */
+    assert_on_screen(GTK_WIDGET(bscan), "the live B-scan");
+    assert_on_screen(GTK_WIDGET(enface), "the growing en-face image");
+    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot.png", "-camera-oct-%d", 1366);
+    gtk_button_clicked(GTK_BUTTON(named("fm-live-stop")));
+    g_assert_true(fm_gui_test_wait_until(stopped, NULL, 60));
+    fm_gui_test_drain(0.3);
+    GtkMessageType type;
+    const char *note = fm_window_get_message(win, &type);
+    g_assert_nonnull(note);
+    g_test_message("note: %s", note);
+    g_assert_cmpstr(fm_window_get_message_page(win), ==, "oct");
+}
+
 int main(int argc, char **argv)
 {
     g_setenv("FLUXMAP_FAKE_CAMERA", "1", TRUE);
@@ -330,6 +374,7 @@ int main(int argc, char **argv)
     g_test_add_data_func("/camera/run-record-stop/1920x1080", large, test_run_record_stop);
     g_test_add_data_func("/camera/run-record-stop/1366x768", small, test_run_record_stop);
     g_test_add_func("/camera/lost", test_camera_lost);
+    g_test_add_func("/camera/oct-replay", test_oct_replay);
     int rc = g_test_run();
     fm_gui_test_shutdown(app, GTK_WIDGET(win), data_dir);
     g_clear_pointer(&feed, fm_fake_camera_feed_free);

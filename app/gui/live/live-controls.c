@@ -262,13 +262,14 @@ void fm_live_controls_show_stats(FmLive *live)
     fm_live_get_stats(live->session, &st);
     GString *text = g_string_new(NULL);
     /* TRANSLATORS: frames per second of the camera, the processing and the screen */
-    g_string_append_printf(text, _("%s · camera %.1f fps · processed %.1f · shown %.1f"),
-                           live->source_name, st.camera_fps, st.processed_fps, st.displayed_fps);
+    /* short lines: the panel is narrow on a laptop; the camera's name is above, in the
+     * source label, and on the window's status bar */
+    g_string_append_printf(text, _("camera %.1f fps · processed %.1f · shown %.1f"), st.camera_fps,
+                           st.processed_fps, st.displayed_fps);
     g_string_append_printf(text,
-                           _("\n%" G_GUINT64_FORMAT " frames · dropped: camera %" G_GUINT64_FORMAT
-                             ", link %" G_GUINT64_FORMAT ", display %" G_GUINT64_FORMAT),
-                           st.camera_frames, st.dropped_by_camera, st.dropped_by_link,
-                           st.skipped_display);
+                           _("\ndropped: camera %" G_GUINT64_FORMAT ", link %" G_GUINT64_FORMAT
+                             ", display %" G_GUINT64_FORMAT),
+                           st.dropped_by_camera, st.dropped_by_link, st.skipped_display);
     if (st.skipped_processing > 0)
         g_string_append_printf(text, _(", not processed %" G_GUINT64_FORMAT),
                                st.skipped_processing);
@@ -276,6 +277,9 @@ void fm_live_controls_show_stats(FmLive *live)
         g_autofree char *base = g_path_get_basename(live->record_file);
         g_string_append_printf(text, _("\nRecording %" G_GUINT64_FORMAT " frames to %s"),
                                st.recorded, base);
+    } else {
+        g_string_append_printf(text, _("\n%" G_GUINT64_FORMAT " frames, not recorded"),
+                               st.camera_frames);
     }
     gtk_label_set_text(GTK_LABEL(live->c.status), text->str);
     g_autofree char *line = g_strdup_printf(_("Live: %s · %.1f frames/s processed · %.1f shown"),

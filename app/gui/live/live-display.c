@@ -68,11 +68,11 @@ static void show_update(FmLive *live, const fm_live_update *u)
     if (u->n_rois > 0 && u->n_points > 0) {
         if (live->n_drawn == 0) {
             const fm_map *primary = out->maps[CLAMP(out->primary, 0, out->n_maps - 1)];
-            g_autofree char *y = live->whole_frame
-                                     ? g_strdup_printf(_("frame mean %s (%s)"),
-                                                       title_of(primary->name), primary->unit)
-                                     : g_strdup_printf(_("mean %s in ROI 1 (%s)"),
-                                                       title_of(primary->name), primary->unit);
+            g_autofree char *y =
+                live->whole_frame
+                    ? g_strdup_printf(_("mean %s (%s)"), title_of(primary->name), primary->unit)
+                    : g_strdup_printf(_("mean %s, ROI 1 (%s)"), title_of(primary->name),
+                                      primary->unit);
             fm_plot_view_set_labels(win->plot_view, _("time (s)"), y);
         }
         fm_plot_view_set_series(win->plot_view, u->t_points, u->roi_series[0], u->n_points);

@@ -353,6 +353,10 @@ void fm_live_gui_start(FmLive *live)
         fm_window_show_message(win, GTK_MESSAGE_ERROR, _("A parameter is out of its range."));
         return;
     }
+    if (live->page->prepare != NULL && !live->page->prepare(live->replay_path, params, &error)) {
+        show_error(live, live->source_name, error);
+        return;
+    }
     if (live->source == NULL) {
         fm_frame_source *source = open_source(live, &error);
         if (source == NULL || !source_opened(live, source)) {

@@ -27,6 +27,10 @@ typedef struct {
     FmMapView *second_view; /* a second map growing beside it (OCT's en-face), or NULL */
     const char *second_map; /* the output map the second view shows ("enface") */
     const char *centre;     /* the window's centre child that holds the views ("map") */
+    /* Fills what the page's parameters lack for a file replayed as a camera (replay_path NULL
+     * for a camera), as a file run would take it from the file; may be NULL. FALSE (error set)
+     * stops the Start. */
+    gboolean (*prepare)(const char *replay_path, fm_params *params, GError **error);
 } fm_live_page;
 
 /* A page's constructor: the page can run live. */

@@ -96,6 +96,22 @@ static gboolean page_set_param(FmWindow *win, const char *key, const char *text)
     return fm_oct_panel_set_value(state_of(win)->panel, key, text);
 }
 
+/* A raw file replayed as a camera: its sidecar's calibration when the form names none, as a
+ * run on the file takes it. */
+static gboolean live_prepare(const char *replay_path, fm_params *params, GError **error)
+{
+    const char *named = fm_params_get_string(params, "calibration_file");
+    if (replay_path == NULL || (named != NULL && *named != '\0') ||
+        !fm_oct_raw_has_sidecar(replay_path))
+        return TRUE;
+    fm_oct_raw_layout layout;
+    g_autofree char *calibration = NULL;
+    if (!fm_oct_raw_read_sidecar(replay_path, &layout, &calibration, error))
+        return FALSE;
+    return calibration == NULL ||
+           fm_params_set_from_string(params, "calibration_file", calibration, error);
+}
+
 static int oct_takes(const fm_dataset *ds)
 {
     return is_oct(ds) ? FM_PAGE_TAKES_OWN : FM_PAGE_TAKES_NONE;
@@ -300,7 +316,8 @@ FmFamilyPage *fm_oct_page_new(FmWindow *win)
                                           .view = fm_oct_views_get_bscan_view(st->views),
                                           .second_view = fm_oct_views_get_enface_view(st->views),
                                           .second_map = "enface",
-                                          .centre = "oct"});
+                                          .centre = "oct",
+                                          .prepare = live_prepare});
     /* the B-scan views bring their own playback, dB range and A-line plot */
     static const fm_page_funcs funcs = {
         .id = "oct",
