@@ -233,6 +233,8 @@ static void test_run_record_stop(gconstpointer data)
     /* Record before Start: the recording is the run's dataset; else it joins the run later */
     if (record_from_start)
         gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(named("fm-live-record")), TRUE);
+    /* the camera takes the rate the user sets (the feed opened it at 25/s) */
+    gtk_spin_button_set_value(GTK_SPIN_BUTTON(named("fm-live-rate")), 20);
     gtk_button_clicked(GTK_BUTTON(named("fm-live-start")));
     g_assert_null(fm_gui_test_error_message(win));
     g_assert_true(fm_live_is_running(win));
@@ -250,7 +252,8 @@ static void test_run_record_stop(gconstpointer data)
     GtkWidget *status = named("fm-live-status");
     const char *text = gtk_label_get_text(GTK_LABEL(status));
     g_test_message("status: %s", text);
-    g_assert_cmpfloat(status_camera_fps(text), >, 0);
+    g_assert_cmpfloat(status_camera_fps(text), >, 10);
+    g_assert_cmpfloat(status_camera_fps(text), <, 22);
     assert_on_screen(status, "the status line");
     assert_time_course();
     fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot.png", "-camera-running-%d",
@@ -277,6 +280,9 @@ static void test_run_record_stop(gconstpointer data)
     assert_recording(record_path, recorded);
     assert_catalogued(run_id, record_path);
     g_assert_true(gtk_widget_is_sensitive(named("fm-live-start"))); /* ready to go again */
+    /* the camera open again with the rate set before, changeable before the next Start */
+    g_assert_true(gtk_widget_is_sensitive(named("fm-live-rate")));
+    g_assert_cmpfloat(gtk_spin_button_get_value(GTK_SPIN_BUTTON(named("fm-live-rate"))), ==, 20);
     fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot.png", "-camera-stopped-%d",
                            size[0]);
 }

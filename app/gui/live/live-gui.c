@@ -215,6 +215,23 @@ static gboolean source_opened(FmLive *live, fm_frame_source *source)
     return TRUE;
 }
 
+/* The source again after a run (whose session freed it), with the exposure, gain and rate the
+ * controls show: what the user set stays from run to run. */
+static gboolean reopen(FmLive *live, GError **error)
+{
+    GtkWidget *spins[] = {live->c.exposure, live->c.gain, live->c.rate};
+    double values[G_N_ELEMENTS(spins)];
+    for (gsize i = 0; i < G_N_ELEMENTS(spins); i++)
+        values[i] = gtk_spin_button_get_value(GTK_SPIN_BUTTON(spins[i]));
+    fm_frame_source *source = open_source(live, error);
+    if (source == NULL || !source_opened(live, source))
+        return FALSE;
+    for (gsize i = 0; i < G_N_ELEMENTS(spins); i++) /* applied where they differ */
+        if (GPOINTER_TO_INT(g_object_get_data(G_OBJECT(spins[i]), "fm-available")))
+            gtk_spin_button_set_value(GTK_SPIN_BUTTON(spins[i]), values[i]);
+    return TRUE;
+}
+
 void fm_live_gui_open_camera(FmLive *live, const char *id)
 {
     if (live->session != NULL || live->stopping) {
@@ -357,16 +374,10 @@ void fm_live_gui_start(FmLive *live)
         show_error(live, live->source_name, error);
         return;
     }
-    if (live->source == NULL) {
-        fm_frame_source *source = open_source(live, &error);
-        if (source == NULL || !source_opened(live, source)) {
-            if (error != NULL)
-                show_error(live, live->source_name, error);
-            return;
-        }
-        /* the controls' values, which the user may have set for the last run */
-        fm_live_gui_apply_setting(live, live->c.exposure);
-        fm_live_gui_apply_setting(live, live->c.rate);
+    if (live->source == NULL && !reopen(live, &error)) {
+        if (error != NULL)
+            show_error(live, live->source_name, error);
+        return;
     }
     gboolean record = gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(live->c.record));
     if (record && !live->record_file_chosen) {
@@ -472,10 +483,7 @@ static void stop_done(GObject *object, GAsyncResult *result, gpointer user)
     if (summary != NULL && summary->end == FM_LIVE_END_SOURCE_LOST) {
         fm_live_sources_refresh(live); /* an unplugged camera leaves the list */
     } else if (live->source == NULL) {
-        /* the camera again, idle: its settings can change before the next Start */
-        fm_frame_source *source = open_source(live, NULL);
-        if (source != NULL)
-            source_opened(live, source);
+        reopen(live, NULL); /* idle: its settings can change before the next Start */
     }
     fm_live_controls_sync(live);
     if (summary == NULL) {
