@@ -7,6 +7,7 @@
 #include <string.h>
 #include <stdlib.h>
 
+#include "app/core/io/dicom.h"
 #include "app/core/io/open.h"
 #include "app/core/roi.h"
 
@@ -19,6 +20,13 @@ static void load_thread(GTask *task, gpointer source, gpointer data, GCancellabl
     *last = -1;
     g_object_set_data_full(G_OBJECT(task), "fm-last-percent", last, g_free);
     int part = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(task), "fm-part"));
+    /* A folder of several DICOM series (a study, one series per flip angle): its first, the
+     * others offered in the dataset panel, rather than a refusal to open. */
+    if (part == 0 && g_file_test(data, G_FILE_TEST_IS_DIR)) {
+        g_auto(GStrv) uids = fm_dicom_list_series(data, NULL);
+        if (uids != NULL && g_strv_length(uids) > 1)
+            part = 1;
+    }
     fm_dataset *ds =
         fm_dataset_open_part(data, part, NULL, fm_window_load_progress, task, cancel, &error);
     if (ds == NULL)
@@ -240,7 +248,18 @@ static void load_done(GObject *source, GAsyncResult *res, gpointer user)
         fm_window_hide_message(win);
     gint64 run_id = 0;
     fm_result *pending = take_pending_reopen(win, path, &run_id);
+    gboolean asked_part = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(res), "fm-part")) != 0;
+    const char *n_series = fm_dataset_get_meta(ds, "dicom_folder_series");
     set_dataset(win, ds, path);
+    if (n_series != NULL && !asked_part) { /* the folder's first series of several: say so */
+        g_autofree char *msg = g_strdup_printf(
+            _("The folder holds %s DICOM series: the first is open; choose another under "
+              "Dataset. Series of one variable-flip-angle acquisition make a T1 map with "
+              "'fluxmap-cli run dce.t1_vfa FOLDER'."),
+            n_series);
+        fm_window_show_message(win, GTK_MESSAGE_INFO, msg);
+        win->message_from_open = TRUE;
+    }
     if (pending != NULL) /* a reopened run: its maps over the dataset, in one action */
         fm_window_show_reopened(win, pending, run_id);
 }

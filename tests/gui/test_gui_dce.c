@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app/core/catalogue.h"
+#include "app/core/io/dicom.h"
 #include "app/core/io/dicom_write.h"
 #include "app/core/io/frame_times.h"
 #include "app/core/io/nifti.h"
@@ -240,6 +241,70 @@ static void test_screenshot(void)
     fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "dce.png", NULL);
 }
 
+static gboolean part_loaded(gpointer want)
+{
+    const fm_dataset *ds = fm_window_get_dataset(win);
+    return !fm_window_is_loading(win) && ds &&
+           g_strcmp0(fm_dataset_get_meta(ds, "dicom_folder_part"), want) == 0;
+}
+
+/* A folder holding two DICOM series (a study, or one series per flip angle) opens its first
+ * with a note that says so, and the dataset panel offers both; choosing the second opens it.
+ * (Before, the window refused the folder: "folder holds 2 series".) */
+static void test_several_series(void)
+{
+    if (!fm_dicom_available()) {
+        g_test_skip("built without DCMTK");
+        return;
+    }
+    g_autofree char *folder = g_build_filename(data_dir, "two-series", NULL);
+    static const char *const uids[2] = {"1.2.826.0.1.3680043.8.498.4243.1",
+                                        "1.2.826.0.1.3680043.8.498.4243.2"};
+    double times[10];
+    for (int t = 0; t < 10; t++)
+        times[t] = 3.0 * t;
+    for (int s = 0; s < 2; s++) {
+        g_autofree char *prefix = g_strdup_printf("S%d_", s);
+        fm_dicom_test_series spec = {.nx = 8,
+                                     .ny = 8,
+                                     .nz = 2,
+                                     .nt = 10,
+                                     .frame_times_s = times,
+                                     .slope = 1.0 + s,
+                                     .series_uid = uids[s],
+                                     .shuffle_seed = 7 + s,
+                                     .file_prefix = prefix};
+        g_autoptr(GError) error = NULL;
+        g_assert_true(fm_dicom_write_test_series(folder, &spec, &error));
+        g_assert_no_error(error);
+    }
+    g_action_group_activate_action(G_ACTION_GROUP(app), "open", g_variant_new_string(folder));
+    g_assert_true(fm_gui_test_wait_until(part_loaded, "1", 30));
+    drain_events();
+    const char *said = fm_window_get_message(win, NULL);
+    g_test_message("note: %s", said ? said : "(none)");
+    g_assert_nonnull(said);
+    g_assert_nonnull(strstr(said, "holds 2 DICOM series"));
+    g_assert_cmpstr(fm_dataset_get_meta(fm_window_get_dataset(win), "dicom_series_uid"), ==,
+                    uids[0]);
+    GtkWidget *combo = fm_window_get_part_combo(win);
+    g_assert_true(gtk_widget_get_mapped(combo));
+    GtkTreeModel *model = gtk_combo_box_get_model(GTK_COMBO_BOX(combo));
+    g_assert_cmpint(gtk_tree_model_iter_n_children(model, NULL), ==, 2);
+    g_assert_cmpint(gtk_combo_box_get_active(GTK_COMBO_BOX(combo)), ==, 0);
+    GdkRectangle r = fm_gui_test_rect_in(combo, GTK_WIDGET(win));
+    g_assert_cmpint(r.x + r.width, <=, gtk_widget_get_allocated_width(GTK_WIDGET(win)));
+    /* The user picks the second series. */
+    gtk_combo_box_set_active(GTK_COMBO_BOX(combo), 1);
+    g_assert_true(fm_gui_test_wait_until(part_loaded, "2", 30));
+    drain_events();
+    g_assert_cmpstr(fm_dataset_get_meta(fm_window_get_dataset(win), "dicom_series_uid"), ==,
+                    uids[1]);
+    g_assert_cmpint(gtk_combo_box_get_active(GTK_COMBO_BOX(fm_window_get_part_combo(win))), ==, 1);
+    g_assert_null(fm_gui_test_error_message(win));
+    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot-dce.png", "-two-series");
+}
+
 int main(int argc, char **argv)
 {
     data_dir = fm_gui_test_init(&argc, &argv, "fluxmap-gui-dce-XXXXXX");
@@ -258,6 +323,7 @@ int main(int argc, char **argv)
     g_test_add_func("/gui-dce/roles-checklist", test_roles_checklist);
     g_test_add_func("/gui-dce/run-export", test_run_and_export);
     g_test_add_func("/gui-dce/screenshot", test_screenshot);
+    g_test_add_func("/gui-dce/several-series", test_several_series);
     int status = g_test_run();
     fm_gui_test_shutdown(app, GTK_WIDGET(win), data_dir);
     g_free(nii_path);

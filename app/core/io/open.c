@@ -123,10 +123,32 @@ fm_dataset *fm_dataset_open_part(const char *path, int part, const fm_oct_raw_la
                                  void (*progress)(double fraction, gpointer user),
                                  gpointer progress_user, GCancellable *cancellable, GError **error)
 {
-    /* A folder is a DICOM series (4-D DCE); one series only, see fm_dicom_read. A file of the
-     * series opens its series (below). */
-    if (g_file_test(path, G_FILE_TEST_IS_DIR))
+    /* A folder is a DICOM series (4-D DCE); one series only, see fm_dicom_read, unless a part
+     * picks one of several (series k of the folder's, 1-based). A file of the series opens its
+     * series (below). */
+    if (g_file_test(path, G_FILE_TEST_IS_DIR) && part == 0)
         return fm_dicom_read_progress(path, NULL, progress, progress_user, cancellable, error);
+    if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+        g_auto(GStrv) uids = fm_dicom_list_series(path, error);
+        if (uids == NULL)
+            return NULL;
+        int n = (int)g_strv_length(uids);
+        if (part < 1 || part > n) {
+            g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM,
+                        _("%s: series %d asked for, the folder holds %d"), path, part, n);
+            return NULL;
+        }
+        fm_dataset *ds = fm_dicom_read_progress(path, uids[part - 1], progress, progress_user,
+                                                cancellable, error);
+        if (ds != NULL && n > 1) {
+            char text[16];
+            g_snprintf(text, sizeof text, "%d", n);
+            fm_dataset_set_meta(ds, "dicom_folder_series", text);
+            g_snprintf(text, sizeof text, "%d", part);
+            fm_dataset_set_meta(ds, "dicom_folder_part", text);
+        }
+        return ds;
+    }
     FILE *f = g_fopen(path, "rb");
     if (!f) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_INPUT, _("%s: cannot open: %s"), path,
@@ -198,8 +220,19 @@ GArray *fm_dataset_parts(const fm_dataset *ds, int *current)
     const char *n_sdt = fm_dataset_get_meta(ds, "sdt_datasets");
     const char *channels = fm_dataset_get_meta(ds, "ptu_channels");
     const char *channel = fm_dataset_get_meta(ds, "ptu_channel");
+    const char *n_series = fm_dataset_get_meta(ds, "dicom_folder_series");
     *current = 0;
-    if (n_sdt != NULL) {
+    if (n_series != NULL) {
+        int n = atoi(n_series);
+        const char *open = fm_dataset_get_meta(ds, "dicom_folder_part");
+        for (int k = 1; n > 1 && k <= n; k++) {
+            fm_dataset_part p = {.part = k};
+            g_snprintf(p.label, sizeof p.label, _("DICOM series %d of %d"), k, n);
+            g_array_append_val(parts, p);
+            if (open != NULL && atoi(open) == k)
+                *current = (int)parts->len - 1;
+        }
+    } else if (n_sdt != NULL) {
         int n = atoi(n_sdt);
         const char *open = fm_dataset_get_meta(ds, "sdt_dataset");
         for (int k = 1; n > 1 && k <= n; k++) {

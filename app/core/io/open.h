@@ -32,10 +32,12 @@ fm_dataset *fm_dataset_open_with_params(const char *path, const fm_params *param
 /* The raw layout of a method's parameters (see fm_dataset_open_with_params); FALSE when they
  * give none. */
 gboolean fm_dataset_layout_from_params(const fm_params *params, fm_oct_raw_layout *layout);
-/* As fm_dataset_open_with_layout, for files that hold several datasets: part N >= 1 opens an .sdt file's N-th dataset
- * (its blocks in order, one per routing channel where a block holds several) or a .ptu/.pt3
- * file's detector channel N; 0 the reader's default (the first dataset; every channel summed).
- * A part of another format is FM_ERROR_BAD_PARAM. */
+/* As fm_dataset_open_with_layout, for files that hold several datasets: part N >= 1 opens an .sdt
+ * file's N-th dataset (its blocks in order, one per routing channel where a block holds several) or
+ * a .ptu/.pt3 file's detector channel N, or a DICOM folder's series N (of those
+ * fm_dicom_list_series lists; metadata "dicom_folder_series" and "dicom_folder_part" where it holds
+ * several); 0 the reader's default (the first dataset; every channel summed; a folder's only
+ * series). A part of another format is FM_ERROR_BAD_PARAM. */
 fm_dataset *fm_dataset_open_part(const char *path, int part, const fm_oct_raw_layout *raw_layout,
                                  void (*progress)(double fraction, gpointer user),
                                  gpointer progress_user, GCancellable *cancellable, GError **error);
