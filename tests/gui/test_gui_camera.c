@@ -315,6 +315,24 @@ static void test_camera_lost(void)
     fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot.png", "-camera-lost-%d", 1366);
 }
 
+/* The region list offers the sensor's centre: choosing its half makes the camera send frames of
+ * half the sensor's sides, as the panel then says. */
+static void test_region(void)
+{
+    pick_camera();
+    GtkWidget *region = named("fm-live-region");
+    g_assert_true(gtk_widget_is_sensitive(region));
+    g_assert_cmpstr(gtk_combo_box_get_active_id(GTK_COMBO_BOX(region)), ==, "0"); /* the feed's */
+    g_assert_true(gtk_combo_box_set_active_id(GTK_COMBO_BOX(region), "2"));
+    g_assert_null(fm_gui_test_error_message(win));
+    g_assert_cmpstr(gtk_combo_box_get_active_id(GTK_COMBO_BOX(region)), ==, "2");
+    g_autofree char *text = gtk_combo_box_text_get_active_text(GTK_COMBO_BOX_TEXT(region));
+    g_test_message("region: %s", text);
+    g_assert_true(g_str_has_prefix(text, "Centre "));
+    g_autofree char *size = g_strdup_printf("%s pixels", text + strlen("Centre "));
+    g_assert_nonnull(strstr(gtk_label_get_text(GTK_LABEL(named("fm-live-source"))), size));
+}
+
 /* The OCT demo's raw spectra replayed as a line camera: the SD-OCT page takes them, its sidecar's
  * calibration serves, the B-scan is drawn and the en-face image grows a row per B-scan. */
 static void test_oct_replay(void)
@@ -381,6 +399,7 @@ int main(int argc, char **argv)
     g_test_add_data_func("/camera/run-record-stop/1366x768", small, test_run_record_stop);
     g_test_add_func("/camera/lost", test_camera_lost);
     g_test_add_func("/camera/oct-replay", test_oct_replay);
+    g_test_add_func("/camera/region", test_region);
     int rc = g_test_run();
     fm_gui_test_shutdown(app, GTK_WIDGET(win), data_dir);
     g_clear_pointer(&feed, fm_fake_camera_feed_free);

@@ -13,7 +13,7 @@ static void spin_changed(GtkSpinButton *spin, FmLive *live)
         fm_live_gui_apply_setting(live, GTK_WIDGET(spin));
 }
 
-static void format_changed(GtkComboBox *combo, FmLive *live)
+static void combo_changed(GtkComboBox *combo, FmLive *live)
 {
     if (!live->updating)
         fm_live_gui_apply_setting(live, GTK_WIDGET(combo));
@@ -103,6 +103,7 @@ void fm_live_controls_build(FmLive *live)
     GtkBox *box = GTK_BOX(c->box);
     gtk_box_pack_start(box, fm_panel_heading(_("LIVE CAMERA")), FALSE, FALSE, 0);
     c->source_label = gtk_label_new("");
+    gtk_widget_set_name(c->source_label, "fm-live-source");
     gtk_label_set_xalign(GTK_LABEL(c->source_label), 0.0);
     gtk_label_set_line_wrap(GTK_LABEL(c->source_label), TRUE);
     gtk_label_set_line_wrap_mode(GTK_LABEL(c->source_label), PANGO_WRAP_WORD_CHAR);
@@ -123,7 +124,17 @@ void fm_live_controls_build(FmLive *live)
     gtk_widget_set_name(c->format, "fm-live-format");
     gtk_grid_attach(GTK_GRID(grid), format_label, 0, 3, 1, 1);
     gtk_grid_attach(GTK_GRID(grid), c->format, 1, 3, 1, 1);
-    g_signal_connect(c->format, "changed", G_CALLBACK(format_changed), live);
+    g_signal_connect(c->format, "changed", G_CALLBACK(combo_changed), live);
+    /* the region as the sensor's centre (fewer pixels per frame: faster cameras and maps) */
+    GtkWidget *region_label = gtk_label_new(_("Region"));
+    gtk_label_set_xalign(GTK_LABEL(region_label), 0.0);
+    gtk_style_context_add_class(gtk_widget_get_style_context(region_label), "dim-label");
+    c->region = gtk_combo_box_text_new();
+    gtk_widget_set_name(c->region, "fm-live-region");
+    gtk_widget_set_tooltip_text(c->region, _("The part of the sensor the camera sends"));
+    gtk_grid_attach(GTK_GRID(grid), region_label, 0, 4, 1, 1);
+    gtk_grid_attach(GTK_GRID(grid), c->region, 1, 4, 1, 1);
+    g_signal_connect(c->region, "changed", G_CALLBACK(combo_changed), live);
     gtk_box_pack_start(box, grid, FALSE, FALSE, 0);
 
     GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
@@ -220,6 +231,27 @@ void fm_live_controls_show_settings(FmLive *live)
     if (s->format_name != NULL && s->format == FM_PIXFMT_UNKNOWN) /* shown, Start says why not */
         gtk_combo_box_text_append(GTK_COMBO_BOX_TEXT(c->format), s->format_name, s->format_name);
     gtk_combo_box_set_active_id(GTK_COMBO_BOX(c->format), s->format_name);
+    /* the full sensor, its centre half and quarter (each side), and the current one if other */
+    GtkComboBoxText *region = GTK_COMBO_BOX_TEXT(c->region);
+    gtk_combo_box_text_remove_all(region);
+    const char *current = NULL;
+    for (int div = 1; div <= 4 && s->sensor_width > 0; div *= 2) {
+        int w = s->sensor_width / div, h = MAX(s->sensor_height / div, 1);
+        g_autofree char *id = g_strdup_printf("%d", div);
+        g_autofree char *text = div == 1 ? g_strdup_printf(_("Full sensor, %d × %d"), w, h)
+                                         : g_strdup_printf(_("Centre %d × %d"), w, h);
+        gtk_combo_box_text_append(region, id, text);
+        if (w == s->width && h == s->height && s->x_offset == (s->sensor_width - w) / 2 / 2 * 2 &&
+            s->y_offset == (s->sensor_height - h) / 2 / 2 * 2)
+            current = div == 1 ? "1" : div == 2 ? "2" : "4";
+    }
+    if (current == NULL) {
+        g_autofree char *text =
+            g_strdup_printf(_("%d × %d at %d, %d"), s->width, s->height, s->x_offset, s->y_offset);
+        gtk_combo_box_text_append(region, "0", text);
+        current = "0";
+    }
+    gtk_combo_box_set_active_id(GTK_COMBO_BOX(region), current);
     live->updating = FALSE;
     g_autofree char *text =
         g_strdup_printf(_("%s\n%d × %d pixels"), live->source_name, s->width, s->height);
@@ -243,6 +275,7 @@ void fm_live_controls_sync(FmLive *live)
                              !gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(c->record)));
     /* region and format before start; exposure, gain and rate at any time */
     gtk_widget_set_sensitive(c->format, idle && live->source != NULL && live->settings.is_camera);
+    gtk_widget_set_sensitive(c->region, idle && live->source != NULL && live->settings.is_camera);
     GtkWidget *spins[] = {c->exposure, c->gain, c->rate};
     for (gsize i = 0; i < G_N_ELEMENTS(spins); i++)
         gtk_widget_set_sensitive(

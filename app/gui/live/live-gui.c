@@ -5,6 +5,7 @@
 #include "live-private.h"
 
 #include <glib/gi18n.h>
+#include <stdlib.h>
 
 #include "app/core/io/oct_raw.h"
 
@@ -290,7 +291,16 @@ void fm_live_gui_apply_setting(FmLive *live, GtkWidget *control)
     g_autoptr(GError) error = NULL;
     gboolean ok = TRUE;
     FmLiveControls *c = &live->c;
-    if (control == c->format) {
+    if (control == c->region) {
+        const char *id = gtk_combo_box_get_active_id(GTK_COMBO_BOX(c->region));
+        int div = id != NULL ? atoi(id) : 0;
+        const fm_source_settings *s = &live->settings;
+        if (div > 0) { /* centred, on even offsets as cameras' steps usually are */
+            int w = s->sensor_width / div, h = MAX(s->sensor_height / div, 1);
+            ok = fm_frame_source_set_region(source, (s->sensor_width - w) / 2 / 2 * 2,
+                                            (s->sensor_height - h) / 2 / 2 * 2, w, h, &error);
+        }
+    } else if (control == c->format) {
         const char *name = gtk_combo_box_get_active_id(GTK_COMBO_BOX(c->format));
         fm_pixfmt format = fm_pixfmt_from_name(name);
         ok = format == FM_PIXFMT_UNKNOWN || fm_frame_source_set_format(source, format, &error);

@@ -41,7 +41,8 @@ void fm_live_attach(FmWindow *win);
 
 /* For tests. Widgets are named (gtk_widget_set_name): fm-live-cameras (the list), fm-live-refresh,
  * fm-live-replay, fm-live-start, fm-live-stop, fm-live-record, fm-live-record-path,
- * fm-live-status, fm-live-exposure, fm-live-gain, fm-live-rate. */
+ * fm-live-status, fm-live-exposure, fm-live-gain, fm-live-rate, fm-live-format, fm-live-region,
+ * fm-live-source (the source's name and frame size). */
 GtkWidget *fm_live_get_sources(FmWindow *win);  /* the cameras section of the dataset pane */
 GtkWidget *fm_live_get_controls(FmWindow *win); /* the live controls (on the page on show) */
 /* How the window opens a camera it lists (default fm_frame_source_open_camera): a test hands it

@@ -12,7 +12,8 @@ G_BEGIN_DECLS
 
 typedef struct {
     /* the panel's widgets (live-controls.c), moved to the page that shows the source */
-    GtkWidget *box, *source_label, *exposure, *gain, *rate, *format, *start, *stop, *record;
+    GtkWidget *box, *source_label, *exposure, *gain, *rate, *format, *region, *start, *stop;
+    GtkWidget *record;
     GtkWidget *record_path, *record_choose, *status;
 } FmLiveControls;
 
