@@ -176,6 +176,37 @@ static void test_migrate_from_0(Fixture *fx, gconstpointer data)
     g_assert_nonnull(strstr(error->message, "newer"));
 }
 
+/* A run's ROIs read back as given (a reopened run shows the regions it ran with): names,
+ * roles, slices and shapes, in order; a run without any has none. */
+static void test_run_rois(Fixture *fx, gconstpointer data)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(fm_catalogue) cat = fm_catalogue_open(fx->dir, &error);
+    g_autoptr(fm_dataset) ds = saved_dataset(fx->dir);
+    g_autoptr(GPtrArray) rois = g_ptr_array_new_with_free_func((GDestroyNotify)fm_roi_free);
+    g_ptr_array_add(rois, fm_roi_new_rectangle("a", 0, 0, 4, 4));
+    g_ptr_array_add(rois, fm_roi_new_ellipse("b", 2, 2, 10, 8));
+    fm_roi *b = rois->pdata[1];
+    b->role = g_strdup("artery");
+    b->slice = 3;
+    gint64 id = fm_catalogue_begin_run(cat, ds, "dce.tofts", "{}", rois, &error);
+    g_assert_no_error(error);
+    g_autoptr(GPtrArray) back = fm_catalogue_get_run_rois(cat, id, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(back->len, ==, 2);
+    for (guint i = 0; i < 2; i++) {
+        g_autofree char *want = fm_roi_to_json(rois->pdata[i]);
+        g_autofree char *got = fm_roi_to_json(back->pdata[i]);
+        g_assert_cmpstr(got, ==, want);
+    }
+    g_assert_cmpstr(((fm_roi *)back->pdata[1])->role, ==, "artery");
+    g_assert_cmpint(((fm_roi *)back->pdata[1])->slice, ==, 3);
+    gint64 bare = fm_catalogue_begin_run(cat, ds, "dce.tofts", "{}", NULL, &error);
+    g_autoptr(GPtrArray) none = fm_catalogue_get_run_rois(cat, bare, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(none->len, ==, 0);
+}
+
 static void test_finish(Fixture *fx, gconstpointer data)
 {
     g_autoptr(GError) error = NULL;
@@ -385,6 +416,7 @@ int main(int argc, char **argv)
     ADD("/catalogue/fresh", test_fresh);
     ADD("/catalogue/migrate-from-0", test_migrate_from_0);
     ADD("/catalogue/finish", test_finish);
+    ADD("/catalogue/run-rois", test_run_rois);
     ADD("/catalogue/cancelled-and-failed", test_cancelled_and_failed);
     ADD("/catalogue/two-writers", test_two_writers);
     return g_test_run();
