@@ -1,7 +1,8 @@
-/* A finished live run in the catalogue, in one transaction: its recordings as datasets, the run
- * with its maps (runs/<id>/<name>.tif), the recording that covered the whole run as its dataset,
- * the other recordings and the ROI time course listed with it as exports. Either all of it is
- * recorded or none (the map files are removed again). */
+/* A live run in the catalogue: begun as running when it starts (the recording's path as its
+ * dataset, so that a process killed mid-run leaves an interrupted run with its recording), then
+ * completed in one transaction: its recordings as datasets, the maps (runs/<id>/<name>.tif), the
+ * recording that covered the whole run as its dataset, the other recordings and the ROI time
+ * course listed with it as exports. Either all of the completion is recorded or none. */
 #include "app/core/catalogue_private.h"
 #include "app/core/live_private.h"
 
@@ -13,7 +14,6 @@
 #include <unistd.h>
 
 #include "app/core/error.h"
-#include "app/core/export.h"
 
 static void bind_text(sqlite3_stmt *st, int i, const char *text)
 {
@@ -67,54 +67,68 @@ static gint64 recording_dataset(fm_catalogue *cat, const fm_live_recording *rec,
     return sqlite3_last_insert_rowid(cat->db);
 }
 
-static gboolean insert_run(fm_catalogue *cat, gint64 dataset_id, const char *method_id,
-                           const char *params_json, const fm_result *result, gint64 started,
-                           gint64 *run_id, GError **error)
+static gboolean update_run(fm_catalogue *cat, gint64 run_id, gint64 dataset_id,
+                           const fm_result *result, GError **error)
 {
-    sqlite3_stmt *st = fm_catalogue_prepare(
-        cat,
-        "INSERT INTO runs(dataset_id, method, params_json, backend, device, status, error,"
-        " elapsed_ms, started, finished) VALUES(?,?,?,?,?,?,?,?,?,?)",
-        error);
+    sqlite3_stmt *st = fm_catalogue_prepare(cat,
+                                            "UPDATE runs SET dataset_id = ?, backend = ?,"
+                                            " device = ?, status = ?, error = ?, elapsed_ms = ?,"
+                                            " finished = ? WHERE id = ? AND status = ?",
+                                            error);
     if (!st)
         return FALSE;
     if (dataset_id > 0)
         sqlite3_bind_int64(st, 1, dataset_id);
     else
         sqlite3_bind_null(st, 1);
-    bind_text(st, 2, method_id);
-    bind_text(st, 3, params_json ? params_json : "{}");
-    bind_text(st, 4, result->backend);
-    bind_text(st, 5, result->device);
-    bind_text(st, 6, fm_run_status_name(FM_RUN_DONE));
-    bind_text(st, 7, result->note);
-    sqlite3_bind_double(st, 8, result->elapsed_ms);
-    sqlite3_bind_int64(st, 9, started);
-    sqlite3_bind_int64(st, 10, g_get_real_time() / G_USEC_PER_SEC);
-    if (!step_done(cat, st, _("adding the run"), error))
+    bind_text(st, 2, result->backend);
+    bind_text(st, 3, result->device);
+    bind_text(st, 4, fm_run_status_name(FM_RUN_DONE));
+    bind_text(st, 5, result->note);
+    sqlite3_bind_double(st, 6, result->elapsed_ms);
+    sqlite3_bind_int64(st, 7, g_get_real_time() / G_USEC_PER_SEC);
+    sqlite3_bind_int64(st, 8, run_id);
+    bind_text(st, 9, fm_run_status_name(FM_RUN_RUNNING));
+    if (!step_done(cat, st, _("completing the run"), error))
         return FALSE;
-    *run_id = sqlite3_last_insert_rowid(cat->db);
+    if (sqlite3_changes(cat->db) != 1) {
+        g_set_error(error, FM_ERROR, FM_ERROR_CATALOGUE,
+                    _("run %" G_GINT64_FORMAT " is no longer running in the catalogue"), run_id);
+        return FALSE;
+    }
     return TRUE;
 }
 
-static gboolean insert_rois(fm_catalogue *cat, gint64 run_id, GPtrArray *rois, GError **error)
+/* The dataset row the run began with (the recording's path, no hash yet) goes once the run
+ * points at the hashed one, unless something else uses it. */
+static gboolean drop_placeholder(fm_catalogue *cat, gint64 placeholder, GError **error)
 {
-    for (guint i = 0; rois && i < rois->len; i++) {
-        const fm_roi *roi = rois->pdata[i];
-        sqlite3_stmt *st = fm_catalogue_prepare(
-            cat, "INSERT INTO rois(run_id, name, role, kind, json) VALUES(?,?,?,?,?)", error);
-        if (!st)
-            return FALSE;
-        g_autofree char *json = fm_roi_to_json(roi);
-        sqlite3_bind_int64(st, 1, run_id);
-        bind_text(st, 2, roi->name);
-        bind_text(st, 3, roi->role);
-        bind_text(st, 4, fm_roi_kind_name(roi->kind));
-        bind_text(st, 5, json);
-        if (!step_done(cat, st, _("adding an ROI"), error))
-            return FALSE;
-    }
-    return TRUE;
+    if (placeholder <= 0)
+        return TRUE;
+    sqlite3_stmt *st =
+        fm_catalogue_prepare(cat,
+                             "DELETE FROM datasets WHERE id = ? AND sha256 IS NULL"
+                             " AND NOT EXISTS (SELECT 1 FROM runs WHERE dataset_id = ?)",
+                             error);
+    if (!st)
+        return FALSE;
+    sqlite3_bind_int64(st, 1, placeholder);
+    sqlite3_bind_int64(st, 2, placeholder);
+    return step_done(cat, st, _("completing the run"), error);
+}
+
+static gint64 run_dataset(fm_catalogue *cat, gint64 run_id, GError **error)
+{
+    sqlite3_stmt *st = fm_catalogue_prepare(cat, "SELECT dataset_id FROM runs WHERE id = ?", error);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, run_id);
+    gint64 id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    sqlite3_finalize(st);
+    if (id < 0)
+        g_set_error(error, FM_ERROR, FM_ERROR_CATALOGUE,
+                    _("run %" G_GINT64_FORMAT " is not in the catalogue"), run_id);
+    return id;
 }
 
 static gboolean insert_export(fm_catalogue *cat, gint64 run_id, const char *file,
@@ -132,44 +146,46 @@ static gboolean insert_export(fm_catalogue *cat, gint64 run_id, const char *file
     return step_done(cat, st, _("listing a file with the run"), error);
 }
 
-/* A map file in the run's folder: a read-only hard link to the one written already, else a
- * copy, else the map encoded again. */
-static gboolean place_map(const fm_map *map, const char *method_id, const char *written,
-                          const char *path, GError **error)
+char *fm_catalogue_live_run_dir(fm_catalogue *cat, gint64 run_id)
 {
-    if (written && link(written, path) == 0) {
+    g_autofree char *id = g_strdup_printf("%" G_GINT64_FORMAT, run_id);
+    return g_build_filename(fm_catalogue_dir(cat), "runs", id, NULL);
+}
+
+/* A map file in the run's folder: taken where it is when written there already (a run with no
+ * folder of its own streams its maps there), else a read-only hard link to it, else a copy. */
+static gboolean place_map(const char *written, const char *path, GError **error)
+{
+    if (g_strcmp0(written, path) == 0 || link(written, path) == 0) {
         g_chmod(path, 0444);
         return TRUE;
     }
-    if (written) {
-        g_autoptr(GFile) from = g_file_new_for_path(written);
-        g_autoptr(GFile) to = g_file_new_for_path(path);
-        GError *local = NULL;
-        if (g_file_copy(from, to, G_FILE_COPY_OVERWRITE, NULL, NULL, NULL, &local))
-            return TRUE;
-        g_set_error(error, FM_ERROR, FM_ERROR_IO, _("%s: cannot copy to the catalogue: %s"),
-                    written, local->message);
-        g_error_free(local);
-        return FALSE;
-    }
-    return fm_export_tiff(path, map, method_id, NULL, error);
+    g_autoptr(GFile) from = g_file_new_for_path(written);
+    g_autoptr(GFile) to = g_file_new_for_path(path);
+    GError *local = NULL;
+    if (g_file_copy(from, to, G_FILE_COPY_OVERWRITE, NULL, NULL, NULL, &local))
+        return TRUE;
+    g_set_error(error, FM_ERROR, FM_ERROR_IO, _("%s: cannot copy to the catalogue: %s"), written,
+                local->message);
+    g_error_free(local);
+    return FALSE;
 }
 
-static gboolean insert_outputs(fm_catalogue *cat, gint64 run_id, const fm_result *result,
-                               const char *const *files, const fm_map_stats *stats, GError **error)
+static gboolean insert_outputs(fm_catalogue *cat, gint64 run_id, GPtrArray *files, GError **error)
 {
     g_autofree char *id = g_strdup_printf("%" G_GINT64_FORMAT, run_id);
-    g_autofree char *dir = g_build_filename(fm_catalogue_dir(cat), "runs", id, NULL);
-    if (result->maps->len && g_mkdir_with_parents(dir, 0755) != 0) {
+    g_autofree char *dir = fm_catalogue_live_run_dir(cat, run_id);
+    if (files->len && g_mkdir_with_parents(dir, 0755) != 0) {
         g_set_error(error, FM_ERROR, FM_ERROR_IO, _("%s: cannot create folder: %s"), dir,
                     g_strerror(errno));
         return FALSE;
     }
-    for (guint i = 0; i < result->maps->len; i++) {
-        const fm_map *m = result->maps->pdata[i];
+    for (guint i = 0; i < files->len; i++) {
+        const fm_live_map_file *m = files->pdata[i];
         g_autofree char *name = g_strconcat(m->name, ".tif", NULL);
         g_autofree char *path = g_build_filename(dir, name, NULL);
-        if (!place_map(m, result->method_id, files ? files[i] : NULL, path, error))
+        g_autofree char *canonical = g_canonicalize_filename(path, NULL);
+        if (!place_map(m->path, canonical, error))
             return FALSE;
         sqlite3_stmt *st = fm_catalogue_prepare(
             cat,
@@ -179,7 +195,7 @@ static gboolean insert_outputs(fm_catalogue *cat, gint64 run_id, const fm_result
         if (!st)
             return FALSE;
         g_autofree char *file = g_strdup_printf("runs/%s/%s", id, name);
-        const fm_map_stats *s = &stats[i];
+        const fm_map_stats *s = &m->stats;
         sqlite3_bind_int64(st, 1, run_id);
         bind_text(st, 2, m->name);
         bind_text(st, 3, m->unit);
@@ -198,10 +214,20 @@ static gboolean insert_outputs(fm_catalogue *cat, gint64 run_id, const fm_result
     return TRUE;
 }
 
-gint64 fm_catalogue_add_live_run(fm_catalogue *cat, const char *method_id, const char *params_json,
-                                 GPtrArray *rois, GPtrArray *recordings, const fm_result *result,
-                                 const char *const *files, const fm_map_stats *stats,
-                                 const char *csv_path, gint64 started_unix, GError **error)
+gint64 fm_catalogue_begin_live_run(fm_catalogue *cat, const char *method_id,
+                                   const char *params_json, GPtrArray *rois,
+                                   const char *record_path, fm_pixel_type record_type,
+                                   GError **error)
+{
+    /* the recording is being written: its path now, its hash and size at completion */
+    fm_dataset recording = {.type = record_type, .source_path = (char *)record_path};
+    return fm_catalogue_begin_run(cat, record_path ? &recording : NULL, method_id, params_json,
+                                  rois, error);
+}
+
+gboolean fm_catalogue_complete_live_run(fm_catalogue *cat, gint64 run_id, GPtrArray *recordings,
+                                        const fm_result *result, GPtrArray *files,
+                                        const char *csv_path, GError **error)
 {
     /* hashed before the transaction: a long recording takes a while to read */
     guint n_rec = recordings ? recordings->len : 0;
@@ -210,13 +236,14 @@ gint64 fm_catalogue_add_live_run(fm_catalogue *cat, const char *method_id, const
         fm_dataset probe = {0};
         probe.source_path = ((fm_live_recording *)recordings->pdata[i])->path;
         if (!fm_dataset_hash_file(&probe, error))
-            return 0;
+            return FALSE;
         hashes[i] = probe.sha256;
     }
-    gint64 run_id = 0;
     g_mutex_lock(&cat->lock);
     gboolean ok = exec(cat, "BEGIN IMMEDIATE", error);
     gboolean began = ok;
+    gint64 placeholder = ok ? run_dataset(cat, run_id, error) : -1;
+    ok = ok && placeholder >= 0;
     gint64 input = 0;
     for (guint i = 0; ok && i < n_rec; i++) {
         const fm_live_recording *rec = recordings->pdata[i];
@@ -225,10 +252,8 @@ gint64 fm_catalogue_add_live_run(fm_catalogue *cat, const char *method_id, const
         if (rec->whole_run && input == 0)
             input = id;
     }
-    ok = ok &&
-         insert_run(cat, input, method_id, params_json, result, started_unix, &run_id, error) &&
-         insert_rois(cat, run_id, rois, error) &&
-         insert_outputs(cat, run_id, result, files, stats, error);
+    ok = ok && update_run(cat, run_id, input, result, error) &&
+         drop_placeholder(cat, placeholder, error) && insert_outputs(cat, run_id, files, error);
     for (guint i = 0; ok && i < n_rec; i++) {
         const fm_live_recording *rec = recordings->pdata[i];
         if (!rec->whole_run)
@@ -240,10 +265,31 @@ gint64 fm_catalogue_add_live_run(fm_catalogue *cat, const char *method_id, const
     if (!ok && began)
         sqlite3_exec(cat->db, "ROLLBACK", NULL, NULL, NULL);
     g_mutex_unlock(&cat->lock);
-    if (!ok) {
-        if (run_id > 0)
-            fm_catalogue_remove_run_files(cat, run_id);
-        return 0;
+    return ok;
+}
+
+gboolean fm_catalogue_forget_live_run(fm_catalogue *cat, gint64 run_id, GError **error)
+{
+    g_mutex_lock(&cat->lock);
+    gboolean ok = exec(cat, "BEGIN IMMEDIATE", error);
+    gboolean began = ok;
+    gint64 placeholder = ok ? run_dataset(cat, run_id, error) : -1;
+    ok = ok && placeholder >= 0;
+    static const char *const sql[] = {"DELETE FROM rois WHERE run_id = ?",
+                                      "DELETE FROM runs WHERE id = ? AND status = 'running'"};
+    for (gsize i = 0; ok && i < G_N_ELEMENTS(sql); i++) {
+        sqlite3_stmt *st = fm_catalogue_prepare(cat, sql[i], error);
+        ok = st != NULL;
+        if (ok) {
+            sqlite3_bind_int64(st, 1, run_id);
+            ok = step_done(cat, st, _("removing the run"), error);
+        }
     }
-    return run_id;
+    ok = ok && drop_placeholder(cat, placeholder, error) && exec(cat, "COMMIT", error);
+    if (!ok && began)
+        sqlite3_exec(cat->db, "ROLLBACK", NULL, NULL, NULL);
+    g_mutex_unlock(&cat->lock);
+    if (ok)
+        fm_catalogue_remove_run_files(cat, run_id);
+    return ok;
 }

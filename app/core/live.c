@@ -51,6 +51,10 @@ struct fm_live_session {
     double display_max_hz;
     fm_source_settings settings;
     fm_live_step *step;
+    /* the catalogue's record of the run, begun at start so that a process that dies mid-run
+     * leaves it (interrupted, with its recording) rather than nothing */
+    fm_catalogue *cat;
+    gint64 run_id;
     gint64 start_us, started_unix;
 
     GThread *acquisition, *recorder, *processing, *displayer;
@@ -377,7 +381,16 @@ static gpointer processing_main(gpointer data)
         g_mutex_unlock(&s->lock);
         if (!out.ready || out.n_maps < 1)
             continue;
-        fm_live_maps_add(s->maps, &out);
+        if (!fm_live_maps_add(s->maps, &out, &error)) {
+            /* the maps on disk cannot go on (disk full ...): stop as a recording does */
+            g_mutex_lock(&s->lock);
+            s->process_error = g_strdup_printf(_("writing the maps: %s"), error->message);
+            g_mutex_unlock(&s->lock);
+            g_clear_error(&error);
+            failed = TRUE;
+            request_stop(s);
+            continue;
+        }
         const fm_map *primary = out.maps[CLAMP(out.primary, 0, out.n_maps - 1)];
         if (!s->series)
             s->series = fm_live_roi_series_new(s->rois, primary->width, primary->height);
@@ -399,6 +412,8 @@ static void session_free(fm_live_session *s)
     if (s->rois)
         g_ptr_array_unref(s->rois);
     g_free(s->maps_dir);
+    if (s->cat)
+        fm_catalogue_close(s->cat);
     g_mutex_clear(&s->lock);
     g_cond_clear(&s->cond);
     if (s->to_record)
@@ -444,6 +459,36 @@ static void push_open(fm_live_session *s, fm_tiff_record *record, gboolean whole
     g_async_queue_push(s->to_record, item);
 }
 
+/* The run in the catalogue as running, before any frame: the recording's path as its dataset. */
+static gboolean begin_catalogue_run(fm_live_session *s, const char *record_path, GError **error)
+{
+    g_autofree char *dir = fm_catalogue_default_dir();
+    s->cat = fm_catalogue_open(dir, error);
+    if (!s->cat)
+        return FALSE;
+    g_autofree char *params_json = fm_params_to_json(s->params);
+    g_autofree char *recording = record_path ? g_canonicalize_filename(record_path, NULL) : NULL;
+    s->run_id = fm_catalogue_begin_live_run(s->cat, s->method->id, params_json, s->rois, recording,
+                                            fm_tiff_record_frame_type(s->settings.format), error);
+    return s->run_id > 0;
+}
+
+/* Where the maps go as they come: the run's folder, else the catalogue's folder for the run
+ * (so that a GUI run's maps never sit in memory and need no copy at the end), else nowhere. */
+static gboolean start_maps(fm_live_session *s, GError **error)
+{
+    g_autofree char *dir = s->maps_dir     ? g_strdup(s->maps_dir)
+                           : s->run_id > 0 ? fm_catalogue_live_run_dir(s->cat, s->run_id)
+                                           : NULL;
+    /* the most frames the maps will have: classic TIFF or BigTIFF as the offline run chooses */
+    guint64 expected = s->max_frames;
+    if (s->settings.n_frames > 0 && (expected == 0 || (guint64)s->settings.n_frames < expected))
+        expected = (guint64)s->settings.n_frames;
+    s->maps = fm_live_maps_new(s->save_maps, dir, s->method->id, expected);
+    (void)error;
+    return TRUE;
+}
+
 fm_live_session *fm_live_start(fm_frame_source *source, const fm_live_request *request,
                                GError **error)
 {
@@ -481,7 +526,6 @@ fm_live_session *fm_live_start(fm_frame_source *source, const fm_live_request *r
     fm_live_rate_init(&s->camera_rate);
     fm_live_rate_init(&s->processed_rate);
     fm_live_rate_init(&s->displayed_rate);
-    s->maps = fm_live_maps_new(s->save_maps);
     s->display_maps = g_ptr_array_new_with_free_func((GDestroyNotify)fm_map_free);
     s->display_series = g_new0(double *, s->rois ? MAX(s->rois->len, 1) : 1);
     s->display_times = g_array_new(FALSE, FALSE, sizeof(double));
@@ -503,6 +547,10 @@ fm_live_session *fm_live_start(fm_frame_source *source, const fm_live_request *r
     if (s->ops->register_buffer)
         fm_frame_source_set_buffer_hooks(source, s->ops->register_buffer, s->ops->unregister_buffer,
                                          s->step);
+    if (s->catalogue && !begin_catalogue_run(s, request->record_path, error))
+        goto fail;
+    if (!start_maps(s, error))
+        goto fail;
     if (request->record_path) {
         fm_tiff_record *record = open_recording(s, request->record_path, error);
         if (!record)
@@ -529,6 +577,8 @@ fm_live_session *fm_live_start(fm_frame_source *source, const fm_live_request *r
 fail:
     if (request->record_path && s->recording)
         g_unlink(request->record_path);
+    if (s->run_id > 0) /* a run that never started is not one */
+        fm_catalogue_forget_live_run(s->cat, s->run_id, NULL);
     if (s->step && s->ops->register_buffer) /* the source stays the caller's, the step goes */
         fm_frame_source_set_buffer_hooks(source, NULL, NULL, NULL);
     session_free(s);
@@ -663,33 +713,6 @@ static char *end_message(fm_live_session *s, const fm_live_stats *st, double sec
     return text;
 }
 
-/* The maps into maps_dir as the offline run writes them (fm_export_tiff, one file per map). */
-static gboolean write_maps(fm_live_session *s, const fm_result *result, GPtrArray *files,
-                           GError **error)
-{
-    if (g_mkdir_with_parents(s->maps_dir, 0755) != 0) {
-        g_set_error(error, FM_ERROR, FM_ERROR_IO, _("%s: cannot create directory: %s"), s->maps_dir,
-                    g_strerror(errno));
-        return FALSE;
-    }
-    for (guint i = 0; i < result->maps->len; i++) {
-        const fm_map *map = result->maps->pdata[i];
-        g_autofree char *name = g_strconcat(map->name, ".tif", NULL);
-        g_autofree char *path = g_build_filename(s->maps_dir, name, NULL);
-        char *absolute = g_canonicalize_filename(path, NULL);
-        g_ptr_array_add(files, absolute);
-        /* never rewrite in place: the catalogue may hold the old file as a hard link */
-        if (g_unlink(absolute) != 0 && errno != ENOENT) {
-            g_set_error(error, FM_ERROR, FM_ERROR_IO, _("%s: cannot replace: %s"), absolute,
-                        g_strerror(errno));
-            return FALSE;
-        }
-        if (!fm_export_tiff(absolute, map, s->method->id, NULL, error))
-            return FALSE;
-    }
-    return TRUE;
-}
-
 fm_live_summary *fm_live_stop(fm_live_session *s, GError **error)
 {
     request_stop(s);
@@ -713,7 +736,11 @@ fm_live_summary *fm_live_stop(fm_live_session *s, GError **error)
     result->params_json = fm_params_to_json(s->params);
     result->elapsed_ms = seconds * 1e3;
     s->ops->describe(s->step, &result->backend, &result->device, &result->note);
-    fm_live_maps_take(s->maps, result);
+    /* the maps on disk completed while the step (which owns the last frame's maps) lives */
+    GError *local = NULL;
+    g_autoptr(GPtrArray) files =
+        g_ptr_array_new_with_free_func((GDestroyNotify)fm_live_map_file_free);
+    gboolean ok = fm_live_maps_finish(s->maps, files, &local);
     summary->end = s->end_status == FM_SOURCE_LOST     ? FM_LIVE_END_SOURCE_LOST
                    : s->end_status == FM_SOURCE_FAILED ? FM_LIVE_END_SOURCE_FAILED
                    : s->record_error                   ? FM_LIVE_END_RECORD_FAILED
@@ -736,35 +763,29 @@ fm_live_summary *fm_live_stop(fm_live_session *s, GError **error)
         summary->record_path =
             g_strdup(((fm_live_recording *)s->recordings->pdata[s->recordings->len - 1])->path);
 
-    GError *local = NULL;
-    g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
     g_autofree char *csv = NULL;
-    g_autofree fm_map_stats *stats = g_new0(fm_map_stats, MAX(result->maps->len, 1));
-    for (guint i = 0; i < result->maps->len; i++)
-        stats[i] = fm_map_statistics(result->maps->pdata[i]);
-    gboolean ok = TRUE;
-    if (s->maps_dir && result->maps->len)
-        ok = write_maps(s, result, files, &local);
     if (ok && s->maps_dir && s->series && fm_live_roi_series_n_rois(s->series) > 0) {
         g_autofree char *path = g_build_filename(s->maps_dir, "roi_time_course.csv", NULL);
         csv = g_canonicalize_filename(path, NULL);
         ok = fm_live_roi_series_write_csv(s->series, s->rois, csv, &local);
     }
-    if (ok && s->catalogue && (result->maps->len || s->recordings->len)) {
-        g_autofree char *dir = fm_catalogue_default_dir();
-        g_autoptr(fm_catalogue) cat = fm_catalogue_open(dir, &local);
-        g_ptr_array_add(files, NULL);
-        gint64 id = cat ? fm_catalogue_add_live_run(
-                              cat, s->method->id, result->params_json, s->rois, s->recordings,
-                              result, s->maps_dir ? (const char *const *)files->pdata : NULL, stats,
-                              csv, s->started_unix, &local)
-                        : 0;
-        g_ptr_array_set_size(files, files->len - 1);
-        ok = id > 0;
-        summary->maps_run_id = summary->recording_run_id = id;
+    if (s->run_id > 0) {
+        gboolean any = files->len || s->recordings->len;
+        if (ok && any)
+            ok = fm_catalogue_complete_live_run(s->cat, s->run_id, s->recordings, result, files,
+                                                csv, &local);
+        if (ok && any)
+            summary->maps_run_id = summary->recording_run_id = s->run_id;
+        else if (ok) /* nothing came: nothing to list */
+            fm_catalogue_forget_live_run(s->cat, s->run_id, NULL);
+        else /* what there is could not be recorded: the run says why, its recording listed */
+            fm_catalogue_abort_run(s->cat, s->run_id, FM_RUN_FAILED, local->message, NULL);
     }
-    g_ptr_array_add(files, NULL);
-    summary->map_paths = (char **)g_ptr_array_free(g_steal_pointer(&files), FALSE);
+    GPtrArray *paths = g_ptr_array_new();
+    for (guint i = 0; s->maps_dir && i < files->len; i++)
+        g_ptr_array_add(paths, g_strdup(((fm_live_map_file *)files->pdata[i])->path));
+    g_ptr_array_add(paths, NULL);
+    summary->map_paths = (char **)g_ptr_array_free(paths, FALSE);
     session_free(s);
     if (!ok) {
         /* the recording is complete on disk whatever failed after it */

@@ -19,6 +19,9 @@ typedef struct {
     const fm_map *const *maps;
     int n_maps;
     int primary;
+    /* Bit i set: maps[i] is cumulative, the state built so far over the run (the OCT en-face,
+     * a row per B-scan), not this frame's map: a run keeps it once, as it ended. */
+    guint32 cumulative;
 } fm_live_output;
 
 /* A method's live path, in its family's core folder (app/core/lsi/lsi_live.c ...). The step
@@ -60,7 +63,8 @@ typedef struct {
     guint64 max_frames;      /* 0: until stopped (or the replay ends) */
     double max_seconds;      /* 0: no limit */
     const char *record_path; /* raw frames to BigTIFF as they arrive, or NULL */
-    const char *maps_dir;    /* where the maps go at the end (NULL: catalogue only) */
+    const char *maps_dir;    /* where the maps go, written as they come (NULL: into the
+                                catalogue's folder for the run, or nowhere without one) */
     fm_live_save save_maps;
     gboolean catalogue; /* record the recording and the maps in the catalogue */
     /* Display: called on the session's display thread with a copy of the newest processed

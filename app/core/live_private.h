@@ -37,17 +37,36 @@ const double *fm_live_roi_series_times(const fm_live_roi_series *series);
 gboolean fm_live_roi_series_write_csv(const fm_live_roi_series *series, GPtrArray *rois,
                                       const char *path, GError **error);
 
-/* The maps a live run keeps (fm_live_save). */
+/* The maps a live run keeps (fm_live_save), written as they come: SAVE_ALL appends each frame's
+ * map as a page of <dir>/<name>.tif (the file 'fluxmap-cli run' writes for that map), so memory
+ * stays bounded whatever the run's length; SUMMARY keeps a running mean and the last frame;
+ * a cumulative map (fm_live_output.cumulative, the OCT en-face) is kept once, in its final
+ * state, in either mode. */
 typedef struct fm_live_maps fm_live_maps;
 
-fm_live_maps *fm_live_maps_new(fm_live_save mode);
+/* A map file of a finished run: where it is, what it holds. */
+typedef struct {
+    char *name, *unit, *path; /* path absolute */
+    fm_map_stats stats;
+} fm_live_map_file;
+
+void fm_live_map_file_free(fm_live_map_file *file);
+
+/* dir NULL: nothing is kept (a run with no folder and no catalogue). expected_frames: the most
+ * frames the run will give (0: unknown), which decides classic TIFF or BigTIFF as the offline
+ * writer would. method_id goes into each file's description. */
+fm_live_maps *fm_live_maps_new(fm_live_save mode, const char *dir, const char *method_id,
+                               guint64 expected_frames);
 void fm_live_maps_free(fm_live_maps *maps);
-/* Takes one frame's maps (copied); every call must give the same maps. */
-void fm_live_maps_add(fm_live_maps *maps, const fm_live_output *output);
+/* Takes one frame's maps; every call must give the same maps (the sizes of cumulative maps may
+ * change). FALSE when a file could not be written (the run's maps are then incomplete). */
+gboolean fm_live_maps_add(fm_live_maps *maps, const fm_live_output *output, GError **error);
 guint64 fm_live_maps_frames(const fm_live_maps *maps);
-/* Moves the kept maps into result (SAVE_ALL: one stack per map, named as the step names them;
- * SUMMARY: <name>_mean over the run, NaN where no frame was finite, and <name>_last). */
-void fm_live_maps_take(fm_live_maps *maps, fm_result *result);
+/* Completes the files (SAVE_ALL: each stack closed; SUMMARY: <name>_mean over the run, NaN where
+ * no frame was finite, and <name>_last; cumulative maps: <name> as it ended) and their
+ * statistics, as fm_live_map_file* into files. Call before the step ends (the last frame's maps
+ * are the step's). */
+gboolean fm_live_maps_finish(fm_live_maps *maps, GPtrArray *files, GError **error);
 
 /* A recording made during a live run (a file complete and readable). */
 typedef struct {
@@ -60,15 +79,29 @@ typedef struct {
 
 void fm_live_recording_free(fm_live_recording *recording);
 
-/* Records a finished live run in one transaction: each recording as a dataset (path and the
- * file's sha256); the run of method_id with params, rois and the maps (result; files[i] written
- * already, stats[i] computed), its dataset the recording that covered the whole run (if any),
- * other recordings and the ROI time course (csv_path, may be NULL) listed with it as exports
- * ("tiff", "csv"); status done, the note (result->note, e.g. the camera lost) as its message.
- * Returns the run id, or 0 with error (nothing is recorded then). */
-gint64 fm_catalogue_add_live_run(fm_catalogue *cat, const char *method_id, const char *params_json,
-                                 GPtrArray *rois, GPtrArray *recordings, const fm_result *result,
-                                 const char *const *files, const fm_map_stats *stats,
-                                 const char *csv_path, gint64 started_unix, GError **error);
+/* Records a live run as running (owned by this process, fm_catalogue_begin_run) when it starts:
+ * the method, params, ROIs and, when recording from the start, the recording's path as its
+ * dataset (hashed when the run completes). A process that dies mid-run leaves it running, and
+ * the next catalogue open marks it interrupted with the recording listed. Returns the run id or
+ * 0 with error. */
+gint64 fm_catalogue_begin_live_run(fm_catalogue *cat, const char *method_id,
+                                   const char *params_json, GPtrArray *rois,
+                                   const char *record_path, fm_pixel_type record_type,
+                                   GError **error);
+/* Completes run run_id (begun with fm_catalogue_begin_live_run) in one transaction: each
+ * recording as a dataset (path and the file's sha256); the run done with the maps (files, of
+ * fm_live_map_file*: a file in the run's folder runs/<id>/ is taken where it is, another is
+ * linked or copied there), its dataset the recording that covered the whole run (if any), other
+ * recordings and the ROI time course (csv_path, may be NULL) listed with it as exports ("tiff",
+ * "csv"); the note (result->note, e.g. the camera lost) as its message. FALSE with error
+ * (nothing of it recorded then; the run stays as it was). */
+gboolean fm_catalogue_complete_live_run(fm_catalogue *cat, gint64 run_id, GPtrArray *recordings,
+                                        const fm_result *result, GPtrArray *files,
+                                        const char *csv_path, GError **error);
+/* Removes a run begun with fm_catalogue_begin_live_run that has nothing to keep (it did not
+ * start, or no frame came), with its folder, as if it had never been recorded. */
+gboolean fm_catalogue_forget_live_run(fm_catalogue *cat, gint64 run_id, GError **error);
+/* The folder a live run's maps go to when the run has no folder of its own: runs/<id>/. */
+char *fm_catalogue_live_run_dir(fm_catalogue *cat, gint64 run_id);
 
 G_END_DECLS

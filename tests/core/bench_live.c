@@ -2,8 +2,10 @@
  * size and rate sending 12-bit frames in 16-bit words (Mono16), a method's live step (default
  * lsi.spatial, window 5), recording every frame to a BigTIFF, a display that takes each frame
  * it is given. Prints the camera's, processed, recorded and displayed frames/s and the drops.
- *   bench-live [RATE [SECONDS [WIDTH HEIGHT [METHOD [RECORDING|-]]]]]
- *   (30 20 1392 1040 lsi.spatial /tmp/bench-live.tif; '-': no recording) */
+ *   bench-live [RATE [SECONDS [WIDTH HEIGHT [METHOD [RECORDING|- [MAPS_DIR|-]]]]]]
+ *   (30 20 1392 1040 lsi.spatial /tmp/bench-live.tif -; '-': no recording; MAPS_DIR: every
+ *   frame's maps streamed there, as --save-maps all, and removed at the end; '-': summary maps,
+ *   kept nowhere) */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
@@ -30,6 +32,7 @@ int main(int argc, char **argv)
     const char *record = argc > 6 ? argv[6] : "/tmp/bench-live.tif";
     if (g_strcmp0(record, "-") == 0)
         record = NULL;
+    const char *maps_dir = argc > 7 && g_strcmp0(argv[7], "-") != 0 ? argv[7] : NULL;
     const int n = 4;
     gsize count = (gsize)width * height * n;
     guint16 *frames = g_new(guint16, count);
@@ -50,7 +53,8 @@ int main(int argc, char **argv)
         .backend = FM_BACKEND_CPU,
         .max_seconds = seconds,
         .record_path = record,
-        .save_maps = FM_LIVE_SAVE_SUMMARY,
+        .maps_dir = maps_dir,
+        .save_maps = maps_dir ? FM_LIVE_SAVE_ALL : FM_LIVE_SAVE_SUMMARY,
         .display = show,
         .display_user = &sink,
         .display_max_hz = 30,
@@ -85,10 +89,14 @@ int main(int argc, char **argv)
         st->dropped_by_camera, st->dropped_by_link, fm_fake_camera_feed_sent(feed));
     if (summary->message)
         printf("message: %s\n", summary->message);
+    char **summary_paths = g_steal_pointer(&summary->map_paths);
     fm_live_summary_free(summary);
     fm_fake_camera_feed_free(feed);
     if (record)
         g_unlink(record);
+    for (int i = 0; maps_dir && summary_paths && summary_paths[i]; i++)
+        g_unlink(summary_paths[i]);
+    g_strfreev(summary_paths);
     g_free(frames);
     return 0;
 }

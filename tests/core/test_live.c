@@ -233,6 +233,18 @@ static void test_record_and_maps(void)
     g_assert_no_error(error);
     g_assert_cmpint(twice->n_frames, ==, N);
     g_assert_cmpfloat(twice->data[W * H * 3 + 5], ==, 2.0f * frames[W * H * 3 + 5]);
+    /* the statistics, read back from the stack on disk, are those of the stack in memory */
+    fm_map_stats expect = fm_map_statistics(twice);
+    for (guint i = 0; i < run->outputs->len; i++) {
+        const fm_catalogue_output *o = run->outputs->pdata[i];
+        if (g_strcmp0(o->name, "twice") != 0)
+            continue;
+        g_assert_cmpuint(o->stats.valid_pixels, ==, expect.valid_pixels);
+        g_assert_cmpfloat(o->stats.min, ==, expect.min);
+        g_assert_cmpfloat(o->stats.max, ==, expect.max);
+        g_assert_cmpfloat(o->stats.mean, ==, expect.mean);
+        g_assert_cmpfloat(o->stats.median, ==, expect.median);
+    }
     fm_map_free(twice);
     g_assert_cmpuint(run->exports->len, ==, 1);
     const fm_catalogue_export *e = run->exports->pdata[0];
@@ -396,6 +408,145 @@ static void test_tiff_record(void)
     g_assert_false(g_file_test(empty, G_FILE_TEST_EXISTS));
 }
 
+/* The maps are written as they come, not kept to the end: while a paced replay runs, its map
+ * stack on disk already reads back with the frames processed so far. */
+static void test_maps_streamed(void)
+{
+    enum { N = 40 };
+    g_autofree char *stack = tmp_path("stream-in.tif");
+    g_autofree guint16 *frames = write_stack(stack, N);
+    g_autofree char *maps = tmp_path("stream");
+    g_autofree char *record = tmp_path("stream/recording.tif");
+    g_mkdir_with_parents(maps, 0755);
+    g_autoptr(GError) error = NULL;
+    fm_frame_source *source = fm_frame_source_open_replay(stack, 100, &error);
+    g_assert_no_error(error);
+    /* recording: every frame is processed, none skipped for a newer one */
+    fm_live_request request = {.method = &test_method,
+                               .backend = FM_BACKEND_CPU,
+                               .record_path = record,
+                               .maps_dir = maps,
+                               .save_maps = FM_LIVE_SAVE_ALL};
+    fm_live_session *session = fm_live_start(source, &request, &error);
+    g_assert_no_error(error);
+    g_usleep(200000);
+    g_assert_false(fm_live_finished(session));
+    g_autofree char *value_path = g_build_filename(maps, "value.tif", NULL);
+    /* libtiff maps the file as it is at open: a page linked while it reads lies beyond its
+     * map and fails that read; a second look sees it whole */
+    g_autoptr(fm_dataset) partial = NULL;
+    for (int attempt = 0; attempt < 5 && !partial; attempt++) {
+        g_clear_error(&error);
+        partial = fm_tiff_read(value_path, &error);
+    }
+    g_assert_no_error(error);
+    int n = fm_dataset_frames(partial);
+    g_assert_cmpint(n, >=, 3);
+    g_assert_cmpint(n, <, N);
+    const float *v = partial->data;
+    for (gsize i = 0; i < (gsize)W * H * n; i++)
+        g_assert_cmpfloat(v[i], ==, (float)frames[i]);
+    g_autoptr(fm_live_summary) summary = run_to_end(session);
+    g_autoptr(fm_dataset) whole = fm_tiff_read(value_path, &error);
+    g_assert_no_error(error);
+    g_assert_cmpint(fm_dataset_frames(whole), ==, N);
+    g_assert_cmpmem(whole->data, (gsize)W * H * n * sizeof(float), partial->data,
+                    (gsize)W * H * n * sizeof(float));
+}
+
+static gsize rss_kib(void)
+{
+    g_autofree char *status = NULL;
+    if (!g_file_get_contents("/proc/self/status", &status, NULL, NULL))
+        return 0;
+    const char *line = strstr(status, "VmRSS:");
+    return line ? (gsize)g_ascii_strtoull(line + 6, NULL, 10) : 0;
+}
+
+/* Memory stays bounded whatever the run's length: 600 frames of two 128 x 128 maps (75 MiB
+ * of maps) leave the resident size within 24 MiB of where it started. */
+static void test_maps_memory_bounded(void)
+{
+    enum { N = 600, S = 128 };
+    g_autofree char *stack = tmp_path("long-in.tif");
+    gsize sizes[3] = {S, S, N};
+    g_autoptr(fm_dataset) ds = fm_dataset_new(FM_PIXEL_U16, 3, sizes, NULL);
+    guint16 *px = ds->data;
+    for (gsize i = 0; i < (gsize)S * S * N; i++)
+        px[i] = (guint16)(i * 2654435761u >> 20);
+    g_autoptr(GError) error = NULL;
+    g_assert_true(fm_tiff_write_dataset(stack, ds, NULL, &error));
+    g_clear_pointer(&ds, fm_dataset_unref);
+    g_autofree char *maps = tmp_path("long");
+    fm_frame_source *source = fm_frame_source_open_replay(stack, -1, &error);
+    g_assert_no_error(error);
+    fm_live_request request = {.method = &test_method,
+                               .backend = FM_BACKEND_CPU,
+                               .maps_dir = maps,
+                               .save_maps = FM_LIVE_SAVE_ALL};
+    gsize before = rss_kib(), peak = before;
+    fm_live_session *session = fm_live_start(source, &request, &error);
+    g_assert_no_error(error);
+    gint64 deadline = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
+    while (!fm_live_finished(session) && g_get_monotonic_time() < deadline) {
+        peak = MAX(peak, rss_kib());
+        g_usleep(2000);
+    }
+    g_autoptr(fm_live_summary) summary = fm_live_stop(session, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(summary->stats.processed, ==, N);
+    g_assert_cmpuint(peak - before, <, 24 * 1024);
+    g_autofree char *twice_path = g_build_filename(maps, "twice.tif", NULL);
+    g_autoptr(fm_dataset) twice = fm_tiff_read(twice_path, &error);
+    g_assert_no_error(error);
+    g_assert_cmpint(fm_dataset_frames(twice), ==, N);
+}
+
+/* A recording replays at the rate it was recorded at (frame_rate_hz in its description), not
+ * at the default 10 frames/s, and the description's key=value list is read in one place. */
+static void test_replay_recorded_rate(void)
+{
+    enum { w = 8, h = 4, n = 12 };
+    g_autofree char *path = tmp_path("rate.tif");
+    g_autofree char *description =
+        fm_tiff_record_describe("Fake_1 (test; a source)", FM_PIXFMT_MONO16, 40, 1000, NAN);
+    g_autofree char *rate_text = fm_tiff_description_value(description, "frame_rate_hz");
+    g_assert_cmpstr(rate_text, ==, "40");
+    g_autofree char *bits = fm_tiff_description_value(description, "bits");
+    g_assert_cmpstr(bits, ==, "16");
+    g_assert_null(fm_tiff_description_value(description, "frame_rate"));
+    g_autoptr(GError) error = NULL;
+    fm_tiff_record *record = fm_tiff_record_open(path, w, h, FM_PIXEL_U16, description, &error);
+    g_assert_no_error(error);
+    guint16 samples[w * h] = {0};
+    for (int k = 0; k < n; k++)
+        g_assert_true(fm_tiff_record_append(record, samples, &error));
+    g_assert_true(fm_tiff_record_close(record, &error));
+    fm_frame_source *source = fm_frame_source_open_replay(path, 0, &error);
+    g_assert_no_error(error);
+    fm_source_settings settings = {0};
+    g_assert_true(fm_frame_source_get_settings(source, &settings, &error));
+    g_assert_true(settings.frame_rate_hz.available);
+    g_assert_cmpfloat(settings.frame_rate_hz.value, ==, 40);
+    fm_source_settings_clear(&settings);
+    /* and it paces at that rate: 12 frames at 40/s take about 0.3 s, not 1.2 s */
+    g_assert_true(fm_frame_source_start(source, 0, &error));
+    gint64 t0 = g_get_monotonic_time();
+    int got = 0;
+    for (;;) {
+        fm_frame *frame = NULL;
+        fm_source_status st = fm_frame_source_next(source, 1000000, &frame, &error);
+        if (st != FM_SOURCE_FRAME)
+            break;
+        fm_frame_source_release(source, frame);
+        got++;
+    }
+    double seconds = (double)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC;
+    g_assert_cmpint(got, ==, n);
+    g_assert_cmpfloat(seconds, <, 0.8);
+    fm_frame_source_free(source);
+}
+
 /* Recording started and stopped while running: the frames in between, contiguous and bit for
  * bit, listed with the run as an export (the maps' input is the camera, not this file). */
 static void test_record_toggle(void)
@@ -437,6 +588,18 @@ static void test_record_toggle(void)
     g_autoptr(fm_catalogue_run) run = fm_catalogue_get_run(cat, summary->maps_run_id, &error);
     g_assert_no_error(error);
     g_assert_null(run->dataset_path);
+    /* no folder of its own: the maps went straight into the catalogue's folder for the run */
+    g_assert_cmpuint(run->outputs->len, ==, 2);
+    g_autofree char *run_dir = g_strdup_printf("runs/%" G_GINT64_FORMAT, run->id);
+    for (guint i = 0; i < run->outputs->len; i++) {
+        const fm_catalogue_output *o = run->outputs->pdata[i];
+        g_assert_nonnull(strstr(o->file, run_dir));
+        g_assert_cmpuint(o->stats.valid_pixels, ==, (gsize)W * H * summary->stats.processed);
+    }
+    fm_map *value = fm_catalogue_load_map(cat, run->id, "value", &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint((guint64)value->n_frames, ==, summary->stats.processed);
+    fm_map_free(value);
     g_assert_cmpuint(run->exports->len, ==, 1);
     const fm_catalogue_export *e = run->exports->pdata[0];
     g_assert_cmpstr(e->format, ==, "tiff");
@@ -455,6 +618,9 @@ int main(int argc, char **argv)
     g_test_add_func("/live/no-live-path", test_no_live_path);
     g_test_add_func("/live/tiff-record", test_tiff_record);
     g_test_add_func("/live/record-toggle", test_record_toggle);
+    g_test_add_func("/live/replay-recorded-rate", test_replay_recorded_rate);
+    g_test_add_func("/live/maps-streamed", test_maps_streamed);
+    g_test_add_func("/live/maps-memory-bounded", test_maps_memory_bounded);
     int status = g_test_run();
     g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", tmp_dir);
     if (system(cmd) != 0)

@@ -9,6 +9,7 @@
 
 #include "app/core/error.h"
 #include "app/core/io/open.h"
+#include "app/core/io/tiff_record.h"
 
 typedef struct {
     fm_frame_source base;
@@ -202,6 +203,12 @@ static double file_rate(const fm_dataset *ds)
         if (rate > 0 && isfinite(rate))
             return rate;
     }
+    /* a live recording keeps its rate in the TIFF description (fm_tiff_record_describe) */
+    g_autofree char *recorded =
+        fm_tiff_description_value(fm_dataset_get_meta(ds, "description"), "frame_rate_hz");
+    double rate = recorded ? g_ascii_strtod(recorded, NULL) : 0;
+    if (rate > 0 && isfinite(rate))
+        return rate;
     if (ds->n_dims >= 3 && ds->dims[2].unit && ds->dims[2].spacing > 0) {
         if (strcmp(ds->dims[2].unit, "s") == 0)
             return 1.0 / ds->dims[2].spacing;

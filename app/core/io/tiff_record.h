@@ -15,6 +15,19 @@ typedef struct fm_tiff_record fm_tiff_record;
  * (U8, U16 or F32); description goes into every page's ImageDescription. */
 fm_tiff_record *fm_tiff_record_open(const char *path, int width, int height, fm_pixel_type type,
                                     const char *description, GError **error);
+/* A float32 map stack written page by page the way fm_tiff_write_float32 writes a whole stack
+ * (strips of up to 16 MiB, SubFileType page, PageNumber page/total, the same description), so
+ * that readers and the catalogue cannot tell the two apart, and a stack of a run's length never
+ * sits in memory. expected_pages is what the stack will hold at most (0: unknown): a stack the
+ * offline writer would keep in a classic TIFF is one here too, any other a BigTIFF. The totals
+ * in PageNumber are set at close to the pages written. */
+fm_tiff_record *fm_tiff_record_open_stack(const char *path, int width, int height,
+                                          const char *description, guint64 expected_pages,
+                                          GError **error);
+/* Where page's samples lie in the file (one contiguous run of width * height samples), or -1
+ * when libtiff split them; for reading a page back while the stack is still being written. */
+gint64 fm_tiff_record_page_offset(const fm_tiff_record *record, guint64 page);
+
 /* One page of width * height samples of the record's type. */
 gboolean fm_tiff_record_append(fm_tiff_record *record, const void *samples, GError **error);
 /* A camera frame as the source delivered it: Mono8 as 8-bit pages, Mono12, Mono12Packed
@@ -34,5 +47,10 @@ gboolean fm_tiff_record_close(fm_tiff_record *record, GError **error);
  * the source does not have are left out), for the readers and for people. g_free it. */
 char *fm_tiff_record_describe(const char *source, fm_pixfmt format, double frame_rate_hz,
                               double exposure_us, double gain_db);
+
+/* The value of key in a description made of "text; key=value; key=value" parts (a live
+ * recording's, fm_export_tiff's "method=...; map=...; unit=..."), or NULL when absent. The one
+ * parser of these lists, so that readers (a replay's frame rate) agree with the writer. */
+char *fm_tiff_description_value(const char *description, const char *key);
 
 G_END_DECLS

@@ -141,7 +141,8 @@ static gboolean step_frame(fm_live_step *step, const fm_frame *frame, fm_live_ou
     out->ready = TRUE;
     out->maps = step->map_list;
     out->n_maps = 2;
-    out->primary = 0; /* the B-scan */
+    out->primary = 0;          /* the B-scan */
+    out->cumulative = 1u << 1; /* the en-face image built so far: kept once, as it ends */
     return TRUE;
 }
 
