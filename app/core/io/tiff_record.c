@@ -36,7 +36,7 @@ struct fm_tiff_record {
     toff_t pos, end;
     gboolean hold_links; /* small rewrites of written bytes wait in held (a directory link) */
     GByteArray *held;    /* (toff_t at, guint32 n, n bytes) ... */
-    char message[512];             /* libtiff's first error on this handle */
+    char message[512];   /* libtiff's first error on this handle */
 };
 
 /* libtiff's errors on this file, kept with the record rather than printed (handled: 1). */
