@@ -254,8 +254,8 @@ static void load_done(GObject *source, GAsyncResult *res, gpointer user)
     if (n_series != NULL && !asked_part) { /* the folder's first series of several: say so */
         g_autofree char *msg = g_strdup_printf(
             _("The folder holds %s DICOM series: the first is open; choose another under "
-              "Dataset. Series of one variable-flip-angle acquisition make a T1 map with "
-              "'fluxmap-cli run dce.t1_vfa FOLDER'."),
+              "Dataset. Series of one variable-flip-angle acquisition make a T1 map from the "
+              "command line: 'fluxmap-cli run' with the T1 method on the folder."),
             n_series);
         fm_window_show_message(win, GTK_MESSAGE_INFO, msg);
         win->message_from_open = TRUE;
