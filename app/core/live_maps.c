@@ -180,6 +180,7 @@ static live_map *live_map_new(fm_live_maps *maps, const fm_map *src, gboolean cu
 
 static void fold_block(live_map *m, gsize n)
 {
+#pragma omp parallel for schedule(static) if (n >= 65536)
     for (gsize p = 0; p < n; p++) {
         m->sum[p] += m->block[p];
         m->block[p] = 0;
@@ -192,6 +193,8 @@ static void add_to_sum(live_map *m, const float *in)
     gsize n = (gsize)m->width * m->height;
     float *block = m->block;
     guint32 *nonfinite = m->n_nonfinite;
+    /* per pixel, independent: all cores, so that a GPU's 1000+ frames/s are not held up here */
+#pragma omp parallel for schedule(static) if (n >= 65536)
     for (gsize p = 0; p < n; p++) {
         float v = in[p];
         if (G_LIKELY(isfinite(v)))
