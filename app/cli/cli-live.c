@@ -120,6 +120,11 @@ static void print_summary(const fm_live_summary *summary, double seconds)
              " (%.1f/s), recorded %" G_GUINT64_FORMAT ", displayed %" G_GUINT64_FORMAT "\n"),
            st->camera_frames, st->camera_frames / s, st->processed, st->processed / s, st->recorded,
            st->displayed);
+    if (st->processed > 1 && st->last_processed_s > st->first_processed_s)
+        printf(_("steady: %.1f frames/s processed from the first frame (%.3f s after start) to "
+                 "the last\n"),
+               (double)(st->processed - 1) / (st->last_processed_s - st->first_processed_s),
+               st->first_processed_s);
     printf(_("dropped: %" G_GUINT64_FORMAT " by the camera, %" G_GUINT64_FORMAT
              " by the link; not processed (newest frame first) %" G_GUINT64_FORMAT
              "; not shown %" G_GUINT64_FORMAT "\n"),

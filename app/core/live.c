@@ -376,8 +376,11 @@ static gpointer processing_main(gpointer data)
             continue;
         }
         g_mutex_lock(&s->lock);
-        s->counts.processed++;
-        fm_live_rate_add(&s->processed_rate, g_get_monotonic_time());
+        gint64 done_us = g_get_monotonic_time();
+        if (s->counts.processed++ == 0)
+            s->counts.first_processed_s = seconds_since_start(s, done_us);
+        s->counts.last_processed_s = seconds_since_start(s, done_us);
+        fm_live_rate_add(&s->processed_rate, done_us);
         g_mutex_unlock(&s->lock);
         if (!out.ready || out.n_maps < 1)
             continue;

@@ -83,6 +83,9 @@ typedef struct {
                                    not counted) */
     guint64 skipped_processing; /* not processed (only without recording: newest frame wins) */
     double camera_fps, processed_fps, displayed_fps; /* over the last second */
+    /* seconds since start of the first and the last processed frame: the steady rate leaves
+     * out the start (device, registration of the pool) */
+    double first_processed_s, last_processed_s;
 } fm_live_stats;
 
 /* Why a live run ended. */
