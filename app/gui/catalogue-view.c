@@ -171,6 +171,10 @@ static char *dataset_text(FmCatalogueView *self, const fm_catalogue_run *run)
                 return g_strdup_printf(_("recording %s"), rec);
             }
         }
+        /* a method's live path without a recording: the frames came from a camera */
+        const fm_method *method = fm_method_find(run->method_id);
+        if (method != NULL && method->live != NULL)
+            return g_strdup(_("live, not recorded"));
         return g_strdup(_("no input file"));
     }
     g_autofree char *base = g_path_get_basename(run->dataset_path);

@@ -134,6 +134,16 @@ void fm_job_list_add(FmJobList *list, fm_job *job)
     fm_job_list_update(list, job);
 }
 
+void fm_job_list_add_row(FmJobList *list, GtkWidget *child)
+{
+    list->had_jobs = TRUE;
+    update_placeholder(list);
+    GtkWidget *row = gtk_list_box_row_new();
+    gtk_container_add(GTK_CONTAINER(row), child);
+    gtk_widget_show_all(row);
+    gtk_list_box_insert(GTK_LIST_BOX(list->listbox), row, 0);
+}
+
 void fm_job_list_update(FmJobList *list, fm_job *job)
 {
     JobRow *row = g_hash_table_lookup(list->rows, job);

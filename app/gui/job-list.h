@@ -11,6 +11,8 @@ G_DECLARE_FINAL_TYPE(FmJobList, fm_job_list, FM, JOB_LIST, GtkScrolledWindow)
 
 GtkWidget *fm_job_list_new(void);
 void fm_job_list_add(FmJobList *list, fm_job *job); /* keeps a reference */
+/* A row for work that is no fm_job (a live camera run) on top; its owner keeps it up to date. */
+void fm_job_list_add_row(FmJobList *list, GtkWidget *child);
 /* Refreshes the row of job from its progress and state. */
 void fm_job_list_update(FmJobList *list, fm_job *job);
 /* Cancels every job still queued or running; returns how many. */

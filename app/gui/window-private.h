@@ -84,6 +84,8 @@ struct _FmWindow {
 void fm_window_set_status(FmWindow *win, const char *text);
 /* Redraws the view from dataset/result, map_name and frame. */
 void fm_window_show_current(FmWindow *win);
+/* The map toolbar's min/max boxes from the map view's range (a live map's too). */
+void fm_window_update_range_widgets(FmWindow *win);
 /* Switches the map selector without re-entering its handler, then shows. */
 void fm_window_select_map(FmWindow *win, const char *name);
 void fm_window_set_frame(FmWindow *win, int frame);
@@ -146,7 +148,8 @@ void fm_window_playback_compute(FmWindow *win, int frame);
 /* A one-frame x,y copy of frame f of ds (a method then sees a single image). */
 fm_dataset *fm_window_frame_copy(const fm_dataset *ds, int f);
 void fm_window_playback_dispose(FmWindow *win);
-/* The bottom plot's axes for the page's live map (ROI 1 or the whole frame, as playback plots it). */
+/* The bottom plot's axes for the page's live map (ROI 1 or the whole frame, as playback plots it).
+ */
 void fm_window_playback_set_labels(FmWindow *win);
 
 /* window.c: the family pages */

@@ -125,7 +125,7 @@ static void update_roi_stats(FmWindow *win)
     g_string_free(text, TRUE);
 }
 
-static void update_range_widgets(FmWindow *win)
+void fm_window_update_range_widgets(FmWindow *win)
 {
     double vmin = 0, vmax = 1;
     fm_map_view_get_range(win->map_view, &vmin, &vmax);
@@ -174,7 +174,7 @@ void fm_window_show_current(FmWindow *win)
         if (owned)
             fm_map_free(map);
     }
-    update_range_widgets(win);
+    fm_window_update_range_widgets(win);
     update_roi_stats(win);
 }
 
@@ -263,7 +263,7 @@ static void auto_range_toggled(GtkToggleButton *button, FmWindow *win)
     gtk_widget_set_sensitive(win->max_spin, !automatic);
     if (automatic)
         fm_map_view_set_auto_range(win->map_view, 1.0, 99.0);
-    update_range_widgets(win);
+    fm_window_update_range_widgets(win);
 }
 
 static void range_spin_changed(GtkSpinButton *spin, FmWindow *win)

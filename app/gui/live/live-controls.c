@@ -77,13 +77,22 @@ char *fm_live_default_record_path(FmLive *live)
     return g_build_filename(dir, "recordings", file, NULL);
 }
 
+/* A dim label in front of a control that keeps its whole text (the pane ellipsizes labels):
+ * the control gives way instead ("512 × 512 at 0, 0" cut "Frame rate (Hz)" at 1366x768). */
+static GtkWidget *grid_label(const char *text)
+{
+    GtkWidget *label = gtk_label_new(text);
+    gtk_label_set_xalign(GTK_LABEL(label), 0.0);
+    gtk_label_set_width_chars(GTK_LABEL(label), (int)g_utf8_strlen(text, -1));
+    gtk_style_context_add_class(gtk_widget_get_style_context(label), "dim-label");
+    return label;
+}
+
 /* A spin button with a dim label in front, in row of grid. */
 static GtkWidget *add_spin(GtkGrid *grid, int row, const char *label, const char *name, int digits,
                            FmLive *live)
 {
-    GtkWidget *text = gtk_label_new(label);
-    gtk_label_set_xalign(GTK_LABEL(text), 0.0);
-    gtk_style_context_add_class(gtk_widget_get_style_context(text), "dim-label");
+    GtkWidget *text = grid_label(label);
     GtkWidget *spin = gtk_spin_button_new_with_range(0, 1, 1);
     gtk_spin_button_set_digits(GTK_SPIN_BUTTON(spin), digits);
     gtk_entry_set_width_chars(GTK_ENTRY(spin), 7);
@@ -117,18 +126,14 @@ void fm_live_controls_build(FmLive *live)
     c->exposure = add_spin(GTK_GRID(grid), 0, _("Exposure (µs)"), "fm-live-exposure", 0, live);
     c->gain = add_spin(GTK_GRID(grid), 1, _("Gain (dB)"), "fm-live-gain", 1, live);
     c->rate = add_spin(GTK_GRID(grid), 2, _("Frame rate (Hz)"), "fm-live-rate", 1, live);
-    GtkWidget *format_label = gtk_label_new(_("Pixel format"));
-    gtk_label_set_xalign(GTK_LABEL(format_label), 0.0);
-    gtk_style_context_add_class(gtk_widget_get_style_context(format_label), "dim-label");
+    GtkWidget *format_label = grid_label(_("Pixel format"));
     c->format = gtk_combo_box_text_new();
     gtk_widget_set_name(c->format, "fm-live-format");
     gtk_grid_attach(GTK_GRID(grid), format_label, 0, 3, 1, 1);
     gtk_grid_attach(GTK_GRID(grid), c->format, 1, 3, 1, 1);
     g_signal_connect(c->format, "changed", G_CALLBACK(combo_changed), live);
     /* the region as the sensor's centre (fewer pixels per frame: faster cameras and maps) */
-    GtkWidget *region_label = gtk_label_new(_("Region"));
-    gtk_label_set_xalign(GTK_LABEL(region_label), 0.0);
-    gtk_style_context_add_class(gtk_widget_get_style_context(region_label), "dim-label");
+    GtkWidget *region_label = grid_label(_("Region"));
     c->region = gtk_combo_box_text_new();
     gtk_widget_set_name(c->region, "fm-live-region");
     gtk_widget_set_tooltip_text(c->region, _("The part of the sensor the camera sends"));
@@ -315,6 +320,7 @@ void fm_live_controls_show_stats(FmLive *live)
                                st.camera_frames);
     }
     gtk_label_set_text(GTK_LABEL(live->c.status), text->str);
+    fm_live_job_update(live, &st);
     g_autofree char *line = g_strdup_printf(_("Live: %s · %.1f frames/s processed · %.1f shown"),
                                             live->source_name, st.processed_fps, st.displayed_fps);
     fm_window_set_status(live->win, line);

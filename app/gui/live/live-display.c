@@ -36,6 +36,11 @@ static void show_update(FmLive *live, const fm_live_update *u)
     const fm_live_output *out = u->output;
     if (page == NULL || out == NULL || !out->ready || out->n_maps == 0)
         return;
+    if (page->show != NULL) { /* the page draws its own views */
+        page->show(win, out->maps, out->n_maps, u->n_processed);
+        live->n_drawn++;
+        return;
+    }
     /* the window's map list chooses among the maps where the page uses the window's view */
     gboolean window_view = page->view == win->map_view;
     const fm_map *map = window_view ? find_map(out, win->map_name) : NULL;
@@ -55,9 +60,10 @@ static void show_update(FmLive *live, const fm_live_update *u)
         fm_map_view_zoom_to_fit(page->view);
         live->zoomed = TRUE;
     }
-    if (window_view) { /* the cursor read-out's unit */
+    if (window_view) { /* the cursor read-out's unit; the toolbar's min/max say the range */
         g_free(win->shown_unit);
         win->shown_unit = g_strdup(map->unit);
+        fm_window_update_range_widgets(win); /* Auto follows the frames, a fixed range holds */
     }
     const fm_map *second = page->second_view ? find_map(out, page->second_map) : NULL;
     if (second != NULL && second->width > 0 && second->height > 0) {

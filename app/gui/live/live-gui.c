@@ -103,13 +103,38 @@ static FmFamilyPage *family_page(FmLive *live, const char *id)
     return NULL;
 }
 
+/* Run (header bar, Ctrl+R, and the panel's Run: win.run or the page's own win.<page>-run) runs
+ * the page's method on a file: with a camera on its page and no file open there is nothing for
+ * it to run, so it is off and Start is the way. */
+static void set_action_enabled(FmLive *live, const char *name, gboolean enabled)
+{
+    GAction *action = g_action_map_lookup_action(G_ACTION_MAP(live->win), name);
+    if (G_IS_SIMPLE_ACTION(action))
+        g_simple_action_set_enabled(G_SIMPLE_ACTION(action), enabled);
+}
+
+static void sync_run_action(FmLive *live)
+{
+    gboolean camera_page =
+        live->page != NULL && g_strcmp0(fm_window_get_family(live->win), live->page->page_id) == 0;
+    gboolean off = camera_page && live->win->dataset == NULL;
+    set_action_enabled(live, "run", !off);
+    for (guint i = 0; i < live->pages->len; i++) {
+        const fm_live_page *page = live->pages->pdata[i];
+        g_autofree char *own = g_strdup_printf("%s-run", page->page_id);
+        set_action_enabled(live, own, !(off && page == live->page));
+    }
+}
+
 /* The user switched to another page: the controls follow where that page runs live. */
 static void family_changed(GObject *stack, GParamSpec *pspec, FmLive *live)
 {
     (void)stack;
     (void)pspec;
-    if (live->page == NULL || live->session != NULL || live->stopping)
+    if (live->page == NULL || live->session != NULL || live->stopping) {
+        sync_run_action(live);
         return;
+    }
     const char *id = fm_window_get_family(live->win);
     for (guint i = 0; i < live->pages->len; i++) {
         const fm_live_page *page = live->pages->pdata[i];
@@ -119,6 +144,7 @@ static void family_changed(GObject *stack, GParamSpec *pspec, FmLive *live)
             gtk_stack_set_visible_child_name(GTK_STACK(live->win->centre_stack), page->centre);
         }
     }
+    sync_run_action(live);
 }
 
 /* A file opened: the source goes (unless it runs: then it keeps running on its page). */
@@ -128,8 +154,11 @@ static void dataset_changed(FmWindow *win, FmLive *live)
     if (live->session != NULL || live->stopping)
         return;
     g_clear_pointer(&live->source, fm_frame_source_free);
+    if (live->page != NULL && live->page->source != NULL)
+        live->page->source(live->win, NULL, NULL);
     live->page = NULL;
     gtk_widget_hide(live->c.box);
+    sync_run_action(live);
 }
 
 /* win.live-camera(id), win.live-start, win.live-stop: the same as the list and the buttons, for
@@ -210,6 +239,9 @@ static gboolean source_opened(FmLive *live, fm_frame_source *source)
     gtk_stack_set_visible_child_name(GTK_STACK(live->win->centre_stack), live->page->centre);
     fm_live_controls_show_settings(live);
     fm_live_controls_sync(live);
+    sync_run_action(live);
+    if (live->page->source != NULL)
+        live->page->source(live->win, live->source_name, live->replay_path);
     g_autofree char *ready = g_strdup_printf(_("%s is ready: press Start."), live->source_name);
     gtk_label_set_text(GTK_LABEL(live->c.status), ready);
     fm_window_set_status(live->win, ready);
@@ -428,6 +460,10 @@ void fm_live_gui_start(FmLive *live)
     fm_live_controls_sync(live);
     fm_live_controls_show_stats(live);
     live->stats_timer = g_timeout_add(250, stats_tick, live);
+    fm_live_job_begin(live, _(method->title));
+    if (live->run_page->begin != NULL)
+        live->run_page->begin(win, live->source_name, params, live->settings.width,
+                              live->settings.height);
     if (live->run_page->view == win->map_view) /* no frames to step through while live */
         gtk_widget_set_visible(gtk_widget_get_parent(win->frame_scale), FALSE);
 }
@@ -496,7 +532,9 @@ static void stop_done(GObject *object, GAsyncResult *result, gpointer user)
         reopen(live, NULL); /* idle: its settings can change before the next Start */
     }
     fm_live_controls_sync(live);
+    sync_run_action(live);
     if (summary == NULL) {
+        fm_live_job_end(live, error->message, TRUE);
         show_error(live, live->source_name, error);
         return;
     }
@@ -505,6 +543,9 @@ static void stop_done(GObject *object, GAsyncResult *result, gpointer user)
     live->last_record = g_strdup(summary->record_path);
     g_autofree char *text = summary_text(live, summary);
     gboolean bad = summary->end != FM_LIVE_END_ASKED;
+    if (live->run_page->end != NULL)
+        live->run_page->end(win, live->source_name);
+    fm_live_job_end(live, text, bad);
     /* the note belongs to the page the run drew on */
     fm_window_set_family(win, live->run_page->page_id);
     fm_window_show_message(win, bad ? GTK_MESSAGE_WARNING : GTK_MESSAGE_INFO, text);
@@ -522,6 +563,7 @@ void fm_live_gui_stop(FmLive *live)
     live->session = NULL;
     live->running = NULL;
     live->stopping = TRUE;
+    fm_live_job_stopping(live);
     fm_live_controls_sync(live);
     fm_live_controls_show_stats(live);
     /* the window stays until the task ends (its data holds it) */

@@ -8,6 +8,8 @@
 #include <gtk/gtk.h>
 
 #include "app/core/io/frame_source.h"
+#include "app/core/params.h"
+#include "app/core/result.h"
 #include "app/gui/map-view.h"
 #include "app/gui/window.h"
 
@@ -31,6 +33,17 @@ typedef struct {
      * for a camera), as a file run would take it from the file; may be NULL. FALSE (error set)
      * stops the Start. */
     gboolean (*prepare)(const char *replay_path, fm_params *params, GError **error);
+    /* The page's own live views, each may be NULL. source: a source was chosen (its name; the
+     * replayed file, or NULL for a camera), or went (both NULL). begin: a run starts with these
+     * parameters (prepared) on frames of width x height. show: the newest frame's maps (the
+     * n-th processed; app/core/live.h's fm_live_output, which lsi-page's live-params.h hides),
+     * drawn by the page instead of into view and second_view. end: the run ended (the last frame
+     * stays on show). */
+    void (*source)(FmWindow *win, const char *source_name, const char *replay_path);
+    void (*begin)(FmWindow *win, const char *source_name, const fm_params *params, int width,
+                  int height);
+    void (*show)(FmWindow *win, const fm_map *const *maps, int n_maps, guint64 n);
+    void (*end)(FmWindow *win, const char *source_name);
 } fm_live_page;
 
 /* A page's constructor: the page can run live. */

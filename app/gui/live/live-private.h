@@ -17,6 +17,11 @@ typedef struct {
     GtkWidget *record_path, *record_choose, *status;
 } FmLiveControls;
 
+/* The live run's row in the Jobs pane (live-job.c); NULL after the run ended. */
+typedef struct {
+    GtkWidget *title, *stop, *state;
+} FmLiveJob;
+
 typedef struct {
     FmWindow *win; /* not owned: the window owns this state */
     gboolean disposed;
@@ -55,6 +60,7 @@ typedef struct {
     gboolean zoomed;      /* the view was fitted to the first frame */
     gboolean whole_frame; /* no ROI drawn: the time course is the whole frame's mean */
 
+    FmLiveJob job;
     gint64 last_run_id;
     char *last_record;
 } FmLive;
@@ -86,6 +92,13 @@ void fm_live_gui_start(FmLive *live);
 void fm_live_gui_stop(FmLive *live);
 void fm_live_gui_record(FmLive *live, gboolean on);
 void fm_live_gui_apply_setting(FmLive *live, GtkWidget *control);
+
+/* live-job.c: the run's row in the Jobs pane */
+void fm_live_job_begin(FmLive *live, const char *method_title);
+void fm_live_job_update(FmLive *live, const fm_live_stats *stats);
+void fm_live_job_stopping(FmLive *live);
+/* text: how it ended (the page's note); bad: not as asked (camera lost, a failure) */
+void fm_live_job_end(FmLive *live, const char *text, gboolean bad);
 
 /* live-display.c */
 void fm_live_display(const fm_live_update *update, gpointer user); /* the display thread */

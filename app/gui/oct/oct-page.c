@@ -2,6 +2,7 @@
 #include "oct-page.h"
 
 #include <glib/gi18n.h>
+#include <json-glib/json-glib.h>
 
 #include "app/core/io/oct_raw.h"
 #include "app/core/oct/oct_stages.h"
@@ -110,6 +111,91 @@ static gboolean live_prepare(const char *replay_path, fm_params *params, GError 
         return FALSE;
     return calibration == NULL ||
            fm_params_set_from_string(params, "calibration_file", calibration, error);
+}
+
+/* The sidecar's lateral steps between A-lines and B-scans in µm (0: not given), as a file open
+ * reads them. */
+static void sidecar_steps(const char *raw_path, double *aline_um, double *bscan_um)
+{
+    *aline_um = *bscan_um = 0;
+    g_autofree char *sidecar = fm_oct_raw_sidecar_path(raw_path);
+    g_autoptr(JsonParser) parser = json_parser_new();
+    if (!json_parser_load_from_file(parser, sidecar, NULL))
+        return;
+    JsonNode *root = json_parser_get_root(parser);
+    if (!root || !JSON_NODE_HOLDS_OBJECT(root))
+        return;
+    JsonObject *o = json_node_get_object(root);
+    *aline_um = json_object_get_double_member_with_default(o, "aline_spacing_um", 0.0);
+    *bscan_um = json_object_get_double_member_with_default(o, "bscan_spacing_um", 0.0);
+}
+
+/* A source chosen for live B-scans: the panel says which calibration the run will use (a
+ * replayed file's sidecar names one), the views leave their file controls and say what to do. */
+static void live_source(FmWindow *win, const char *source_name, const char *replay_path)
+{
+    OctState *st = state_of(win);
+    if (source_name == NULL) { /* the source went: the open file's facts again */
+        fm_oct_views_set_live(st->views, FALSE, 0, NULL);
+        take_file_facts(win);
+        return;
+    }
+    g_autofree char *calibration = NULL;
+    fm_oct_raw_layout layout;
+    if (replay_path && fm_oct_raw_has_sidecar(replay_path))
+        fm_oct_raw_read_sidecar(replay_path, &layout, &calibration, NULL);
+    fm_oct_panel_set_sidecar_calibration(st->panel, calibration);
+    double aline_um = 0, bscan_um = 0;
+    if (replay_path)
+        sidecar_steps(replay_path, &aline_um, &bscan_um);
+    fm_oct_views_set_spacing(st->views, aline_um, bscan_um);
+    g_autofree char *text =
+        g_strdup_printf(_("Press Start for live B-scans from %s."), source_name);
+    fm_oct_views_set_live(st->views, TRUE, 0, text);
+}
+
+/* A live run starts: its depth step from the run's calibration (as the live step computes it,
+ * from the frames' shape); the lateral steps are the replayed file's sidecar's (live_source). */
+static void live_begin(FmWindow *win, const char *source_name, const fm_params *params, int width,
+                       int height)
+{
+    OctState *st = state_of(win);
+    gsize sizes[3] = {(gsize)MAX(width, 1), (gsize)MAX(height, 1), 1};
+    g_autoptr(fm_dataset) shape =
+        fm_dataset_new(FM_PIXEL_U16, 3, sizes, (const char *const[]){"pixel", "aline", "bscan"});
+    g_autoptr(fm_oct_setup) setup = fm_oct_setup_new(shape, params, NULL);
+    double um_per_bin = setup ? setup->um_per_bin : 0;
+    g_autofree char *text =
+        um_per_bin > 0
+            ? g_strdup_printf(_("Live B-scans from %s; the centre A-line below; %.3f µm per "
+                                "depth bin"),
+                              source_name, um_per_bin)
+            : g_strdup_printf(_("Live B-scans from %s; the centre A-line below; depth in bins"),
+                              source_name);
+    fm_oct_views_set_live(st->views, TRUE, um_per_bin, text);
+}
+
+static const fm_map *output_map(const fm_map *const *maps, int n_maps, const char *name)
+{
+    for (int i = 0; i < n_maps; i++)
+        if (g_strcmp0(maps[i]->name, name) == 0)
+            return maps[i];
+    return NULL;
+}
+
+static void live_show(FmWindow *win, const fm_map *const *maps, int n_maps, guint64 n)
+{
+    (void)n;
+    OctState *st = state_of(win);
+    fm_oct_views_show_live(st->views, output_map(maps, n_maps, "bscan_db"),
+                           output_map(maps, n_maps, "enface"));
+}
+
+static void live_end(FmWindow *win, const char *source_name)
+{
+    g_autofree char *text =
+        g_strdup_printf(_("The last live B-scan from %s; press Start to go on."), source_name);
+    fm_oct_views_set_live_text(state_of(win)->views, text);
 }
 
 static int oct_takes(const fm_dataset *ds)
@@ -317,7 +403,11 @@ FmFamilyPage *fm_oct_page_new(FmWindow *win)
                                           .second_view = fm_oct_views_get_enface_view(st->views),
                                           .second_map = "enface",
                                           .centre = "oct",
-                                          .prepare = live_prepare});
+                                          .prepare = live_prepare,
+                                          .source = live_source,
+                                          .begin = live_begin,
+                                          .show = live_show,
+                                          .end = live_end});
     /* the B-scan views bring their own playback, dB range and A-line plot */
     static const fm_page_funcs funcs = {
         .id = "oct",

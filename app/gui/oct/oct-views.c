@@ -28,6 +28,11 @@ struct _FmOctViews {
     int bscan_w, bscan_h;      /* the B-scan as drawn: square pixels of its true aspect */
     guint play_timer;
     gboolean updating;
+    /* live frames (a camera): the B-scan row hidden, the newest B-scan drawn as it comes */
+    gboolean live;
+    double live_aspect; /* the live B-scan's width over its depth, 0 before its first frame */
+    int live_alines;
+    GtkWidget *bscan_row;
 };
 
 G_DEFINE_TYPE(FmOctViews, fm_oct_views, GTK_TYPE_BOX)
@@ -69,6 +74,8 @@ static void set_resampled(FmMapView *view, const float *data, int w, int h, int 
 
 double fm_oct_views_get_bscan_aspect(FmOctViews *v)
 {
+    if (v->live)
+        return v->live_aspect;
     fm_map *map = bscan_map(v);
     if (!map)
         return 0;
@@ -90,7 +97,7 @@ static void update_caption(FmOctViews *v)
 static void show_bscan(FmOctViews *v)
 {
     fm_map *map = bscan_map(v);
-    if (!map)
+    if (!map || v->live)
         return;
     g_autofree char *title = g_strdup_printf(_("B-scan %d of %d"), v->bscan + 1, map->n_frames);
     resampled_size(map->width, map->height, fm_oct_views_get_bscan_aspect(v), &v->bscan_w,
@@ -106,7 +113,7 @@ static void show_bscan(FmOctViews *v)
 static void show_enface(FmOctViews *v)
 {
     fm_map *map = bscan_map(v);
-    if (!map || v->um_per_bin <= 0)
+    if (!map || v->um_per_bin <= 0 || v->live)
         return;
     int first = (int)floor(gtk_range_get_value(GTK_RANGE(v->depth_start_scale)) / v->um_per_bin);
     int last = (int)ceil(gtk_range_get_value(GTK_RANGE(v->depth_end_scale)) / v->um_per_bin);
@@ -137,7 +144,7 @@ static void show_enface(FmOctViews *v)
 
 static void show_spectrum(FmOctViews *v)
 {
-    if (!v->spectra || !v->params || v->aline < 0)
+    if (!v->spectra || !v->params || v->aline < 0 || v->live)
         return;
     int n = fm_dataset_width(v->spectra);
     g_autofree float *raw = g_new(float, n), *sub = g_new(float, n), *res = g_new(float, n);
@@ -163,6 +170,8 @@ static void show_spectrum(FmOctViews *v)
 
 void fm_oct_views_show_aline(FmOctViews *v, int aline)
 {
+    if (v->live)
+        return;
     fm_map *map = bscan_map(v);
     if (map)
         aline = CLAMP(aline, 0, map->width - 1);
@@ -190,7 +199,7 @@ void fm_oct_views_show_aline(FmOctViews *v, int aline)
 static void cursor_moved(FmMapView *view, int x, int y, double value, FmOctViews *v)
 {
     fm_map *map = bscan_map(v);
-    if (!map || x < 0 || v->bscan_w <= 0)
+    if (!map || x < 0 || v->bscan_w <= 0 || v->live)
         return;
     int aline = MIN(map->width - 1, (int)((x + 0.5) * map->width / v->bscan_w));
     if (aline != v->aline)
@@ -311,6 +320,7 @@ void fm_oct_views_set_spectra(FmOctViews *v, fm_dataset *spectra, const fm_param
 
 void fm_oct_views_set_result(FmOctViews *v, fm_result *result, double um_per_bin)
 {
+    fm_oct_views_set_live(v, FALSE, 0, NULL); /* a file's result: its own controls again */
     gboolean first = v->result == NULL;
     g_clear_pointer(&v->result, fm_result_free);
     v->result = result;
@@ -357,6 +367,8 @@ const fm_result *fm_oct_views_get_result(FmOctViews *v)
 
 double fm_oct_views_get_columns_per_aline(FmOctViews *v)
 {
+    if (v->live)
+        return v->live_alines > 0 && v->bscan_w > 0 ? (double)v->bscan_w / v->live_alines : 1.0;
     fm_map *map = bscan_map(v);
     return map && v->bscan_w > 0 ? (double)v->bscan_w / map->width : 1.0;
 }
@@ -521,7 +533,9 @@ static void fm_oct_views_init(FmOctViews *v)
     gtk_widget_set_vexpand(GTK_WIDGET(v->bscan_view), TRUE);
     g_signal_connect(v->bscan_view, "cursor-moved", G_CALLBACK(cursor_moved), v);
     gtk_box_pack_start(GTK_BOX(top), GTK_WIDGET(v->bscan_view), TRUE, TRUE, 0);
-    gtk_box_pack_start(GTK_BOX(top), bscan_row(v), FALSE, FALSE, 0);
+    v->bscan_row = bscan_row(v);
+    gtk_widget_set_name(v->bscan_row, "fm-oct-bscan-row");
+    gtk_box_pack_start(GTK_BOX(top), v->bscan_row, FALSE, FALSE, 0);
     gtk_paned_pack1(GTK_PANED(split), top, TRUE, FALSE);
 
     GtkWidget *small = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
@@ -541,9 +555,100 @@ static void fm_oct_views_init(FmOctViews *v)
     gtk_box_pack_start(GTK_BOX(v), split, TRUE, TRUE, 0);
 
     v->info_label = gtk_label_new(_("Run oct.bscan to see B-scans."));
+    gtk_widget_set_name(v->info_label, "fm-oct-info");
     gtk_label_set_ellipsize(GTK_LABEL(v->info_label), PANGO_ELLIPSIZE_END);
     gtk_label_set_xalign(GTK_LABEL(v->info_label), 0);
     gtk_box_pack_start(GTK_BOX(v), v->info_label, FALSE, FALSE, 0);
+}
+
+void fm_oct_views_set_live(FmOctViews *v, gboolean live, double um_per_bin, const char *text)
+{
+    if (!live && !v->live)
+        return;
+    gboolean began = live && !v->live;
+    v->live = live;
+    /* no volume to step through or play while frames come one by one */
+    gtk_widget_set_no_show_all(v->bscan_row, live);
+    gtk_widget_set_visible(v->bscan_row, !live);
+    if (live) {
+        fm_oct_views_set_playing(v, FALSE);
+        if (began || um_per_bin > 0) { /* a source chosen again keeps the last run's depth */
+            v->depth_in_bins = !(um_per_bin > 0.0);
+            v->um_per_bin = v->depth_in_bins ? 1.0 : um_per_bin;
+        }
+        if (began) {
+            v->live_aspect = 0;
+            fm_plot_view_clear(v->aline_plot);
+            fm_plot_view_clear(v->spectrum_plot);
+        }
+        fm_plot_view_set_labels(v->aline_plot, fm_oct_views_get_depth_label(v), _("dB"));
+        /* TRANSLATORS: the spectrum plot while a camera runs: its frames are not kept */
+        fm_plot_view_set_placeholder(v->spectrum_plot, _("live: the spectra are not kept"));
+        fm_plot_view_set_placeholder(v->aline_plot, _("live: the centre A-line comes with "
+                                                      "the first B-scan"));
+        if (text)
+            gtk_label_set_text(GTK_LABEL(v->info_label), text);
+        return;
+    }
+    fm_plot_view_set_placeholder(v->spectrum_plot, NULL);
+    fm_plot_view_set_placeholder(v->aline_plot, NULL);
+    fm_plot_view_clear(v->aline_plot);
+    v->live_aspect = 0;
+    gtk_label_set_text(GTK_LABEL(v->info_label), _("Run oct.bscan to see B-scans."));
+}
+
+void fm_oct_views_set_live_text(FmOctViews *v, const char *text)
+{
+    gtk_label_set_text(GTK_LABEL(v->info_label), text);
+}
+
+void fm_oct_views_show_live(FmOctViews *v, const fm_map *bscan, const fm_map *enface)
+{
+    if (!v->live || !bscan || bscan->width <= 0 || bscan->height <= 0)
+        return;
+    /* physical when the lateral and depth steps are known, else square samples */
+    double aspect = v->aline_um > 0 && !v->depth_in_bins
+                        ? bscan->width * v->aline_um / (bscan->height * v->um_per_bin)
+                        : (double)bscan->width / bscan->height;
+    gboolean first = v->live_aspect != aspect || v->live_alines != bscan->width;
+    v->live_aspect = aspect;
+    v->live_alines = bscan->width;
+    resampled_size(bscan->width, bscan->height, aspect, &v->bscan_w, &v->bscan_h);
+    set_resampled(v->bscan_view, bscan->data, bscan->width, bscan->height, v->bscan_w, v->bscan_h,
+                  _("B-scan"));
+    double lo = gtk_range_get_value(GTK_RANGE(v->floor_scale));
+    double hi = gtk_range_get_value(GTK_RANGE(v->ceiling_scale));
+    fm_map_view_set_range(v->bscan_view, lo, hi);
+    /* the newest B-scan's centre A-line: what a live view is aligned on */
+    int aline = bscan->width / 2;
+    g_autofree double *xs = g_new(double, bscan->height), *ys = g_new(double, bscan->height);
+    for (int z = 0; z < bscan->height; z++) {
+        xs[z] = z * v->um_per_bin;
+        ys[z] = bscan->data[(gsize)z * bscan->width + aline];
+    }
+    fm_plot_view_set_series(v->aline_plot, xs, ys, bscan->height);
+    if (enface && enface->width > 0 && enface->height > 0) {
+        /* A-lines across, B-scans down, as the file's en-face is drawn */
+        double ea = v->aline_um > 0 && v->bscan_um > 0
+                        ? enface->width * v->aline_um / (enface->height * v->bscan_um)
+                        : 4.0 / 3.0;
+        int w, h;
+        resampled_size(enface->width, enface->height, ea, &w, &h);
+        set_resampled(v->enface_view, enface->data, enface->width, enface->height, w, h,
+                      _("En-face"));
+        fm_map_view_set_range(v->enface_view, lo, hi);
+        fm_map_view_zoom_to_fit(v->enface_view); /* it grows a row per B-scan */
+    }
+    if (first) { /* another aspect: the view fits it, the handle goes where it fits */
+        fm_map_view_zoom_to_fit(v->bscan_view);
+        v->split_height = 0;
+        gtk_widget_queue_resize(v->split);
+    }
+}
+
+gboolean fm_oct_views_is_live(FmOctViews *v)
+{
+    return v->live;
 }
 
 GtkWidget *fm_oct_views_new(void)

@@ -40,6 +40,17 @@ void fm_oct_views_set_spacing(FmOctViews *views, double aline_um, double bscan_u
 double fm_oct_views_get_bscan_aspect(FmOctViews *views);
 /* Screen columns of the B-scan image per A-line (the image is resampled to that aspect). */
 double fm_oct_views_get_columns_per_aline(FmOctViews *views);
+/* Live frames (a camera, or a file replayed as one): the B-scan slider and Play are hidden,
+ * the spectrum plot says the spectra are not kept, the info line says text (may be NULL);
+ * um_per_bin (0: unknown, depth in bins) and the lateral steps (fm_oct_views_set_spacing) give
+ * the depth axis and the B-scan's aspect. FALSE (or a file's result) gives the file's views
+ * back. */
+void fm_oct_views_set_live(FmOctViews *views, gboolean live, double um_per_bin, const char *text);
+gboolean fm_oct_views_is_live(FmOctViews *views);
+void fm_oct_views_set_live_text(FmOctViews *views, const char *text);
+/* The newest live B-scan (A-lines across, depth down) at its true aspect, its centre A-line in
+ * the A-line plot, and the en-face image so far (a row per B-scan); both may be NULL. */
+void fm_oct_views_show_live(FmOctViews *views, const fm_map *bscan, const fm_map *enface);
 /* dB range, en-face depth range and spectrum stage, for the page's side panel. */
 GtkWidget *fm_oct_views_get_display_controls(FmOctViews *views);
 FmMapView *fm_oct_views_get_bscan_view(FmOctViews *views);
