@@ -183,6 +183,14 @@ static void stop_activated(GSimpleAction *action, GVariant *parameter, gpointer 
     fm_live_gui_stop(fm_live_of(user));
 }
 
+/* The panel's Cancel (win.cancel-all) ends what runs: the live run too, as Stop does. */
+static void cancel_all_activated(GSimpleAction *action, GVariant *parameter, FmLive *live)
+{
+    (void)action;
+    (void)parameter;
+    fm_live_gui_stop(live);
+}
+
 void fm_live_attach(FmWindow *win)
 {
     FmLive *live = live_ensure(win);
@@ -460,6 +468,10 @@ void fm_live_gui_start(FmLive *live)
     fm_live_controls_sync(live);
     fm_live_controls_show_stats(live);
     live->stats_timer = g_timeout_add(250, stats_tick, live);
+    GAction *cancel = g_action_map_lookup_action(G_ACTION_MAP(win), "cancel-all");
+    if (cancel != NULL && !live->cancel_hooked) /* beside the jobs' own handler (added later) */
+        g_signal_connect(cancel, "activate", G_CALLBACK(cancel_all_activated), live);
+    live->cancel_hooked = live->cancel_hooked || cancel != NULL;
     fm_live_job_begin(live, _(method->title));
     if (live->run_page->begin != NULL)
         live->run_page->begin(win, live->source_name, params, live->settings.width,

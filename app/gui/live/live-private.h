@@ -61,6 +61,7 @@ typedef struct {
     gboolean whole_frame; /* no ROI drawn: the time course is the whole frame's mean */
 
     FmLiveJob job;
+    gboolean cancel_hooked; /* the panel's Cancel stops the run too */
     gint64 last_run_id;
     char *last_record;
 } FmLive;
