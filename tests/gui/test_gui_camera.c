@@ -492,6 +492,18 @@ static void test_region(void)
     assert_control_labels();
     gtk_paned_set_position(paned, position);
     fm_gui_test_drain(0.2);
+    /* the camera taken to the SD-OCT page: its views leave the file's slider and say Start */
+    fm_window_set_family(win, "oct");
+    fm_gui_test_drain(0.2);
+    assert_on_screen(named("fm-live-start"), "Start on the SD-OCT page");
+    g_assert_false(gtk_widget_is_drawable(named("fm-oct-bscan-row")));
+    GtkWidget *info = named("fm-oct-info");
+    g_assert_nonnull(strstr(gtk_label_get_text(GTK_LABEL(info)), "Press Start"));
+    assert_on_screen(info, "the SD-OCT info line");
+    assert_run_off();
+    fm_window_set_family(win, "lsi");
+    fm_gui_test_drain(0.2);
+    g_assert_true(gtk_widget_is_drawable(named("fm-live-start")));
 }
 
 /* The catalogue row of run_id, on screen, names its input as want. */
@@ -536,6 +548,9 @@ static void test_oct_replay(gconstpointer data)
     g_assert_false(gtk_widget_is_drawable(named("fm-oct-bscan-row"))); /* no file slider */
     g_assert_nonnull(strstr(gtk_label_get_text(GTK_LABEL(named("fm-oct-info"))), "Start"));
     assert_run_off();
+    fm_gui_test_drain(0.5); /* the panel's page transition */
+    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot.png", "-camera-oct-ready-%d",
+                           size[0]);
     gtk_button_clicked(GTK_BUTTON(named("fm-live-start")));
     g_assert_null(fm_gui_test_error_message(win));
     g_assert_true(fm_live_is_running(win));

@@ -139,6 +139,12 @@ static void family_changed(GObject *stack, GParamSpec *pspec, FmLive *live)
     for (guint i = 0; i < live->pages->len; i++) {
         const fm_live_page *page = live->pages->pdata[i];
         if (g_strcmp0(page->page_id, id) == 0) {
+            if (page != live->page) { /* the page left gives its views back to files */
+                if (live->page->source != NULL)
+                    live->page->source(live->win, NULL, NULL);
+                if (page->source != NULL)
+                    page->source(live->win, live->source_name, live->replay_path);
+            }
             live->page = page;
             fm_live_controls_place(live, page);
             gtk_stack_set_visible_child_name(GTK_STACK(live->win->centre_stack), page->centre);
