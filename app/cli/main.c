@@ -31,6 +31,8 @@ static void print_help(FILE *out)
               "  cameras [--details ID]                 GenICam cameras Aravis finds\n"
               "  live METHOD --camera ID|--replay FILE -o OUTDIR [--frames N|--seconds S]\n"
               "      [--record]                         a method on frames as they arrive\n"
+              "  batch plan|run|merge RUN/ ...          one method over many files: plan,\n"
+              "                                         run as tasks, merge into the catalogue\n"
               "\n"
               "'fluxmap-cli COMMAND --help' describes each command.\n"
               "Exit status: 0 success, 2 bad usage or parameters, 3 unreadable or invalid\n"
@@ -41,6 +43,7 @@ int fm_cli_mcml(int argc, char **argv); /* app/cli/cli-mcml.c */
 int fm_cli_roi(int argc, char **argv);  /* app/cli/cli-roi.c */
 int fm_cli_cameras(int argc, char **argv);
 int fm_cli_live(int argc, char **argv); /* app/cli/cli-live.c */
+int fm_cli_batch(int argc, char **argv); /* app/cli/cli-batch.c */
 
 int main(int argc, char **argv)
 {
@@ -83,6 +86,8 @@ int main(int argc, char **argv)
         return fm_cli_cameras(argc - 2, argv + 2); /* app/cli/cli-cameras.c */
     if (strcmp(command, "live") == 0)
         return fm_cli_live(argc - 2, argv + 2); /* app/cli/cli-live.c */
+    if (strcmp(command, "batch") == 0)
+        return fm_cli_batch(argc - 2, argv + 2); /* app/cli/cli-batch.c */
     return fm_cli_fail(FM_EXIT_USAGE, _("unknown command '%s' (see 'fluxmap-cli --help')"),
                        command);
 }

@@ -53,6 +53,12 @@ static const char *const migrations[] = {
     "  id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
     "  file TEXT NOT NULL, format TEXT NOT NULL, sop_class_uid TEXT, series_uid TEXT,"
     "  exported INTEGER NOT NULL, UNIQUE(run_id, file));",
+    /* 4: runs made by one batch (fluxmap-cli batch), item by item, so that the runs of a study
+     * show as one group and a merge adds each item once (catalogue_batch.c) */
+    "CREATE TABLE batch_items ("
+    "  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
+    "  batch_id TEXT NOT NULL, item INTEGER NOT NULL, input TEXT, output TEXT,"
+    "  UNIQUE(batch_id, item));",
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(migrations) == FM_CATALOGUE_SCHEMA_VERSION);
 

@@ -8,7 +8,7 @@
 
 G_BEGIN_DECLS
 
-#define FM_CATALOGUE_SCHEMA_VERSION 3
+#define FM_CATALOGUE_SCHEMA_VERSION 4
 
 typedef struct fm_catalogue fm_catalogue;
 

@@ -1,0 +1,299 @@
+/* One task of a batch: three stages on three threads joined by bounded queues (read item k+1,
+ * compute item k, write item k-1), one warm device, a shard made visible by one rename. */
+#include "batch_task.h"
+
+#include <errno.h>
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+
+#include "app/core/catalogue.h"
+#include "app/core/catalogue_batch.h"
+#include "app/core/device_warmup.h"
+#include "app/core/error.h"
+#include "app/core/io/open.h"
+#include "app/core/method.h"
+#include "app/core/roi.h"
+#include "app/core/roi_labels.h"
+#include "app/core/stages.h"
+#include "batch_plan.h"
+#include "batch_queue.h"
+#include "batch_shard.h"
+#include "kernels/device.h"
+
+/* One item on its way through the stages. */
+typedef struct {
+    const fm_batch_item *item;
+    const fm_method *method;
+    fm_params *params;
+    fm_dataset *dataset;
+    GPtrArray *rois;
+    fm_result *result;
+    gint64 run_id;
+    GError *error;       /* the first stage that failed says why; later stages pass it on */
+    GError *shard_error; /* the shard's catalogue failed: the task cannot go on */
+    double read_ms, compute_ms, write_ms;
+} work;
+
+static void work_free(work *w)
+{
+    if (w->params)
+        fm_params_free(w->params);
+    g_clear_pointer(&w->dataset, fm_dataset_unref);
+    g_clear_pointer(&w->rois, g_ptr_array_unref);
+    g_clear_pointer(&w->result, fm_result_free);
+    g_clear_error(&w->error);
+    g_clear_error(&w->shard_error);
+    g_free(w);
+}
+
+typedef struct {
+    const fm_batch_task_options *options;
+    const fm_batch_plan *plan;
+    GPtrArray *share; /* of const fm_batch_item*: the items this task runs */
+    fm_catalogue *shard;
+    fm_batch_queue *read_q, *write_q;
+    fm_batch_task_summary *summary;
+    GArray *indices; /* the items written, for shard.json */
+    double t0;
+} task;
+
+/* The ROIs of an item: a JSON list, or a label map over its dataset with the roles its label
+ * description file gives. */
+static GPtrArray *load_rois(const char *path, const fm_dataset *ds, GError **error)
+{
+    if (!fm_roi_is_label_map_path(path))
+        return fm_roi_list_from_file(path, error);
+    g_autofree char *sidecar = fm_roi_labels_sidecar_path(path);
+    g_autoptr(GPtrArray) labels = NULL;
+    if (g_file_test(sidecar, G_FILE_TEST_EXISTS) &&
+        !(labels = fm_roi_labels_parse(sidecar, NULL, error)))
+        return NULL;
+    return fm_roi_list_from_label_map(path, ds, labels, FALSE, error);
+}
+
+static void read_item(work *w)
+{
+    double t = fm_stage_now_ms();
+    w->method = fm_method_find(w->item->method);
+    if (w->method == NULL) {
+        g_set_error(&w->error, FM_ERROR, FM_ERROR_BAD_PARAM, _("unknown method '%s'"),
+                    w->item->method);
+        return;
+    }
+    w->params = fm_method_default_params(w->method);
+    if (!fm_params_set_from_json(w->params, w->item->params_json, &w->error))
+        return;
+    w->dataset =
+        fm_dataset_open_with_params(w->item->input, w->params, NULL, NULL, NULL, &w->error);
+    if (w->dataset && w->item->roi)
+        w->rois = load_rois(w->item->roi, w->dataset, &w->error);
+    w->read_ms = fm_stage_now_ms() - t;
+}
+
+static void compute_item(task *t, work *w)
+{
+    double t0 = fm_stage_now_ms();
+    const fm_batch_task_options *o = t->options;
+    w->run_id = fm_catalogue_begin_run(t->shard, w->dataset, w->item->method, w->item->params_json,
+                                       w->rois, &w->shard_error);
+    if (w->run_id > 0 &&
+        !fm_catalogue_set_run_batch(t->shard, w->run_id, t->plan->batch_id, w->item->index,
+                                    w->item->input, w->item->output, &w->shard_error))
+        w->run_id = 0;
+    if (w->run_id <= 0)
+        return;
+    if (w->error == NULL) {
+        fm_job_context context = {.backend = o->backend};
+        w->result = fm_method_run(w->method, w->dataset, w->params, w->rois, &context, &w->error);
+    }
+    /* the samples are not needed any more: free them before the next item is read */
+    g_clear_pointer(&w->dataset, fm_dataset_unref);
+    w->compute_ms = fm_stage_now_ms() - t0;
+}
+
+/* Records the item in the shard; FALSE when the shard itself failed. */
+static gboolean write_item(task *t, work *w)
+{
+    double t0 = fm_stage_now_ms();
+    if (w->shard_error)
+        return FALSE;
+    if (w->error == NULL)
+        fm_catalogue_finish_run_with(t->shard, w->run_id, w->result, NULL, NULL, &w->error);
+    else
+        fm_catalogue_abort_run(t->shard, w->run_id,
+                               g_error_matches(w->error, FM_ERROR, FM_ERROR_CANCELLED)
+                                   ? FM_RUN_CANCELLED
+                                   : FM_RUN_FAILED,
+                               w->error->message, &w->shard_error);
+    g_clear_pointer(&w->result, fm_result_free);
+    w->write_ms = fm_stage_now_ms() - t0;
+    if (w->shard_error)
+        return FALSE;
+    fm_batch_task_summary *s = t->summary;
+    if (w->error)
+        s->failed++;
+    else
+        s->done++;
+    s->read_ms += w->read_ms;
+    s->compute_ms += w->compute_ms;
+    s->write_ms += w->write_ms;
+    g_array_append_val(t->indices, w->item->index);
+    if (t->options->on_item) {
+        fm_batch_event ev = {.index = w->item->index,
+                             .input = w->item->input,
+                             .ok = w->error == NULL,
+                             .message = w->error ? w->error->message : NULL,
+                             .done = s->done,
+                             .failed = s->failed,
+                             .total = (int)t->share->len,
+                             .elapsed_s = (fm_stage_now_ms() - t->t0) / 1000.0,
+                             .read_ms = w->read_ms,
+                             .compute_ms = w->compute_ms,
+                             .write_ms = w->write_ms};
+        t->options->on_item(&ev, t->options->user);
+    }
+    return TRUE;
+}
+
+static gpointer reader_thread(gpointer data)
+{
+    task *t = data;
+    for (guint i = 0; i < t->share->len; i++) {
+        work *w = g_new0(work, 1);
+        w->item = t->share->pdata[i];
+        read_item(w);
+        fm_batch_queue_push(t->read_q, w);
+    }
+    fm_batch_queue_close(t->read_q);
+    return NULL;
+}
+
+/* The shard's first failure, kept by the writer for the task's error. */
+typedef struct {
+    task *t;
+    GError *error;
+} writer_state;
+
+static gpointer writer_thread(gpointer data)
+{
+    writer_state *ws = data;
+    work *w;
+    while ((w = fm_batch_queue_pop(ws->t->write_q)) != NULL) {
+        if (ws->error == NULL && !write_item(ws->t, w))
+            ws->error = g_steal_pointer(&w->shard_error);
+        work_free(w);
+    }
+    return NULL;
+}
+
+static gboolean run_items(task *t, GError **error)
+{
+    if (t->options->sequential) {
+        for (guint i = 0; i < t->share->len; i++) {
+            work *w = g_new0(work, 1);
+            w->item = t->share->pdata[i];
+            read_item(w);
+            compute_item(t, w);
+            gboolean ok = write_item(t, w);
+            if (!ok)
+                g_propagate_error(error, g_steal_pointer(&w->shard_error));
+            work_free(w);
+            if (!ok)
+                return FALSE;
+        }
+        return TRUE;
+    }
+    /* One item waits between stages at most: memory stays at about three items. */
+    t->read_q = fm_batch_queue_new(1);
+    t->write_q = fm_batch_queue_new(1);
+    writer_state ws = {t, NULL};
+    GThread *reader = g_thread_new("batch-read", reader_thread, t);
+    GThread *writer = g_thread_new("batch-write", writer_thread, &ws);
+    work *w;
+    while ((w = fm_batch_queue_pop(t->read_q)) != NULL) {
+        compute_item(t, w);
+        fm_batch_queue_push(t->write_q, w);
+    }
+    fm_batch_queue_close(t->write_q);
+    g_thread_join(reader);
+    g_thread_join(writer);
+    fm_batch_queue_free(t->read_q);
+    fm_batch_queue_free(t->write_q);
+    if (ws.error) {
+        g_propagate_error(error, ws.error);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* Makes the partial shard complete: its description, then one rename. */
+static gboolean publish(task *t, const char *partial, const char *final, GError **error)
+{
+    fm_batch_shard info = {NULL,
+                           t->plan->batch_id,
+                           t->options->task,
+                           t->options->ntasks,
+                           t->summary->done,
+                           t->summary->failed,
+                           t->indices};
+    if (!fm_batch_shard_write_info(&info, partial, error))
+        return FALSE;
+    if (g_rename(partial, final) != 0) {
+        g_set_error(error, FM_ERROR, FM_ERROR_IO, _("%s: cannot rename to %s: %s"), partial, final,
+                    g_strerror(errno));
+        return FALSE;
+    }
+    return TRUE;
+}
+
+gboolean fm_batch_task_run(const fm_batch_task_options *o, fm_batch_task_summary *summary,
+                           GError **error)
+{
+    *summary = (fm_batch_task_summary){0};
+    double t0 = fm_stage_now_ms();
+    if (o->ntasks < 1 || o->task < 0 || o->task >= o->ntasks) {
+        g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM, _("task %d of %d does not exist"), o->task,
+                    o->ntasks);
+        return FALSE;
+    }
+    g_autoptr(fm_batch_plan) plan = fm_batch_plan_load(o->run_dir, error);
+    if (plan == NULL)
+        return FALSE;
+    g_autofree char *final = fm_batch_shard_path(o->run_dir, o->task, o->ntasks, FALSE);
+    g_autofree char *partial = fm_batch_shard_path(o->run_dir, o->task, o->ntasks, TRUE);
+    summary->shard_dir = g_strdup(final);
+    if (g_file_test(final, G_FILE_TEST_IS_DIR)) {
+        g_autoptr(fm_batch_shard) done = fm_batch_shard_read(final, error);
+        if (done == NULL)
+            return FALSE;
+        summary->was_complete = TRUE;
+        summary->items = (int)done->items->len;
+        summary->done = done->done;
+        summary->failed = done->failed;
+        return TRUE;
+    }
+    /* A .partial folder is a killed task's: nothing in it counts */
+    if (!fm_batch_remove_tree(partial, error))
+        return FALSE;
+    g_autoptr(GPtrArray) share = g_ptr_array_new();
+    for (guint i = 0; i < plan->items->len; i++)
+        if ((int)(i % (guint)o->ntasks) == o->task)
+            g_ptr_array_add(share, plan->items->pdata[i]);
+    summary->items = (int)share->len;
+    g_autoptr(fm_device_warmup) warmup =
+        o->backend != FM_BACKEND_CPU && fm_device_cuda_built() && share->len > 0
+            ? fm_device_warmup_start(NULL, NULL, TRUE)
+            : NULL;
+    g_autoptr(fm_catalogue) shard = fm_catalogue_open(partial, error);
+    if (shard == NULL)
+        return FALSE;
+    if (warmup)
+        summary->device_start_ms = fm_device_warmup_wait(warmup, NULL, NULL, NULL, NULL);
+    g_autoptr(GArray) indices = g_array_new(FALSE, FALSE, sizeof(int));
+    task t = {o, plan, share, shard, NULL, NULL, summary, indices, t0};
+    gboolean ok = run_items(&t, error);
+    g_clear_pointer(&shard, fm_catalogue_close); /* the WAL folded into catalogue.db */
+    ok = ok && publish(&t, partial, final, error);
+    summary->wall_s = (fm_stage_now_ms() - t0) / 1000.0;
+    return ok;
+}

@@ -1,0 +1,48 @@
+/* One task of a batch: its share of the plan's items in one process, the device started once,
+ * reading item k+1, computing item k and writing item k-1 at the same time, into its shard. */
+#pragma once
+
+#include <glib.h>
+#include "kernels/fm_kernel.h"
+
+G_BEGIN_DECLS
+
+/* One item finished (done or failed), told from the writing thread. */
+typedef struct {
+    int index;         /* the plan's item */
+    const char *input; /* its input */
+    gboolean ok;       /* done; else failed with message */
+    const char *message;
+    int done, failed, total; /* the task's items so far and in all (those it runs now) */
+    double elapsed_s;        /* since the task began */
+    double read_ms, compute_ms, write_ms; /* this item's stages */
+} fm_batch_event;
+
+typedef void (*fm_batch_event_fn)(const fm_batch_event *event, gpointer user);
+
+typedef struct {
+    const char *run_dir;
+    int task, ntasks; /* 0 <= task < ntasks; item i is task i mod ntasks's */
+    fm_backend backend;
+    gboolean sequential;       /* one stage after the other (to time the stages on their own) */
+    fm_batch_event_fn on_item; /* may be NULL */
+    gpointer user;
+} fm_batch_task_options;
+
+typedef struct {
+    gboolean was_complete; /* the shard was complete already: nothing ran */
+    int items, done, failed;
+    double wall_s;                        /* from the start to the shard made visible */
+    double device_start_ms;               /* the wait for the device (0 on the CPU) */
+    double read_ms, compute_ms, write_ms; /* summed over the items */
+    char *shard_dir;                      /* the complete shard (g_free it) */
+} fm_batch_task_summary;
+
+/* Runs the task: a complete shard of it is left as it is (was_complete); a .partial one a killed
+ * task left is removed and its items run again. An item's failure is recorded in the shard (a
+ * failed run with the message) and the task goes on. FALSE with error only when the task
+ * itself cannot go on (no plan, the shard cannot be written). */
+gboolean fm_batch_task_run(const fm_batch_task_options *options, fm_batch_task_summary *summary,
+                           GError **error);
+
+G_END_DECLS
