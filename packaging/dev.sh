@@ -8,7 +8,8 @@ cd "$(dirname "$(readlink -f "$0")")/.."
 packages=(build-essential meson ninja-build pkg-config libglib2.0-dev libgtk-3-dev libtiff-dev
   libsqlite3-dev libjson-glib-dev xvfb xauth gettext appstream desktop-file-utils
   libglib2.0-bin dbus-x11 libnifti2-dev libdcmtk-dev libfftw3-dev g++ python3-scipy libssl-dev
-  zlib1g-dev libopenjp2-7-dev python3-pydicom dicom3tools libaravis-dev)
+  zlib1g-dev libopenjp2-7-dev python3-pydicom dicom3tools libaravis-dev
+  slurm-wlm munge) # slurm-wlm, munge: tests/batch/slurm-localhost.sh starts a Slurm on localhost
 
 install_missing() {
   local missing=()
