@@ -343,17 +343,117 @@ static void offer_display(fm_live_session *s, const fm_live_output *out, guint64
 
 /* ---- processing ---- */
 
+/* One frame's output into the counts, the maps, the ROI time course and the display (in the
+ * order the frames came: a pipelined step returns them so). FALSE: the maps cannot go on. */
+static gboolean take_output(fm_live_session *s, const fm_live_output *out, guint64 frame_id,
+                            double t_s)
+{
+    GError *error = NULL;
+    g_mutex_lock(&s->lock);
+    gint64 done_us = g_get_monotonic_time();
+    if (s->counts.processed++ == 0)
+        s->counts.first_processed_s = seconds_since_start(s, done_us);
+    s->counts.last_processed_s = seconds_since_start(s, done_us);
+    fm_live_rate_add(&s->processed_rate, done_us);
+    g_mutex_unlock(&s->lock);
+    if (!out->ready || out->n_maps < 1)
+        return TRUE;
+    if (!fm_live_maps_add(s->maps, out, &error)) {
+        /* the maps on disk cannot go on (disk full ...): stop as a recording does */
+        g_mutex_lock(&s->lock);
+        s->process_error = g_strdup_printf(_("writing the maps: %s"), error->message);
+        g_mutex_unlock(&s->lock);
+        g_clear_error(&error);
+        request_stop(s);
+        return FALSE;
+    }
+    const fm_map *primary = out->maps[CLAMP(out->primary, 0, out->n_maps - 1)];
+    if (!s->series)
+        s->series = fm_live_roi_series_new(s->rois, primary->width, primary->height);
+    fm_live_roi_series_add(s->series, primary->data, t_s, frame_id);
+    offer_display(s, out, frame_id, t_s);
+    return TRUE;
+}
+
+static void step_failed(fm_live_session *s, GError *error)
+{
+    g_mutex_lock(&s->lock);
+    if (!s->process_error)
+        s->process_error = g_strdup(error ? error->message : _("unknown error"));
+    g_mutex_unlock(&s->lock);
+    request_stop(s);
+}
+
+/* Pipelined steps (ops->flush): the frame an output is of, taken off the frames in flight
+ * (oldest first); NULL when the output is of none (nothing finished yet). */
+static held_frame *take_in_flight(GQueue *in_flight, const fm_frame *of_frame)
+{
+    for (GList *l = in_flight->head; of_frame && l; l = l->next) {
+        held_frame *held = l->data;
+        if (held->frame == of_frame) {
+            g_queue_delete_link(in_flight, l);
+            return held;
+        }
+    }
+    return NULL;
+}
+
+/* Pipelined steps: the oldest frame in flight finished and taken (*failed: only waited for, so
+ * that no device copy reads a buffer given back). FALSE when the step holds none or failed. */
+static gboolean flush_one(fm_live_session *s, GQueue *in_flight, gboolean *failed)
+{
+    fm_live_output out = {0};
+    GError *error = NULL;
+    if (!s->ops->flush(s->step, &out, &error)) {
+        if (!*failed)
+            step_failed(s, error);
+        g_clear_error(&error);
+        *failed = TRUE;
+        return FALSE;
+    }
+    held_frame *held = take_in_flight(in_flight, out.of_frame);
+    if (!held) { /* the step holds none of them (a frame it failed on) */
+        for (held_frame *h; (h = g_queue_pop_head(in_flight));)
+            held_unref(s, h);
+        return FALSE;
+    }
+    guint64 frame_id = held->frame->id;
+    double t_s = held->t_s;
+    held_unref(s, held);
+    if (!*failed && !take_output(s, &out, frame_id, t_s))
+        *failed = TRUE;
+    return TRUE;
+}
+
+/* A pipelined step with frames in flight and no frame coming for this long finishes one
+ * instead of waiting: a slow camera's frame is shown without waiting for the next. */
+#define IDLE_FLUSH_US 2000
+
 static gpointer processing_main(gpointer data)
 {
     fm_live_session *s = data;
     gboolean failed = FALSE;
+    /* Pipelined steps: frames given to the step whose outputs have not come back; each keeps its
+     * reference, so its buffer goes back to the pool only after the device has read it. */
+    GQueue in_flight = G_QUEUE_INIT;
     for (;;) {
+        gboolean idle = FALSE;
         g_mutex_lock(&s->lock);
-        while (s->to_process.length == 0 && !s->acquisition_done)
-            g_cond_wait(&s->cond, &s->lock);
-        held_frame *held = g_queue_pop_head(&s->to_process);
+        while (s->to_process.length == 0 && !s->acquisition_done && !idle) {
+            if (in_flight.length == 0)
+                g_cond_wait(&s->cond, &s->lock);
+            else
+                idle = !g_cond_wait_until(&s->cond, &s->lock,
+                                          g_get_monotonic_time() + IDLE_FLUSH_US) &&
+                       s->to_process.length == 0;
+        }
+        held_frame *held = idle ? NULL : g_queue_pop_head(&s->to_process);
         g_cond_broadcast(&s->cond); /* room for a source paced by us (wait_for_room) */
         g_mutex_unlock(&s->lock);
+        if (idle) {
+            flush_one(s, &in_flight, &failed);
+            continue;
+        }
         if (!held)
             break;
         if (failed) {
@@ -362,44 +462,29 @@ static gpointer processing_main(gpointer data)
         }
         fm_live_output out = {0};
         GError *error = NULL;
-        guint64 frame_id = held->frame->id;
-        double t_s = held->t_s;
         gboolean ok = s->ops->frame(s->step, held->frame, &out, &error);
-        held_unref(s, held);
+        if (s->ops->flush) { /* the output, if any, is of an earlier frame */
+            g_queue_push_tail(&in_flight, held);
+            held = ok ? take_in_flight(&in_flight, out.of_frame) : NULL;
+        }
+        guint64 frame_id = held ? held->frame->id : 0;
+        double t_s = held ? held->t_s : 0;
+        if (held)
+            held_unref(s, held);
         if (!ok) {
-            g_mutex_lock(&s->lock);
-            s->process_error = g_strdup(error ? error->message : _("unknown error"));
-            g_mutex_unlock(&s->lock);
+            step_failed(s, error);
             g_clear_error(&error);
             failed = TRUE;
-            request_stop(s);
             continue;
         }
-        g_mutex_lock(&s->lock);
-        gint64 done_us = g_get_monotonic_time();
-        if (s->counts.processed++ == 0)
-            s->counts.first_processed_s = seconds_since_start(s, done_us);
-        s->counts.last_processed_s = seconds_since_start(s, done_us);
-        fm_live_rate_add(&s->processed_rate, done_us);
-        g_mutex_unlock(&s->lock);
-        if (!out.ready || out.n_maps < 1)
-            continue;
-        if (!fm_live_maps_add(s->maps, &out, &error)) {
-            /* the maps on disk cannot go on (disk full ...): stop as a recording does */
-            g_mutex_lock(&s->lock);
-            s->process_error = g_strdup_printf(_("writing the maps: %s"), error->message);
-            g_mutex_unlock(&s->lock);
-            g_clear_error(&error);
+        if (held && !take_output(s, &out, frame_id, t_s))
             failed = TRUE;
-            request_stop(s);
-            continue;
-        }
-        const fm_map *primary = out.maps[CLAMP(out.primary, 0, out.n_maps - 1)];
-        if (!s->series)
-            s->series = fm_live_roi_series_new(s->rois, primary->width, primary->height);
-        fm_live_roi_series_add(s->series, primary->data, t_s, frame_id);
-        offer_display(s, &out, frame_id, t_s);
     }
+    /* Pipelined steps: the outputs still in flight, in order, so that no frame's is lost. */
+    while (s->ops->flush && in_flight.length > 0 && flush_one(s, &in_flight, &failed))
+        ;
+    for (held_frame *held; (held = g_queue_pop_head(&in_flight));) /* after a failed flush */
+        held_unref(s, held);
     return NULL;
 }
 

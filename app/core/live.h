@@ -22,6 +22,10 @@ typedef struct {
     /* Bit i set: maps[i] is cumulative, the state built so far over the run (the OCT en-face,
      * a row per B-scan), not this frame's map: a run keeps it once, as it ended. */
     guint32 cumulative;
+    /* Pipelined steps (fm_live_ops.flush set): the frame these outputs are of, as it was given
+     * to frame() or flush() returned it; NULL: no output this call (the frames are in flight).
+     * A step without flush leaves it NULL: its outputs are of the frame just given. */
+    const fm_frame *of_frame;
 } fm_live_output;
 
 /* A method's live path, in its family's core folder (app/core/lsi/lsi_live.c ...). The step
@@ -37,6 +41,14 @@ typedef struct fm_live_ops {
     void (*end)(fm_live_step *step);
     /* Camera buffers registered with the device by the step's backend (may be NULL). */
     fm_buffer_hook register_buffer, unregister_buffer;
+    /* A pipelined step (the device works on frame k+1 while the host handles frame k's maps)
+     * sets flush; NULL for a step that finishes each frame within its frame() call. frame()
+     * then queues the frame and returns the oldest finished frame's output if any (of_frame;
+     * outputs come in the order the frames were given); a frame's memory is the step's to read
+     * until its output has come back, and the session releases its buffer only then. flush()
+     * returns the oldest frame still in flight (of_frame NULL when none is left): the session
+     * calls it at the end until none is left, so that no frame's output is lost. */
+    gboolean (*flush)(fm_live_step *step, fm_live_output *out, GError **error);
 } fm_live_ops;
 
 /* Which maps a live run keeps: every frame's maps as stacks (what the offline run writes), or
