@@ -35,7 +35,7 @@ typedef struct {
     cudaEvent_t done;
     void *d_raw, *h_raw; /* h_*: pinned staging, only for pageable caller buffers */
     float *d_bg, *d_x, *d_y, *d_x4, *d_out, *h_out;
-    float *d_shown, *d_enface; /* depth-down images and en-face lines, when asked for */
+    float *d_shown, *d_enface;       /* depth-down images and en-face lines, when asked for */
     size_t h_raw_bytes, h_out_bytes; /* staging from the pool, returned there on close */
     cufftComplex *d_spec, *d_zp;
     cufftHandle r2c, c2c, zp_r2c, zp_c2r;
@@ -426,8 +426,8 @@ static fm_status upload_tables(fm_oct_cuda_stream *st, char *msg, size_t msg_len
     fm_status status = FM_OK;
     const fm_oct_tables *t = &st->tables;
     const int n = st->n;
-    float **floats[] = {&st->d_window, &st->d_lin_frac, &st->d_zp_frac, &st->d_tdi_coef,
-                        &st->d_disp_cos, &st->d_disp_sin};
+    float **floats[] = {&st->d_window,   &st->d_lin_frac, &st->d_zp_frac,
+                        &st->d_tdi_coef, &st->d_disp_cos, &st->d_disp_sin};
     int **ints[] = {&st->d_lin_index, &st->d_zp_index, &st->d_tdi_start};
     for (size_t i = 0; i < sizeof floats / sizeof floats[0]; i++) {
         cudaFree(*floats[i]);
@@ -465,15 +465,21 @@ static fm_status upload_tables(fm_oct_cuda_stream *st, char *msg, size_t msg_len
         st->tdi_shared = need <= 48 * 1024 ? need : 0;
     }
     for (int i = 0; i < st->slots && st->params.background == FM_OCT_BACKGROUND_GIVEN; i++)
-        FM_CUDA_TRY(cudaMemcpy(st->slot[i].d_bg, st->params.background_spectrum,
-                               sizeof(float) * n, cudaMemcpyHostToDevice));
+        FM_CUDA_TRY(cudaMemcpy(st->slot[i].d_bg, st->params.background_spectrum, sizeof(float) * n,
+                               cudaMemcpyHostToDevice));
 cleanup:
     return status;
 }
 
-/* B-scans per chunk and slots for a run of bscans_hint B-scans (0: unknown). */
+/* B-scans per chunk and slots for a run of bscans_hint B-scans (0: unknown; -S: a live context's
+ * S slots of one B-scan each). */
 static void chunking(int n_alines, int bscans_hint, int *chunk_bscans, int *slots)
 {
+    if (bscans_hint < 0) {
+        *chunk_bscans = 1;
+        *slots = -bscans_hint < N_SLOTS ? -bscans_hint : N_SLOTS;
+        return;
+    }
     int chunk = CHUNK_ALINES / n_alines;
     chunk = chunk < 1 ? 1 : chunk;
     chunk = bscans_hint > 0 && bscans_hint < chunk ? bscans_hint : chunk;
@@ -653,7 +659,8 @@ static fm_status stream_process(fm_oct_cuda_stream *st, const void *spectra, int
     const size_t enface_per_bscan = enface_db ? (size_t)st->n_alines * sizeof(float) : 0;
     /* Pinned maps (core's are, once the GPU is started) take the download directly. */
     const int stage_in = !d_spectra && !fm_cuda_is_pinned(spectra);
-    const int stage_out = !fm_cuda_is_pinned(bscan_db) || (enface_db && !fm_cuda_is_pinned(enface_db));
+    const int stage_out =
+        !fm_cuda_is_pinned(bscan_db) || (enface_db && !fm_cuda_is_pinned(enface_db));
 
     for (int i = 0; (stage_in || stage_out) && i < st->slots; i++) {
         slot_t *sl = &st->slot[i];
@@ -682,8 +689,7 @@ static fm_status stream_process(fm_oct_cuda_stream *st, const void *spectra, int
                                    sl->h_out, out_per_bscan * sl->n_bscans);
             if (stage_out && enface_db)
                 memcpy((char *)enface_db + (size_t)sl->first_bscan * enface_per_bscan,
-                       (char *)sl->h_out + out_per_bscan * chunk,
-                       enface_per_bscan * sl->n_bscans);
+                       (char *)sl->h_out + out_per_bscan * chunk, enface_per_bscan * sl->n_bscans);
             retired++;
             for (int b = 0; tick && b < sl->n_bscans; b++)
                 if (tick(tick_user, (double)(sl->first_bscan + b + 1) / n_bscans)) {
@@ -762,11 +768,48 @@ fm_status fm_oct_cuda_stream_open_shown(const fm_oct_params *params, fm_pixel_ty
     return stream_open(params, NULL, type, n_alines, bscans_hint, layout, out, msg, msg_len);
 }
 
-fm_status fm_oct_cuda_stream_run_shown(fm_oct_cuda_stream *st, const void *spectra, int n_bscans,
-                                       float *bscan_db, const fm_oct_layout *layout, char *msg,
-                                       size_t msg_len)
+int fm_oct_cuda_stream_slots(const fm_oct_cuda_stream *st)
 {
-    return stream_process(st, spectra, n_bscans, bscan_db, layout, NULL, NULL, NULL, msg, msg_len);
+    return st->slots;
+}
+
+fm_status fm_oct_cuda_stream_enqueue(fm_oct_cuda_stream *st, int slot, const void *spectra,
+                                     float *bscan_db, float *enface_db, const fm_oct_layout *layout,
+                                     char *msg, size_t msg_len)
+{
+    fm_status status = FM_OK;
+    if (slot < 0 || slot >= st->slots || st->chunk_bscans != 1)
+        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
+                       "slot %d of %d (one B-scan each) does not exist", slot, st->slots);
+    slot_t *sl = &st->slot[slot];
+    const size_t in_bytes = (size_t)st->n_alines * st->n * fm_pixel_size(st->type);
+    const size_t out_bytes = (size_t)st->n_alines * (st->n / 2) * sizeof(float);
+    sl->first_bscan = 0;
+    sl->n_bscans = 1;
+    /* From a registered camera buffer this is a DMA; from pageable memory the runtime stages. */
+    FM_CUDA_TRY(cudaMemcpyAsync(sl->d_raw, spectra, in_bytes, cudaMemcpyHostToDevice, sl->stream));
+    status = chunk_compute(st, sl, NULL, msg, msg_len);
+    if (status != FM_OK)
+        goto cleanup;
+    status = chunk_layout(st, sl, layout, msg, msg_len);
+    if (status != FM_OK)
+        goto cleanup;
+    FM_CUDA_TRY(cudaMemcpyAsync(bscan_db, st->depth_down ? sl->d_shown : sl->d_out, out_bytes,
+                                cudaMemcpyDeviceToHost, sl->stream));
+    if (st->enface && enface_db)
+        FM_CUDA_TRY(cudaMemcpyAsync(enface_db, sl->d_enface, sizeof(float) * st->n_alines,
+                                    cudaMemcpyDeviceToHost, sl->stream));
+    FM_CUDA_TRY(cudaEventRecord(sl->done, sl->stream));
+cleanup:
+    return status;
+}
+
+fm_status fm_oct_cuda_stream_wait(fm_oct_cuda_stream *st, int slot, char *msg, size_t msg_len)
+{
+    fm_status status = FM_OK;
+    FM_CUDA_TRY(cudaEventSynchronize(st->slot[slot].done));
+cleanup:
+    return status;
 }
 
 fm_status fm_oct_cuda_run(const fm_oct_job *job, const fm_oct_tables *tables, fm_run_info *info,
@@ -777,8 +820,8 @@ fm_status fm_oct_cuda_run(const fm_oct_job *job, const fm_oct_tables *tables, fm
                                    &job->layout, &st, msg, msg_len);
     if (status != FM_OK)
         return status;
-    status = stream_process(st, job->spectra, job->n_bscans, job->bscan_db, &job->layout,
-                            job->tick, job->tick_user, info, msg, msg_len);
+    status = stream_process(st, job->spectra, job->n_bscans, job->bscan_db, &job->layout, job->tick,
+                            job->tick_user, info, msg, msg_len);
     if (status == FM_OK)
         park(st); /* the next run of this shape starts from it */
     else

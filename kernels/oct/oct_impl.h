@@ -93,13 +93,18 @@ fm_status fm_oct_cuda_stream_run(fm_oct_cuda_stream *stream, const void *spectra
                                  float *bscan_db, char *msg, size_t msg_len);
 void fm_oct_cuda_stream_close(fm_oct_cuda_stream *stream);
 /* The same kept pipeline with the B-scans as the app shows them (layout: depth down, en-face),
- * for the live context (oct_live.c); run waits for its B-scans. */
+ * for the live context (oct_live.c), which submits ahead: bscans_hint -S gives S slots (at most
+ * 3) of one B-scan each, each on its own stream. enqueue queues one B-scan in slot
+ * (upload, compute, download into bscan_db and enface_db, page-locked host memory; enface_db
+ * NULL without en-face) and returns at once; wait waits for the slot's last B-scan. */
 fm_status fm_oct_cuda_stream_open_shown(const fm_oct_params *params, fm_pixel_type type,
                                         int n_alines, int bscans_hint, const fm_oct_layout *layout,
                                         fm_oct_cuda_stream **out, char *msg, size_t msg_len);
-fm_status fm_oct_cuda_stream_run_shown(fm_oct_cuda_stream *stream, const void *spectra,
-                                       int n_bscans, float *bscan_db, const fm_oct_layout *layout,
-                                       char *msg, size_t msg_len);
+int fm_oct_cuda_stream_slots(const fm_oct_cuda_stream *stream);
+fm_status fm_oct_cuda_stream_enqueue(fm_oct_cuda_stream *stream, int slot, const void *spectra,
+                                     float *bscan_db, float *enface_db, const fm_oct_layout *layout,
+                                     char *msg, size_t msg_len);
+fm_status fm_oct_cuda_stream_wait(fm_oct_cuda_stream *stream, int slot, char *msg, size_t msg_len);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,8 @@
 /* SD-OCT live context: validation, backend choice, tables made once, and the CPU twin, which
- * runs the offline CPU code on one B-scan (fm_oct_cpu_run with the app's layout). */
+ * runs the offline CPU code on one B-scan (fm_oct_cpu_run with the app's layout). On CUDA two
+ * B-scans are in flight, each in a slot of the kept stream (its own CUDA stream and device
+ * buffers) with its own page-locked B-scan and en-face row, so that B-scan k+1 uploads and
+ * computes while the host handles B-scan k. */
 #include "oct_live.h"
 
 #include <stdlib.h>
@@ -11,6 +14,8 @@
 #include "fm_config.h"
 #include "oct_impl.h"
 
+#define OCT_LIVE_DEPTH 2 /* CUDA: B-scans in flight */
+
 struct fm_oct_live {
     fm_oct_params params; /* points at k_source and background below */
     double *k_source;
@@ -18,30 +23,40 @@ struct fm_oct_live {
     fm_oct_tables tables; /* CPU twin */
     fm_pixel_type type;
     int n_alines;
-    fm_oct_layout layout; /* depth down, en-face into enface */
-    float *bscan, *enface;
-    int pinned; /* bscan and enface from the pinned pool (CUDA) */
+    fm_oct_layout layout;  /* depth down, en-face into enface */
+    float *bscan, *enface; /* CPU twin */
     size_t bscan_bytes, enface_bytes;
+    long long submitted, collected;
+    const void *pending; /* CPU twin: the submitted spectra */
 #if FM_HAVE_CUDA
     fm_oct_cuda_stream *gpu; /* NULL: the CPU twin */
+    /* slot i's B-scan and en-face row, page-locked: the downloads land there directly */
+    float *slot_bscan[OCT_LIVE_DEPTH], *slot_enface[OCT_LIVE_DEPTH];
 #endif
 };
+
+#if FM_HAVE_CUDA
+static void put_slots(fm_oct_live *live)
+{
+    for (int i = 0; i < OCT_LIVE_DEPTH; i++) {
+        fm_host_staging_put(live->slot_bscan[i], live->bscan_bytes);
+        fm_host_staging_put(live->slot_enface[i], live->enface_bytes);
+        live->slot_bscan[i] = live->slot_enface[i] = NULL;
+    }
+}
+#endif
 
 void fm_oct_live_destroy(fm_oct_live *live)
 {
     if (!live)
         return;
 #if FM_HAVE_CUDA
-    fm_oct_cuda_stream_close(live->gpu);
+    fm_oct_cuda_stream_close(live->gpu); /* waits for what is in flight */
+    put_slots(live);
 #endif
     fm_oct_tables_free(&live->tables);
-    if (live->pinned) {
-        fm_host_staging_put(live->bscan, live->bscan_bytes);
-        fm_host_staging_put(live->enface, live->enface_bytes);
-    } else {
-        free(live->bscan);
-        free(live->enface);
-    }
+    free(live->bscan);
+    free(live->enface);
     free(live->k_source);
     free(live->background);
     free(live);
@@ -97,13 +112,15 @@ fm_status fm_oct_live_create(const fm_oct_params *params, int n_alines, fm_pixel
 #if FM_HAVE_CUDA
     if (info->backend_used == FM_BACKEND_CUDA) {
         char why[FM_MSG_LEN] = "";
-        /* downloads land in page-locked maps directly */
-        live->bscan = fm_host_staging_get(live->bscan_bytes);
-        live->enface = fm_host_staging_get(live->enface_bytes);
-        live->pinned = 1;
-        live->layout.enface_db = live->enface;
-        status = live->bscan && live->enface
-                     ? fm_oct_cuda_stream_open_shown(&live->params, type, n_alines, 1,
+        int have = 1;
+        for (int i = 0; i < OCT_LIVE_DEPTH; i++) {
+            live->slot_bscan[i] = fm_host_staging_get(live->bscan_bytes);
+            live->slot_enface[i] = fm_host_staging_get(live->enface_bytes);
+            have = have && live->slot_bscan[i] && live->slot_enface[i];
+        }
+        live->layout.enface_db = live->slot_enface[0]; /* the stream makes en-face lines */
+        status = have
+                     ? fm_oct_cuda_stream_open_shown(&live->params, type, n_alines, -OCT_LIVE_DEPTH,
                                                      &live->layout, &live->gpu, why, sizeof why)
                      : fm_fail(FM_ERR_DEVICE, why, sizeof why, "no pinned memory for the maps");
         if (fm_backend_cuda_settled(status, backend, info, why, msg, msg_len)) {
@@ -115,10 +132,7 @@ fm_status fm_oct_live_create(const fm_oct_params *params, int n_alines, fm_pixel
             return FM_OK;
         }
         /* AUTO: the CPU twin below, info says why */
-        fm_host_staging_put(live->bscan, live->bscan_bytes);
-        fm_host_staging_put(live->enface, live->enface_bytes);
-        live->bscan = live->enface = NULL;
-        live->pinned = 0;
+        put_slots(live);
     }
 #endif
     live->bscan = malloc(live->bscan_bytes);
@@ -154,34 +168,81 @@ void fm_oct_live_unregister_host(void *ptr)
     fm_live_host_unregister(ptr);
 }
 
-fm_status fm_oct_live_process(fm_oct_live *live, const void *spectra, const float **bscan_db,
-                              const float **enface_row, char *msg, size_t msg_len)
+int fm_oct_live_depth(const fm_oct_live *live)
 {
-    fm_status status;
+#if FM_HAVE_CUDA
+    if (live->gpu)
+        return fm_oct_cuda_stream_slots(live->gpu);
+#endif
+    (void)live;
+    return 1;
+}
+
+fm_status fm_oct_live_submit(fm_oct_live *live, const void *spectra, char *msg, size_t msg_len)
+{
     if (!spectra)
         return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "the frame is NULL");
+    const int depth = fm_oct_live_depth(live);
+    if (live->submitted - live->collected >= depth)
+        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len,
+                       "%d B-scans are in flight: collect one before submitting", depth);
 #if FM_HAVE_CUDA
     if (live->gpu) {
-        status = fm_oct_cuda_stream_run_shown(live->gpu, spectra, 1, live->bscan, &live->layout,
-                                              msg, msg_len);
-        goto done;
+        const int slot = (int)(live->submitted % depth);
+        fm_status status =
+            fm_oct_cuda_stream_enqueue(live->gpu, slot, spectra, live->slot_bscan[slot],
+                                       live->slot_enface[slot], &live->layout, msg, msg_len);
+        if (status != FM_OK)
+            return status;
+        live->submitted++;
+        return FM_OK;
     }
 #endif
+    live->pending = spectra; /* the twin computes when collected */
+    live->submitted++;
+    return FM_OK;
+}
+
+fm_status fm_oct_live_collect(fm_oct_live *live, const float **bscan_db, const float **enface_row,
+                              char *msg, size_t msg_len)
+{
+    if (live->collected == live->submitted)
+        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "no B-scan was submitted");
+#if FM_HAVE_CUDA
+    if (live->gpu) {
+        const int slot = (int)(live->collected % fm_oct_cuda_stream_slots(live->gpu));
+        live->collected++;
+        fm_status status = fm_oct_cuda_stream_wait(live->gpu, slot, msg, msg_len);
+        if (status != FM_OK)
+            return status;
+        *bscan_db = live->slot_bscan[slot];
+        *enface_row = live->slot_enface[slot];
+        return FM_OK;
+    }
+#endif
+    live->collected++;
     fm_oct_job job = {.params = live->params,
-                      .spectra = spectra,
+                      .spectra = live->pending,
                       .type = live->type,
                       .n_alines = live->n_alines,
                       .n_bscans = 1,
                       .bscan_db = live->bscan,
                       .layout = live->layout,
                       .fft = FM_OCT_FFT_DEFAULT};
-    status = fm_oct_cpu_run(&job, &live->tables, msg, msg_len);
-#if FM_HAVE_CUDA
-done:
-#endif
+    live->pending = NULL;
+    fm_status status = fm_oct_cpu_run(&job, &live->tables, msg, msg_len);
     if (status != FM_OK)
         return status;
     *bscan_db = live->bscan;
     *enface_row = live->enface;
     return FM_OK;
+}
+
+fm_status fm_oct_live_process(fm_oct_live *live, const void *spectra, const float **bscan_db,
+                              const float **enface_row, char *msg, size_t msg_len)
+{
+    fm_status status = fm_oct_live_submit(live, spectra, msg, msg_len);
+    if (status != FM_OK)
+        return status;
+    return fm_oct_live_collect(live, bscan_db, enface_row, msg, msg_len);
 }

@@ -27,8 +27,19 @@ int fm_oct_live_register_host(fm_oct_live *live, void *ptr, size_t bytes);
 /* Unregisters a buffer registered above (by any context; it may be gone). */
 void fm_oct_live_unregister_host(void *ptr);
 
-/* One B-scan: *bscan_db gets (n_pixels/2) x n_alines dB values, depth down, and *enface_row
- * the B-scan's n_alines en-face values; both owned by the context, valid until the next call. */
+/* B-scans that may be in flight: submit up to this many before collecting (1 on the CPU, 2 on
+ * CUDA, where B-scan k+1 uploads and computes on its own stream while the host handles k). */
+int fm_oct_live_depth(const fm_oct_live *live);
+/* Queues one B-scan (n_alines spectra of n_pixels, the context's type). The spectra's memory
+ * must stay untouched until its B-scan is collected (a registered camera buffer is read by DMA
+ * while the host goes on). */
+fm_status fm_oct_live_submit(fm_oct_live *live, const void *spectra, char *msg, size_t msg_len);
+/* The oldest submitted B-scan, waiting for it: *bscan_db gets (n_pixels/2) x n_alines dB values,
+ * depth down, and *enface_row its n_alines en-face values; both owned by the context, valid
+ * until B-scan k + depth is submitted (the next call on the CPU). */
+fm_status fm_oct_live_collect(fm_oct_live *live, const float **bscan_db, const float **enface_row,
+                              char *msg, size_t msg_len);
+/* submit + collect: one B-scan, waited for. */
 fm_status fm_oct_live_process(fm_oct_live *live, const void *spectra, const float **bscan_db,
                               const float **enface_row, char *msg, size_t msg_len);
 

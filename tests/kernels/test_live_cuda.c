@@ -1,7 +1,8 @@
 /* Live contexts on CUDA against their CPU twins, frame by frame, with the offline CUDA tests'
  * tolerances (LSI: 1e-6 relative; OCT: the dB allowance of oct_compare_db, en-face 1e-4 dB),
  * from camera buffers registered with the device; then frames/s of spatial LSI at 1392x1040
- * Mono16 window 5 and A-lines/s of OCT (2048 pixels, 1000 A-lines per B-scan, TDI L=21).
+ * Mono16 window 5 and A-lines/s of OCT (2048 pixels, 1000 A-lines per B-scan, TDI L=21), one
+ * B-scan per call and pipelined (submit/collect, B-scan k+1 in flight while k is handed back).
  * TAP; skips without a device. */
 #include <math.h>
 #include <stdio.h>
@@ -209,10 +210,78 @@ static void compare_and_time_oct(void)
         done += ok;
     }
     double wall = now_s() - t0;
-    printf("live oct: %.0f A-lines/s (2048 pixels, %d A-lines per B-scan, TDI L=21, one B-scan "
-           "per call, registered camera buffer, wall clock)\n",
+    printf("live oct synchronous: %.0f A-lines/s (2048 pixels, %d A-lines per B-scan, TDI L=21, "
+           "one B-scan per call, registered camera buffer, wall clock)\n",
            done * (double)alines / wall, alines);
     tap_ok(ok && done == timed, "live oct timed over %d B-scans %s", timed, mg);
+
+    /* Pipelined: depth B-scans in flight, each collected one against the CPU twin's B-scan,
+     * then timed as a camera stream would run it. */
+    const int depth = ok ? fm_oct_live_depth(gpu) : 0, rounds = 3 * nb;
+    float *twin = malloc(sizeof(float) * half * alines * nb),
+          *twin_enface = malloc(sizeof(float) * alines * nb);
+    for (int b = 0; ok && b < nb; b++) {
+        const float *bc, *ec;
+        ok = fm_oct_live_process(cpu, (const char *)spectra + (size_t)b * bscan_bytes, &bc, &ec, mc,
+                                 sizeof mc) == FM_OK;
+        if (ok) {
+            memcpy(twin + (size_t)b * half * alines, bc, sizeof(float) * half * alines);
+            memcpy(twin_enface + (size_t)b * alines, ec, sizeof(float) * alines);
+        }
+    }
+    bad = 0;
+    max_rel = enface_diff = 0;
+    int submitted = 0, collected = 0, over = 0;
+    while (ok && collected < rounds) {
+        while (ok && submitted - collected < depth && submitted < rounds) {
+            ok = fm_oct_live_submit(gpu,
+                                    (const char *)spectra + (size_t)(submitted % nb) * bscan_bytes,
+                                    mg, sizeof mg) == FM_OK;
+            submitted++;
+        }
+        /* one more than the depth is refused */
+        if (ok && submitted < rounds && submitted - collected == depth)
+            over += fm_oct_live_submit(gpu, spectra, mg, sizeof mg) == FM_OK;
+        const float *bg, *eg;
+        ok = ok && fm_oct_live_collect(gpu, &bg, &eg, mg, sizeof mg) == FM_OK;
+        if (!ok)
+            break;
+        const int b = collected++ % nb;
+        double rel = 0;
+        to_lines(twin + (size_t)b * half * alines, alines, half, lc);
+        to_lines(bg, alines, half, lg);
+        bad += oct_compare_db(lc, lg, alines, half, 1e-5, &rel);
+        max_rel = fmax(max_rel, rel);
+        for (int a = 0; a < alines; a++)
+            enface_diff =
+                fmax(enface_diff, fabs((double)twin_enface[(size_t)b * alines + a] - eg[a]));
+    }
+    mg[0] = ok ? '\0' : mg[0];
+    tap_ok(ok && depth >= 2 && over == 0 && collected == rounds && bad == 0 && enface_diff <= 1e-4,
+           "live oct pipelined, %d in flight, %d B-scans: each collected B-scan = the CPU twin's, "
+           "max relative %.2e, %ld bins over the allowance, en-face %.2e dB; a submit beyond the "
+           "depth refused %s",
+           depth, rounds, max_rel, bad, enface_diff, mg);
+    submitted = collected = 0;
+    t0 = now_s();
+    while (ok && collected < timed) {
+        while (ok && submitted - collected < depth && submitted < timed) {
+            ok = fm_oct_live_submit(gpu,
+                                    (const char *)spectra + (size_t)(submitted % nb) * bscan_bytes,
+                                    mg, sizeof mg) == FM_OK;
+            submitted++;
+        }
+        const float *bg, *eg;
+        ok = ok && fm_oct_live_collect(gpu, &bg, &eg, mg, sizeof mg) == FM_OK;
+        collected += ok;
+    }
+    wall = now_s() - t0;
+    printf("live oct: %.0f A-lines/s (%d in flight; 2048 pixels, %d A-lines per B-scan, TDI L=21, "
+           "registered camera buffer, wall clock)\n",
+           collected * (double)alines / wall, depth, alines);
+    tap_ok(ok && collected == timed, "live oct pipelined timed over %d B-scans %s", timed, mg);
+    free(twin);
+    free(twin_enface);
     fm_oct_live_unregister_host(spectra);
     fm_oct_live_destroy(cpu);
     fm_oct_live_destroy(gpu);

@@ -1,5 +1,8 @@
 /* Live speckle steps: each camera frame through the kernels' live context (kernels/lsi/
- * lsi_live.h), giving contrast and sfi of that frame, equal to frame k of the offline run. */
+ * lsi_live.h), giving contrast and sfi of that frame, equal to frame k of the offline run.
+ * Pipelined (fm_live_ops.flush): on CUDA frame k+1 is submitted before frame k's maps are
+ * collected and returned, so that the device works while the session handles frame k; the CPU
+ * twin returns each frame's own. */
 #include "app/core/lsi/lsi_live.h"
 
 #include <glib/gi18n.h>
@@ -10,15 +13,22 @@
 #include "kernels/host_memory.h"
 #include "kernels/lsi/lsi_live.h"
 
+#define MAX_DEPTH 4
+
 struct fm_live_step {
     const fm_method *method;
     fm_lsi_live *live;
     fm_run_info info;
     int width, height;
     fm_pixfmt format;
-    guint16 *unpacked; /* Mono12Packed frames widened here (pinned for CUDA) */
+    int depth;                            /* frames in flight (the context's) */
+    const fm_frame *in_flight[MAX_DEPTH]; /* submitted, not collected; oldest at first */
+    int first, n_in_flight;
+    long long submitted;
+    guint16 *unpacked[MAX_DEPTH]; /* Mono12Packed frames widened here, one per frame in flight
+                                     (pinned for CUDA) */
     gsize unpacked_bytes;
-    gboolean unpacked_pinned;
+    gboolean unpacked_pinned[MAX_DEPTH];
     fm_map maps[2]; /* data borrowed from the live context */
     const fm_map *map_list[2];
 };
@@ -27,11 +37,13 @@ static void step_end(fm_live_step *step)
 {
     if (!step)
         return;
-    fm_lsi_live_destroy(step->live);
-    if (step->unpacked_pinned)
-        fm_host_staging_put(step->unpacked, step->unpacked_bytes);
-    else
-        g_free(step->unpacked);
+    fm_lsi_live_destroy(step->live); /* waits for what is in flight */
+    for (int i = 0; i < MAX_DEPTH; i++) {
+        if (step->unpacked_pinned[i])
+            fm_host_staging_put(step->unpacked[i], step->unpacked_bytes);
+        else
+            g_free(step->unpacked[i]);
+    }
     g_free(step);
 }
 
@@ -64,13 +76,16 @@ static fm_live_step *step_begin(const fm_method *method, const fm_params *params
         step_end(step);
         return NULL;
     }
+    step->depth = CLAMP(fm_lsi_live_depth(step->live), 1, MAX_DEPTH);
     if (format == FM_PIXFMT_MONO12_PACKED) {
         step->unpacked_bytes = sizeof(guint16) * (gsize)width * height;
-        if (step->info.backend_used == FM_BACKEND_CUDA)
-            step->unpacked = fm_host_staging_get(step->unpacked_bytes);
-        step->unpacked_pinned = step->unpacked != NULL;
-        if (!step->unpacked)
-            step->unpacked = g_malloc(step->unpacked_bytes);
+        for (int i = 0; i < step->depth; i++) {
+            if (step->info.backend_used == FM_BACKEND_CUDA)
+                step->unpacked[i] = fm_host_staging_get(step->unpacked_bytes);
+            step->unpacked_pinned[i] = step->unpacked[i] != NULL;
+            if (!step->unpacked[i])
+                step->unpacked[i] = g_malloc(step->unpacked_bytes);
+        }
     }
     static const char *const names[2] = {"contrast", "sfi"}, *const units[2] = {"1", "1/s"};
     for (int i = 0; i < 2; i++) {
@@ -82,6 +97,31 @@ static fm_live_step *step_begin(const fm_method *method, const fm_params *params
         step->map_list[i] = &step->maps[i];
     }
     return step;
+}
+
+/* The oldest frame in flight collected: its maps (none while a temporal window fills). */
+static gboolean collect(fm_live_step *step, fm_live_output *out, GError **error)
+{
+    const fm_frame *frame = step->in_flight[step->first];
+    step->first = (step->first + 1) % MAX_DEPTH;
+    step->n_in_flight--;
+    fm_lsi_live_result r;
+    char msg[FM_MSG_LEN] = "";
+    fm_status status = fm_lsi_live_collect(step->live, &r, msg, sizeof msg);
+    if (status != FM_OK) {
+        fm_method_set_kernel_error(error, status, msg);
+        return FALSE;
+    }
+    out->of_frame = frame;
+    out->ready = r.ready;
+    if (!r.ready)
+        return TRUE; /* the temporal window is still filling: no maps yet */
+    step->maps[0].data = (float *)r.contrast;
+    step->maps[1].data = (float *)r.sfi;
+    out->maps = step->map_list;
+    out->n_maps = 2;
+    out->primary = 1; /* sfi */
+    return TRUE;
 }
 
 static gboolean step_frame(fm_live_step *step, const fm_frame *frame, fm_live_output *out,
@@ -99,27 +139,29 @@ static gboolean step_frame(fm_live_step *step, const fm_frame *frame, fm_live_ou
         return FALSE;
     }
     const void *data = frame->data;
-    if (step->unpacked) {
-        if (!fm_frame_unpack_u16(frame, step->unpacked, error))
+    if (step->unpacked[0]) {
+        guint16 *unpacked = step->unpacked[step->submitted % step->depth]; /* not in flight */
+        if (!fm_frame_unpack_u16(frame, unpacked, error))
             return FALSE;
-        data = step->unpacked;
+        data = unpacked;
     }
-    fm_lsi_live_result r;
     char msg[FM_MSG_LEN] = "";
-    fm_status status = fm_lsi_live_process(step->live, data, &r, msg, sizeof msg);
+    fm_status status = fm_lsi_live_submit(step->live, data, msg, sizeof msg);
     if (status != FM_OK) {
         fm_method_set_kernel_error(error, status, msg);
         return FALSE;
     }
-    out->ready = r.ready;
-    if (!r.ready)
-        return TRUE; /* the temporal window is still filling: no maps yet */
-    step->maps[0].data = (float *)r.contrast;
-    step->maps[1].data = (float *)r.sfi;
-    out->maps = step->map_list;
-    out->n_maps = 2;
-    out->primary = 1; /* sfi */
-    return TRUE;
+    step->submitted++;
+    step->in_flight[(step->first + step->n_in_flight++) % MAX_DEPTH] = frame;
+    /* full: the oldest is due (on the CPU, depth 1, the frame just given) */
+    return step->n_in_flight < step->depth || collect(step, out, error);
+}
+
+/* The oldest frame still in flight (none: out->of_frame NULL). */
+static gboolean step_flush(fm_live_step *step, fm_live_output *out, GError **error)
+{
+    memset(out, 0, sizeof *out);
+    return step->n_in_flight == 0 || collect(step, out, error);
 }
 
 static void step_describe(fm_live_step *step, char **backend, char **device, char **note)
@@ -175,6 +217,7 @@ static fm_live_step *begin_spatiotemporal(const fm_method *method, const fm_para
     {                                                                                              \
         .begin = BEGIN, .frame = step_frame, .describe = step_describe, .end = step_end,           \
         .register_buffer = step_register, .unregister_buffer = step_unregister,                    \
+        .flush = step_flush,                                                                       \
     }
 
 const fm_live_ops fm_lsi_live_spatial_ops = LSI_LIVE_OPS(begin_spatial);

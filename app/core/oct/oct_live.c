@@ -1,6 +1,8 @@
 /* Live SD-OCT step: each camera frame (one B-scan) through the kernels' live context
  * (kernels/oct/oct_live.h): the B-scan in dB, depth down, and the en-face image so far, equal
- * to the offline oct.bscan run's B-scan k and en-face rows 0..k. */
+ * to the offline oct.bscan run's B-scan k and en-face rows 0..k. Pipelined (fm_live_ops.flush):
+ * on CUDA frame k+1 is submitted before frame k's B-scan is collected and returned, so that the
+ * device works while the session handles frame k; the CPU twin returns each frame's own. */
 #include "app/core/oct/oct_live.h"
 
 #include <glib/gi18n.h>
@@ -12,14 +14,21 @@
 #include "kernels/host_memory.h"
 #include "kernels/oct/oct_live.h"
 
+#define MAX_DEPTH 4
+
 struct fm_live_step {
     fm_oct_live *live;
     fm_run_info info;
     int n_pixels, n_alines;
     fm_pixfmt format;
-    guint16 *unpacked; /* Mono12Packed frames widened here (pinned for CUDA) */
+    int depth;                            /* frames in flight (the context's) */
+    const fm_frame *in_flight[MAX_DEPTH]; /* submitted, not collected; oldest at first */
+    int first, n_in_flight;
+    long long submitted;
+    guint16 *unpacked[MAX_DEPTH]; /* Mono12Packed frames widened here, one per frame in flight
+                                     (pinned for CUDA) */
     gsize unpacked_bytes;
-    gboolean unpacked_pinned;
+    gboolean unpacked_pinned[MAX_DEPTH];
     float *enface; /* FM_OCT_LIVE_ENFACE_ROWS x n_alines */
     int enface_rows, next_row;
     fm_map maps[2]; /* bscan_db (borrowed from the context) and enface */
@@ -30,11 +39,13 @@ static void step_end(fm_live_step *step)
 {
     if (!step)
         return;
-    fm_oct_live_destroy(step->live);
-    if (step->unpacked_pinned)
-        fm_host_staging_put(step->unpacked, step->unpacked_bytes);
-    else
-        g_free(step->unpacked);
+    fm_oct_live_destroy(step->live); /* waits for what is in flight */
+    for (int i = 0; i < MAX_DEPTH; i++) {
+        if (step->unpacked_pinned[i])
+            fm_host_staging_put(step->unpacked[i], step->unpacked_bytes);
+        else
+            g_free(step->unpacked[i]);
+    }
     g_free(step->enface);
     g_free(step);
 }
@@ -86,13 +97,16 @@ static fm_live_step *step_begin(const fm_method *method, const fm_params *params
         step_end(step);
         return NULL;
     }
+    step->depth = CLAMP(fm_oct_live_depth(step->live), 1, MAX_DEPTH);
     if (format == FM_PIXFMT_MONO12_PACKED) {
         step->unpacked_bytes = sizeof(guint16) * (gsize)width * height;
-        if (step->info.backend_used == FM_BACKEND_CUDA)
-            step->unpacked = fm_host_staging_get(step->unpacked_bytes);
-        step->unpacked_pinned = step->unpacked != NULL;
-        if (!step->unpacked)
-            step->unpacked = g_malloc(step->unpacked_bytes);
+        for (int i = 0; i < step->depth; i++) {
+            if (step->info.backend_used == FM_BACKEND_CUDA)
+                step->unpacked[i] = fm_host_staging_get(step->unpacked_bytes);
+            step->unpacked_pinned[i] = step->unpacked[i] != NULL;
+            if (!step->unpacked[i])
+                step->unpacked[i] = g_malloc(step->unpacked_bytes);
+        }
     }
     step->enface = g_new(float, (gsize)FM_OCT_LIVE_ENFACE_ROWS *height);
     step->maps[0] = (fm_map){
@@ -103,6 +117,34 @@ static fm_live_step *step_begin(const fm_method *method, const fm_params *params
     step->map_list[0] = &step->maps[0];
     step->map_list[1] = &step->maps[1];
     return step;
+}
+
+/* The oldest frame in flight collected: its B-scan, and its en-face row into the image. */
+static gboolean collect(fm_live_step *step, fm_live_output *out, GError **error)
+{
+    const fm_frame *frame = step->in_flight[step->first];
+    step->first = (step->first + 1) % MAX_DEPTH;
+    step->n_in_flight--;
+    const float *bscan = NULL, *row = NULL;
+    char msg[FM_MSG_LEN] = "";
+    fm_status status = fm_oct_live_collect(step->live, &bscan, &row, msg, sizeof msg);
+    if (status != FM_OK) {
+        fm_method_set_kernel_error(error, status, msg);
+        return FALSE;
+    }
+    memcpy(step->enface + (gsize)step->next_row * step->n_alines, row,
+           sizeof(float) * step->n_alines);
+    step->next_row = (step->next_row + 1) % FM_OCT_LIVE_ENFACE_ROWS;
+    step->enface_rows = MIN(step->enface_rows + 1, FM_OCT_LIVE_ENFACE_ROWS);
+    step->maps[0].data = (float *)bscan;
+    step->maps[1].height = step->enface_rows;
+    out->ready = TRUE;
+    out->maps = step->map_list;
+    out->n_maps = 2;
+    out->primary = 0;          /* the B-scan */
+    out->cumulative = 1u << 1; /* the en-face image built so far: kept once, as it ends */
+    out->of_frame = frame;
+    return TRUE;
 }
 
 static gboolean step_frame(fm_live_step *step, const fm_frame *frame, fm_live_output *out,
@@ -120,30 +162,29 @@ static gboolean step_frame(fm_live_step *step, const fm_frame *frame, fm_live_ou
         return FALSE;
     }
     const void *data = frame->data;
-    if (step->unpacked) {
-        if (!fm_frame_unpack_u16(frame, step->unpacked, error))
+    if (step->unpacked[0]) {
+        guint16 *unpacked = step->unpacked[step->submitted % step->depth]; /* not in flight */
+        if (!fm_frame_unpack_u16(frame, unpacked, error))
             return FALSE;
-        data = step->unpacked;
+        data = unpacked;
     }
-    const float *bscan = NULL, *row = NULL;
     char msg[FM_MSG_LEN] = "";
-    fm_status status = fm_oct_live_process(step->live, data, &bscan, &row, msg, sizeof msg);
+    fm_status status = fm_oct_live_submit(step->live, data, msg, sizeof msg);
     if (status != FM_OK) {
         fm_method_set_kernel_error(error, status, msg);
         return FALSE;
     }
-    memcpy(step->enface + (gsize)step->next_row * step->n_alines, row,
-           sizeof(float) * step->n_alines);
-    step->next_row = (step->next_row + 1) % FM_OCT_LIVE_ENFACE_ROWS;
-    step->enface_rows = MIN(step->enface_rows + 1, FM_OCT_LIVE_ENFACE_ROWS);
-    step->maps[0].data = (float *)bscan;
-    step->maps[1].height = step->enface_rows;
-    out->ready = TRUE;
-    out->maps = step->map_list;
-    out->n_maps = 2;
-    out->primary = 0;          /* the B-scan */
-    out->cumulative = 1u << 1; /* the en-face image built so far: kept once, as it ends */
-    return TRUE;
+    step->submitted++;
+    step->in_flight[(step->first + step->n_in_flight++) % MAX_DEPTH] = frame;
+    /* full: the oldest is due (on the CPU, depth 1, the frame just given) */
+    return step->n_in_flight < step->depth || collect(step, out, error);
+}
+
+/* The oldest frame still in flight (none: out->of_frame NULL). */
+static gboolean step_flush(fm_live_step *step, fm_live_output *out, GError **error)
+{
+    memset(out, 0, sizeof *out);
+    return step->n_in_flight == 0 || collect(step, out, error);
 }
 
 static void step_describe(fm_live_step *step, char **backend, char **device, char **note)
@@ -180,4 +221,5 @@ const fm_live_ops fm_oct_live_bscan_ops = {
     .end = step_end,
     .register_buffer = step_register,
     .unregister_buffer = step_unregister,
+    .flush = step_flush,
 };
