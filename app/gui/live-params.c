@@ -10,7 +10,7 @@
 struct _FmLiveParams {
     FmWindow *win; /* not owned: it owns this object */
     char *page_id;
-    fm_live_request_fn request;
+    fm_live_params_request_fn request;
     fm_live_show_fn show;
     gpointer user;
     /* method id -> double *: its last run's time on the open dataset, as for the whole dataset */
@@ -25,7 +25,7 @@ struct _FmLiveParams {
     gulong paint_handler;
     gint64 shown_start_us, shown_change_us, shown_us;
     gboolean fire_after_paint; /* a computation waits for the last map's paint */
-    fm_live_stats stats;
+    fm_live_params_stats stats;
 };
 
 /* A map not drawn this long after it went on show (a hidden window does not paint) no longer
@@ -177,7 +177,7 @@ static void job_done(fm_job *job, gpointer user)
 /* Live computations are not recorded in the catalogue, nor listed among the jobs: a slider
  * dragged over the range would leave fifty runs there. The map goes on show as the current one;
  * the user's Run records what they settle on. */
-static void start(FmLiveParams *live, fm_live_request *req)
+static void start(FmLiveParams *live, fm_live_params_request *req)
 {
     drop_job(live); /* the previous computation answers an older change */
     LiveRun *run = g_new0(LiveRun, 1);
@@ -207,7 +207,7 @@ static gboolean fire(gpointer data)
         return G_SOURCE_REMOVE;
     }
     live->fire_after_paint = FALSE;
-    fm_live_request req = {.share = 1.0};
+    fm_live_params_request req = {.share = 1.0};
     if (!live->request(&req, live->user))
         return G_SOURCE_REMOVE;
     double whole = fm_live_params_last_ms(live, req.method->id);
@@ -257,7 +257,7 @@ void fm_live_params_cancel(FmLiveParams *live)
     drop_job(live);
 }
 
-void fm_live_params_get_stats(FmLiveParams *live, fm_live_stats *stats)
+void fm_live_params_get_stats(FmLiveParams *live, fm_live_params_stats *stats)
 {
     *stats = live->stats;
 }
@@ -298,8 +298,9 @@ static void live_free(gpointer data)
     g_free(live);
 }
 
-FmLiveParams *fm_live_params_new(FmWindow *win, const char *page_id, fm_live_request_fn request,
-                                 fm_live_show_fn show, gpointer user)
+FmLiveParams *fm_live_params_new(FmWindow *win, const char *page_id,
+                                 fm_live_params_request_fn request, fm_live_show_fn show,
+                                 gpointer user)
 {
     FmLiveParams *live = g_new0(FmLiveParams, 1);
     live->win = win;

@@ -28,10 +28,10 @@ typedef struct {
     /* The part of a whole run on the open dataset that this computation is (1: all of it; one
      * frame of a stack of N: 1/N), so that a whole run's time says what this one will take. */
     double share;
-} fm_live_request;
+} fm_live_params_request;
 
 /* FALSE when nothing is to be computed now (page not on show, a value out of range). */
-typedef gboolean (*fm_live_request_fn)(fm_live_request *request, gpointer user);
+typedef gboolean (*fm_live_params_request_fn)(fm_live_params_request *request, gpointer user);
 /* Puts a live result on show (the callee copies what it keeps). */
 typedef void (*fm_live_show_fn)(const fm_result *result, gpointer user);
 
@@ -47,20 +47,21 @@ typedef struct {
     double show_ms;            /* putting them on show (views, colours, ranges) */
     double start_to_paint_ms;  /* its computation's start (the debounce over) to the redraw */
     double change_to_paint_ms; /* the last change it answers to, to the redraw (debounce in) */
-} fm_live_stats;
+} fm_live_params_stats;
 
 typedef struct _FmLiveParams FmLiveParams;
 
 /* A live object for the page page_id of win, kept (and freed) by the window. */
-FmLiveParams *fm_live_params_new(FmWindow *win, const char *page_id, fm_live_request_fn request,
-                                 fm_live_show_fn show, gpointer user);
+FmLiveParams *fm_live_params_new(FmWindow *win, const char *page_id,
+                                 fm_live_params_request_fn request, fm_live_show_fn show,
+                                 gpointer user);
 /* The live object of a page, or NULL. */
 FmLiveParams *fm_live_params_of(FmWindow *win, const char *page_id);
 /* A parameter changed: recompute after the debounce when the method is fast on this dataset. */
 void fm_live_params_changed(FmLiveParams *live);
 /* The user's Run, another method: drop the pending and the running live computation. */
 void fm_live_params_cancel(FmLiveParams *live);
-void fm_live_params_get_stats(FmLiveParams *live, fm_live_stats *stats);
+void fm_live_params_get_stats(FmLiveParams *live, fm_live_params_stats *stats);
 /* The time of method's last run on the open dataset, as for the whole of it; < 0 when unknown. */
 double fm_live_params_last_ms(FmLiveParams *live, const char *method_id);
 

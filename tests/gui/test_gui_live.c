@@ -34,9 +34,9 @@ static void open_demo(const char *id, const char *file)
     g_assert_cmpstr(fm_window_get_family(win), ==, id);
 }
 
-static fm_live_stats stats_of(const char *page)
+static fm_live_params_stats stats_of(const char *page)
 {
-    fm_live_stats st;
+    fm_live_params_stats st;
     fm_live_params_get_stats(fm_live_params_of(win, page), &st);
     return st;
 }
@@ -100,7 +100,7 @@ static gsize differing_values(const float *a, const float *b, gsize n, double to
  * more than 1000 pixels of widget (shot0 was taken before; it is destroyed here) changed. */
 static void assert_changed(GtkWidget *widget, cairo_surface_t *shot0, const float *before,
                            const float *after, int n, double tol, const char *what,
-                           const fm_live_stats *st)
+                           const fm_live_params_stats *st)
 {
     gsize changed = differing_values(before, after, (gsize)n, tol);
     cairo_surface_t *shot1 = render(widget);
@@ -184,10 +184,10 @@ static void test_flim(void)
     const float *tau0 = fm_flim_views_get_tau(views, &w, &h);
     g_autofree float *before = copy_floats(tau0, w, h);
     cairo_surface_t *shot0 = render(GTK_WIDGET(views));
-    fm_live_stats st0 = stats_of("flim");
+    fm_live_params_stats st0 = stats_of("flim");
     g_assert_true(fm_window_set_param(win, "fit_start_ns", "2"));
     g_assert_true(wait_redraw("flim", st0.painted, 10));
-    fm_live_stats st1 = stats_of("flim");
+    fm_live_params_stats st1 = stats_of("flim");
     g_assert_cmpuint(st1.started, ==, st0.started + 1);
     g_assert_cmpuint(st1.shown, ==, st0.shown + 1);
     int w1 = 0, h1 = 0;
@@ -204,7 +204,7 @@ static void test_flim(void)
     burst("fit_start_ns", values);
     g_assert_true(wait_redraw("flim", st1.painted, 10));
     fm_gui_test_drain(0.3); /* room for a second computation, were there one */
-    fm_live_stats st2 = stats_of("flim");
+    fm_live_params_stats st2 = stats_of("flim");
     g_assert_cmpuint(st2.changes, ==, st1.changes + 10);
     g_assert_cmpuint(st2.started, ==, st1.started + 1);
     g_assert_cmpuint(st2.shown, ==, st1.shown + 1);
@@ -223,7 +223,7 @@ static void test_flim(void)
     FmDecayView *decay = fm_flim_views_get_decay_view(views);
     fm_decay_view_drag_window(decay, TRUE, 15);
     g_assert_true(wait_redraw("flim", st2.painted, 10));
-    fm_live_stats st3 = stats_of("flim");
+    fm_live_params_stats st3 = stats_of("flim");
     g_assert_cmpuint(st3.started, ==, st2.started + 1);
     g_assert_cmpuint(fm_gui_test_catalogue_runs(data_dir), ==, runs);
     fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot.png", "-live-flim");
@@ -246,10 +246,10 @@ static void test_speckle(void)
     int w = 0, h = 0;
     g_autofree float *before = copy_shown(&w, &h);
     cairo_surface_t *shot0 = render(map);
-    fm_live_stats st0 = stats_of("lsi");
+    fm_live_params_stats st0 = stats_of("lsi");
     g_assert_true(fm_window_set_param(win, "window", "9"));
     g_assert_true(wait_redraw("lsi", st0.painted, 10));
-    fm_live_stats st1 = stats_of("lsi");
+    fm_live_params_stats st1 = stats_of("lsi");
     g_assert_cmpuint(st1.started, ==, st0.started + 1);
     int w1 = 0, h1 = 0;
     g_autofree float *after = copy_shown(&w1, &h1);
@@ -260,7 +260,7 @@ static void test_speckle(void)
     burst("window", values);
     g_assert_true(wait_redraw("lsi", st1.painted, 10));
     fm_gui_test_drain(0.3);
-    fm_live_stats st2 = stats_of("lsi");
+    fm_live_params_stats st2 = stats_of("lsi");
     g_assert_cmpuint(st2.started, ==, st1.started + 1);
     g_assert_cmpuint(st2.shown, ==, st1.shown + 1);
     /* spatial contrast of the frame on show (the first), window 7 */
@@ -302,7 +302,7 @@ static void bench_one(const char *workload, const char *page, const char *method
      * change->redraw */
     double col[6][N];
     for (int i = 0; i < N; i++) {
-        fm_live_stats st = stats_of(page);
+        fm_live_params_stats st = stats_of(page);
         g_assert_true(fm_window_set_param(win, key, values[i % n_values]));
         g_assert_true(wait_redraw(page, st.painted, 10));
         st = stats_of(page);
@@ -316,7 +316,7 @@ static void bench_one(const char *workload, const char *page, const char *method
     }
     for (int c = 0; c < 6; c++)
         qsort(col[c], N, sizeof(double), cmp_double);
-    fm_live_stats st = stats_of(page);
+    fm_live_params_stats st = stats_of(page);
     gint64 t0 = g_get_monotonic_time(), end = t0 + 2 * G_USEC_PER_SEC;
     for (int i = 0; g_get_monotonic_time() < end; i++) {
         g_assert_true(fm_window_set_param(win, key, values[i % n_values]));
@@ -326,7 +326,7 @@ static void bench_one(const char *workload, const char *page, const char *method
                 g_usleep(500);
     }
     double seconds = (g_get_monotonic_time() - t0) / 1e6;
-    fm_live_stats st_end = stats_of(page);
+    fm_live_params_stats st_end = stats_of(page);
     double rate = (st_end.painted - st.painted) / seconds;
     printf("# %-24s %-11s %7.1f %7.1f %6.1f %7.1f %7.1f %6.1f %7.1f %6.1f\n", workload, method,
            col[0][N / 2], col[1][N / 2], col[2][N / 2], col[3][N / 2], col[3][N - 1], col[4][N / 2],

@@ -224,7 +224,7 @@ static void params_changed(FmFlimPanel *panel, const char *key, FmFlimPage *self
 }
 
 /* Live parameters: the panel's method on the whole image (or the drawn ROIs, as Run would). */
-static gboolean live_request(fm_live_request *req, gpointer user)
+static gboolean live_request(fm_live_params_request *req, gpointer user)
 {
     FmFlimPage *self = user;
     FmWindow *win = self->win;

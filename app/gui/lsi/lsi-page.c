@@ -183,7 +183,7 @@ static void params_changed(FmLsiPanel *panel, const char *key, FmLsiPage *self)
 
 /* Live parameters: spatial contrast on the frame shown, as playback computes it (the share of a
  * run over the stack is one frame); the other methods, which span frames, on the whole stack. */
-static gboolean live_request(fm_live_request *req, gpointer user)
+static gboolean live_request(fm_live_params_request *req, gpointer user)
 {
     FmLsiPage *self = user;
     FmWindow *win = self->win;
