@@ -177,6 +177,23 @@ static int resolve_setup(const fm_cli_args *args, submit_setup *s)
     return FM_EXIT_OK;
 }
 
+/* An --output directive: the folder's own '%' doubled (Slurm would expand "%x" in it) and the
+ * whole in double quotes (sbatch splits a directive at spaces otherwise). */
+static void add_output(GString *script, const char *dir, const char *pattern)
+{
+    g_auto(GStrv) parts = g_strsplit(dir, "%", -1);
+    g_autofree char *escaped = g_strjoinv("%%", parts);
+    g_string_append_printf(script, "#SBATCH --output=\"%s/%s\"\n", escaped, pattern);
+}
+
+/* A job name of the batch folder's name, in letters, digits, '.', '_' and '-' only. */
+static char *job_name(const char *prefix, const char *run_dir)
+{
+    g_autofree char *base = g_path_get_basename(run_dir);
+    g_strcanon(base, G_CSET_A_2_Z G_CSET_a_2_z G_CSET_DIGITS "._-", '_');
+    return g_strconcat(prefix, base, NULL);
+}
+
 static void add_directive(GString *script, const char *option, const char *value)
 {
     if (value)
@@ -194,20 +211,20 @@ static void add_common_directives(GString *script, const fm_cli_args *args)
 static char *array_script(const submit_setup *s, const fm_cli_args *args)
 {
     GString *script = g_string_new("#!/bin/sh\n");
-    g_autofree char *name = g_path_get_basename(s->run_dir);
+    g_autofree char *name = job_name("fluxmap-", s->run_dir);
     g_autofree char *cli = g_shell_quote(s->cli_path);
     g_autofree char *run = g_shell_quote(s->run_dir);
     g_string_append_printf(script,
                            "# Fluxmap batch %s: array task I runs task I of %d (written by "
                            "fluxmap-cli batch submit)\n",
                            s->run_dir, s->ntasks);
-    g_string_append_printf(script, "#SBATCH --job-name=fluxmap-%s\n", name);
+    g_string_append_printf(script, "#SBATCH --job-name=%s\n", name);
     if (s->array_limit > 0)
         g_string_append_printf(script, "#SBATCH --array=%s%%%d\n", s->tasks, s->array_limit);
     else
         g_string_append_printf(script, "#SBATCH --array=%s\n", s->tasks);
     /* %a the task, %A the array job: a resubmitted task keeps the earlier log beside its own */
-    g_string_append_printf(script, "#SBATCH --output=%s/task-%%a-%%A.log\n", s->slurm_dir);
+    add_output(script, s->slurm_dir, "task-%a-%A.log");
     if (s->gpus_per_task > 0)
         g_string_append_printf(script, "#SBATCH --gres=gpu:%d\n", s->gpus_per_task);
     add_common_directives(script, args);
@@ -221,16 +238,16 @@ static char *array_script(const submit_setup *s, const fm_cli_args *args)
 static char *merge_script(const submit_setup *s, const fm_cli_args *args, const char *array_job)
 {
     GString *script = g_string_new("#!/bin/sh\n");
-    g_autofree char *name = g_path_get_basename(s->run_dir);
+    g_autofree char *name = job_name("fluxmap-merge-", s->run_dir);
     g_autofree char *cli = g_shell_quote(s->cli_path);
     g_autofree char *run = g_shell_quote(s->run_dir);
     g_string_append_printf(script,
                            "# Fluxmap batch %s: merges the tasks' shards into the catalogue once "
                            "the array has ended, whether or not every task succeeded\n",
                            s->run_dir);
-    g_string_append_printf(script, "#SBATCH --job-name=fluxmap-merge-%s\n", name);
+    g_string_append_printf(script, "#SBATCH --job-name=%s\n", name);
     g_string_append_printf(script, "#SBATCH --dependency=afterany:%s\n", array_job);
-    g_string_append_printf(script, "#SBATCH --output=%s/merge-%%j.log\n", s->slurm_dir);
+    add_output(script, s->slurm_dir, "merge-%j.log");
     add_common_directives(script, args);
     /* --ntasks: the missing tasks counted in N even where no task wrote its shard */
     g_string_append_printf(script, "exec %s batch merge %s --ntasks %d", cli, run, s->ntasks);

@@ -11,6 +11,7 @@ harness="$here/slurm-localhost.sh"
 
 work=$(mktemp -d /tmp/fluxmap-slurm-test.XXXXXX)
 slurm="$work/slurm"
+run="$work/batch 1%x" # a space and a '%' that the scripts' directives must keep as they are
 cleanup() {
   "$harness" stop "$slurm" || true
   [ -n "${KEEP_SLURM_TEST:-}" ] || rm -rf "$work"
@@ -19,7 +20,7 @@ trap cleanup EXIT
 
 fail() {
   echo "FAIL: $*" >&2
-  for log in "$work"/run/slurm/*.log; do
+  for log in "$run"/slurm/*.log; do
     [ -f "$log" ] && { echo "--- $log" >&2; cat "$log" >&2; }
   done
   exit 1
@@ -62,14 +63,27 @@ for i in 0 1 2 3 4 5; do
   "$cli" simulate lsi --width=32 --height=24 --frames=4 --seed=$((i + 1)) \
     -o "$work/inputs/stack-$i.tif" >/dev/null
 done
-run="$work/run"
 "$cli" batch plan -o "$run" lsi.spatial "$work"/inputs/stack-*.tif >/dev/null ||
   fail "batch plan"
+
+# usage errors: exit 2 with the reason, nothing submitted
+expect_usage() {
+  local out code=0
+  out=$("$cli" batch submit "$run" "$@" 2>&1) || code=$?
+  [ "$code" = 2 ] || fail "batch submit $*: exit $code, not 2: $out"
+}
+expect_usage --dry-run                   # no --slurm
+expect_usage --slurm --tasks 6 --dry-run # six tasks: 0 to 5
+expect_usage --slurm --tasks 2-1 --dry-run
+out=$(PATH=/nonexistent "$cli" batch submit "$run" --slurm 2>&1) && fail "submitted without sbatch"
+grep -q sbatch <<<"$out" || fail "without sbatch: $out"
 
 # --dry-run prints what would be submitted and submits nothing
 dry=$("$cli" batch submit "$run" --slurm --array-limit 2 --gpus-per-task 1 --dry-run)
 grep -qx '#SBATCH --array=0-5%2' <<<"$dry" || fail "dry run: no '--array=0-5%2' in: $dry"
 grep -qx '#SBATCH --gres=gpu:1' <<<"$dry" || fail "dry run: no '--gres=gpu:1' in: $dry"
+grep -qxF "#SBATCH --output=\"$work/batch 1%%x/slurm/task-%a-%A.log\"" <<<"$dry" ||
+  fail "dry run: the task logs' --output is not quoted with its % doubled: $dry"
 grep -q -- "batch run '$run' --task \"\$SLURM_ARRAY_TASK_ID\" --ntasks 6" <<<"$dry" ||
   fail "dry run: the task line is not there: $dry"
 [ -z "$(squeue -h)" ] || fail "--dry-run submitted a job: $(squeue)"
