@@ -1,11 +1,12 @@
 /* `fluxmap-cli mcml run`: one MCML simulation from an .mci file or a preset, written as an .mco
- * (MCML's layout) plus float32 TIFFs of A[r][z] and fluence, recorded in the catalogue. */
+ * (MCML's layout) plus float32 TIFFs of A[r][z] and fluence, recorded in the catalogue (its
+ * chunked form and `mcml merge`: cli-mcml-chunks.c). */
 #include <glib/gi18n.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "app/cli/cli.h"
+#include "app/cli/cli-mcml.h"
 #include "app/core/catalogue.h"
 #include "app/core/error.h"
 #include "app/core/export.h"
@@ -18,7 +19,8 @@
 static const fm_cli_option options[] = {
     {"output", TRUE}, {"preset", TRUE},        {"photons", TRUE},  {"seed", TRUE},
     {"run", TRUE},    {"backend", TRUE},       {"rt_only", FALSE}, {"json", FALSE},
-    {"help", FALSE},  {"no_catalogue", FALSE},
+    {"help", FALSE},  {"no_catalogue", FALSE}, {"chunks", TRUE},   {"chunk_range", TRUE},
+    {"task", TRUE},   {"ntasks", TRUE},
 };
 
 static void print_help(void)
@@ -26,10 +28,20 @@ static void print_help(void)
     printf("%s", _("Usage: fluxmap-cli mcml run FILE.mci|--preset NAME -o OUT.mco\n"
                    "          [--photons N] [--seed S] [--run K] [--backend=auto|cpu|cuda]\n"
                    "          [--rt-only] [--json] [--no-catalogue]\n"
+                   "       fluxmap-cli mcml run FILE.mci|--preset NAME --chunks N -o DIR\n"
+                   "          [--photons N] [--chunk-range A-B | --task I --ntasks T] [...]\n"
+                   "       fluxmap-cli mcml merge DIR -o OUT.mco [--json]\n"
                    "Simulates run K (default 1) of an MCML input file or a built-in preset\n"
                    "(skin7_600nm, intralipid10, mcml_sample) and writes OUT.mco in MCML's\n"
                    "layout plus OUT-a_rz.tif and OUT-fluence_rz.tif (float32). --photons\n"
-                   "overrides the file's photon count; --rt-only skips A[r][z].\n"));
+                   "overrides the file's photon count; --rt-only skips A[r][z].\n"
+                   "With --chunks the photons (up to 9e18, e.g. 1e11) are split into N chunks,\n"
+                   "each drawing from its own random streams (chosen by its photon indices), and\n"
+                   "each chunk's raw tallies go to DIR/chunk-NNNNNN.mcchunk when complete;\n"
+                   "--chunk-range runs chunks A..B, --task I --ntasks T the chunks c with\n"
+                   "c mod T = I (I from 0); chunks already complete are skipped. merge sums\n"
+                   "every chunk of DIR and writes OUT.mco and its maps as one run would: the\n"
+                   "same bits whichever tasks, threads or nodes ran the chunks.\n"));
 }
 
 static void report_progress(double fraction, gpointer user)
@@ -38,8 +50,8 @@ static void report_progress(double fraction, gpointer user)
     fflush(stderr);
 }
 
-static void print_json(const fm_result *result, const fm_mcml_result *r, const char *mco,
-                       GPtrArray *tiffs, gint64 run_id)
+void fm_cli_mcml_print_json(const fm_result *result, const fm_mcml_result *r, const char *mco,
+                            GPtrArray *tiffs, gint64 run_id)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
     json_builder_begin_object(b);
@@ -73,6 +85,8 @@ static int build_params(const fm_cli_args *args, fm_params *params, fm_backend *
     for (gsize i = 0; i < G_N_ELEMENTS(keys); i++) {
         const char *value = fm_cli_get(args, keys[i][0]);
         g_autoptr(GError) error = NULL;
+        if (strcmp(keys[i][0], "photons") == 0 && fm_cli_has(args, "chunks"))
+            continue; /* a chunked run takes more photons than the parameter's int: see below */
         if (value && !fm_params_set_from_string(params, keys[i][1], value, &error))
             return fm_cli_fail(FM_EXIT_USAGE, "mcml: %s", error->message);
     }
@@ -88,8 +102,8 @@ static int build_params(const fm_cli_args *args, fm_params *params, fm_backend *
     return FM_EXIT_OK;
 }
 
-static int write_outputs(const char *mco, const fm_mci_run *run, const fm_result *result,
-                         fm_mcml_result *r, GPtrArray *tiffs)
+int fm_cli_mcml_write_outputs(const char *mco, const fm_mci_run *run, const fm_result *result,
+                              fm_mcml_result *r, GPtrArray *tiffs)
 {
     g_autoptr(GError) error = NULL;
     if (!fm_mcml_result_from_maps(result, &run->params, r, &error) ||
@@ -141,6 +155,8 @@ static int mcml_run_parsed(const fm_cli_args *parsed)
     if (!fm_mcml_resolve_input(params, NULL, &run, &error))
         return fm_cli_fail_error(error);
     g_autofree char *output_name = run.output_name;
+    if (fm_cli_has(&args, "chunks"))
+        return fm_cli_mcml_run_chunks(&args, &run, backend);
     g_autoptr(fm_dataset) input = NULL;
     if (args.positional->len == 1 &&
         !(input = fm_mci_dataset_new(args.positional->pdata[0], &error)))
@@ -164,11 +180,11 @@ static int mcml_run_parsed(const fm_cli_args *parsed)
     fm_mcml_result r;
     memset(&r, 0, sizeof r);
     g_autoptr(GPtrArray) tiffs = g_ptr_array_new_with_free_func(g_free);
-    code = write_outputs(mco, &run, result, &r, tiffs);
+    code = fm_cli_mcml_write_outputs(mco, &run, result, &r, tiffs);
     code = fm_cli_record_end(&record, code, result, _("writing the outputs failed"));
     if (code == FM_EXIT_OK) {
         if (fm_cli_has(&args, "json"))
-            print_json(result, &r, mco, tiffs, record.run_id);
+            fm_cli_mcml_print_json(result, &r, mco, tiffs, record.run_id);
         else
             printf(_("mcml.run on %s (%s): %.1f ms\n%s\nwrote %s\n"),
                    result->backend ? result->backend : "cpu", result->device ? result->device : "",
@@ -187,5 +203,8 @@ int fm_cli_mcml(int argc, char **argv)
     if (strcmp(argv[0], "run") == 0)
         return fm_cli_parse_and_run(argc - 1, argv + 1, "mcml run", options, G_N_ELEMENTS(options),
                                     mcml_run_parsed);
-    return fm_cli_fail(FM_EXIT_USAGE, _("mcml: unknown sub-command '%s' (try 'run')"), argv[0]);
+    if (strcmp(argv[0], "merge") == 0)
+        return fm_cli_mcml_merge(argc - 1, argv + 1);
+    return fm_cli_fail(FM_EXIT_USAGE, _("mcml: unknown sub-command '%s' (try 'run' or 'merge')"),
+                       argv[0]);
 }

@@ -139,12 +139,27 @@ void fm_mcml_count_batches(fm_mcml_raw *raw, long long lo, long long hi)
     }
 }
 
+typedef unsigned __int128 u128;
+
+/* A tally with its carries (merged sums); hi is NULL for a single run. */
+static u128 tally(const unsigned long long *lo, const unsigned long long *hi, size_t i)
+{
+    return (hi ? (u128)hi[i] << 64 : 0) | lo[i];
+}
+
+static u128 batch_tally(const fm_mcml_raw *raw, int b, int k)
+{
+    return (u128)raw->batch_hi[b][k] << 64 | raw->batch[b][k];
+}
+
 /* Absorbed weight of a batch, fixed point: every launched unit that did not escape, roulette's
  * net included (exact in integers). */
-static double batch_absorbed(const fm_mcml_job *job, const unsigned long long *b)
+static double batch_absorbed(const fm_mcml_job *job, const fm_mcml_raw *raw, int b)
 {
-    unsigned long long a = b[FM_MCML_B_COUNT] * job->medium.w0_q + b[FM_MCML_B_ROUL] -
-                           b[FM_MCML_B_RD] - b[FM_MCML_B_TT];
+    __int128 a = (__int128)(batch_tally(raw, b, FM_MCML_B_COUNT) * job->medium.w0_q) +
+                 (long long)raw->batch[b][FM_MCML_B_ROUL] -
+                 (__int128)batch_tally(raw, b, FM_MCML_B_RD) -
+                 (__int128)batch_tally(raw, b, FM_MCML_B_TT);
     return (double)a;
 }
 
@@ -159,9 +174,9 @@ static void normalise(const fm_mcml_job *job, const fm_mcml_raw *raw, fm_mcml_re
     long long roul = 0;
     for (int b = 0; b < FM_MCML_BATCHES; b++) {
         for (int k = 0; k < FM_MCML_B_N; k++)
-            sum[k] += (double)raw->batch[b][k];
+            sum[k] += (double)batch_tally(raw, b, k);
         roul += (long long)raw->batch[b][FM_MCML_B_ROUL];
-        sum_a += batch_absorbed(job, raw->batch[b]);
+        sum_a += batch_absorbed(job, raw, b);
     }
     const double n = (double)raw->photons_done;
     /* Entered weight from the exact accounting; n_eff = N when roulette's net is zero. */
@@ -178,14 +193,14 @@ static void normalise(const fm_mcml_job *job, const fm_mcml_raw *raw, fm_mcml_re
     double se[3] = {0}, mean[3] = {0}, x[FM_MCML_BATCHES][3];
     int nb = 0;
     for (int b = 0; b < FM_MCML_BATCHES; b++) {
-        double cnt = (double)raw->batch[b][FM_MCML_B_COUNT];
+        double cnt = (double)batch_tally(raw, b, FM_MCML_B_COUNT);
         if (cnt <= 0)
             continue;
         double e = cnt * w0q + (double)(long long)raw->batch[b][FM_MCML_B_ROUL] / q;
         double ne = w0 > 0.0 && e > 0.0 ? e / w0 : cnt;
-        x[nb][0] = raw->batch[b][FM_MCML_B_RD] / q / ne;
-        x[nb][1] = batch_absorbed(job, raw->batch[b]) / q / ne;
-        x[nb][2] = raw->batch[b][FM_MCML_B_TT] / q / ne;
+        x[nb][0] = (double)batch_tally(raw, b, FM_MCML_B_RD) / q / ne;
+        x[nb][1] = batch_absorbed(job, raw, b) / q / ne;
+        x[nb][2] = (double)batch_tally(raw, b, FM_MCML_B_TT) / q / ne;
         for (int k = 0; k < 3; k++)
             mean[k] += x[nb][k];
         nb++;
@@ -211,9 +226,9 @@ static void normalise(const fm_mcml_job *job, const fm_mcml_raw *raw, fm_mcml_re
         for (int iz = 0, l = 0; raw->a_rz && iz < nz; iz++) {
             while (l < nl - 1 && (iz + 0.5) * dz >= job->medium.layer[l + 1].z1)
                 l++;
-            unsigned long long row = 0;
+            u128 row = 0;
             for (int ir = 0; ir < nr; ir++)
-                row += raw->a_rz[(size_t)ir * nz + iz];
+                row += tally(raw->a_rz, raw->a_rz_hi, (size_t)ir * nz + iz);
             r->a_layer[l] += (double)row * inv;
         }
     }
@@ -225,7 +240,7 @@ static void normalise(const fm_mcml_job *job, const fm_mcml_raw *raw, fm_mcml_re
         for (int ir = 0; ir < nr; ir++) {
             const double s_rz = inv / ((ir + 0.5) * 2.0 * FM_PI * dr * dr * dz);
             for (int iz = 0; iz < nz; iz++) {
-                double v = (double)raw->a_rz[(size_t)ir * nz + iz];
+                double v = (double)tally(raw->a_rz, raw->a_rz_hi, (size_t)ir * nz + iz);
                 if (r->a_rz)
                     r->a_rz[(size_t)ir * nz + iz] = v * s_rz;
                 if (r->a_z)
@@ -235,6 +250,7 @@ static void normalise(const fm_mcml_job *job, const fm_mcml_raw *raw, fm_mcml_re
     }
     double *ra[2] = {r->rd_r, r->tt_r}, *aa[2] = {r->rd_a, r->tt_a}, *rra[2] = {r->rd_ra, r->tt_ra};
     const unsigned long long *src[2] = {raw->rd_ra, raw->tt_ra};
+    const unsigned long long *src_hi[2] = {raw->rd_ra_hi, raw->tt_ra_hi};
     for (int k = 0; k < 2; k++) {
         if (ra[k])
             memset(ra[k], 0, sizeof(double) * nr);
@@ -243,7 +259,7 @@ static void normalise(const fm_mcml_job *job, const fm_mcml_raw *raw, fm_mcml_re
         const double s_ra = inv / (4.0 * FM_PI * FM_PI * dr * sin(da / 2) * dr);
         for (int ir = 0; ir < nr; ir++) {
             for (int ia = 0; ia < na; ia++) {
-                double v = (double)src[k][(size_t)ir * na + ia];
+                double v = (double)tally(src[k], src_hi[k], (size_t)ir * na + ia);
                 if (rra[k])
                     rra[k][(size_t)ir * na + ia] =
                         v * s_ra / ((ir + 0.5) * sin(2.0 * (ia + 0.5) * da));
@@ -256,17 +272,17 @@ static void normalise(const fm_mcml_job *job, const fm_mcml_raw *raw, fm_mcml_re
     }
 }
 
-#if FM_HAVE_CUDA
-static void raw_clear(fm_mcml_raw *raw, const fm_mcml_params *p)
+fm_status fm_mcml_normalise(const fm_mcml_params *params, const fm_mcml_raw *raw,
+                            fm_mcml_result *result, char *msg, size_t msg_len)
 {
-    if (raw->a_rz)
-        memset(raw->a_rz, 0, sizeof *raw->a_rz * (size_t)p->nr * p->nz);
-    memset(raw->rd_ra, 0, sizeof *raw->rd_ra * (size_t)p->nr * p->na);
-    memset(raw->tt_ra, 0, sizeof *raw->tt_ra * (size_t)p->nr * p->na);
-    memset(raw->batch, 0, sizeof raw->batch);
-    raw->photons_done = 0;
+    fm_status status = fm_mcml_check(params, msg, msg_len);
+    if (status != FM_OK)
+        return status;
+    fm_mcml_job job = {.params = *params};
+    fm_mcml_job_prepare(&job);
+    normalise(&job, raw, result);
+    return FM_OK;
 }
-#endif
 
 fm_status fm_mcml_run(const fm_mcml_params *params, fm_mcml_result *result, fm_backend backend,
                       fm_tick_fn tick, void *tick_user, fm_run_info *info, char *msg,
@@ -307,7 +323,7 @@ fm_status fm_mcml_run(const fm_mcml_params *params, fm_mcml_result *result, fm_b
         if (fm_backend_cuda_settled(status, backend, info, why, msg, msg_len))
             goto done;
         /* The GPU failed under AUTO: redo the whole run on the CPU from empty tallies. */
-        raw_clear(&raw, params);
+        fm_mcml_raw_clear(&raw, params);
     }
 #endif
     status = fm_mcml_cpu_run(&job, &raw, msg, msg_len);

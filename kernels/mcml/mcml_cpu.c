@@ -68,7 +68,7 @@ fm_status fm_mcml_cpu_run(const fm_mcml_job *job, fm_mcml_raw *raw, char *msg, s
     const fm_mcml_params *prm = &job->params;
     const int n_threads = fm_cpu_threads();
     const size_t n_rz = (size_t)prm->nr * prm->nz, n_ra = (size_t)prm->nr * prm->na;
-    const long long n = prm->n_photons;
+    const long long n = prm->n_photons, first = job->first_photon;
     fm_status status = FM_OK;
     thread_tally *tt = calloc((size_t)n_threads, sizeof *tt);
     if (!tt)
@@ -98,7 +98,7 @@ fm_status fm_mcml_cpu_run(const fm_mcml_job *job, fm_mcml_raw *raw, char *msg, s
 #endif
 #pragma omp for schedule(dynamic, 16)
             for (long long i = done; i < end; i++)
-                run_photon(job, (unsigned long long)i, mine);
+                run_photon(job, (unsigned long long)(first + i), mine);
         }
         done = end;
         if (job->tick && job->tick(job->tick_user, (double)done / (double)n) && done < n) {
@@ -120,7 +120,7 @@ fm_status fm_mcml_cpu_run(const fm_mcml_job *job, fm_mcml_raw *raw, char *msg, s
                 raw->batch[b][k] += tt[t].batch[b][k];
     }
     raw->photons_done += done;
-    fm_mcml_count_batches(raw, 0, done);
+    fm_mcml_count_batches(raw, first, first + done);
     if (status == FM_ERR_CANCELLED)
         fm_fail(status, msg, msg_len, "cancelled after %lld of %lld photons", done, n);
 cleanup:

@@ -324,7 +324,9 @@ static void cache_shape(const fm_mcml_params *p, const u64 *counts, size_t entri
 static u64 *pilot_drops(const fm_mcml_job *job)
 {
     const fm_mcml_params *p = &job->params;
-    if (!p->record_absorption || !p->shared_cache || p->n_photons < PILOT_MIN ||
+    /* a chunk decides as its whole run does: the same cache for every chunk */
+    const long long n_run = job->run_photons > 0 ? job->run_photons : p->n_photons;
+    if (!p->record_absorption || !p->shared_cache || n_run < PILOT_MIN ||
         (size_t)p->nr * p->nz <= PILOT_FITS)
         return NULL;
     u64 *counts = (u64 *)calloc((size_t)p->nr * p->nz, sizeof *counts);
@@ -491,8 +493,8 @@ extern "C" fm_status fm_mcml_cuda_run(const fm_mcml_job *job, fm_mcml_raw *raw, 
         gpu_work *w = &work[d];
         w->job = job;
         w->device = d;
-        w->lo = prm->n_photons * d / n_dev;
-        w->hi = prm->n_photons * (d + 1) / n_dev;
+        w->lo = job->first_photon + prm->n_photons * d / n_dev;
+        w->hi = job->first_photon + prm->n_photons * (d + 1) / n_dev;
         w->cancel = &cancel;
         w->pilot = pilot;
         w->rd_ra = (u64 *)calloc(n_ra, sizeof(u64));

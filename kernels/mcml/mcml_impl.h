@@ -3,6 +3,7 @@
 #pragma once
 
 #include "mcml.h"
+#include "mcml_chunks.h"
 #include "mcml_math.h"
 
 #ifdef __cplusplus
@@ -10,25 +11,20 @@ extern "C" {
 #endif
 
 typedef struct {
-    fm_mcml_params params;
+    fm_mcml_params params; /* params.n_photons: the photons of this call */
+    /* Photon indices [first_photon, first_photon + params.n_photons): a chunk of a run of
+     * run_photons photons (0: the call is the whole run). Photon i draws from Philox(seed, i)
+     * whichever call runs it, so a run split into chunks adds up to the run in one piece. */
+    long long first_photon, run_photons;
     fm_mcml_medium medium; /* single-precision layer table for the photon code */
     double rsp;
     fm_tick_fn tick;
     void *tick_user;
 } fm_mcml_job;
 
-/* Raw tallies, fixed point (FM_MCML_QSCALE per unit weight), zeroed by the caller; backends add
- * to them. a_rz is NULL in the reflectance/transmittance-only mode. batch[b] holds photons, Rd,
- * Tt and roulette net (two's complement) of the photons whose index mod FM_MCML_BATCHES is b. */
-typedef struct {
-    unsigned long long *a_rz;          /* nr * nz, index ir * nz + iz */
-    unsigned long long *rd_ra, *tt_ra; /* nr * na, index ir * na + ia */
-    unsigned long long batch[FM_MCML_BATCHES][FM_MCML_B_N];
-    long long photons_done;
-} fm_mcml_raw;
-
-/* Both run photons [0, n_photons), call tick between chunks, and return FM_OK, FM_ERR_NO_MEMORY,
- * FM_ERR_CANCELLED (raw holds the photons done, a valid partial result) or FM_ERR_DEVICE. */
+/* Both run photons [first_photon, first_photon + n_photons), call tick between chunks, and return
+ * FM_OK, FM_ERR_NO_MEMORY, FM_ERR_CANCELLED (raw holds the photons done, a valid partial result) or
+ * FM_ERR_DEVICE. */
 fm_status fm_mcml_cpu_run(const fm_mcml_job *job, fm_mcml_raw *raw, char *msg, size_t msg_len);
 fm_status fm_mcml_cuda_run(const fm_mcml_job *job, fm_mcml_raw *raw, char *msg, size_t msg_len);
 

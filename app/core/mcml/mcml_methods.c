@@ -155,6 +155,59 @@ static double *inverse_mua(const fm_mcml_params *p)
     return inv;
 }
 
+void fm_mcml_result_alloc(fm_mcml_result *r, const fm_mcml_params *p)
+{
+    const gsize nr = (gsize)p->nr, nz = (gsize)p->nz, na = (gsize)p->na;
+    memset(r, 0, sizeof *r);
+    r->a_layer = g_new0(double, p->n_layers);
+    r->a_z = g_new0(double, nz);
+    r->rd_r = g_new0(double, nr);
+    r->tt_r = g_new0(double, nr);
+    r->rd_a = g_new0(double, na);
+    r->tt_a = g_new0(double, na);
+    r->rd_ra = g_new0(double, nr *na);
+    r->tt_ra = g_new0(double, nr *na);
+    if (p->record_absorption)
+        r->a_rz = g_new0(double, nr *nz);
+}
+
+fm_result *fm_mcml_result_to_maps(const fm_mcml_params *p, const fm_mcml_result *r,
+                                  const char *backend, const char *device)
+{
+    fm_result *result = fm_result_new("mcml.run");
+    result->backend = g_strdup(backend);
+    result->device = g_strdup(device);
+    if (p->record_absorption) {
+        g_autofree double *inv = inverse_mua(p);
+        fm_result_add_map(result, image_rz("a_rz", "1/cm^3", r->a_rz, p, NULL));
+        fm_result_add_map(result, image_rz("fluence_rz", "1/cm^2", r->a_rz, p, inv));
+    }
+    fm_result_add_map(result, image_ra("rd_ra", r->rd_ra, p));
+    fm_result_add_map(result, image_ra("tt_ra", r->tt_ra, p));
+    fm_result_add_map(result, map_from("rd_r", "1/cm^2", r->rd_r, p->nr, 1));
+    fm_result_add_map(result, map_from("tt_r", "1/cm^2", r->tt_r, p->nr, 1));
+    if (p->record_absorption) {
+        fm_result_add_map(result, map_from("a_z", "1/cm", r->a_z, p->nz, 1));
+        fm_result_add_map(result, map_from("a_l", "1", r->a_layer, p->n_layers, 1));
+    }
+    fm_result_add_map(result, map_from("rd_a", "1/sr", r->rd_a, p->na, 1));
+    fm_result_add_map(result, map_from("tt_a", "1/sr", r->tt_a, p->na, 1));
+    const double rat[8] = {r->rsp,   r->rd,   r->a,     r->tt,
+                           r->rd_se, r->a_se, r->tt_se, (double)r->photons_done};
+    fm_result_add_map(result, map_from("rat", "1", rat, 8, 1));
+
+    GString *note = g_string_new(NULL);
+    g_string_append_printf(note,
+                           _("Rsp %.6f, Rd %.6f ± %.6f, A %.6f ± %.6f, Tt %.6f ± %.6f; %lld "
+                             "photons"),
+                           r->rsp, r->rd, r->rd_se, r->a, r->a_se, r->tt, r->tt_se,
+                           r->photons_done);
+    if (!p->record_absorption)
+        g_string_append(note, _("; reflectance/transmittance only (A is the remainder)"));
+    result->note = g_string_free(note, FALSE);
+    return result;
+}
+
 static fm_result *mcml_run(const fm_method *method, fm_dataset *dataset, const fm_params *params,
                            GPtrArray *rois, fm_job_context *context, GError **error)
 {
@@ -168,19 +221,8 @@ static fm_result *mcml_run(const fm_method *method, fm_dataset *dataset, const f
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM, "%s", msg);
         return NULL;
     }
-    gsize nr = (gsize)p->nr, nz = (gsize)p->nz, na = (gsize)p->na;
     fm_mcml_result r;
-    memset(&r, 0, sizeof r);
-    r.a_layer = g_new0(double, p->n_layers);
-    r.a_z = g_new0(double, nz);
-    r.rd_r = g_new0(double, nr);
-    r.tt_r = g_new0(double, nr);
-    r.rd_a = g_new0(double, na);
-    r.tt_a = g_new0(double, na);
-    r.rd_ra = g_new0(double, nr *na);
-    r.tt_ra = g_new0(double, nr *na);
-    if (p->record_absorption)
-        r.a_rz = g_new0(double, nr *nz);
+    fm_mcml_result_alloc(&r, p);
 
     fm_run_info info;
     memset(&info, 0, sizeof info);
@@ -195,51 +237,18 @@ static fm_result *mcml_run(const fm_method *method, fm_dataset *dataset, const f
         goto out;
     }
 
-    result = fm_result_new(method->id);
-    result->backend = g_strdup(info.backend_used == FM_BACKEND_CUDA ? "cuda" : "cpu");
-    result->device = g_strdup(info.device_name);
-    if (p->record_absorption) {
-        g_autofree double *inv = inverse_mua(p);
-        fm_result_add_map(result, image_rz("a_rz", "1/cm^3", r.a_rz, p, NULL));
-        fm_result_add_map(result, image_rz("fluence_rz", "1/cm^2", r.a_rz, p, inv));
-    }
-    fm_result_add_map(result, image_ra("rd_ra", r.rd_ra, p));
-    fm_result_add_map(result, image_ra("tt_ra", r.tt_ra, p));
-    fm_result_add_map(result, map_from("rd_r", "1/cm^2", r.rd_r, p->nr, 1));
-    fm_result_add_map(result, map_from("tt_r", "1/cm^2", r.tt_r, p->nr, 1));
-    if (p->record_absorption) {
-        fm_result_add_map(result, map_from("a_z", "1/cm", r.a_z, p->nz, 1));
-        fm_result_add_map(result, map_from("a_l", "1", r.a_layer, p->n_layers, 1));
-    }
-    fm_result_add_map(result, map_from("rd_a", "1/sr", r.rd_a, p->na, 1));
-    fm_result_add_map(result, map_from("tt_a", "1/sr", r.tt_a, p->na, 1));
-    const double rat[8] = {r.rsp,   r.rd,   r.a,     r.tt,
-                           r.rd_se, r.a_se, r.tt_se, (double)r.photons_done};
-    fm_result_add_map(result, map_from("rat", "1", rat, 8, 1));
-
-    GString *note = g_string_new(NULL);
-    g_string_append_printf(note,
-                           _("Rsp %.6f, Rd %.6f ± %.6f, A %.6f ± %.6f, Tt %.6f ± %.6f; %lld "
-                             "photons"),
-                           r.rsp, r.rd, r.rd_se, r.a, r.a_se, r.tt, r.tt_se, r.photons_done);
-    if (!p->record_absorption)
-        g_string_append(note, _("; reflectance/transmittance only (A is the remainder)"));
+    result = fm_mcml_result_to_maps(p, &r, info.backend_used == FM_BACKEND_CUDA ? "cuda" : "cpu",
+                                    info.device_name);
+    GString *note = g_string_new(result->note);
     if (partial)
         g_string_append_printf(note, _("; cancelled: partial result from %lld of %lld photons"),
                                r.photons_done, p->n_photons);
     if (info.fell_back)
         g_string_append_printf(note, _("; fell back to the CPU: %s"), info.fallback_reason);
+    g_free(result->note);
     result->note = g_string_free(note, FALSE);
 out:
-    g_free(r.a_layer);
-    g_free(r.a_z);
-    g_free(r.a_rz);
-    g_free(r.rd_r);
-    g_free(r.rd_a);
-    g_free(r.rd_ra);
-    g_free(r.tt_r);
-    g_free(r.tt_a);
-    g_free(r.tt_ra);
+    fm_mcml_result_clear(&r);
     return result;
 }
 

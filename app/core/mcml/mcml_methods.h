@@ -21,5 +21,14 @@ gboolean fm_mcml_resolve_input(const fm_params *params, const fm_dataset *datase
 gboolean fm_mcml_result_from_maps(const fm_result *result, const fm_mcml_params *params,
                                   fm_mcml_result *out, GError **error);
 void fm_mcml_result_clear(fm_mcml_result *result);
+/* Arrays of an fm_mcml_result for params' grid, zeroed (a_rz only when absorption is recorded);
+ * free with fm_mcml_result_clear. */
+void fm_mcml_result_alloc(fm_mcml_result *result, const fm_mcml_params *params);
+
+/* mcml.run's result for a finished run: its maps (A[r][z] and fluence as images with r across
+ * and z down, Rd/Tt arrays and curves, the totals in "rat") and its note, as a single run and a
+ * merge of chunks both write them. */
+fm_result *fm_mcml_result_to_maps(const fm_mcml_params *params, const fm_mcml_result *result,
+                                  const char *backend, const char *device);
 
 G_END_DECLS
