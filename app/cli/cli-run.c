@@ -9,6 +9,7 @@
 #include "app/cli/cli-method-args.h"
 #include "app/cli/cli.h"
 #include "app/cli/cli-roi.h"
+#include "app/core/backend_choice.h"
 #include "app/core/catalogue.h"
 #include "app/core/dce/dce_dicom_export.h"
 #include "app/core/device_warmup.h"
@@ -219,12 +220,19 @@ static int execute(const fm_method *method, const fm_params *params, fm_backend 
     fm_cli_profile profile = {0};
     fm_stage_times *stages = &profile.stages;
     double t_start = fm_stage_now_ms(), t = t_start;
+    const char *input = args->positional->len ? args->positional->pdata[0] : NULL;
+    /* --backend=auto on a small input: the CPU may finish before the device would have started.
+     * Where even the file's size promises that, the device is left alone until the read tells. */
+    gboolean choose_after_read =
+        backend == FM_BACKEND_AUTO && fm_device_cuda_built() &&
+        fm_one_shot_prefers_cpu(method, fm_work_units_bound(method, params, input),
+                                fm_cpu_threads(), NULL);
     /* The CUDA start (~0.3 s) runs beside the read instead of inside the first kernel call;
      * once it is up, maps are pinned so that the GPU writes them at full PCIe speed. */
-    g_autoptr(fm_device_warmup) warmup = backend != FM_BACKEND_CPU && fm_device_cuda_built()
-                                             ? fm_device_warmup_start(NULL, NULL, TRUE)
-                                             : NULL;
-    const char *input = args->positional->len ? args->positional->pdata[0] : NULL;
+    g_autoptr(fm_device_warmup) warmup =
+        backend != FM_BACKEND_CPU && fm_device_cuda_built() && !choose_after_read
+            ? fm_device_warmup_start(NULL, NULL, TRUE)
+            : NULL;
     const char *outdir = fm_cli_get(args, "output");
     g_autoptr(GError) error = NULL;
     g_autoptr(GPtrArray) rois = NULL;
@@ -258,6 +266,14 @@ static int execute(const fm_method *method, const fm_params *params, fm_backend 
         (code = fm_cli_export_rois(args, rois, dataset)) != FM_EXIT_OK)
         return code;
     stages->ms[FM_STAGE_READ] = fm_stage_now_ms() - t;
+    g_autofree char *backend_note = NULL;
+    if (choose_after_read) {
+        if (fm_one_shot_prefers_cpu(method, fm_work_units(method, params, dataset),
+                                    fm_cpu_threads(), &backend_note))
+            backend = FM_BACKEND_CPU;
+        else /* more samples than the file's size promised (zipped blocks): start it now */
+            warmup = fm_device_warmup_start(NULL, NULL, TRUE);
+    }
     if (warmup)
         stages->ms[FM_STAGE_DEVICE_START] =
             fm_device_warmup_wait(warmup, NULL, NULL, &profile.device_start_total_ms, NULL);
@@ -282,6 +298,12 @@ static int execute(const fm_method *method, const fm_params *params, fm_backend 
         return fm_cli_fail_error(error);
     }
 
+    if (backend_note) { /* the choice first: it explains the backend the run names */
+        char *joined = result->note ? g_strdup_printf("%s; %s", backend_note, result->note)
+                                    : g_steal_pointer(&backend_note);
+        g_free(result->note);
+        result->note = joined;
+    }
     t = fm_stage_now_ms();
     g_autofree fm_map_stats *stats = summarise(result);
     stages->ms[FM_STAGE_STATISTICS] = fm_stage_now_ms() - t;
