@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A real Slurm on this machine for tests: munged, slurmctld and slurmd of Debian 12's slurm-wlm,
 # each with its own socket, key, state and pid files under one folder, so nothing in /etc is used
-# and several copies can run side by side (each on ports of its own).
+# and several copies can run side by side (each on ports of its own). The daemons run as the
+# current user (root or not): jobs of that user are all a test submits.
 #   slurm-localhost.sh start DIR   generate the key and slurm.conf in DIR, start the daemons and
 #                                  wait until the node is idle; exits non-zero with the reason
 #   slurm-localhost.sh env DIR     print 'export SLURM_CONF=...' for sbatch, squeue, scontrol
@@ -106,7 +107,7 @@ SlurmctldHost=$host(127.0.0.1)
 SlurmctldPort=$ctld_port
 SlurmdPort=$slurmd_port
 SlurmUser=$user
-SlurmdUser=root
+SlurmdUser=$user
 AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket=$dir/munge/munge.sock
