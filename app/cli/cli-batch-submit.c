@@ -10,14 +10,16 @@
 #include "app/cli/cli.h"
 #include "app/core/batch/batch_merge.h"
 #include "app/core/batch/batch_plan.h"
+#include "kernels/device.h"
 
 /* Slurm's default MaxArraySize is 1001 (indices 0..1000). */
 #define FM_SLURM_DEFAULT_MAX_TASKS 1000
 
 static const fm_cli_option options[] = {
-    {"slurm", FALSE}, {"gpus_per_task", TRUE}, {"array_limit", TRUE}, {"dry_run", FALSE},
-    {"tasks", TRUE},  {"ntasks", TRUE},        {"partition", TRUE},   {"account", TRUE},
-    {"time", TRUE},   {"catalogue", TRUE},     {"json", FALSE},       {"help", FALSE},
+    {"slurm", FALSE},  {"gpus_per_task", TRUE}, {"array_limit", TRUE}, {"dry_run", FALSE},
+    {"tasks", TRUE},   {"ntasks", TRUE},        {"partition", TRUE},   {"account", TRUE},
+    {"time", TRUE},    {"catalogue", TRUE},     {"json", FALSE},       {"help", FALSE},
+    {"backend", TRUE},
 };
 
 static void print_help(void)
@@ -25,7 +27,7 @@ static void print_help(void)
     printf("%s",
            _("Usage: fluxmap-cli batch submit RUN/ --slurm [--gpus-per-task G] [--array-limit K]\n"
              "    [--ntasks N] [--tasks LIST] [--partition P] [--account A] [--time T]\n"
-             "    [--catalogue PATH] [--dry-run] [--json]\n"
+             "    [--backend=auto|cpu|cuda] [--catalogue PATH] [--dry-run] [--json]\n"
              "Writes RUN/slurm/array.sbatch, a Slurm job array whose task I runs\n"
              "'fluxmap-cli batch run RUN/ --task I --ntasks N', and RUN/slurm/merge.sbatch,\n"
              "'fluxmap-cli batch merge RUN/' once every task has ended (afterany), submits both\n"
@@ -34,6 +36,8 @@ static void print_help(void)
              "                     of the plan, at most 1000; a later submit keeps the first N\n"
              "  --tasks LIST       only these task indices, as merge prints them (1,4-5)\n"
              "  --gpus-per-task G  --gres=gpu:G for each task (CUDA sees the GPUs Slurm gives)\n"
+             "  --backend B        the tasks' backend: default auto with GPUs, else cpu (a\n"
+             "                     task never takes a GPU Slurm did not give it)\n"
              "  --array-limit K    at most K tasks at a time (--array=...%K)\n"
              "  --dry-run          print the scripts; submit nothing\n"
              "sbatch also takes SBATCH_* environment variables (SBATCH_QOS, ...).\n"));
@@ -47,6 +51,7 @@ typedef struct {
     int ntasks;
     char *tasks; /* --array's index list: "0-5" or "1,4-5" */
     int gpus_per_task, array_limit;
+    const char *backend; /* batch run's --backend, NULL for its default (auto) */
 } submit_setup;
 
 static void submit_setup_clear(submit_setup *s)
@@ -141,6 +146,13 @@ static int resolve_setup(const fm_cli_args *args, submit_setup *s)
         !fm_cli_get_int(args, "array_limit", &s->array_limit, &message) ||
         !fm_cli_get_positive_int(args, "ntasks", &s->ntasks, &message))
         return fm_cli_fail(FM_EXIT_USAGE, "batch submit: %s", message);
+    fm_backend backend = FM_BACKEND_AUTO;
+    s->backend = fm_cli_get(args, "backend");
+    if (s->backend && fm_backend_parse(s->backend, &backend) != FM_OK)
+        return fm_cli_fail(FM_EXIT_USAGE, _("--backend: '%s' is not one of auto, cpu, cuda"),
+                           s->backend);
+    if (!s->backend && s->gpus_per_task == 0)
+        s->backend = "cpu"; /* a GPU node's GPUs belong to the jobs Slurm gave them to */
     if (s->gpus_per_task < 0 || s->array_limit < 0)
         return fm_cli_fail(FM_EXIT_USAGE, _("batch submit: --gpus-per-task and --array-limit "
                                             "take 0 or more"));
@@ -230,8 +242,11 @@ static char *array_script(const submit_setup *s, const fm_cli_args *args)
     add_common_directives(script, args);
     /* --ntasks is N itself, not SLURM_ARRAY_TASK_COUNT: a resubmitted array holds fewer tasks */
     g_string_append_printf(script,
-                           "exec %s batch run %s --task \"$SLURM_ARRAY_TASK_ID\" --ntasks %d\n",
-                           cli, run, s->ntasks);
+                           "exec %s batch run %s --task \"$SLURM_ARRAY_TASK_ID\" --ntasks %d", cli,
+                           run, s->ntasks);
+    if (s->backend)
+        g_string_append_printf(script, " --backend=%s", s->backend);
+    g_string_append(script, "\n");
     return g_string_free(script, FALSE);
 }
 

@@ -84,7 +84,8 @@ grep -qx '#SBATCH --array=0-5%2' <<<"$dry" || fail "dry run: no '--array=0-5%2' 
 grep -qx '#SBATCH --gres=gpu:1' <<<"$dry" || fail "dry run: no '--gres=gpu:1' in: $dry"
 grep -qxF "#SBATCH --output=\"$work/batch 1%%x/slurm/task-%a-%A.log\"" <<<"$dry" ||
   fail "dry run: the task logs' --output is not quoted with its % doubled: $dry"
-grep -q -- "batch run '$run' --task \"\$SLURM_ARRAY_TASK_ID\" --ntasks 6" <<<"$dry" ||
+# with GPUs the task's backend is run's default (auto: the GPU Slurm gives it)
+grep -q -- "batch run '$run' --task \"\$SLURM_ARRAY_TASK_ID\" --ntasks 6\$" <<<"$dry" ||
   fail "dry run: the task line is not there: $dry"
 [ -z "$(squeue -h)" ] || fail "--dry-run submitted a job: $(squeue)"
 
@@ -95,6 +96,9 @@ echo "$out"
 array=$(sed -n 's/^array job \([0-9]*\):.*/\1/p' <<<"$out")
 merge=$(sed -n 's/^merge job \([0-9]*\):.*/\1/p' <<<"$out")
 [ -n "$array" ] && [ -n "$merge" ] || fail "submit printed no job ids: $out"
+# without GPUs the tasks run on the CPU, not on a GPU Slurm did not give them
+grep -q -- "--ntasks 6 --backend=cpu\$" "$run/slurm/array.sbatch" ||
+  fail "the task line has no --backend=cpu: $(cat "$run/slurm/array.sbatch")"
 scontrol show job "$array" | grep -q 'ArrayTaskThrottle=2' ||
   fail "the array is not throttled to 2: $(scontrol show job "$array")"
 scancel "${array}_3"
