@@ -148,6 +148,11 @@ fm_status fm_mcml_run_chunks(const fm_mcml_params *params, long long n_chunks,
     if (status != FM_OK)
         return status;
     status = fm_backend_resolve(backend, info, msg, msg_len);
+    unsigned long long *pilot = NULL;
+#if FM_HAVE_CUDA
+    if (status == FM_OK && info->backend_used == FM_BACKEND_CUDA)
+        job.pilot = pilot = fm_mcml_cuda_pilot(&job); /* params.n_photons: still the whole run's */
+#endif
     for (long long k = 0; status == FM_OK && k < n_run; k++) {
         progress.k = k;
         fm_mcml_chunk_span(params->n_photons, n_chunks, chunks[k], &job.first_photon,
@@ -172,6 +177,7 @@ fm_status fm_mcml_run_chunks(const fm_mcml_params *params, long long n_chunks,
         status = done(done_user, chunks[k], &raw, info, msg, msg_len);
     }
     fm_mcml_raw_free(&raw);
+    free(pilot);
     info->elapsed_ms = fm_now_ms() - start;
     return status;
 }

@@ -339,6 +339,11 @@ static u64 *pilot_drops(const fm_mcml_job *job)
     return counts;
 }
 
+extern "C" unsigned long long *fm_mcml_cuda_pilot(const fm_mcml_job *job)
+{
+    return pilot_drops(job);
+}
+
 static fm_status run_device(gpu_work *w)
 {
     const fm_mcml_params *prm = &w->job->params;
@@ -487,7 +492,8 @@ extern "C" fm_status fm_mcml_cuda_run(const fm_mcml_job *job, fm_mcml_raw *raw, 
         status = fm_fail(FM_ERR_NO_MEMORY, msg, msg_len, "out of memory for GPU work");
         goto cleanup;
     }
-    pilot = pilot_drops(job);
+    if (!job->pilot) /* a task's chunks share the one pilot of fm_mcml_cuda_pilot */
+        pilot = pilot_drops(job);
     /* Each GPU takes a contiguous share of photon indices: its own photon streams. */
     for (int d = 0; d < n_dev; d++) {
         gpu_work *w = &work[d];
@@ -496,7 +502,7 @@ extern "C" fm_status fm_mcml_cuda_run(const fm_mcml_job *job, fm_mcml_raw *raw, 
         w->lo = job->first_photon + prm->n_photons * d / n_dev;
         w->hi = job->first_photon + prm->n_photons * (d + 1) / n_dev;
         w->cancel = &cancel;
-        w->pilot = pilot;
+        w->pilot = job->pilot ? job->pilot : pilot;
         w->rd_ra = (u64 *)calloc(n_ra, sizeof(u64));
         w->tt_ra = (u64 *)calloc(n_ra, sizeof(u64));
         if (prm->record_absorption)

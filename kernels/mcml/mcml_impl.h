@@ -16,6 +16,9 @@ typedef struct {
      * run_photons photons (0: the call is the whole run). Photon i draws from Philox(seed, i)
      * whichever call runs it, so a run split into chunks adds up to the run in one piece. */
     long long first_photon, run_photons;
+    /* CUDA: where the drops fall (fm_mcml_cuda_pilot), shared by a task's chunks so that each
+     * chunk does not pay for its own pilot; NULL: each call runs one when it needs it. */
+    const unsigned long long *pilot;
     fm_mcml_medium medium; /* single-precision layer table for the photon code */
     double rsp;
     fm_tick_fn tick;
@@ -27,6 +30,9 @@ typedef struct {
  * FM_ERR_DEVICE. */
 fm_status fm_mcml_cpu_run(const fm_mcml_job *job, fm_mcml_raw *raw, char *msg, size_t msg_len);
 fm_status fm_mcml_cuda_run(const fm_mcml_job *job, fm_mcml_raw *raw, char *msg, size_t msg_len);
+/* The CUDA cache's pilot for job's run (running row sums of drop counts, malloc'ed), or NULL
+ * where the run needs none (small runs, R/T only, no cache, a grid that fits the cache). */
+unsigned long long *fm_mcml_cuda_pilot(const fm_mcml_job *job);
 
 /* Counts the drops (absorption events, not their weight) of photons [0, n) per A[r][z] voxel
  * (nr * nz, clamped bins, zeroed by the caller), on all CPU threads: a pilot run that shows
