@@ -176,6 +176,10 @@ static int resolve_setup(const fm_cli_args *args, submit_setup *s)
     }
     if (s->ntasks == 0)
         s->ntasks = MIN(items, FM_SLURM_DEFAULT_MAX_TASKS);
+    else if (s->ntasks > items && recorded != s->ntasks)
+        return fm_cli_fail(FM_EXIT_USAGE,
+                           _("batch submit: --ntasks %d is more than the plan's %d items"),
+                           s->ntasks, items);
 
     g_autofree gboolean *flags = g_new0(gboolean, s->ntasks);
     if (fm_cli_has(args, "tasks")) {

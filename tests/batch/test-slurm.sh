@@ -75,6 +75,7 @@ expect_usage() {
 expect_usage --dry-run                   # no --slurm
 expect_usage --slurm --tasks 6 --dry-run # six tasks: 0 to 5
 expect_usage --slurm --tasks 2-1 --dry-run
+expect_usage --slurm --ntasks 7 --dry-run # more tasks than items
 out=$(PATH=/nonexistent "$cli" batch submit "$run" --slurm 2>&1) && fail "submitted without sbatch"
 grep -q sbatch <<<"$out" || fail "without sbatch: $out"
 
