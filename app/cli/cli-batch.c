@@ -361,6 +361,8 @@ static int merge_body(const fm_cli_args *args)
     return code;
 }
 
+int fm_cli_batch_submit(int argc, char **argv); /* app/cli/cli-batch-submit.c */
+
 int fm_cli_batch(int argc, char **argv)
 {
     if (argc < 1 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
@@ -376,6 +378,8 @@ int fm_cli_batch(int argc, char **argv)
     if (strcmp(argv[0], "run") == 0)
         return fm_cli_parse_and_run(argc - 1, argv + 1, "batch run", run_options,
                                     G_N_ELEMENTS(run_options), run_body);
+    if (strcmp(argv[0], "submit") == 0)
+        return fm_cli_batch_submit(argc - 1, argv + 1);
     if (strcmp(argv[0], "merge") == 0)
         return fm_cli_parse_and_run(argc - 1, argv + 1, "batch merge", merge_options,
                                     G_N_ELEMENTS(merge_options), merge_body);
