@@ -1,7 +1,8 @@
 /* MCML in chunks: which photons a chunk holds, its raw tallies and their exact sum, and the run
- * of a task's chunks one after the other with the device started once. */
+ * of a task's chunks in one call: on the CPU one after another, on the GPU two in flight. */
 #include "mcml_chunks.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,6 +111,104 @@ static int tick_chunk(void *user, double fraction)
     return t->tick(t->user, ((double)t->k + fraction) / (double)t->n_run);
 }
 
+#if FM_HAVE_CUDA
+/* A chunk on the GPU from a host thread of its own. Two slots keep two chunks in flight, so
+ * that the next chunk's kernel fills the SMs while this one's last photons finish (a persistent
+ * kernel's tail) and while the host sets up, copies back and hands out: small chunks cost about
+ * what one run of their photons costs. */
+typedef struct {
+    fm_mcml_job job; /* its own copy: first_photon and n_photons are the chunk's */
+    fm_mcml_raw raw;
+    fm_status status;
+    char msg[FM_MSG_LEN];
+    pthread_t thread;
+    int busy;
+} cuda_slot;
+
+#define CUDA_SLOTS 2
+
+static void *cuda_slot_main(void *arg)
+{
+    cuda_slot *s = arg;
+    s->status = fm_mcml_cuda_run(&s->job, &s->raw, s->msg, sizeof s->msg);
+    return NULL;
+}
+
+static void slot_start(cuda_slot *s, long long n_chunks, long long chunk)
+{
+    const fm_mcml_params *p = &s->job.params;
+    fm_mcml_chunk_span(s->job.run_photons, n_chunks, chunk, &s->job.first_photon,
+                       &s->job.params.n_photons);
+    fm_mcml_raw_clear(&s->raw, p);
+    s->busy = pthread_create(&s->thread, NULL, cuda_slot_main, s) == 0;
+    if (!s->busy)
+        s->status = fm_fail(FM_ERR_DEVICE, s->msg, sizeof s->msg,
+                            "could not start a host thread for chunk %lld", chunk);
+}
+
+static void slot_wait(cuda_slot *s)
+{
+    if (s->busy)
+        pthread_join(s->thread, NULL);
+    s->busy = 0;
+}
+
+/* Runs chunks[0..n_run) on the GPU, handing each to done in order; *handed counts those handed
+ * out. FM_OK with info->fell_back set when the GPU failed under AUTO: the caller runs chunks
+ * *handed.. on the CPU. Progress and cancel between chunks (a cancel waits for the chunk in
+ * flight beside the current one and drops it). */
+static fm_status run_cuda_slots(const fm_mcml_job *job, long long n_chunks, const long long *chunks,
+                                long long n_run, fm_backend backend, fm_tick_fn tick,
+                                void *tick_user, fm_mcml_chunk_fn done, void *done_user,
+                                fm_run_info *info, long long *handed, char *msg, size_t msg_len)
+{
+    cuda_slot slots[CUDA_SLOTS];
+    memset(slots, 0, sizeof slots);
+    fm_status status = FM_OK;
+    long long k = 0;
+    for (int i = 0; i < CUDA_SLOTS && status == FM_OK; i++) {
+        slots[i].job = *job;
+        slots[i].job.tick = NULL; /* fm_method_tick and the CLI's are not for two threads */
+        slots[i].job.tick_user = NULL;
+        status = fm_mcml_raw_alloc(&slots[i].raw, &job->params, 0, msg, msg_len);
+    }
+    for (long long j = 0; status == FM_OK && j < n_run && j < CUDA_SLOTS; j++)
+        slot_start(&slots[j], n_chunks, chunks[j]);
+    double last = fm_now_ms();
+    for (; status == FM_OK && k < n_run; k++) {
+        cuda_slot *s = &slots[k % CUDA_SLOTS];
+        slot_wait(s);
+        if (s->status != FM_OK) {
+            for (int i = 0; i < CUDA_SLOTS; i++)
+                slot_wait(&slots[i]); /* the chunk after it is dropped */
+            if (!fm_backend_cuda_settled(s->status, backend, info, s->msg, msg, msg_len))
+                break; /* fell back: FM_OK, the caller goes on from chunk k on the CPU */
+            status = s->status;
+            break;
+        }
+        /* the time between hand-outs: the chunks' times add up to the run's */
+        const double now = fm_now_ms();
+        info->elapsed_ms = now - last;
+        last = now;
+        status = done(done_user, chunks[k], &s->raw, info, msg, msg_len);
+        if (status == FM_OK && tick && tick(tick_user, (double)(k + 1) / (double)n_run) &&
+            k + 1 < n_run)
+            status = fm_fail(FM_ERR_CANCELLED, msg, msg_len, "cancelled after %lld of %lld chunks",
+                             k + 1, n_run);
+        if (status == FM_OK && k + CUDA_SLOTS < n_run)
+            slot_start(s, n_chunks, chunks[k + CUDA_SLOTS]);
+        if (status != FM_OK)
+            k++; /* this one was handed out */
+    }
+    *handed = k;
+    for (int i = 0; i < CUDA_SLOTS; i++) {
+        slot_wait(&slots[i]);
+        fm_mcml_raw_free(&slots[i].raw);
+    }
+    return status;
+}
+#endif
+
 fm_status fm_mcml_run_chunks(const fm_mcml_params *params, long long n_chunks,
                              const long long *chunks, long long n_run, fm_backend backend,
                              fm_tick_fn tick, void *tick_user, fm_mcml_chunk_fn done,
@@ -149,28 +248,24 @@ fm_status fm_mcml_run_chunks(const fm_mcml_params *params, long long n_chunks,
         return status;
     status = fm_backend_resolve(backend, info, msg, msg_len);
     unsigned long long *pilot = NULL;
+    long long k = 0;
 #if FM_HAVE_CUDA
-    if (status == FM_OK && info->backend_used == FM_BACKEND_CUDA)
+    if (status == FM_OK && info->backend_used == FM_BACKEND_CUDA) {
         job.pilot = pilot = fm_mcml_cuda_pilot(&job); /* params.n_photons: still the whole run's */
+        status = run_cuda_slots(&job, n_chunks, chunks, n_run, backend, tick, tick_user, done,
+                                done_user, info, &k, msg, msg_len);
+        if (status != FM_OK || !info->fell_back)
+            k = n_run; /* done, failed or cancelled: nothing left for the CPU */
+    }
 #endif
-    for (long long k = 0; status == FM_OK && k < n_run; k++) {
+    /* The CPU twin (or what is left after a GPU failure under AUTO), one chunk after another. */
+    for (; status == FM_OK && k < n_run; k++) {
         progress.k = k;
         fm_mcml_chunk_span(params->n_photons, n_chunks, chunks[k], &job.first_photon,
                            &job.params.n_photons);
         fm_mcml_raw_clear(&raw, params);
         const double chunk_start = fm_now_ms();
-#if FM_HAVE_CUDA
-        if (info->backend_used == FM_BACKEND_CUDA) {
-            char why[FM_MSG_LEN] = "";
-            status = fm_mcml_cuda_run(&job, &raw, why, sizeof why);
-            if (!fm_backend_cuda_settled(status, backend, info, why, msg, msg_len)) {
-                fm_mcml_raw_clear(&raw, params); /* the GPU failed under AUTO: this chunk and the
-                                                  * rest on the CPU */
-                status = fm_mcml_cpu_run(&job, &raw, msg, msg_len);
-            }
-        } else
-#endif
-            status = fm_mcml_cpu_run(&job, &raw, msg, msg_len);
+        status = fm_mcml_cpu_run(&job, &raw, msg, msg_len);
         if (status != FM_OK)
             break;
         info->elapsed_ms = fm_now_ms() - chunk_start; /* this chunk's, for its file */

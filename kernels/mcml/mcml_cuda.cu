@@ -339,6 +339,22 @@ static u64 *pilot_drops(const fm_mcml_job *job)
     return counts;
 }
 
+/* Stream-ordered allocation where the device has memory pools: cudaFree waits for the whole
+ * device, so a chunk's cleanup would wait for the next chunk's kernel, which runs beside it
+ * (fm_mcml_run_chunks keeps two in flight); cudaFreeAsync waits for nothing but its stream. */
+static cudaError_t dev_alloc(void **ptr, size_t bytes, cudaStream_t stream, int pools)
+{
+    return pools ? cudaMallocAsync(ptr, bytes, stream) : cudaMalloc(ptr, bytes);
+}
+
+static void dev_free(void *ptr, cudaStream_t stream, int pools)
+{
+    if (ptr && pools)
+        cudaFreeAsync(ptr, stream);
+    else if (ptr)
+        cudaFree(ptr);
+}
+
 extern "C" unsigned long long *fm_mcml_cuda_pilot(const fm_mcml_job *job)
 {
     return pilot_drops(job);
@@ -355,9 +371,10 @@ static fm_status run_device(gpu_work *w)
     u64 *d_a_rz = NULL, *d_rd = NULL, *d_tt = NULL, *d_batch = NULL;
     control *d_ctl = NULL, *h_ctl = NULL;
     cudaStream_t stream = NULL, side = NULL;
+    cudaEvent_t ready = NULL;
     int n_sm = 0, smem_sm = 0, smem_optin = 0;
     cudaFuncAttributes attr;
-    int per_sm = 0, cache_r = 0, cache_z = 0, stopped = 0;
+    int per_sm = 0, cache_r = 0, cache_z = 0, stopped = 0, pools = 0;
     void (*kernel)(const fm_mcml_medium, u64, control *, u64, u64 *, u64 *, u64 *, u64 *, int,
                    int) = !record             ? mcml_photons<RECORD_NONE>
                           : prm->shared_cache ? mcml_photons<RECORD_CACHED>
@@ -370,16 +387,17 @@ static fm_status run_device(gpu_work *w)
         cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, w->device));
     FM_CUDA_TRY(
         cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, w->device));
+    FM_CUDA_TRY(cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, w->device));
     FM_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     FM_CUDA_TRY(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
     if (record) {
-        FM_CUDA_TRY(cudaMalloc((void **)&d_a_rz, n_rz * sizeof(u64)));
+        FM_CUDA_TRY(dev_alloc((void **)&d_a_rz, n_rz * sizeof(u64), stream, pools));
         FM_CUDA_TRY(cudaMemsetAsync(d_a_rz, 0, n_rz * sizeof(u64), stream));
     }
-    FM_CUDA_TRY(cudaMalloc((void **)&d_rd, n_ra * sizeof(u64)));
-    FM_CUDA_TRY(cudaMalloc((void **)&d_tt, n_ra * sizeof(u64)));
-    FM_CUDA_TRY(cudaMalloc((void **)&d_batch, sizeof w->batch));
-    FM_CUDA_TRY(cudaMalloc((void **)&d_ctl, sizeof *d_ctl));
+    FM_CUDA_TRY(dev_alloc((void **)&d_rd, n_ra * sizeof(u64), stream, pools));
+    FM_CUDA_TRY(dev_alloc((void **)&d_tt, n_ra * sizeof(u64), stream, pools));
+    FM_CUDA_TRY(dev_alloc((void **)&d_batch, sizeof w->batch, stream, pools));
+    FM_CUDA_TRY(dev_alloc((void **)&d_ctl, sizeof *d_ctl, stream, pools));
     FM_CUDA_TRY(fm_staging_alloc((void **)&h_ctl, sizeof *h_ctl));
     FM_CUDA_TRY(cudaMemsetAsync(d_rd, 0, n_ra * sizeof(u64), stream));
     FM_CUDA_TRY(cudaMemsetAsync(d_tt, 0, n_ra * sizeof(u64), stream));
@@ -387,6 +405,11 @@ static fm_status run_device(gpu_work *w)
     h_ctl->next = (u64)w->lo;
     h_ctl->stop = 0;
     FM_CUDA_TRY(cudaMemcpyAsync(d_ctl, h_ctl, sizeof *h_ctl, cudaMemcpyHostToDevice, stream));
+    /* The side stream reads the control block, allocated in `stream`'s order: it waits for the
+     * allocations and this copy, not for the kernel launched after them. */
+    FM_CUDA_TRY(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
+    FM_CUDA_TRY(cudaEventRecord(ready, stream));
+    FM_CUDA_TRY(cudaStreamWaitEvent(side, ready, 0));
 
     /* The cache takes the shared memory a block may have beyond the kernel's own; R/T-only and
      * cache-off runs ask for none. */
@@ -458,16 +481,18 @@ static fm_status run_device(gpu_work *w)
         __atomic_store_n(&w->done, started - w->lo, __ATOMIC_RELEASE);
     }
 cleanup:
-    cudaFree(d_a_rz);
-    cudaFree(d_rd);
-    cudaFree(d_tt);
-    cudaFree(d_batch);
-    cudaFree(d_ctl);
+    dev_free(d_a_rz, stream, pools);
+    dev_free(d_rd, stream, pools);
+    dev_free(d_tt, stream, pools);
+    dev_free(d_batch, stream, pools);
+    dev_free(d_ctl, stream, pools);
     fm_staging_free(h_ctl);
     if (stream)
         cudaStreamDestroy(stream);
     if (side)
         cudaStreamDestroy(side);
+    if (ready)
+        cudaEventDestroy(ready);
     return status;
 }
 
