@@ -8,8 +8,11 @@
 #include "host_memory.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static void **registered;
-static int n_registered, cap_registered;
+#if FM_HAVE_CUDA
+static void **registered; /* only CUDA builds register anything */
+static int cap_registered;
+#endif
+static int n_registered;
 
 int fm_live_host_register(void *ptr, size_t bytes)
 {
