@@ -180,12 +180,14 @@ static void on_item(const fm_batch_event *ev, gpointer user)
         bar[WIDTH] = '\0';
         char eta[32];
         format_duration(eta, sizeof eta, left);
-        fprintf(stderr, _("\r[%s] %d/%d items  %.2f items/s  %s left"), bar, finished, ev->total,
-                rate, eta);
+        /* a failed item's reason stays on screen above the bar; \033[K clears the line */
+        if (!ev->ok)
+            fprintf(stderr, _("\r\033[Kitem %d (%s) failed: %s\n"), ev->index, ev->input,
+                    ev->message);
+        fprintf(stderr, _("\r\033[K[%s] %d/%d items  %.2f items/s  %s left"), bar, finished,
+                ev->total, rate, eta);
         if (ev->failed)
             fprintf(stderr, _("  %d failed"), ev->failed);
-        if (!ev->ok) /* the reason stays on screen above the bar */
-            fprintf(stderr, _("\ritem %d (%s) failed: %s\n"), ev->index, ev->input, ev->message);
         fflush(stderr);
         return;
     }
