@@ -298,13 +298,16 @@ static void test_killed_task_redone(void)
     g_assert_false(g_file_test(partial, G_FILE_TEST_EXISTS));
     g_assert_true(g_file_test(shard, G_FILE_TEST_IS_DIR));
 
-    r = cli_test_run(NULL, NULL, "batch", "merge", run, "--catalogue", cat, NULL);
+    /* without --catalogue: the user's, FLUXMAP_DATA_DIR here */
+    r = cli_test_run(NULL, NULL, "batch", "merge", run, NULL);
     must_run("merge", &r);
     g_assert_nonnull(strstr(r.out, "12 runs added"));
     g_assert_nonnull(strstr(r.out, "missing tasks: none"));
     cli_result_clear(&r);
-    g_assert_cmpint(query_int(cat, "SELECT count(DISTINCT item) FROM batch_items"), ==, ITEMS);
-    g_assert_cmpint(query_int(cat, "SELECT count(*) FROM runs WHERE status = 'done'"), ==, ITEMS);
+    const char *user_cat = g_getenv("FLUXMAP_DATA_DIR");
+    g_assert_cmpint(query_int(user_cat, "SELECT count(DISTINCT item) FROM batch_items"), ==, ITEMS);
+    g_assert_cmpint(query_int(user_cat, "SELECT count(*) FROM runs WHERE status = 'done'"), ==,
+                    ITEMS);
 }
 
 /* Slurm's --array form of the missing tasks: ranges, and exit 1. */
