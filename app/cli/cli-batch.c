@@ -21,7 +21,7 @@ static void print_help(void)
              "       fluxmap-cli batch plan -o RUN/ METHOD [--PARAM=VALUE...] [--roi FILE]\n"
              "                  FILES-or-FOLDERS... [--skip-bad]\n"
              "       fluxmap-cli batch run RUN/ [--task I --ntasks N] [--backend=auto|cpu|cuda]\n"
-             "                  [--json] [--sequential]\n"
+             "                  [--json] [--sequential] [--retry-failed]\n"
              "       fluxmap-cli batch merge RUN/ [--catalogue DIR] [--ntasks N] [--json]\n"
              "plan checks every item before anything runs (the input's header as a reader\n"
              "sees it, the method, its parameters, the ROI file and its roles), lists each\n"
@@ -34,7 +34,9 @@ static void print_help(void)
              "process: the device started once, reading, computing and writing items at\n"
              "the same time, into RUN/shards/task-I-of-N/, which appears when the task is\n"
              "complete. An item that fails is recorded as failed and the task goes on; a\n"
-             "complete task is not run again, a killed one's partial shard is redone.\n"
+             "complete task is not run again, a killed one's partial shard is redone;\n"
+             "--retry-failed runs a complete task's failed items again (their shard\n"
+             "task-I-of-N.rR; the merge puts a done run in place of the failed one).\n"
              "Progress: a bar on a terminal, else one JSON line per item on stdout.\n"
              "--sequential runs the stages one after the other (to time them).\n"
              "merge copies the complete shards' runs and maps into the catalogue (default\n"
@@ -146,8 +148,8 @@ static int plan_command(int argc, char **argv)
 /* ---- run ---- */
 
 static const fm_cli_option run_options[] = {
-    {"task", TRUE},  {"ntasks", TRUE},      {"backend", TRUE},
-    {"json", FALSE}, {"sequential", FALSE}, {"help", FALSE},
+    {"task", TRUE},        {"ntasks", TRUE}, {"backend", TRUE},       {"json", FALSE},
+    {"sequential", FALSE}, {"help", FALSE},  {"retry_failed", FALSE},
 };
 
 typedef struct {
@@ -227,6 +229,7 @@ static void print_summary(const fm_batch_task_summary *s, const fm_batch_task_op
         fm_cli_json_member_string(b, "shard", s->shard_dir);
         json_builder_set_member_name(b, "was_complete");
         json_builder_add_boolean_value(b, s->was_complete);
+        fm_cli_json_member_int(b, "retry", s->retry);
         fm_cli_json_member_int(b, "items", s->items);
         fm_cli_json_member_int(b, "done", s->done);
         fm_cli_json_member_int(b, "failed", s->failed);
@@ -245,6 +248,8 @@ static void print_summary(const fm_batch_task_summary *s, const fm_batch_task_op
     if (s->was_complete) {
         printf(_("task %d of %d is complete already (%d done, %d failed): %s\n"), o->task,
                o->ntasks, s->done, s->failed, s->shard_dir);
+        if (s->failed && !o->retry_failed)
+            printf(_("--retry-failed runs the failed items again\n"));
         return;
     }
     printf(_("task %d of %d: %d items, %d done, %d failed in %.1f s (%.1f ms per item; per item "
@@ -279,6 +284,7 @@ static int run_body(const fm_cli_args *args)
     gboolean json = fm_cli_has(args, "json") || !isatty(STDERR_FILENO);
     progress_out out = {!json};
     o.sequential = fm_cli_has(args, "sequential");
+    o.retry_failed = fm_cli_has(args, "retry_failed");
     o.on_item = on_item;
     o.user = &out;
     fm_batch_task_summary summary = {0};

@@ -1,6 +1,7 @@
 /* fluxmap-cli batch plan | run | merge on the CPU: bad rows rejected at plan time with the file
  * and the reason; six items as three tasks with one failing item merged once (a second merge
- * changes nothing); a task killed mid-run leaves only a .partial shard, counted missing, redone. */
+ * changes nothing); --retry-failed runs a mended item again and the merge replaces its failed
+ * run; a task killed mid-run leaves only a .partial shard, counted missing, redone. */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <signal.h>
@@ -334,6 +335,59 @@ static void test_missing_tasks_array_form(void)
     g_assert_cmpint(g_rename(moved, gone), ==, 0);
 }
 
+/* The truncated input mended: --retry-failed runs task 2's failed item again into a retry shard,
+ * and the merge puts its done run in place of the failed one. */
+static void test_retry_failed(void)
+{
+    g_autofree char *run = cli_test_tmp_path("run-six");
+    g_autofree char *cat = cli_test_tmp_path("cat-six");
+    g_autofree char *good = cli_test_tmp_path("flim2.sdt");
+    g_autofree char *mended = cli_test_tmp_path("flim-truncated.sdt");
+    g_autofree char *bytes = NULL;
+    gsize n = 0;
+    g_assert_true(g_file_get_contents(good, &bytes, &n, NULL));
+    g_assert_true(g_file_set_contents(mended, bytes, (gssize)n, NULL));
+
+    cli_result r = cli_test_run(NULL, NULL, "batch", "run", run, "--task", "2", "--ntasks", "3",
+                                "--backend=cpu", NULL);
+    must_run("rerun without --retry-failed", &r);
+    g_assert_nonnull(strstr(r.out, "\"was_complete\":true,\"retry\":0,\"items\":2,\"done\":1,"
+                                   "\"failed\":1"));
+    cli_result_clear(&r);
+    r = cli_test_run(NULL, NULL, "batch", "run", run, "--task", "2", "--ntasks", "3",
+                     "--backend=cpu", "--retry-failed", NULL);
+    must_run("--retry-failed", &r);
+    g_assert_nonnull(strstr(r.out, "\"index\":5,"));
+    g_assert_nonnull(strstr(r.out, "\"retry\":1,\"items\":1,\"done\":1,\"failed\":0"));
+    cli_result_clear(&r);
+    g_autofree char *retry_shard = run_dir_path("run-six", "shards/task-2-of-3.r1");
+    g_assert_true(g_file_test(retry_shard, G_FILE_TEST_IS_DIR));
+    /* nothing failed now: a second retry runs nothing */
+    r = cli_test_run(NULL, NULL, "batch", "run", run, "--task", "2", "--ntasks", "3",
+                     "--backend=cpu", "--retry-failed", NULL);
+    must_run("second --retry-failed", &r);
+    g_assert_nonnull(strstr(r.out, "\"was_complete\":true"));
+    cli_result_clear(&r);
+
+    r = cli_test_run(NULL, NULL, "batch", "merge", run, "--catalogue", cat, NULL);
+    must_run("merge", &r);
+    g_assert_nonnull(strstr(r.out, "0 runs added, 1 replaced, 6 there already"));
+    g_assert_null(strstr(r.out, "failed items"));
+    cli_result_clear(&r);
+    g_assert_cmpint(query_int(cat, "SELECT count(*) FROM batch_items"), ==, 6);
+    g_assert_cmpint(query_int(cat, "SELECT count(*) FROM runs"), ==, 6);
+    g_assert_cmpint(query_int(cat, "SELECT count(*) FROM runs WHERE status = 'done'"), ==, 6);
+    g_assert_cmpint(query_int(cat, "SELECT count(*) FROM outputs o JOIN batch_items b ON"
+                                   " b.run_id = o.run_id WHERE b.item = 5"),
+                    ==, 4);
+    g_autofree char *before = dump_catalogue(cat);
+    r = cli_test_run(NULL, NULL, "batch", "merge", run, "--catalogue", cat, NULL);
+    must_run("merge again", &r);
+    cli_result_clear(&r);
+    g_autofree char *after = dump_catalogue(cat);
+    g_assert_cmpstr(after, ==, before);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -355,6 +409,7 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/batch/plan-rejects-bad-rows", test_plan_rejects_bad_rows);
     g_test_add_func("/cli/batch/three-tasks-one-failure", test_three_tasks_one_failure);
     g_test_add_func("/cli/batch/missing-tasks-array-form", test_missing_tasks_array_form);
+    g_test_add_func("/cli/batch/retry-failed", test_retry_failed);
     g_test_add_func("/cli/batch/killed-task-redone", test_killed_task_redone);
     return cli_test_finish(g_test_run());
 }

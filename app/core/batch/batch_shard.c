@@ -17,6 +17,17 @@ char *fm_batch_shard_path(const char *run_dir, int task, int ntasks, gboolean pa
     return g_build_filename(run_dir, "shards", name, NULL);
 }
 
+char *fm_batch_shard_retry_path(const char *run_dir, int task, int ntasks, int retry,
+                                gboolean partial)
+{
+    if (retry <= 0)
+        return fm_batch_shard_path(run_dir, task, ntasks, partial);
+    g_autofree char *name = partial
+                                ? g_strdup_printf(".task-%d-of-%d.r%d.partial", task, ntasks, retry)
+                                : g_strdup_printf("task-%d-of-%d.r%d", task, ntasks, retry);
+    return g_build_filename(run_dir, "shards", name, NULL);
+}
+
 void fm_batch_shard_free(fm_batch_shard *shard)
 {
     if (shard == NULL)
@@ -25,6 +36,8 @@ void fm_batch_shard_free(fm_batch_shard *shard)
     g_free(shard->batch_id);
     if (shard->items)
         g_array_unref(shard->items);
+    if (shard->failed_items)
+        g_array_unref(shard->failed_items);
     g_free(shard);
 }
 
@@ -42,11 +55,17 @@ gboolean fm_batch_shard_write_info(const fm_batch_shard *shard, const char *dir,
     json_builder_add_int_value(b, shard->done);
     json_builder_set_member_name(b, "failed");
     json_builder_add_int_value(b, shard->failed);
-    json_builder_set_member_name(b, "items");
-    json_builder_begin_array(b);
-    for (guint i = 0; shard->items && i < shard->items->len; i++)
-        json_builder_add_int_value(b, g_array_index(shard->items, int, i));
-    json_builder_end_array(b);
+    json_builder_set_member_name(b, "retry");
+    json_builder_add_int_value(b, shard->retry);
+    GArray *lists[] = {shard->items, shard->failed_items};
+    const char *names[] = {"items", "failed_items"};
+    for (int k = 0; k < 2; k++) {
+        json_builder_set_member_name(b, names[k]);
+        json_builder_begin_array(b);
+        for (guint i = 0; lists[k] && i < lists[k]->len; i++)
+            json_builder_add_int_value(b, g_array_index(lists[k], int, i));
+        json_builder_end_array(b);
+    }
     json_builder_end_object(b);
     g_autoptr(JsonNode) root = json_builder_get_root(b);
     g_autofree char *path = g_build_filename(dir, "shard.json", NULL);
@@ -74,10 +93,18 @@ fm_batch_shard *fm_batch_shard_read(const char *dir, GError **error)
     s->ntasks = (int)json_object_get_int_member_with_default(o, "ntasks", 1);
     s->done = (int)json_object_get_int_member_with_default(o, "done", 0);
     s->failed = (int)json_object_get_int_member_with_default(o, "failed", 0);
+    s->retry = (int)json_object_get_int_member_with_default(o, "retry", 0);
     s->items = g_array_new(FALSE, FALSE, sizeof(int));
-    for (guint i = 0; i < json_array_get_length(items); i++) {
-        int index = (int)json_array_get_int_element(items, i);
-        g_array_append_val(s->items, index);
+    s->failed_items = g_array_new(FALSE, FALSE, sizeof(int));
+    JsonArray *failed = json_object_has_member(o, "failed_items")
+                            ? json_object_get_array_member(o, "failed_items")
+                            : NULL;
+    for (int k = 0; k < 2; k++) {
+        JsonArray *from = k ? failed : items;
+        for (guint i = 0; from && i < json_array_get_length(from); i++) {
+            int index = (int)json_array_get_int_element(from, i);
+            g_array_append_val(k ? s->failed_items : s->items, index);
+        }
     }
     return s;
 }
@@ -85,7 +112,9 @@ fm_batch_shard *fm_batch_shard_read(const char *dir, GError **error)
 static int compare_shards(gconstpointer a, gconstpointer b)
 {
     const fm_batch_shard *x = *(fm_batch_shard *const *)a, *y = *(fm_batch_shard *const *)b;
-    return x->ntasks != y->ntasks ? x->ntasks - y->ntasks : x->task - y->task;
+    if (x->ntasks != y->ntasks)
+        return x->ntasks - y->ntasks;
+    return x->task != y->task ? x->task - y->task : x->retry - y->retry;
 }
 
 GPtrArray *fm_batch_shards_list(const char *run_dir, GError **error)
@@ -97,8 +126,11 @@ GPtrArray *fm_batch_shards_list(const char *run_dir, GError **error)
         return shards; /* no task has finished yet */
     const char *name;
     while ((name = g_dir_read_name(dir)) != NULL) {
-        int task = 0, ntasks = 0, end = 0;
-        if (sscanf(name, "task-%d-of-%d%n", &task, &ntasks, &end) != 2 || name[end] != '\0')
+        int task = 0, ntasks = 0, retry = 0, end = 0, end_retry = 0;
+        if (sscanf(name, "task-%d-of-%d%n", &task, &ntasks, &end) != 2)
+            continue;
+        if (name[end] != '\0' && (sscanf(name + end, ".r%d%n", &retry, &end_retry) != 1 ||
+                                  name[end + end_retry] != '\0'))
             continue;
         g_autofree char *path = g_build_filename(top, name, NULL);
         fm_batch_shard *s = fm_batch_shard_read(path, error);

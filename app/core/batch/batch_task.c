@@ -53,7 +53,9 @@ typedef struct {
     fm_catalogue *shard;
     fm_batch_queue *read_q, *write_q;
     fm_batch_task_summary *summary;
-    GArray *indices; /* the items written, for shard.json */
+    GArray *indices;        /* the items written, for shard.json */
+    GArray *failed_indices; /* those that failed */
+    int retry;
     double t0;
 } task;
 
@@ -138,6 +140,8 @@ static gboolean write_item(task *t, work *w)
     s->compute_ms += w->compute_ms;
     s->write_ms += w->write_ms;
     g_array_append_val(t->indices, w->item->index);
+    if (w->error)
+        g_array_append_val(t->failed_indices, w->item->index);
     if (t->options->on_item) {
         fm_batch_event ev = {.index = w->item->index,
                              .input = w->item->input,
@@ -229,13 +233,14 @@ static gboolean run_items(task *t, GError **error)
 /* Makes the partial shard complete: its description, then one rename. */
 static gboolean publish(task *t, const char *partial, const char *final, GError **error)
 {
-    fm_batch_shard info = {NULL,
-                           t->plan->batch_id,
-                           t->options->task,
-                           t->options->ntasks,
-                           t->summary->done,
-                           t->summary->failed,
-                           t->indices};
+    fm_batch_shard info = {.batch_id = t->plan->batch_id,
+                           .task = t->options->task,
+                           .ntasks = t->options->ntasks,
+                           .retry = t->retry,
+                           .done = t->summary->done,
+                           .failed = t->summary->failed,
+                           .items = t->indices,
+                           .failed_items = t->failed_indices};
     if (!fm_batch_shard_write_info(&info, partial, error))
         return FALSE;
     if (g_rename(partial, final) != 0) {
@@ -259,26 +264,54 @@ gboolean fm_batch_task_run(const fm_batch_task_options *o, fm_batch_task_summary
     g_autoptr(fm_batch_plan) plan = fm_batch_plan_load(o->run_dir, error);
     if (plan == NULL)
         return FALSE;
-    g_autofree char *final = fm_batch_shard_path(o->run_dir, o->task, o->ntasks, FALSE);
-    g_autofree char *partial = fm_batch_shard_path(o->run_dir, o->task, o->ntasks, TRUE);
+    /* The task's complete shards: what is done, what failed (a retry's done wins) */
+    g_autoptr(GPtrArray) shards = fm_batch_shards_list(o->run_dir, error);
+    if (shards == NULL)
+        return FALSE;
+    g_autofree signed char *state = g_new0(signed char, MAX(plan->items->len, 1));
+    int retry = 0, n_shards = 0;
+    for (guint i = 0; i < shards->len; i++) {
+        const fm_batch_shard *s = shards->pdata[i];
+        if (s->task != o->task || s->ntasks != o->ntasks ||
+            g_strcmp0(s->batch_id, plan->batch_id) != 0)
+            continue;
+        n_shards++;
+        retry = MAX(retry, s->retry + 1);
+        /* shards come by retry: a later one's word on an item wins */
+        for (int pass = 0; pass < 2; pass++) {
+            GArray *list = pass ? s->failed_items : s->items;
+            for (guint k = 0; k < list->len; k++) {
+                int index = g_array_index(list, int, k);
+                if (index >= 0 && (guint)index < plan->items->len)
+                    state[index] = pass ? -1 : 1;
+            }
+        }
+    }
+    g_autoptr(GPtrArray) share = g_ptr_array_new();
+    for (guint i = 0; i < plan->items->len; i++) {
+        gboolean mine = (int)(i % (guint)o->ntasks) == o->task;
+        summary->done += mine && state[i] == 1;
+        summary->failed += mine && state[i] == -1;
+        if (mine && (n_shards == 0 || (o->retry_failed && state[i] == -1)))
+            g_ptr_array_add(share, plan->items->pdata[i]);
+    }
+    g_autofree char *final =
+        fm_batch_shard_retry_path(o->run_dir, o->task, o->ntasks, n_shards ? retry : 0, FALSE);
+    g_autofree char *partial =
+        fm_batch_shard_retry_path(o->run_dir, o->task, o->ntasks, n_shards ? retry : 0, TRUE);
     summary->shard_dir = g_strdup(final);
-    if (g_file_test(final, G_FILE_TEST_IS_DIR)) {
-        g_autoptr(fm_batch_shard) done = fm_batch_shard_read(final, error);
-        if (done == NULL)
-            return FALSE;
+    if (n_shards > 0 && share->len == 0) { /* complete, and nothing to retry */
         summary->was_complete = TRUE;
-        summary->items = (int)done->items->len;
-        summary->done = done->done;
-        summary->failed = done->failed;
+        summary->items = summary->done + summary->failed;
+        g_free(summary->shard_dir);
+        summary->shard_dir = fm_batch_shard_path(o->run_dir, o->task, o->ntasks, FALSE);
         return TRUE;
     }
+    summary->done = summary->failed = 0;
+    summary->retry = n_shards ? retry : 0;
     /* A .partial folder is a killed task's: nothing in it counts */
     if (!fm_batch_remove_tree(partial, error))
         return FALSE;
-    g_autoptr(GPtrArray) share = g_ptr_array_new();
-    for (guint i = 0; i < plan->items->len; i++)
-        if ((int)(i % (guint)o->ntasks) == o->task)
-            g_ptr_array_add(share, plan->items->pdata[i]);
     summary->items = (int)share->len;
     g_autoptr(fm_device_warmup) warmup =
         o->backend != FM_BACKEND_CPU && fm_device_cuda_built() && share->len > 0
@@ -290,7 +323,9 @@ gboolean fm_batch_task_run(const fm_batch_task_options *o, fm_batch_task_summary
     if (warmup)
         summary->device_start_ms = fm_device_warmup_wait(warmup, NULL, NULL, NULL, NULL);
     g_autoptr(GArray) indices = g_array_new(FALSE, FALSE, sizeof(int));
-    task t = {o, plan, share, shard, NULL, NULL, summary, indices, t0};
+    g_autoptr(GArray) failed_indices = g_array_new(FALSE, FALSE, sizeof(int));
+    task t = {o,       plan,    share,          shard,          NULL, NULL,
+              summary, indices, failed_indices, summary->retry, t0};
     gboolean ok = run_items(&t, error);
     g_clear_pointer(&shard, fm_catalogue_close); /* the WAL folded into catalogue.db */
     ok = ok && publish(&t, partial, final, error);

@@ -25,12 +25,15 @@ typedef struct {
     int task, ntasks; /* 0 <= task < ntasks; item i is task i mod ntasks's */
     fm_backend backend;
     gboolean sequential;       /* one stage after the other (to time the stages on their own) */
+    gboolean retry_failed;     /* a complete task's failed items run again, into a retry shard */
     fm_batch_event_fn on_item; /* may be NULL */
     gpointer user;
 } fm_batch_task_options;
 
 typedef struct {
-    gboolean was_complete; /* the shard was complete already: nothing ran */
+    gboolean was_complete; /* the shard was complete already (nothing failed, or no retry
+                            * asked): nothing ran; done and failed are the shards' */
+    int retry;             /* > 0: this run retried failed items into shard task-K-of-N.rR */
     int items, done, failed;
     double wall_s;                        /* from the start to the shard made visible */
     double device_start_ms;               /* the wait for the device (0 on the CPU) */
@@ -38,8 +41,10 @@ typedef struct {
     char *shard_dir;                      /* the complete shard (g_free it) */
 } fm_batch_task_summary;
 
-/* Runs the task: a complete shard of it is left as it is (was_complete); a .partial one a killed
- * task left is removed and its items run again. An item's failure is recorded in the shard (a
+/* Runs the task: a complete shard of it is left as it is (was_complete) unless retry_failed
+ * and some of its items failed: those run again into a shard of their own (task-K-of-N.rR,
+ * whose done items the merge puts in place of the failed runs); a .partial one a killed task
+ * left is removed and its items run again. An item's failure is recorded in the shard (a
  * failed run with the message) and the task goes on. FALSE with error only when the task
  * itself cannot go on (no plan, the shard cannot be written). */
 gboolean fm_batch_task_run(const fm_batch_task_options *options, fm_batch_task_summary *summary,
