@@ -126,11 +126,6 @@ int fm_lsi_live_register_host(fm_lsi_live *live, void *ptr, size_t bytes)
     return 0;
 }
 
-void fm_lsi_live_unregister_host(void *ptr)
-{
-    fm_live_host_unregister(ptr);
-}
-
 int fm_lsi_live_depth(const fm_lsi_live *live)
 {
 #if FM_HAVE_CUDA

@@ -22,10 +22,9 @@ fm_status fm_lsi_live_create(const fm_lsi_params *params, int mode, int width, i
 void fm_lsi_live_destroy(fm_lsi_live *live);
 
 /* Page-locks a camera pool buffer so that frames in it go to the device by DMA, with no host
- * copy (cudaHostRegister); 0 on success. A no-op returning 0 on the CPU. */
+ * copy (cudaHostRegister); 0 on success. A no-op returning 0 on the CPU. Unregistered by
+ * fm_live_host_unregister (../live_host.h), whichever context registered it. */
 int fm_lsi_live_register_host(fm_lsi_live *live, void *ptr, size_t bytes);
-/* Unregisters a buffer registered above (by any context; it may be gone). */
-void fm_lsi_live_unregister_host(void *ptr);
 
 /* One frame's maps, owned by the context: valid until `fm_lsi_live_depth` more frames have been
  * submitted (1 on the CPU, 2 on CUDA spatial). ready is 0 while a temporal window fills (the

@@ -163,11 +163,6 @@ int fm_oct_live_register_host(fm_oct_live *live, void *ptr, size_t bytes)
     return 0;
 }
 
-void fm_oct_live_unregister_host(void *ptr)
-{
-    fm_live_host_unregister(ptr);
-}
-
 int fm_oct_live_depth(const fm_oct_live *live)
 {
 #if FM_HAVE_CUDA

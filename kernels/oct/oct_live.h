@@ -22,10 +22,8 @@ fm_status fm_oct_live_create(const fm_oct_params *params, int n_alines, fm_pixel
 void fm_oct_live_destroy(fm_oct_live *live);
 
 /* Page-locks a camera pool buffer (cudaHostRegister) so that frames go to the device by DMA;
- * 0 on success, a no-op on the CPU. */
+ * 0 on success, a no-op on the CPU. Unregistered by fm_live_host_unregister (../live_host.h). */
 int fm_oct_live_register_host(fm_oct_live *live, void *ptr, size_t bytes);
-/* Unregisters a buffer registered above (by any context; it may be gone). */
-void fm_oct_live_unregister_host(void *ptr);
 
 /* B-scans that may be in flight: submit up to this many before collecting (1 on the CPU, 2 on
  * CUDA, where B-scan k+1 uploads and computes on its own stream while the host handles k). */

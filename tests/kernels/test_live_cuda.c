@@ -78,7 +78,7 @@ static void compare_lsi(int mode, fm_pixel_type type, fm_lsi_border border, int 
            "per frame, K %.2e SFI %.2e (<= %.0e), ready and invalid counts equal %s%s",
            names[mode], fm_pixel_type_name(type), border == FM_LSI_BORDER_VALID ? "valid" : "zero",
            W, H, nf, ek, es, LSI_TOL, mc, mg);
-    fm_lsi_live_unregister_host(frames);
+    fm_live_host_unregister(frames);
     fm_lsi_live_destroy(cpu);
     fm_lsi_live_destroy(gpu);
     free(frames);
@@ -133,7 +133,7 @@ static void time_lsi(void)
            "live lsi.spatial timed over %d frames from %d registered buffers %s", n, pool, msg);
     fm_lsi_live_destroy(gpu);
     for (int i = 0; i < pool; i++) {
-        fm_lsi_live_unregister_host(buf[i]);
+        fm_live_host_unregister(buf[i]);
         free(buf[i]);
     }
     tap_ok(fm_live_host_registered() == 0, "every registered buffer unregistered");
@@ -282,7 +282,7 @@ static void compare_and_time_oct(void)
     tap_ok(ok && collected == timed, "live oct pipelined timed over %d B-scans %s", timed, mg);
     free(twin);
     free(twin_enface);
-    fm_oct_live_unregister_host(spectra);
+    fm_live_host_unregister(spectra);
     fm_oct_live_destroy(cpu);
     fm_oct_live_destroy(gpu);
     free(spectra);
