@@ -15,6 +15,7 @@
 #include "app/core/io/tiff.h"
 #include "app/core/io/tiff_record.h"
 #include "app/core/live.h"
+#include "tests/core/live-test-util.h"
 
 static char *tmp_dir;
 
@@ -130,19 +131,6 @@ static char *tmp_path(const char *name)
     return g_build_filename(tmp_dir, name, NULL);
 }
 
-static fm_live_summary *run_to_end(fm_live_session *session)
-{
-    gint64 deadline = g_get_monotonic_time() + 30 * G_USEC_PER_SEC;
-    while (!fm_live_finished(session) && g_get_monotonic_time() < deadline)
-        g_usleep(5000);
-    g_assert_true(fm_live_finished(session));
-    g_autoptr(GError) error = NULL;
-    fm_live_summary *summary = fm_live_stop(session, &error);
-    g_assert_no_error(error);
-    g_assert_nonnull(summary);
-    return summary;
-}
-
 /* ---- tests ---- */
 
 static void test_record_and_maps(void)
@@ -168,9 +156,7 @@ static void test_record_and_maps(void)
         .save_maps = FM_LIVE_SAVE_ALL,
         .catalogue = TRUE,
     };
-    fm_live_session *session = fm_live_start(source, &request, &error);
-    g_assert_no_error(error);
-    g_autoptr(fm_live_summary) summary = run_to_end(session);
+    g_autoptr(fm_live_summary) summary = live_test_run(source, &request, 30);
     g_assert_null(summary->message);
     g_assert_cmpint(summary->end, ==, FM_LIVE_END_ASKED);
     g_assert_cmpuint(summary->stats.camera_frames, ==, N);
@@ -215,11 +201,8 @@ static void test_record_and_maps(void)
     }
 
     /* the catalogue: one run, done, the recording its dataset, the maps, the CSV */
-    g_assert_cmpint(summary->maps_run_id, >, 0);
-    g_autoptr(fm_catalogue) cat = fm_catalogue_open(g_getenv("FLUXMAP_DATA_DIR"), &error);
-    g_assert_no_error(error);
-    g_autoptr(fm_catalogue_run) run = fm_catalogue_get_run(cat, summary->maps_run_id, &error);
-    g_assert_no_error(error);
+    g_autoptr(fm_catalogue) cat = NULL;
+    g_autoptr(fm_catalogue_run) run = live_test_catalogue_run(summary->maps_run_id, &cat);
     g_assert_cmpint(run->status, ==, FM_RUN_DONE);
     g_assert_cmpstr(run->method_id, ==, "test.live");
     g_assert_cmpstr(run->dataset_path, ==, summary->record_path);
@@ -293,9 +276,7 @@ static void test_slow_display(void)
         .display_user = &probe,
         .display_max_hz = 1000,
     };
-    fm_live_session *session = fm_live_start(source, &request, &error);
-    g_assert_no_error(error);
-    g_autoptr(fm_live_summary) summary = run_to_end(session);
+    g_autoptr(fm_live_summary) summary = live_test_run(source, &request, 30);
     /* the display took a few frames, the rest were skipped and counted; nothing else lost */
     g_assert_cmpuint(summary->stats.processed, ==, N);
     g_assert_cmpuint(summary->stats.recorded, ==, N);
@@ -325,9 +306,7 @@ static void test_newest_first(void)
         .save_maps = FM_LIVE_SAVE_SUMMARY,
         .maps_dir = tmp_dir,
     };
-    fm_live_session *session = fm_live_start(source, &request, &error);
-    g_assert_no_error(error);
-    g_autoptr(fm_live_summary) summary = run_to_end(session);
+    g_autoptr(fm_live_summary) summary = live_test_run(source, &request, 30);
     step_sleep_us = 0;
     g_assert_cmpuint(summary->stats.camera_frames, ==, N);
     g_assert_cmpuint(summary->stats.skipped_processing, >, 0);
@@ -446,7 +425,7 @@ static void test_maps_streamed(void)
     const float *v = partial->data;
     for (gsize i = 0; i < (gsize)W * H * n; i++)
         g_assert_cmpfloat(v[i], ==, (float)frames[i]);
-    g_autoptr(fm_live_summary) summary = run_to_end(session);
+    g_autoptr(fm_live_summary) summary = live_test_run_to_end(session, 30);
     g_autoptr(fm_dataset) whole = fm_tiff_read(value_path, &error);
     g_assert_no_error(error);
     g_assert_cmpint(fm_dataset_frames(whole), ==, N);
@@ -567,7 +546,7 @@ static void test_record_toggle(void)
     g_assert_no_error(error);
     g_usleep(200000);
     g_assert_true(fm_live_set_recording(session, NULL, &error));
-    g_autoptr(fm_live_summary) summary = run_to_end(session);
+    g_autoptr(fm_live_summary) summary = live_test_run_to_end(session, 30);
     g_assert_cmpuint(summary->stats.recorded, >, 5);
     g_assert_cmpuint(summary->stats.recorded, <, N);
     g_autoptr(fm_dataset) rec = fm_dataset_open(record, NULL, NULL, NULL, &error);
@@ -583,10 +562,8 @@ static void test_record_toggle(void)
     g_assert_cmpint(first + n, <, N);
     g_assert_cmpmem(rec->data, fm_dataset_n_bytes(rec), frames + (gsize)first * W * H,
                     (gsize)n * frame_bytes);
-    g_autoptr(fm_catalogue) cat = fm_catalogue_open(g_getenv("FLUXMAP_DATA_DIR"), &error);
-    g_assert_no_error(error);
-    g_autoptr(fm_catalogue_run) run = fm_catalogue_get_run(cat, summary->maps_run_id, &error);
-    g_assert_no_error(error);
+    g_autoptr(fm_catalogue) cat = NULL;
+    g_autoptr(fm_catalogue_run) run = live_test_catalogue_run(summary->maps_run_id, &cat);
     g_assert_null(run->dataset_path);
     /* no folder of its own: the maps went straight into the catalogue's folder for the run */
     g_assert_cmpuint(run->outputs->len, ==, 2);

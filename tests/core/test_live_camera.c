@@ -14,6 +14,7 @@
 #include "app/core/io/tiff.h"
 #include "app/core/live.h"
 #include "app/core/lsi/lsi_sim.h"
+#include "tests/core/live-test-util.h"
 #include "tests/io/fake_camera_feed.h"
 
 static char *tmp_dir;
@@ -32,19 +33,6 @@ static fm_dataset *speckle(int n_frames)
     g_assert_no_error(error);
     g_assert_cmpint(ds->type, ==, FM_PIXEL_U16);
     return ds;
-}
-
-static fm_live_summary *run_to_end(fm_live_session *session)
-{
-    gint64 deadline = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
-    while (!fm_live_finished(session) && g_get_monotonic_time() < deadline)
-        g_usleep(5000);
-    g_assert_true(fm_live_finished(session));
-    g_autoptr(GError) error = NULL;
-    fm_live_summary *summary = fm_live_stop(session, &error);
-    g_assert_no_error(error);
-    g_assert_nonnull(summary);
-    return summary;
 }
 
 static void assert_maps_equal(const char *live_path, const fm_map *offline)
@@ -89,9 +77,7 @@ static void test_lsi_equals_offline(gconstpointer data)
         .record_path = record,
         .maps_dir = dir,
     };
-    fm_live_session *session = fm_live_start(source, &request, &error);
-    g_assert_no_error(error);
-    g_autoptr(fm_live_summary) summary = run_to_end(session);
+    g_autoptr(fm_live_summary) summary = live_test_run(source, &request, 60);
     g_assert_cmpint(summary->end, ==, FM_LIVE_END_ASKED);
     g_assert_cmpuint(summary->stats.recorded, ==, N);
     g_assert_cmpuint(summary->stats.processed, ==, N);
@@ -142,9 +128,7 @@ static void test_camera_lost(void)
         .maps_dir = dir,
         .catalogue = TRUE,
     };
-    fm_live_session *session = fm_live_start(source, &request, &error);
-    g_assert_no_error(error);
-    g_autoptr(fm_live_summary) summary = run_to_end(session);
+    g_autoptr(fm_live_summary) summary = live_test_run(source, &request, 60);
     /* the message names the camera, the loss and the recording kept */
     g_assert_cmpint(summary->end, ==, FM_LIVE_END_SOURCE_LOST);
     g_assert_nonnull(summary->message);
@@ -159,11 +143,8 @@ static void test_camera_lost(void)
     g_assert_cmpint(fm_dataset_frames(rec), ==, LOST_AFTER);
     g_assert_cmpmem(rec->data, fm_dataset_n_bytes(rec), sim->data, fm_dataset_n_bytes(rec));
     /* the catalogue: the run done with the message, its maps present, the recording its input */
-    g_assert_cmpint(summary->maps_run_id, >, 0);
-    g_autoptr(fm_catalogue) cat = fm_catalogue_open(g_getenv("FLUXMAP_DATA_DIR"), &error);
-    g_assert_no_error(error);
-    g_autoptr(fm_catalogue_run) run = fm_catalogue_get_run(cat, summary->maps_run_id, &error);
-    g_assert_no_error(error);
+    g_autoptr(fm_catalogue) cat = NULL;
+    g_autoptr(fm_catalogue_run) run = live_test_catalogue_run(summary->maps_run_id, &cat);
     g_assert_cmpint(run->status, ==, FM_RUN_DONE);
     g_assert_nonnull(run->error_message);
     g_assert_nonnull(strstr(run->error_message, kept));

@@ -14,6 +14,7 @@
 #include "app/core/io/tiff.h"
 #include "app/core/live.h"
 #include "app/core/roi.h"
+#include "tests/core/live-test-util.h"
 
 enum { W = 40, H = 24, N = 25 };
 
@@ -291,22 +292,9 @@ static fm_live_session *start(const char *maps_dir, GPtrArray *rois)
     return session;
 }
 
-static fm_live_summary *stop_at_end(fm_live_session *session)
-{
-    g_autoptr(GError) error = NULL;
-    gint64 deadline = g_get_monotonic_time() + 30 * G_USEC_PER_SEC;
-    while (!fm_live_finished(session) && g_get_monotonic_time() < deadline)
-        g_usleep(2000);
-    g_assert_true(fm_live_finished(session));
-    fm_live_summary *summary = fm_live_stop(session, &error);
-    g_assert_no_error(error);
-    g_assert_nonnull(summary);
-    return summary;
-}
-
 static fm_live_summary *run(const char *maps_dir, GPtrArray *rois)
 {
-    return stop_at_end(start(maps_dir, rois));
+    return live_test_run_to_end(start(maps_dir, rois), 30);
 }
 
 static void test_every_frame_in_order(void)
@@ -391,7 +379,7 @@ static void test_idle_finishes_in_flight(void)
     g_assert_cmpuint(stats.camera_frames, ==, GATE);
     g_assert_cmpuint(stats.processed, ==, GATE); /* not GATE - (DEPTH - 1) */
     g_atomic_int_set(&gate_open, 1);
-    g_autoptr(fm_live_summary) summary = stop_at_end(session);
+    g_autoptr(fm_live_summary) summary = live_test_run_to_end(session, 30);
     gate_after = -1;
     g_assert_cmpuint(summary->stats.processed, ==, N);
     g_assert_cmpint(last_returned, ==, N);
