@@ -27,6 +27,19 @@ static guint16 *make_frames(int width, int height, int n, guint32 seed)
     return f;
 }
 
+/* Aravis's fake camera as *src, sending n frames of make_frames(width, height, n, seed) in a
+ * loop (the feed keeps its own copy). */
+static fm_fake_camera_feed *open_feed(int width, int height, int n, guint32 seed, fm_pixfmt format,
+                                      double frames_per_s, fm_frame_source **src)
+{
+    g_autofree guint16 *frames = make_frames(width, height, n, seed);
+    g_autoptr(GError) error = NULL;
+    fm_fake_camera_feed *feed =
+        fm_fake_camera_feed_open(frames, n, width, height, format, frames_per_s, src, &error);
+    g_assert_no_error(error);
+    return feed;
+}
+
 static gboolean has_fake(GPtrArray *list)
 {
     for (guint i = 0; i < list->len; i++)
@@ -222,12 +235,9 @@ static void test_formats(gconstpointer data)
  * flowing again, a frame held across the stop released after it. */
 static void test_restart(void)
 {
-    g_autofree guint16 *frames = make_frames(32, 32, 2, 11);
     g_autoptr(GError) error = NULL;
     fm_frame_source *src = NULL;
-    g_autoptr(fm_fake_camera_feed) feed =
-        fm_fake_camera_feed_open(frames, 2, 32, 32, FM_PIXFMT_MONO16, 100, &src, &error);
-    g_assert_no_error(error);
+    g_autoptr(fm_fake_camera_feed) feed = open_feed(32, 32, 2, 11, FM_PIXFMT_MONO16, 100, &src);
     hooks_seen hooks = {.aligned = TRUE};
     fm_frame_source_set_buffer_hooks(src, on_alloc, on_free, &hooks);
     for (int run = 0; run < 2; run++) {
@@ -260,12 +270,9 @@ static gpointer stop_later(gpointer data)
 /* stop() from another thread (a GUI's Stop) ends a consumer waiting in next() with END. */
 static void test_stop_from_thread(void)
 {
-    g_autofree guint16 *frames = make_frames(32, 32, 1, 13);
     g_autoptr(GError) error = NULL;
     fm_frame_source *src = NULL;
-    g_autoptr(fm_fake_camera_feed) feed =
-        fm_fake_camera_feed_open(frames, 1, 32, 32, FM_PIXFMT_MONO8, 20, &src, &error);
-    g_assert_no_error(error);
+    g_autoptr(fm_fake_camera_feed) feed = open_feed(32, 32, 1, 13, FM_PIXFMT_MONO8, 20, &src);
     g_assert_true(fm_frame_source_start(src, 4, &error));
     /* a real camera sends nothing once stopped; the fake one would go on: silence it */
     fm_fake_camera_feed_disappear_after(feed, 2, FALSE);
@@ -294,12 +301,9 @@ static void test_refused_format(gconstpointer data)
 {
     const char *name = data;
     guint32 value = strcmp(name, "RGB8") == 0 ? 0x02180014u : 0x01080009u; /* BayerRG8 */
-    g_autofree guint16 *frames = make_frames(32, 32, 1, 5);
     g_autoptr(GError) error = NULL;
     fm_frame_source *src = NULL;
-    g_autoptr(fm_fake_camera_feed) feed =
-        fm_fake_camera_feed_open(frames, 1, 32, 32, FM_PIXFMT_MONO8, 100, &src, &error);
-    g_assert_no_error(error);
+    g_autoptr(fm_fake_camera_feed) feed = open_feed(32, 32, 1, 5, FM_PIXFMT_MONO8, 100, &src);
     g_assert_true(fm_fake_camera_feed_set_raw_format(feed, value, &error));
     fm_source_settings s = {0};
     g_assert_true(fm_frame_source_get_settings(src, &s, &error));
@@ -319,12 +323,9 @@ static void test_refused_format(gconstpointer data)
 static void test_slow_consumer(void)
 {
     const double rate = 100;
-    g_autofree guint16 *frames = make_frames(64, 64, 2, 9);
     g_autoptr(GError) error = NULL;
     fm_frame_source *src = NULL;
-    g_autoptr(fm_fake_camera_feed) feed =
-        fm_fake_camera_feed_open(frames, 2, 64, 64, FM_PIXFMT_MONO16, rate, &src, &error);
-    g_assert_no_error(error);
+    g_autoptr(fm_fake_camera_feed) feed = open_feed(64, 64, 2, 9, FM_PIXFMT_MONO16, rate, &src);
     g_assert_true(fm_frame_source_start(src, 4, &error));
     gint64 t0 = g_get_monotonic_time();
     int delivered = 0;
@@ -353,12 +354,9 @@ static void test_slow_consumer(void)
 static void test_lost(gconstpointer data)
 {
     gboolean signal = GPOINTER_TO_INT(data);
-    g_autofree guint16 *frames = make_frames(32, 32, 2, 3);
     g_autoptr(GError) error = NULL;
     fm_frame_source *src = NULL;
-    g_autoptr(fm_fake_camera_feed) feed =
-        fm_fake_camera_feed_open(frames, 2, 32, 32, FM_PIXFMT_MONO8, 50, &src, &error);
-    g_assert_no_error(error);
+    g_autoptr(fm_fake_camera_feed) feed = open_feed(32, 32, 2, 3, FM_PIXFMT_MONO8, 50, &src);
     g_assert_true(fm_frame_source_start(src, 8, &error));
     /* a few frames, then the camera goes */
     fm_frame *held = NULL;
