@@ -62,8 +62,7 @@ static const char *const migrations[] = {
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(migrations) == FM_CATALOGUE_SCHEMA_VERSION);
 
-static const char *const status_names[] = {"running", "done", "failed", "cancelled",
-                                            "interrupted"};
+static const char *const status_names[] = {"running", "done", "failed", "cancelled", "interrupted"};
 
 const char *fm_run_status_name(fm_run_status status)
 {
@@ -220,7 +219,7 @@ int fm_catalogue_schema_version(fm_catalogue *cat)
     return v;
 }
 
-static void bind_text(sqlite3_stmt *st, int i, const char *text)
+void fm_catalogue_bind_text(sqlite3_stmt *st, int i, const char *text)
 {
     if (text)
         sqlite3_bind_text(st, i, text, -1, SQLITE_TRANSIENT);
@@ -236,8 +235,8 @@ static gint64 dataset_id(fm_catalogue *cat, const fm_dataset *ds, GError **error
         fm_catalogue_prepare(cat, "SELECT id FROM datasets WHERE path = ? AND sha256 IS ?", error);
     if (st == NULL)
         return 0;
-    bind_text(st, 1, path);
-    bind_text(st, 2, ds->sha256);
+    fm_catalogue_bind_text(st, 1, path);
+    fm_catalogue_bind_text(st, 2, ds->sha256);
     gint64 id = 0;
     if (sqlite3_step(st) == SQLITE_ROW)
         id = sqlite3_column_int64(st, 0);
@@ -251,10 +250,10 @@ static gint64 dataset_id(fm_catalogue *cat, const fm_dataset *ds, GError **error
     st = fm_catalogue_prepare(
         cat, "INSERT INTO datasets(path, sha256, type, dims, added) VALUES(?,?,?,?,?)", error);
     if (st != NULL) {
-        bind_text(st, 1, path);
-        bind_text(st, 2, ds->sha256);
-        bind_text(st, 3, fm_pixel_type_name(ds->type));
-        bind_text(st, 4, dims->str);
+        fm_catalogue_bind_text(st, 1, path);
+        fm_catalogue_bind_text(st, 2, ds->sha256);
+        fm_catalogue_bind_text(st, 3, fm_pixel_type_name(ds->type));
+        fm_catalogue_bind_text(st, 4, dims->str);
         sqlite3_bind_int64(st, 5, g_get_real_time() / G_USEC_PER_SEC);
         if (sqlite3_step(st) == SQLITE_DONE)
             id = sqlite3_last_insert_rowid(cat->db);
@@ -276,10 +275,10 @@ static gboolean insert_rois(fm_catalogue *cat, gint64 run_id, GPtrArray *rois, G
             return FALSE;
         g_autofree char *json = fm_roi_to_json(roi);
         sqlite3_bind_int64(st, 1, run_id);
-        bind_text(st, 2, roi->name);
-        bind_text(st, 3, roi->role);
-        bind_text(st, 4, fm_roi_kind_name(roi->kind));
-        bind_text(st, 5, json);
+        fm_catalogue_bind_text(st, 2, roi->name);
+        fm_catalogue_bind_text(st, 3, roi->role);
+        fm_catalogue_bind_text(st, 4, fm_roi_kind_name(roi->kind));
+        fm_catalogue_bind_text(st, 5, json);
         int rc = sqlite3_step(st);
         sqlite3_finalize(st);
         if (rc != SQLITE_DONE)
@@ -297,9 +296,9 @@ static void bind_owner(sqlite3_stmt *st, int first)
     g_auto(fm_process_owner) owner = {0};
     if (!fm_process_owner_self(&owner))
         return;
-    bind_text(st, first, owner.host);
-    bind_text(st, first + 1, owner.boot_id);
-    bind_text(st, first + 2, owner.pid_ns);
+    fm_catalogue_bind_text(st, first, owner.host);
+    fm_catalogue_bind_text(st, first + 1, owner.boot_id);
+    fm_catalogue_bind_text(st, first + 2, owner.pid_ns);
     sqlite3_bind_int64(st, first + 3, owner.pid);
     sqlite3_bind_int64(st, first + 4, (sqlite3_int64)owner.start_ticks);
 }
@@ -325,9 +324,9 @@ gint64 fm_catalogue_begin_run(fm_catalogue *cat, const fm_dataset *dataset, cons
         sqlite3_bind_int64(st, 1, ds_id);
     else
         sqlite3_bind_null(st, 1);
-    bind_text(st, 2, method_id);
-    bind_text(st, 3, params_json ? params_json : "{}");
-    bind_text(st, 4, fm_run_status_name(FM_RUN_RUNNING));
+    fm_catalogue_bind_text(st, 2, method_id);
+    fm_catalogue_bind_text(st, 3, params_json ? params_json : "{}");
+    fm_catalogue_bind_text(st, 4, fm_run_status_name(FM_RUN_RUNNING));
     sqlite3_bind_int64(st, 5, g_get_real_time() / G_USEC_PER_SEC);
     bind_owner(st, 6);
     int rc = sqlite3_step(st);
@@ -387,8 +386,8 @@ static gboolean set_status(fm_catalogue *cat, gint64 run_id, fm_run_status statu
         cat, "UPDATE runs SET status = ?, error = ?, finished = ? WHERE id = ?", error);
     if (st == NULL)
         return FALSE;
-    bind_text(st, 1, fm_run_status_name(status));
-    bind_text(st, 2, message);
+    fm_catalogue_bind_text(st, 1, fm_run_status_name(status));
+    fm_catalogue_bind_text(st, 2, message);
     sqlite3_bind_int64(st, 3, g_get_real_time() / G_USEC_PER_SEC);
     sqlite3_bind_int64(st, 4, run_id);
     int rc = sqlite3_step(st);
@@ -416,6 +415,35 @@ gboolean fm_catalogue_abort_run(fm_catalogue *cat, gint64 run_id, fm_run_status 
     return ok;
 }
 
+gboolean fm_catalogue_insert_output(fm_catalogue *cat, gint64 run_id, const char *name,
+                                    const char *unit, const char *file, const fm_map_stats *stats,
+                                    GError **error)
+{
+    sqlite3_stmt *st = fm_catalogue_prepare(
+        cat,
+        "INSERT INTO outputs(run_id, name, unit, file, min, max, mean, median, valid_pixels)"
+        " VALUES(?,?,?,?,?,?,?,?,?)",
+        error);
+    if (st == NULL)
+        return FALSE;
+    sqlite3_bind_int64(st, 1, run_id);
+    fm_catalogue_bind_text(st, 2, name);
+    fm_catalogue_bind_text(st, 3, unit);
+    fm_catalogue_bind_text(st, 4, file);
+    /* NaN would be stored as NULL by SQLite anyway; say so explicitly. */
+    double v[4] = {stats->min, stats->max, stats->mean, stats->median};
+    for (int k = 0; k < 4; k++) {
+        if (stats->valid_pixels > 0)
+            sqlite3_bind_double(st, 5 + k, v[k]);
+        else
+            sqlite3_bind_null(st, 5 + k);
+    }
+    sqlite3_bind_int64(st, 9, (gint64)stats->valid_pixels);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE || fm_catalogue_sql_fail(cat, _("adding an output"), error);
+}
+
 /* Records outputs and the finished state in one transaction; files are already in place. */
 static gboolean commit_outputs(fm_catalogue *cat, gint64 run_id, const fm_result *result,
                                const fm_map_stats *stats, GError **error)
@@ -424,35 +452,10 @@ static gboolean commit_outputs(fm_catalogue *cat, gint64 run_id, const fm_result
         return FALSE;
     for (guint i = 0; i < result->maps->len; i++) {
         const fm_map *m = g_ptr_array_index(result->maps, i);
-        sqlite3_stmt *st = fm_catalogue_prepare(
-            cat,
-            "INSERT INTO outputs(run_id, name, unit, file, min, max, mean, median, valid_pixels)"
-            " VALUES(?,?,?,?,?,?,?,?,?)",
-            error);
-        if (st == NULL)
-            goto fail;
         g_autofree char *file =
             g_strdup_printf("runs/%" G_GINT64_FORMAT "/%s.tif", run_id, m->name);
-        const fm_map_stats *s = &stats[i];
-        sqlite3_bind_int64(st, 1, run_id);
-        bind_text(st, 2, m->name);
-        bind_text(st, 3, m->unit);
-        bind_text(st, 4, file);
-        /* NaN would be stored as NULL by SQLite anyway; say so explicitly. */
-        double v[4] = {s->min, s->max, s->mean, s->median};
-        for (int k = 0; k < 4; k++) {
-            if (s->valid_pixels > 0)
-                sqlite3_bind_double(st, 5 + k, v[k]);
-            else
-                sqlite3_bind_null(st, 5 + k);
-        }
-        sqlite3_bind_int64(st, 9, (gint64)s->valid_pixels);
-        int rc = sqlite3_step(st);
-        sqlite3_finalize(st);
-        if (rc != SQLITE_DONE) {
-            fm_catalogue_sql_fail(cat, _("adding an output"), error);
+        if (!fm_catalogue_insert_output(cat, run_id, m->name, m->unit, file, &stats[i], error))
             goto fail;
-        }
     }
     sqlite3_stmt *st = fm_catalogue_prepare(
         cat,
@@ -461,10 +464,10 @@ static gboolean commit_outputs(fm_catalogue *cat, gint64 run_id, const fm_result
         error);
     if (st == NULL)
         goto fail;
-    bind_text(st, 1, result->backend);
-    bind_text(st, 2, result->device);
+    fm_catalogue_bind_text(st, 1, result->backend);
+    fm_catalogue_bind_text(st, 2, result->device);
     sqlite3_bind_double(st, 3, result->elapsed_ms);
-    bind_text(st, 4, result->note);
+    fm_catalogue_bind_text(st, 4, result->note);
     sqlite3_bind_int64(st, 5, g_get_real_time() / G_USEC_PER_SEC);
     sqlite3_bind_int64(st, 6, run_id);
     int rc = sqlite3_step(st);
@@ -529,10 +532,12 @@ static gboolean copy_map_file(const char *from, const char *to, GError **error)
         ssize_t n;
         while ((n = copy_file_range(in, NULL, out, NULL, (size_t)1 << 30, 0)) > 0)
             ;
-        if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
+        if (n < 0 &&
+            (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
             g_autofree char *buf = g_malloc((size_t)1 << 20);
             ssize_t r = 0;
-            ok = lseek(in, 0, SEEK_SET) == 0 && ftruncate(out, 0) == 0 && lseek(out, 0, SEEK_SET) == 0;
+            ok = lseek(in, 0, SEEK_SET) == 0 && ftruncate(out, 0) == 0 &&
+                 lseek(out, 0, SEEK_SET) == 0;
             while (ok && (r = read(in, buf, (size_t)1 << 20)) > 0)
                 ok = write(out, buf, (size_t)r) == r;
             ok = ok && r == 0;

@@ -15,14 +15,6 @@
 
 #include "app/core/error.h"
 
-static void bind_text(sqlite3_stmt *st, int i, const char *text)
-{
-    if (text)
-        sqlite3_bind_text(st, i, text, -1, SQLITE_TRANSIENT);
-    else
-        sqlite3_bind_null(st, i);
-}
-
 /* Runs one prepared statement to completion; FALSE with error naming what. */
 static gboolean step_done(fm_catalogue *cat, sqlite3_stmt *st, const char *what, GError **error)
 {
@@ -45,8 +37,8 @@ static gint64 recording_dataset(fm_catalogue *cat, const fm_live_recording *rec,
         fm_catalogue_prepare(cat, "SELECT id FROM datasets WHERE path = ? AND sha256 IS ?", error);
     if (!st)
         return 0;
-    bind_text(st, 1, rec->path);
-    bind_text(st, 2, sha256);
+    fm_catalogue_bind_text(st, 1, rec->path);
+    fm_catalogue_bind_text(st, 2, sha256);
     gint64 id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     sqlite3_finalize(st);
     if (id > 0)
@@ -57,10 +49,10 @@ static gint64 recording_dataset(fm_catalogue *cat, const fm_live_recording *rec,
         return 0;
     g_autofree char *dims =
         g_strdup_printf("x=%d,y=%d,t=%" G_GUINT64_FORMAT, rec->width, rec->height, rec->frames);
-    bind_text(st, 1, rec->path);
-    bind_text(st, 2, sha256);
-    bind_text(st, 3, fm_pixel_type_name(rec->type));
-    bind_text(st, 4, dims);
+    fm_catalogue_bind_text(st, 1, rec->path);
+    fm_catalogue_bind_text(st, 2, sha256);
+    fm_catalogue_bind_text(st, 3, fm_pixel_type_name(rec->type));
+    fm_catalogue_bind_text(st, 4, dims);
     sqlite3_bind_int64(st, 5, g_get_real_time() / G_USEC_PER_SEC);
     if (!step_done(cat, st, _("adding the recording"), error))
         return 0;
@@ -81,14 +73,14 @@ static gboolean update_run(fm_catalogue *cat, gint64 run_id, gint64 dataset_id,
         sqlite3_bind_int64(st, 1, dataset_id);
     else
         sqlite3_bind_null(st, 1);
-    bind_text(st, 2, result->backend);
-    bind_text(st, 3, result->device);
-    bind_text(st, 4, fm_run_status_name(FM_RUN_DONE));
-    bind_text(st, 5, result->note);
+    fm_catalogue_bind_text(st, 2, result->backend);
+    fm_catalogue_bind_text(st, 3, result->device);
+    fm_catalogue_bind_text(st, 4, fm_run_status_name(FM_RUN_DONE));
+    fm_catalogue_bind_text(st, 5, result->note);
     sqlite3_bind_double(st, 6, result->elapsed_ms);
     sqlite3_bind_int64(st, 7, g_get_real_time() / G_USEC_PER_SEC);
     sqlite3_bind_int64(st, 8, run_id);
-    bind_text(st, 9, fm_run_status_name(FM_RUN_RUNNING));
+    fm_catalogue_bind_text(st, 9, fm_run_status_name(FM_RUN_RUNNING));
     if (!step_done(cat, st, _("completing the run"), error))
         return FALSE;
     if (sqlite3_changes(cat->db) != 1) {
@@ -140,8 +132,8 @@ static gboolean insert_export(fm_catalogue *cat, gint64 run_id, const char *file
     if (!st)
         return FALSE;
     sqlite3_bind_int64(st, 1, run_id);
-    bind_text(st, 2, file);
-    bind_text(st, 3, format);
+    fm_catalogue_bind_text(st, 2, file);
+    fm_catalogue_bind_text(st, 3, format);
     sqlite3_bind_int64(st, 4, g_get_real_time() / G_USEC_PER_SEC);
     return step_done(cat, st, _("listing a file with the run"), error);
 }
@@ -187,28 +179,8 @@ static gboolean insert_outputs(fm_catalogue *cat, gint64 run_id, GPtrArray *file
         g_autofree char *canonical = g_canonicalize_filename(path, NULL);
         if (!place_map(m->path, canonical, error))
             return FALSE;
-        sqlite3_stmt *st = fm_catalogue_prepare(
-            cat,
-            "INSERT INTO outputs(run_id, name, unit, file, min, max, mean, median, valid_pixels)"
-            " VALUES(?,?,?,?,?,?,?,?,?)",
-            error);
-        if (!st)
-            return FALSE;
         g_autofree char *file = g_strdup_printf("runs/%s/%s", id, name);
-        const fm_map_stats *s = &m->stats;
-        sqlite3_bind_int64(st, 1, run_id);
-        bind_text(st, 2, m->name);
-        bind_text(st, 3, m->unit);
-        bind_text(st, 4, file);
-        double v[4] = {s->min, s->max, s->mean, s->median};
-        for (int k = 0; k < 4; k++) {
-            if (s->valid_pixels > 0)
-                sqlite3_bind_double(st, 5 + k, v[k]);
-            else
-                sqlite3_bind_null(st, 5 + k);
-        }
-        sqlite3_bind_int64(st, 9, (gint64)s->valid_pixels);
-        if (!step_done(cat, st, _("adding an output"), error))
+        if (!fm_catalogue_insert_output(cat, run_id, m->name, m->unit, file, &m->stats, error))
             return FALSE;
     }
     return TRUE;

@@ -19,6 +19,14 @@ fm_run_status fm_catalogue_status_parse(const char *text);
 gboolean fm_catalogue_sql_fail(fm_catalogue *cat, const char *what, GError **error);
 /* A prepared statement, or NULL with error set. */
 sqlite3_stmt *fm_catalogue_prepare(fm_catalogue *cat, const char *sql, GError **error);
+/* Binds text to parameter i, or NULL for no text. */
+void fm_catalogue_bind_text(sqlite3_stmt *st, int i, const char *text);
+/* Adds the output row of map name (unit) of run_id, stored at file (relative to the catalogue's
+ * folder), with its statistics; those stay NULL where no pixel is valid. The caller holds
+ * cat->lock. */
+gboolean fm_catalogue_insert_output(fm_catalogue *cat, gint64 run_id, const char *name,
+                                    const char *unit, const char *file, const fm_map_stats *stats,
+                                    GError **error);
 /* Fills run->exports (the caller holds cat->lock). */
 gboolean fm_catalogue_load_exports(fm_catalogue *cat, fm_catalogue_run *run, GError **error);
 /* Deletes runs/<id> and whatever is in it (finished maps or .part leftovers). */
