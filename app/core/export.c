@@ -131,7 +131,7 @@ gboolean fm_export_png(const char *path, const fm_map *map, int frame, fm_colorm
     return TRUE;
 }
 
-static void csv_field(GString *out, const char *text)
+void fm_csv_append_field(GString *out, const char *text)
 {
     if (text == NULL)
         return;
@@ -166,13 +166,13 @@ gboolean fm_export_roi_csv(const char *path, const fm_result *result, GPtrArray 
             for (int f = 0; f < map->n_frames; f++) {
                 fm_roi_stats s =
                     fm_roi_statistics(roi, fm_map_frame(map, f), map->width, map->height);
-                csv_field(out, roi->name);
+                fm_csv_append_field(out, roi->name);
                 g_string_append_c(out, ',');
-                csv_field(out, roi->role);
+                fm_csv_append_field(out, roi->role);
                 g_string_append_c(out, ',');
-                csv_field(out, map->name);
+                fm_csv_append_field(out, map->name);
                 g_string_append_c(out, ',');
-                csv_field(out, map->unit);
+                fm_csv_append_field(out, map->unit);
                 g_string_append_printf(out, ",%d,%" G_GSIZE_FORMAT ",", f, s.n);
                 csv_number(out, s.mean);
                 g_string_append_c(out, ',');

@@ -17,5 +17,8 @@ gboolean fm_export_png(const char *path, const fm_map *map, int frame, fm_colorm
 /* Header: roi,role,map,unit,frame,n,mean,sd,min,max — one row per ROI x map x frame. */
 gboolean fm_export_roi_csv(const char *path, const fm_result *result, GPtrArray *rois,
                            GError **error);
+/* Appends text as one CSV field: quoted (quotes doubled) when it holds a comma, quote or line
+ * break; nothing for NULL. */
+void fm_csv_append_field(GString *out, const char *text);
 
 G_END_DECLS

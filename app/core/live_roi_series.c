@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app/core/error.h"
+#include "app/core/export.h"
 
 struct fm_live_roi_series {
     int n_rois, width, height;
@@ -93,22 +94,6 @@ const double *fm_live_roi_series_times(const fm_live_roi_series *s)
     return (const double *)(gpointer)s->times->data;
 }
 
-/* A CSV field: quoted when it holds a comma, quote or line break. */
-static void put_field(GString *out, const char *text)
-{
-    if (!text || !strpbrk(text, ",\"\n\r")) {
-        g_string_append(out, text ? text : "");
-        return;
-    }
-    g_string_append_c(out, '"');
-    for (const char *c = text; *c; c++) {
-        if (*c == '"')
-            g_string_append_c(out, '"');
-        g_string_append_c(out, *c);
-    }
-    g_string_append_c(out, '"');
-}
-
 static void put_number(GString *out, double v)
 {
     char buf[G_ASCII_DTOSTR_BUF_SIZE];
@@ -122,7 +107,7 @@ gboolean fm_live_roi_series_write_csv(const fm_live_roi_series *s, GPtrArray *ro
     for (int r = 0; r < s->n_rois; r++) {
         const fm_roi *roi = rois->pdata[r];
         g_string_append_c(out, ',');
-        put_field(out, roi->name);
+        fm_csv_append_field(out, roi->name);
     }
     g_string_append_c(out, '\n');
     for (guint i = 0; i < s->times->len; i++) {
