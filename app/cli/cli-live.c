@@ -224,22 +224,15 @@ static int execute(const fm_method *method, const fm_params *params, fm_backend 
     }
 }
 
+static int parse_command(int argc, char **argv, fm_cli_args *args, const fm_method **method,
+                         fm_params **params, fm_backend *backend)
+{
+    int code = fm_cli_parse_method_args(argc, argv, "live", options, G_N_ELEMENTS(options),
+                                        print_help, args, method, params, backend);
+    return code == FM_EXIT_OK ? fm_cli_check_roi_options(args) : code;
+}
+
 int fm_cli_live(int argc, char **argv)
 {
-    fm_cli_args args = {0};
-    const fm_method *method = NULL;
-    fm_params *params = NULL;
-    fm_backend backend = FM_BACKEND_AUTO;
-    int code = fm_cli_parse_method_args(argc, argv, "live", options, G_N_ELEMENTS(options),
-                                        print_help, &args, &method, &params, &backend);
-    if (code == FM_EXIT_OK)
-        code = fm_cli_check_roi_options(&args);
-    if (code == FM_EXIT_OK)
-        code = execute(method, params, backend, &args);
-    else if (code < 0)
-        code = FM_EXIT_OK; /* --help */
-    if (params)
-        fm_params_free(params);
-    fm_cli_args_clear(&args);
-    return code;
+    return fm_cli_method_command(argc, argv, parse_command, execute);
 }

@@ -51,3 +51,21 @@ int fm_cli_parse_method_args(int argc, char **argv, const char *command, const f
                            backend_text);
     return FM_EXIT_OK;
 }
+
+int fm_cli_method_command(int argc, char **argv, fm_cli_method_parse_fn parse,
+                          fm_cli_method_execute_fn execute)
+{
+    fm_cli_args args = {0};
+    const fm_method *method = NULL;
+    fm_params *params = NULL;
+    fm_backend backend = FM_BACKEND_AUTO;
+    int code = parse(argc, argv, &args, &method, &params, &backend);
+    if (code == FM_EXIT_OK)
+        code = execute(method, params, backend, &args);
+    else if (code < 0)
+        code = FM_EXIT_OK; /* --help */
+    if (params)
+        fm_params_free(params);
+    fm_cli_args_clear(&args);
+    return code;
+}

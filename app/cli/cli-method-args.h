@@ -14,4 +14,16 @@ int fm_cli_parse_method_args(int argc, char **argv, const char *command, const f
                              int n, void (*help)(void), fm_cli_args *args, const fm_method **method,
                              fm_params **params, fm_backend *backend);
 
+/* A method command (`run`, `live`): parse as fm_cli_parse_method_args plus the command's own
+ * checks; execute what was parsed. */
+typedef int (*fm_cli_method_parse_fn)(int argc, char **argv, fm_cli_args *args,
+                                      const fm_method **method, fm_params **params,
+                                      fm_backend *backend);
+typedef int (*fm_cli_method_execute_fn)(const fm_method *method, const fm_params *params,
+                                        fm_backend backend, const fm_cli_args *args);
+
+/* Parses, then executes when the arguments were good: the exit code (FM_EXIT_OK after --help). */
+int fm_cli_method_command(int argc, char **argv, fm_cli_method_parse_fn parse,
+                          fm_cli_method_execute_fn execute);
+
 G_END_DECLS

@@ -335,17 +335,5 @@ static int execute(const fm_method *method, const fm_params *params, fm_backend 
 
 int fm_cli_run(int argc, char **argv)
 {
-    fm_cli_args args = {0};
-    const fm_method *method = NULL;
-    fm_params *params = NULL;
-    fm_backend backend = FM_BACKEND_AUTO;
-    int code = parse_command(argc, argv, &args, &method, &params, &backend);
-    if (code == FM_EXIT_OK)
-        code = execute(method, params, backend, &args);
-    else if (code < 0)
-        code = FM_EXIT_OK; /* --help */
-    if (params)
-        fm_params_free(params);
-    fm_cli_args_clear(&args);
-    return code;
+    return fm_cli_method_command(argc, argv, parse_command, execute);
 }
