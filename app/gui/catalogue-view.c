@@ -9,6 +9,7 @@
 
 #include "app/core/method.h"
 #include "app/core/params_text.h"
+#include "catalogue-groups.h"
 
 #define POLL_MS 400
 
@@ -20,7 +21,8 @@ struct _FmCatalogueView {
     guint poll_id;
     gint64 stamp;
     gboolean have_stamp;
-    gboolean rebuilding; /* rows go and come back: no selection signals meanwhile */
+    gboolean rebuilding;   /* rows go and come back: no selection signals meanwhile */
+    GHashTable *collapsed; /* batch ids whose group the user closed */
 };
 
 G_DEFINE_TYPE(FmCatalogueView, fm_catalogue_view, GTK_TYPE_BOX)
@@ -34,8 +36,28 @@ static gint64 row_run_id(GtkListBoxRow *row)
     return id != NULL ? *id : 0;
 }
 
+/* A batch's header row opens or closes its group. */
+static void toggle_group(FmCatalogueView *self, GtkListBoxRow *header, const char *batch_id)
+{
+    gboolean expand = g_hash_table_remove(self->collapsed, batch_id);
+    if (!expand)
+        g_hash_table_add(self->collapsed, g_strdup(batch_id));
+    fm_catalogue_group_row_set_expanded(GTK_WIDGET(header), expand);
+    GList *rows = gtk_container_get_children(GTK_CONTAINER(self->listbox));
+    for (GList *l = rows; l != NULL; l = l->next)
+        if (l->data != header &&
+            g_strcmp0(g_object_get_data(G_OBJECT(l->data), "fm-member-of"), batch_id) == 0)
+            gtk_widget_set_visible(l->data, expand);
+    g_list_free(rows);
+}
+
 static void row_activated(GtkListBox *box, GtkListBoxRow *row, FmCatalogueView *self)
 {
+    const char *batch_id = fm_catalogue_group_row_batch(GTK_WIDGET(row));
+    if (batch_id != NULL) {
+        toggle_group(self, row, batch_id);
+        return;
+    }
     gint64 id = row_run_id(row);
     if (id > 0)
         g_signal_emit(self, signals[SIGNAL_RUN_ACTIVATED], 0, id);
@@ -88,6 +110,7 @@ static void fm_catalogue_view_dispose(GObject *object)
         g_source_remove(self->poll_id);
         self->poll_id = 0;
     }
+    g_clear_pointer(&self->collapsed, g_hash_table_unref);
     G_OBJECT_CLASS(fm_catalogue_view_parent_class)->dispose(object);
 }
 
@@ -107,6 +130,7 @@ static void fm_catalogue_view_init(FmCatalogueView *self)
 {
     gtk_orientable_set_orientation(GTK_ORIENTABLE(self), GTK_ORIENTATION_VERTICAL);
     gtk_box_set_spacing(GTK_BOX(self), 6);
+    self->collapsed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 
     self->scroller = gtk_scrolled_window_new(NULL, NULL);
     gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(self->scroller), GTK_POLICY_NEVER,
@@ -344,13 +368,27 @@ gboolean fm_catalogue_view_refresh(FmCatalogueView *view, GError **error)
     for (GList *l = children; l != NULL; l = l->next)
         gtk_widget_destroy(GTK_WIDGET(l->data));
     g_list_free(children);
-    for (guint i = 0; runs != NULL && i < runs->len; i++) {
-        GtkWidget *row = make_row(view, runs->pdata[i]);
+    /* a batch's runs together under their group's row */
+    GArray *entries = runs != NULL ? fm_catalogue_group_runs(view->cat, runs) : NULL;
+    for (guint i = 0; entries != NULL && i < entries->len; i++) {
+        const fm_catalogue_entry *e = &g_array_index(entries, fm_catalogue_entry, i);
+        gboolean open = e->batch_id == NULL || !g_hash_table_contains(view->collapsed, e->batch_id);
+        if (e->run == NULL) {
+            gtk_container_add(GTK_CONTAINER(view->listbox), fm_catalogue_group_row_new(e, open));
+            continue;
+        }
+        GtkWidget *row = make_row(view, e->run);
         gtk_container_add(GTK_CONTAINER(view->listbox), row);
+        if (e->batch_id != NULL) { /* indented under its group, hidden while it is closed */
+            gtk_widget_set_margin_start(gtk_bin_get_child(GTK_BIN(row)), 20);
+            g_object_set_data_full(G_OBJECT(row), "fm-member-of", g_strdup(e->batch_id), g_free);
+            gtk_widget_set_visible(row, open);
+        }
         if (contains_id(before, row_run_id(GTK_LIST_BOX_ROW(row))) &&
             gtk_list_box_row_get_selectable(GTK_LIST_BOX_ROW(row)))
             gtk_list_box_select_row(GTK_LIST_BOX(view->listbox), GTK_LIST_BOX_ROW(row));
     }
+    fm_catalogue_entries_free(entries);
     view->rebuilding = FALSE;
     gtk_adjustment_set_value(vadj, scroll);
     g_autoptr(GArray) after = selected_ids(view);
@@ -396,6 +434,17 @@ GtkWidget *fm_catalogue_view_find_row(FmCatalogueView *view, gint64 run_id)
     GList *rows = gtk_container_get_children(GTK_CONTAINER(view->listbox));
     for (GList *l = rows; l != NULL && found == NULL; l = l->next)
         if (row_run_id(l->data) == run_id)
+            found = l->data;
+    g_list_free(rows);
+    return found;
+}
+
+GtkWidget *fm_catalogue_view_find_group(FmCatalogueView *view, const char *batch_id)
+{
+    GtkWidget *found = NULL;
+    GList *rows = gtk_container_get_children(GTK_CONTAINER(view->listbox));
+    for (GList *l = rows; l != NULL && found == NULL; l = l->next)
+        if (g_strcmp0(fm_catalogue_group_row_batch(l->data), batch_id) == 0)
             found = l->data;
     g_list_free(rows);
     return found;

@@ -24,6 +24,8 @@ gboolean fm_catalogue_view_select_pair(FmCatalogueView *view, gint64 first, gint
 /* The row (GtkListBoxRow) of a run, or NULL when the list does not show it. Its labels are named
  * fm-catalogue-title, -number, -dataset and -date (gtk_widget_get_name), for tests. */
 GtkWidget *fm_catalogue_view_find_row(FmCatalogueView *view, gint64 run_id);
+/* The group row of a batch's runs (its title named fm-catalogue-group-title), or NULL. */
+GtkWidget *fm_catalogue_view_find_group(FmCatalogueView *view, const char *batch_id);
 
 /* Signals:
  *   "run-activated" (gint64 run_id): a run was double-clicked or activated with Enter.

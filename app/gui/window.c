@@ -11,6 +11,7 @@
 #include "pane-fit.h"
 #include "panel-util.h"
 #include "start-page.h"
+#include "window-batch.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -694,6 +695,7 @@ static void fm_window_init(FmWindow *win)
     fm_window_jobs_init(win); /* window-jobs.c: the run and cancel-all actions */
     fm_window_actions_init(win);
     fm_window_catalogue_init(win);
+    fm_window_batch_init(win); /* window-batch.c: Run on Files */
     fm_window_recent_init(win);
     fm_window_dnd_init(win);
 

@@ -1,0 +1,337 @@
+/* GUI test of Run on Files: four small speckle stacks, one of them truncated, run with the
+ * Speckle page's method and parameters. The plan's checks name the bad file on screen before
+ * anything runs; "Run the Others" runs three, whose rows say Done in the job list (on screen,
+ * not cut); the catalogue lists them as one group of three runs; a batch cancelled while an item
+ * runs keeps what is done. At 1920x1080 and 1366x768, with screenshots
+ * (screenshot-batch-*.png). */
+#include <glib/gstdio.h>
+#include <gtk/gtk.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app/core/catalogue.h"
+#include "app/core/catalogue_batch.h"
+#include "app/gui/batch-view.h"
+#include "app/gui/catalogue-view.h"
+#include "app/gui/window-batch.h"
+#include "gui-test-util.h"
+
+static char *data_dir, *stacks_dir;
+static FmApplication *app;
+static FmWindow *win;
+
+/* A widget that the user sees: mapped, of some size, and inside the window. */
+static void assert_on_screen(GtkWidget *widget, GtkWidget *top)
+{
+    g_assert_true(gtk_widget_is_visible(widget));
+    g_assert_true(gtk_widget_get_mapped(widget));
+    GdkRectangle r = fm_gui_test_rect_in(widget, top);
+    g_assert_cmpint(r.width, >, 0);
+    g_assert_cmpint(r.height, >, 0);
+    g_assert_cmpint(r.x, >=, 0);
+    g_assert_cmpint(r.y, >=, 0);
+    g_assert_cmpint(r.x + r.width, <=, gtk_widget_get_allocated_width(top));
+    g_assert_cmpint(r.y + r.height, <=, gtk_widget_get_allocated_height(top));
+}
+
+/* widget lies inside the part of the scrolled window that shows (not scrolled away or cut). */
+static void assert_in_view(GtkWidget *widget, GtkWidget *scrolled)
+{
+    GdkRectangle r = fm_gui_test_rect_in(widget, scrolled);
+    g_assert_cmpint(r.y, >=, 0);
+    g_assert_cmpint(r.y + r.height, <=, gtk_widget_get_allocated_height(scrolled));
+}
+
+/* A label shows its whole text: not ellipsized, and wide enough. */
+static void assert_not_cut(GtkWidget *label)
+{
+    PangoLayout *layout = gtk_label_get_layout(GTK_LABEL(label));
+    g_assert_false(pango_layout_is_ellipsized(layout));
+    int w = 0;
+    pango_layout_get_pixel_size(layout, &w, NULL);
+    g_assert_cmpint(w, <=, gtk_widget_get_allocated_width(label));
+}
+
+/* The label's pixels are drawn: the rendered window is not one colour over it. */
+static void assert_drawn(GtkWidget *widget, GtkWidget *top)
+{
+    cairo_surface_t *img = fm_gui_test_render(top);
+    GdkRectangle r = fm_gui_test_rect_in(widget, top);
+    int stride = cairo_image_surface_get_stride(img);
+    const guint8 *px = cairo_image_surface_get_data(img);
+    guint32 first = *(const guint32 *)(px + (gsize)r.y * stride + (gsize)r.x * 4);
+    gboolean varied = FALSE;
+    for (int y = r.y; y < r.y + r.height && !varied; y++)
+        for (int x = r.x; x < r.x + r.width && !varied; x++)
+            varied = *(const guint32 *)(px + (gsize)y * stride + (gsize)x * 4) != first;
+    cairo_surface_destroy(img);
+    g_assert_true(varied);
+}
+
+static char *stack_path(int i)
+{
+    g_autofree char *name = g_strdup_printf("speckle-%d.tif", i);
+    return g_build_filename(stacks_dir, name, NULL);
+}
+
+static gboolean problems_shown(gpointer unused G_GNUC_UNUSED)
+{
+    GtkWidget *d = fm_window_batch_problems_dialog(win);
+    return d != NULL && gtk_widget_get_mapped(d);
+}
+
+static gboolean opened(gpointer unused G_GNUC_UNUSED)
+{
+    return !fm_window_is_loading(win) && fm_window_get_dataset(win) != NULL;
+}
+
+static gboolean batch_finished(gpointer unused G_GNUC_UNUSED)
+{
+    return !fm_window_batch_running(win);
+}
+
+static FmCatalogueView *catalogue_view(void)
+{
+    GtkWidget *v = fm_gui_test_find_type(GTK_WIDGET(win), FM_TYPE_CATALOGUE_VIEW);
+    g_assert_nonnull(v);
+    return FM_CATALOGUE_VIEW(v);
+}
+
+static gboolean match_named(GtkWidget *w, gconstpointer name)
+{
+    return g_strcmp0(gtk_widget_get_name(w), name) == 0;
+}
+
+/* The batch's runs in the catalogue: done ones counted in *done. */
+static guint catalogue_items(const char *batch_id, int *done)
+{
+    g_autoptr(GError) error = NULL;
+    fm_catalogue *cat = fm_catalogue_open(data_dir, &error);
+    g_assert_no_error(error);
+    g_autoptr(GArray) items = fm_catalogue_batch_items(cat, batch_id, &error);
+    g_assert_no_error(error);
+    *done = 0;
+    for (guint i = 0; i < items->len; i++)
+        *done += g_array_index(items, fm_catalogue_batch_item, i).status == FM_RUN_DONE;
+    guint n = items->len;
+    fm_catalogue_close(cat);
+    return n;
+}
+
+/* The group row of the batch in the catalogue list and its member rows, on screen. */
+static void check_group(const char *batch_id, guint n_runs, const char *shot)
+{
+    FmCatalogueView *view = catalogue_view();
+    g_assert_true(fm_catalogue_view_refresh(view, NULL));
+    fm_gui_test_drain(0.3);
+    GtkWidget *group = fm_catalogue_view_find_group(view, batch_id);
+    g_assert_nonnull(group);
+    gtk_widget_grab_focus(group);
+    fm_gui_test_drain(0.2);
+    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot-batch.png", "%s", shot);
+    assert_on_screen(group, GTK_WIDGET(win));
+    GtkWidget *scroller = gtk_widget_get_ancestor(group, GTK_TYPE_SCROLLED_WINDOW);
+    assert_in_view(group, scroller);
+    g_autoptr(GPtrArray) titles =
+        fm_gui_test_collect(group, match_named, "fm-catalogue-group-title", FALSE);
+    g_assert_cmpuint(titles->len, ==, 1);
+    const char *title = gtk_label_get_text(titles->pdata[0]);
+    g_autofree char *expect = g_strdup_printf(n_runs == 1 ? "on %u file" : "on %u files", n_runs);
+    g_assert_nonnull(strstr(title, expect));
+    assert_not_cut(titles->pdata[0]);
+    assert_drawn(titles->pdata[0], GTK_WIDGET(win));
+    /* its runs right under it, each on screen */
+    GtkListBox *box = GTK_LIST_BOX(gtk_widget_get_parent(group));
+    int at = gtk_list_box_row_get_index(GTK_LIST_BOX_ROW(group));
+    for (guint k = 1; k <= n_runs; k++) {
+        GtkListBoxRow *row = gtk_list_box_get_row_at_index(box, at + (int)k);
+        g_assert_nonnull(row);
+        g_assert_cmpstr(g_object_get_data(G_OBJECT(row), "fm-member-of"), ==, batch_id);
+        gtk_widget_grab_focus(GTK_WIDGET(row)); /* scrolls it into view, as a user would */
+        fm_gui_test_drain(0.1);
+        assert_on_screen(GTK_WIDGET(row), GTK_WIDGET(win));
+    }
+    GtkListBoxRow *after = gtk_list_box_get_row_at_index(box, at + (int)n_runs + 1);
+    g_assert_true(after == NULL ||
+                  g_strcmp0(g_object_get_data(G_OBJECT(after), "fm-member-of"), batch_id) != 0);
+    gtk_widget_grab_focus(group);
+    fm_gui_test_drain(0.2);
+    /* the group closes and opens again */
+    g_signal_emit_by_name(box, "row-activated", group);
+    fm_gui_test_drain(0.1);
+    g_assert_false(gtk_widget_get_visible(GTK_WIDGET(gtk_list_box_get_row_at_index(box, at + 1))));
+    g_signal_emit_by_name(box, "row-activated", group);
+    fm_gui_test_drain(0.1);
+    g_assert_true(gtk_widget_get_visible(GTK_WIDGET(gtk_list_box_get_row_at_index(box, at + 1))));
+}
+
+static void plan_and_run(int width, int height)
+{
+    fm_gui_test_resize_outer(GTK_WIDGET(win), width, height);
+    fm_gui_test_drain(0.3);
+    g_autofree char *p0 = stack_path(0), *p1 = stack_path(1), *p2 = stack_path(2);
+    g_autofree char *p3 = stack_path(3);
+    const char *paths[] = {p0, p1, p2, p3, NULL};
+    g_action_group_activate_action(G_ACTION_GROUP(win), "run-on-paths",
+                                   g_variant_new_strv(paths, -1));
+    g_assert_true(fm_gui_test_wait_until(problems_shown, NULL, 10));
+    fm_gui_test_drain(0.3);
+    /* nothing has run: the dialog names the truncated file and why */
+    g_assert_false(fm_window_batch_running(win));
+    GtkWidget *dialog = fm_window_batch_problems_dialog(win);
+    g_autoptr(GPtrArray) items =
+        fm_gui_test_collect(dialog, match_named, "fm-batch-problem", FALSE);
+    g_assert_cmpuint(items->len, ==, 1);
+    const char *text = gtk_label_get_text(items->pdata[0]);
+    g_assert_nonnull(strstr(text, "speckle-3.tif"));
+    g_assert_cmpuint(strlen(text), >, strlen("speckle-3.tif\n") + 5); /* and a reason */
+    assert_on_screen(items->pdata[0], dialog);
+    assert_drawn(items->pdata[0], dialog);
+    /* the dialog fits the screen */
+    int dw = 0, dh = 0;
+    gtk_window_get_size(GTK_WINDOW(dialog), &dw, &dh);
+    g_assert_cmpint(dw, <=, width);
+    g_assert_cmpint(dh, <=, height);
+    GtkWidget *run = gtk_dialog_get_widget_for_response(GTK_DIALOG(dialog), GTK_RESPONSE_ACCEPT);
+    g_assert_nonnull(run);
+    assert_on_screen(run, dialog);
+    g_autofree char *suffix = g_strdup_printf("-problems-%dx%d", width, height);
+    fm_gui_test_screenshot(dialog, data_dir, "screenshot-batch.png", "%s", suffix);
+    gtk_button_clicked(GTK_BUTTON(run)); /* Run the Other 3 Files */
+    g_assert_null(fm_window_batch_problems_dialog(win));
+    g_assert_true(fm_gui_test_wait_until(batch_finished, NULL, 120));
+    fm_gui_test_drain(0.5);
+
+    /* the job list: three rows Done, each on screen and inside the list's view */
+    fm_batch_view *view = fm_window_batch_view(win);
+    g_assert_nonnull(view);
+    GtkWidget *list = fm_window_get_job_list(win);
+    for (int i = 0; i < 3; i++) {
+        GtkWidget *state = fm_batch_view_item_state(view, i);
+        g_assert_cmpstr(gtk_label_get_text(GTK_LABEL(state)), ==, "Done");
+        GtkWidget *row = fm_batch_view_item_row(view, i);
+        assert_on_screen(row, GTK_WIDGET(win));
+        assert_in_view(row, list);
+        assert_drawn(state, GTK_WIDGET(win));
+    }
+    g_assert_null(fm_batch_view_item_row(view, 3));
+    g_autoptr(GPtrArray) heads =
+        fm_gui_test_collect(fm_batch_view_widget(view), match_named, "fm-batch-title", FALSE);
+    g_assert_cmpuint(heads->len, ==, 1);
+    g_assert_nonnull(strstr(gtk_label_get_text(heads->pdata[0]), "on 3 files"));
+    assert_on_screen(heads->pdata[0], GTK_WIDGET(win));
+    assert_not_cut(heads->pdata[0]);
+    GtkWidget *status = fm_batch_view_status_label(view);
+    g_assert_nonnull(strstr(gtk_label_get_text(GTK_LABEL(status)), "3 of 3 done"));
+    assert_on_screen(status, GTK_WIDGET(win));
+    assert_in_view(status, list);
+    g_assert_false(gtk_widget_get_sensitive(fm_batch_view_cancel_button(view)));
+
+    const char *batch_id = fm_window_batch_id(win);
+    g_assert_nonnull(batch_id);
+    int done = 0;
+    g_assert_cmpuint(catalogue_items(batch_id, &done), ==, 3);
+    g_assert_cmpint(done, ==, 3);
+    g_autofree char *shot = g_strdup_printf("-done-%dx%d", width, height);
+    check_group(batch_id, 3, shot);
+}
+
+static void test_plan_run_1920(void)
+{
+    plan_and_run(1920, 1080);
+}
+
+static void test_plan_run_1366(void)
+{
+    plan_and_run(1366, 768);
+}
+
+static gboolean first_running(gpointer unused G_GNUC_UNUSED)
+{
+    fm_batch_view *view = fm_window_batch_view(win);
+    return view != NULL &&
+           g_strcmp0(gtk_label_get_text(GTK_LABEL(fm_batch_view_item_state(view, 0))),
+                     "Running…") == 0;
+}
+
+/* Cancel while the first item runs: it finishes, the rest never start, the done one stays. */
+static void test_cancel_1366(void)
+{
+    fm_gui_test_resize_outer(GTK_WIDGET(win), 1366, 768);
+    fm_gui_test_drain(0.3);
+    g_autofree char *p0 = stack_path(0), *p1 = stack_path(1), *p2 = stack_path(2);
+    g_autofree char *p4 = stack_path(4), *p5 = stack_path(5);
+    const char *paths[] = {p4, p5, p0, p1, p2, NULL};
+    fm_batch_view *before = fm_window_batch_view(win);
+    g_assert_true(fm_window_run_on_paths(win, paths));
+    g_assert_true(fm_window_batch_view(win) != before);
+    g_assert_true(fm_gui_test_wait_until(first_running, NULL, 30));
+    fm_batch_view *view = fm_window_batch_view(win);
+    GtkWidget *cancel = fm_batch_view_cancel_button(view);
+    assert_on_screen(cancel, GTK_WIDGET(win));
+    gtk_button_clicked(GTK_BUTTON(cancel));
+    g_assert_true(fm_gui_test_wait_until(batch_finished, NULL, 120));
+    fm_gui_test_drain(0.5);
+    int shown_done = 0;
+    for (int i = 0; i < 5; i++) {
+        const char *state = gtk_label_get_text(GTK_LABEL(fm_batch_view_item_state(view, i)));
+        shown_done += g_strcmp0(state, "Done") == 0;
+        if (i >= shown_done)
+            g_assert_cmpstr(state, ==, "Not run");
+    }
+    /* the item running at the cancel finished; the others never started */
+    g_assert_cmpint(shown_done, >=, 1);
+    g_assert_cmpint(shown_done, <, 5);
+    GtkWidget *status = fm_batch_view_status_label(view);
+    g_assert_nonnull(strstr(gtk_label_get_text(GTK_LABEL(status)), "cancelled"));
+    assert_on_screen(status, GTK_WIDGET(win));
+    int done = 0;
+    g_assert_cmpuint(catalogue_items(fm_window_batch_id(win), &done), ==, (guint)shown_done);
+    g_assert_cmpint(done, ==, shown_done);
+    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot-batch.png",
+                           "-cancelled-1366x768");
+    check_group(fm_window_batch_id(win), (guint)shown_done, "-cancelled-group-1366x768");
+}
+
+int main(int argc, char **argv)
+{
+    data_dir = fm_gui_test_init(&argc, &argv, "fluxmap-gui-batch-XXXXXX");
+    if (data_dir == NULL)
+        return 0;
+    /* the user's files, outside Fluxmap's own folder */
+    stacks_dir = g_dir_make_tmp("fluxmap-gui-batch-stacks-XXXXXX", NULL);
+    g_assert_nonnull(stacks_dir);
+    /* 0-3 small; 4-5 larger, so an item runs long enough to be cancelled while it runs */
+    for (int i = 0; i < 6; i++) {
+        g_autofree char *name = g_strdup_printf("speckle-%d.tif", i);
+        int size = i < 4 ? 64 : 384;
+        g_free(fm_gui_test_write_speckle(stacks_dir, name, size, size, i < 4 ? 8 : 60,
+                                         (guint32)(7 + i)));
+    }
+    /* speckle-3.tif cut short: its header points past its end */
+    g_autofree char *bad = stack_path(3);
+    g_assert_cmpint(truncate(bad, 200), ==, 0);
+
+    app = fm_gui_test_new_app();
+    win = fm_gui_test_activate(app);
+    fm_gui_test_drain(0.25);
+    /* the Speckle page with its method and a parameter the batch must take */
+    g_autofree char *first = stack_path(0);
+    g_action_group_activate_action(G_ACTION_GROUP(app), "open", g_variant_new_string(first));
+    g_assert_true(fm_gui_test_wait_until(opened, NULL, 30));
+    g_assert_true(fm_window_select_method(win, "lsi.spatial"));
+    g_assert_true(fm_window_set_param(win, "window", "7"));
+
+    g_test_add_func("/gui-batch/plan-run-1920x1080", test_plan_run_1920);
+    g_test_add_func("/gui-batch/plan-run-1366x768", test_plan_run_1366);
+    g_test_add_func("/gui-batch/cancel-1366x768", test_cancel_1366);
+    int rc = g_test_run();
+    fm_gui_test_shutdown(app, GTK_WIDGET(win), data_dir);
+    for (int i = 0; i < 6; i++) {
+        g_autofree char *path = stack_path(i);
+        g_unlink(path);
+    }
+    g_rmdir(stacks_dir);
+    g_free(stacks_dir);
+    return rc;
+}
