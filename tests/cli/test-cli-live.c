@@ -18,16 +18,6 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(cli_result, cli_result_clear)
 
 static char **env_fake;
 
-static cli_result run_cli(const char *first, ...) G_GNUC_NULL_TERMINATED;
-static cli_result run_cli(const char *first, ...)
-{
-    va_list ap;
-    va_start(ap, first);
-    cli_result r = cli_test_runv(NULL, env_fake, first, ap);
-    va_end(ap);
-    return r;
-}
-
 static void assert_same_file(const char *a, const char *b)
 {
     g_autofree char *ta = NULL, *tb = NULL;
@@ -41,8 +31,9 @@ static void test_camera_equals_run(void)
 {
     g_autofree char *live_dir = cli_test_tmp_path("live");
     g_autofree char *run_dir = cli_test_tmp_path("run");
-    g_auto(cli_result) live = run_cli("live", "lsi.spatial", "--camera", "Fake_1", "--frames", "40",
-                                      "--record", "-o", live_dir, "--backend", "cpu", NULL);
+    g_auto(cli_result) live =
+        cli_test_run(NULL, env_fake, "live", "lsi.spatial", "--camera", "Fake_1", "--frames", "40",
+                     "--record", "-o", live_dir, "--backend", "cpu", NULL);
     if (live.status != 0)
         g_printerr("%s%s", live.out, live.err);
     g_assert_cmpint(live.status, ==, 0);
@@ -50,8 +41,8 @@ static void test_camera_equals_run(void)
     g_assert_nonnull(strstr(live.out, "recorded 40"));
     g_assert_nonnull(strstr(live.out, "catalogue run "));
     g_autofree char *recording = g_build_filename(live_dir, "recording.tif", NULL);
-    g_auto(cli_result) run =
-        run_cli("run", "lsi.spatial", recording, "-o", run_dir, "--backend", "cpu", NULL);
+    g_auto(cli_result) run = cli_test_run(NULL, env_fake, "run", "lsi.spatial", recording, "-o",
+                                          run_dir, "--backend", "cpu", NULL);
     g_assert_cmpint(run.status, ==, 0);
     for (const char *const *name = (const char *const[]){"contrast.tif", "sfi.tif", NULL}; *name;
          name++) {
@@ -60,7 +51,7 @@ static void test_camera_equals_run(void)
         assert_same_file(a, b);
     }
     /* both runs in the catalogue on the one recording */
-    g_auto(cli_result) list = run_cli("catalogue", "list", NULL);
+    g_auto(cli_result) list = cli_test_run(NULL, env_fake, "catalogue", "list", NULL);
     g_assert_cmpint(list.status, ==, 0);
     const char *first = strstr(list.out, "recording.tif");
     g_assert_nonnull(first);
@@ -72,14 +63,15 @@ static void test_replay_roi(void)
     g_autofree char *stack = cli_test_tmp_path("speckle.tif");
     g_autofree char *roi = cli_test_tmp_path("roi.json");
     g_autofree char *dir = cli_test_tmp_path("replay");
-    g_auto(cli_result) sim = run_cli("simulate", "lsi", "--frames", "12", "-o", stack, NULL);
+    g_auto(cli_result) sim =
+        cli_test_run(NULL, env_fake, "simulate", "lsi", "--frames", "12", "-o", stack, NULL);
     g_assert_cmpint(sim.status, ==, 0);
     g_assert_true(g_file_set_contents(
         roi, "[{\"kind\":\"rectangle\",\"name\":\"vessel\",\"points\":[[10,10],[40,30]]}]", -1,
         NULL));
-    g_auto(cli_result) live =
-        run_cli("live", "lsi.spatial", "--replay", stack, "--fps", "-1", "--roi", roi,
-                "--save-maps", "summary", "--record", "-o", dir, "--backend", "cpu", NULL);
+    g_auto(cli_result) live = cli_test_run(NULL, env_fake, "live", "lsi.spatial", "--replay", stack,
+                                           "--fps", "-1", "--roi", roi, "--save-maps", "summary",
+                                           "--record", "-o", dir, "--backend", "cpu", NULL);
     g_assert_cmpint(live.status, ==, 0);
     g_autofree char *csv_path = g_build_filename(dir, "roi_time_course.csv", NULL);
     g_autofree char *csv = NULL;
@@ -104,18 +96,19 @@ static void test_oct_replay_equals_run(void)
     g_autofree char *calib = cli_test_tmp_path("scan.calib.csv");
     g_autofree char *live_dir = cli_test_tmp_path("oct-live");
     g_autofree char *run_dir = cli_test_tmp_path("oct-run");
-    g_auto(cli_result) sim = run_cli("simulate", "oct", "--pixels", "512", "--alines", "48",
-                                     "--bscans", "12", "-o", raw, NULL);
+    g_auto(cli_result) sim = cli_test_run(NULL, env_fake, "simulate", "oct", "--pixels", "512",
+                                          "--alines", "48", "--bscans", "12", "-o", raw, NULL);
     g_assert_cmpint(sim.status, ==, 0);
     g_autofree char *calib_opt = g_strconcat("--calibration_file=", calib, NULL);
-    g_auto(cli_result) live = run_cli("live", "oct.bscan", "--replay", raw, "--fps", "-1", "-o",
-                                      live_dir, calib_opt, "--backend", "cpu", NULL);
+    g_auto(cli_result) live =
+        cli_test_run(NULL, env_fake, "live", "oct.bscan", "--replay", raw, "--fps", "-1", "-o",
+                     live_dir, calib_opt, "--backend", "cpu", NULL);
     if (live.status != 0)
         g_printerr("%s%s", live.out, live.err);
     g_assert_cmpint(live.status, ==, 0);
     g_assert_nonnull(strstr(live.out, "processed 12"));
-    g_auto(cli_result) run =
-        run_cli("run", "oct.bscan", raw, "-o", run_dir, "--backend", "cpu", NULL);
+    g_auto(cli_result) run = cli_test_run(NULL, env_fake, "run", "oct.bscan", raw, "-o", run_dir,
+                                          "--backend", "cpu", NULL);
     g_assert_cmpint(run.status, ==, 0);
     for (const char *const *name = (const char *const[]){"bscan_db.tif", "enface.tif", NULL}; *name;
          name++) {
@@ -132,8 +125,8 @@ static void test_killed_run_interrupted(void)
 {
     g_autofree char *stack = cli_test_tmp_path("kill-src.tif");
     g_autofree char *dir = cli_test_tmp_path("killed");
-    g_auto(cli_result) sim = run_cli("simulate", "lsi", "--frames", "200", "--width", "64",
-                                     "--height", "48", "-o", stack, NULL);
+    g_auto(cli_result) sim = cli_test_run(NULL, env_fake, "simulate", "lsi", "--frames", "200",
+                                          "--width", "64", "--height", "48", "-o", stack, NULL);
     g_assert_cmpint(sim.status, ==, 0);
     const char *argv[] = {cli_path,   "live", "lsi.spatial", "--replay",  stack, "--fps", "20",
                           "--record", "-o",   dir,           "--backend", "cpu", NULL};
@@ -169,7 +162,7 @@ static void test_killed_run_interrupted(void)
     g_assert_cmpmem(rec->data, fm_dataset_n_bytes(rec), src->data, fm_dataset_n_bytes(rec));
 
     /* the catalogue: the run listed, interrupted, with its recording */
-    g_auto(cli_result) list = run_cli("catalogue", "list", "--json", NULL);
+    g_auto(cli_result) list = cli_test_run(NULL, env_fake, "catalogue", "list", "--json", NULL);
     g_assert_cmpint(list.status, ==, 0);
     g_autoptr(JsonParser) parser = NULL;
     JsonObject *root = cli_test_parse_object(list.out, &parser);
@@ -191,18 +184,19 @@ static void test_killed_run_interrupted(void)
 static void test_refusals(void)
 {
     g_autofree char *dir = cli_test_tmp_path("refused");
-    g_auto(cli_result) no_live =
-        run_cli("live", "dce.tofts", "--camera", "Fake_1", "--frames", "2", "-o", dir, NULL);
+    g_auto(cli_result) no_live = cli_test_run(NULL, env_fake, "live", "dce.tofts", "--camera",
+                                              "Fake_1", "--frames", "2", "-o", dir, NULL);
     g_assert_cmpint(no_live.status, ==, 2);
     g_assert_nonnull(strstr(no_live.err, "dce.tofts has no live path"));
-    g_auto(cli_result) no_source = run_cli("live", "lsi.spatial", "-o", dir, NULL);
+    g_auto(cli_result) no_source =
+        cli_test_run(NULL, env_fake, "live", "lsi.spatial", "-o", dir, NULL);
     g_assert_cmpint(no_source.status, ==, 2);
     g_assert_nonnull(strstr(no_source.err, "--camera ID or --replay FILE"));
-    g_auto(cli_result) bad_save = run_cli("live", "lsi.spatial", "--camera", "Fake_1",
-                                          "--save-maps", "some", "-o", dir, NULL);
+    g_auto(cli_result) bad_save = cli_test_run(NULL, env_fake, "live", "lsi.spatial", "--camera",
+                                               "Fake_1", "--save-maps", "some", "-o", dir, NULL);
     g_assert_cmpint(bad_save.status, ==, 2);
-    g_auto(cli_result) no_camera =
-        run_cli("live", "lsi.spatial", "--camera", "NoSuchCam", "--frames", "2", "-o", dir, NULL);
+    g_auto(cli_result) no_camera = cli_test_run(NULL, env_fake, "live", "lsi.spatial", "--camera",
+                                                "NoSuchCam", "--frames", "2", "-o", dir, NULL);
     g_assert_cmpint(no_camera.status, ==, 3);
     g_assert_nonnull(strstr(no_camera.err, "NoSuchCam"));
 }
