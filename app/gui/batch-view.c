@@ -3,9 +3,11 @@
 #include "batch-view.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
 typedef struct {
     GtkWidget *row, *name, *progress, *state;
+    char *input;
 } item_row;
 
 struct fm_batch_view {
@@ -21,6 +23,8 @@ static void view_free(gpointer data)
     fm_batch_view *view = data;
     if (view->pulse_id != 0)
         g_source_remove(view->pulse_id);
+    for (int i = 0; i < view->n_items; i++)
+        g_free(view->items[i].input);
     g_free(view->items);
     g_free(view);
 }
@@ -92,6 +96,7 @@ fm_batch_view *fm_batch_view_new(const char *title, const fm_batch_plan *plan, G
     for (int i = 0; i < view->n_items; i++) {
         const fm_batch_item *it = plan->items->pdata[i];
         item_row *r = &view->items[i];
+        r->input = g_strdup(it->input);
         GtkWidget *grid = gtk_grid_new();
         gtk_grid_set_column_spacing(GTK_GRID(grid), 8);
         g_autofree char *base = g_path_get_basename(it->input);
@@ -174,8 +179,12 @@ void fm_batch_view_update(fm_batch_view *view, const fm_gui_batch_event *e)
         if (e->kind == FM_GUI_BATCH_ITEM_DONE) {
             gtk_label_set_text(GTK_LABEL(r->state), _("Done"));
         } else {
-            g_autofree char *text = g_strdup_printf(
-                _("Failed: %s"), e->message != NULL ? e->message : _("unknown error"));
+            /* the row names the file: a reason that begins with its path says it once */
+            const char *why = e->message != NULL ? e->message : _("unknown error");
+            gsize n = strlen(r->input);
+            if (strncmp(why, r->input, n) == 0 && strncmp(why + n, ": ", 2) == 0)
+                why += n + 2;
+            g_autofree char *text = g_strdup_printf(_("Failed: %s"), why);
             gtk_label_set_text(GTK_LABEL(r->state), text);
             gtk_style_context_add_class(ctx, "fm-job-error");
         }

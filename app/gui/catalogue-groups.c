@@ -3,13 +3,16 @@
 
 #include <glib/gi18n.h>
 
-#include "app/core/catalogue_batch.h"
+#include "panel-util.h"
+
+#include "app/core/catalogue_batch_rows.h"
 #include "app/core/method.h"
 
 static void entry_clear(gpointer data)
 {
     fm_catalogue_entry *e = data;
     g_free(e->batch_id);
+    g_free(e->input);
     if (e->members != NULL)
         g_ptr_array_unref(e->members);
 }
@@ -22,58 +25,61 @@ void fm_catalogue_entries_free(GArray *entries)
 
 typedef struct {
     const fm_catalogue_run *run;
-    int item;
+    const fm_catalogue_batch_row *row;
 } member;
 
 static int by_item(gconstpointer a, gconstpointer b)
 {
-    return ((const member *)a)->item - ((const member *)b)->item;
+    return ((const member *)a)->row->item - ((const member *)b)->row->item;
 }
 
 GArray *fm_catalogue_group_runs(fm_catalogue *cat, GPtrArray *runs)
 {
     GArray *entries = g_array_new(FALSE, TRUE, sizeof(fm_catalogue_entry));
     g_array_set_clear_func(entries, entry_clear);
-    /* batch id -> GArray of member, in the order the batches first come (newest first) */
+    gint64 oldest = G_MAXINT64;
+    for (guint i = 0; i < runs->len; i++)
+        oldest = MIN(oldest, ((const fm_catalogue_run *)runs->pdata[i])->id);
+    /* one read for the whole list; without it (no table yet) every run stands alone */
+    g_autoptr(GHashTable) rows =
+        cat != NULL && runs->len > 0 ? fm_catalogue_batch_rows(cat, oldest, NULL) : NULL;
+    /* batch id -> GArray of member, gathered before the list is laid out */
     g_autoptr(GHashTable) groups =
-        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_array_unref);
-    g_autofree char **ids = g_new0(char *, runs->len + 1);
-    for (guint i = 0; i < runs->len; i++) {
+        g_hash_table_new_full(g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_array_unref);
+    for (guint i = 0; rows != NULL && i < runs->len; i++) {
         const fm_catalogue_run *run = runs->pdata[i];
-        char *batch_id = NULL;
-        int item = 0;
-        if (cat == NULL || !fm_catalogue_get_run_batch(cat, run->id, &batch_id, &item, NULL))
+        const fm_catalogue_batch_row *b = g_hash_table_lookup(rows, &run->id);
+        if (b == NULL || b->batch_id == NULL)
             continue;
-        GArray *list = g_hash_table_lookup(groups, batch_id);
+        GArray *list = g_hash_table_lookup(groups, b->batch_id);
         if (list == NULL) {
             list = g_array_new(FALSE, FALSE, sizeof(member));
-            g_hash_table_insert(groups, g_strdup(batch_id), list);
+            g_hash_table_insert(groups, b->batch_id, list);
         }
-        g_array_append_val(list, ((member){run, item}));
-        ids[i] = batch_id;
+        g_array_append_val(list, ((member){run, b}));
     }
     for (guint i = 0; i < runs->len; i++) {
-        if (ids[i] == NULL) {
-            fm_catalogue_entry e = {runs->pdata[i], NULL, NULL};
+        const fm_catalogue_run *run = runs->pdata[i];
+        const fm_catalogue_batch_row *b = rows != NULL ? g_hash_table_lookup(rows, &run->id) : NULL;
+        if (b == NULL || b->batch_id == NULL) {
+            fm_catalogue_entry e = {run, NULL, NULL, NULL};
             g_array_append_val(entries, e);
             continue;
         }
-        GArray *list = g_hash_table_lookup(groups, ids[i]);
-        if (list == NULL) { /* the group is listed already, at its newest run */
-            g_free(ids[i]);
+        GArray *list = g_hash_table_lookup(groups, b->batch_id);
+        if (list == NULL) /* the group is listed already, where its newest run is */
             continue;
-        }
         g_array_sort(list, by_item);
-        fm_catalogue_entry header = {NULL, g_strdup(ids[i]), g_ptr_array_new()};
+        fm_catalogue_entry header = {NULL, g_strdup(b->batch_id), g_ptr_array_new(), NULL};
         for (guint k = 0; k < list->len; k++)
             g_ptr_array_add(header.members, (gpointer)g_array_index(list, member, k).run);
         g_array_append_val(entries, header);
         for (guint k = 0; k < list->len; k++) {
-            fm_catalogue_entry e = {g_array_index(list, member, k).run, g_strdup(ids[i]), NULL};
+            const member *m = &g_array_index(list, member, k);
+            fm_catalogue_entry e = {m->run, g_strdup(b->batch_id), NULL, g_strdup(m->row->input)};
             g_array_append_val(entries, e);
         }
-        g_hash_table_remove(groups, ids[i]);
-        g_free(ids[i]);
+        g_hash_table_remove(groups, b->batch_id);
     }
     return entries;
 }
@@ -110,9 +116,9 @@ static char *group_detail(GPtrArray *members)
     g_autoptr(GDateTime) when = g_date_time_new_from_unix_local(newest);
     g_autofree char *time = when != NULL ? g_date_time_format(when, "%-d %b %H:%M") : NULL;
     if (failed > 0)
-        return g_strdup_printf(_("batch · %d done · %d failed · %s"), done, failed,
+        return g_strdup_printf(_("%d done · %d failed · %s"), done, failed,
                                time != NULL ? time : "");
-    return g_strdup_printf(_("batch · %d done · %s"), done, time != NULL ? time : "");
+    return g_strdup_printf(_("%d done · %s"), done, time != NULL ? time : "");
 }
 
 GtkWidget *fm_catalogue_group_row_new(const fm_catalogue_entry *header, gboolean expanded)
@@ -139,7 +145,8 @@ GtkWidget *fm_catalogue_group_row_new(const fm_catalogue_entry *header, gboolean
     GtkWidget *detail_label = gtk_label_new(detail);
     gtk_widget_set_name(detail_label, "fm-catalogue-group-detail");
     gtk_label_set_xalign(GTK_LABEL(detail_label), 0.0);
-    gtk_label_set_ellipsize(GTK_LABEL(detail_label), PANGO_ELLIPSIZE_END);
+    gtk_label_set_line_wrap(GTK_LABEL(detail_label), TRUE);
+    gtk_label_set_width_chars(GTK_LABEL(detail_label), 8);
     gtk_style_context_add_class(gtk_widget_get_style_context(detail_label), "dim-label");
     gtk_grid_attach(GTK_GRID(grid), arrow, 0, 0, 1, 1);
     gtk_grid_attach(GTK_GRID(grid), title_label, 1, 0, 1, 1);
@@ -168,4 +175,21 @@ void fm_catalogue_group_row_set_expanded(GtkWidget *row, gboolean expanded)
 const char *fm_catalogue_group_row_batch(GtkWidget *row)
 {
     return g_object_get_data(G_OBJECT(row), "fm-batch-id");
+}
+
+void fm_catalogue_group_member_dress(GtkWidget *row, const fm_catalogue_entry *entry,
+                                     gboolean expanded)
+{
+    gtk_widget_set_margin_start(gtk_bin_get_child(GTK_BIN(row)), 20);
+    g_object_set_data_full(G_OBJECT(row), "fm-member-of", g_strdup(entry->batch_id), g_free);
+    /* The group's row says the method: each run's first line names its file (the plan's, as a
+     * run whose read failed has no dataset), the second keeps only the date. */
+    GtkWidget *title = fm_widget_find_named(row, "fm-catalogue-title");
+    GtkWidget *dataset = fm_widget_find_named(row, "fm-catalogue-dataset");
+    if (title != NULL && dataset != NULL && entry->input != NULL) {
+        g_autofree char *base = g_path_get_basename(entry->input);
+        gtk_label_set_text(GTK_LABEL(title), base);
+        gtk_label_set_text(GTK_LABEL(dataset), "");
+    }
+    gtk_widget_set_visible(row, expanded);
 }

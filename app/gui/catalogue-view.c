@@ -379,11 +379,8 @@ gboolean fm_catalogue_view_refresh(FmCatalogueView *view, GError **error)
         }
         GtkWidget *row = make_row(view, e->run);
         gtk_container_add(GTK_CONTAINER(view->listbox), row);
-        if (e->batch_id != NULL) { /* indented under its group, hidden while it is closed */
-            gtk_widget_set_margin_start(gtk_bin_get_child(GTK_BIN(row)), 20);
-            g_object_set_data_full(G_OBJECT(row), "fm-member-of", g_strdup(e->batch_id), g_free);
-            gtk_widget_set_visible(row, open);
-        }
+        if (e->batch_id != NULL)
+            fm_catalogue_group_member_dress(row, e, open);
         if (contains_id(before, row_run_id(GTK_LIST_BOX_ROW(row))) &&
             gtk_list_box_row_get_selectable(GTK_LIST_BOX_ROW(row)))
             gtk_list_box_select_row(GTK_LIST_BOX(view->listbox), GTK_LIST_BOX_ROW(row));

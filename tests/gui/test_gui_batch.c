@@ -293,6 +293,71 @@ static void test_cancel_1366(void)
     check_group(fm_window_batch_id(win), (guint)shown_done, "-cancelled-group-1366x768");
 }
 
+/* A file whose header reads but whose frames are cut short passes the plan and fails when it
+ * runs: its row says why, the batch goes on, the catalogue keeps the failed run in the group. */
+static void test_failed_item_1366(void)
+{
+    fm_gui_test_resize_outer(GTK_WIDGET(win), 1366, 768);
+    fm_gui_test_drain(0.3);
+    g_autofree char *p0 = stack_path(0), *p6 = stack_path(6), *p1 = stack_path(1);
+    const char *paths[] = {p0, p6, p1, NULL};
+    g_assert_true(fm_window_run_on_paths(win, paths)); /* no dialog: the plan takes all three */
+    g_assert_null(fm_window_batch_problems_dialog(win));
+    g_assert_true(fm_gui_test_wait_until(batch_finished, NULL, 120));
+    fm_gui_test_drain(0.5);
+    fm_batch_view *view = fm_window_batch_view(win);
+    g_assert_cmpstr(gtk_label_get_text(GTK_LABEL(fm_batch_view_item_state(view, 0))), ==, "Done");
+    g_assert_cmpstr(gtk_label_get_text(GTK_LABEL(fm_batch_view_item_state(view, 2))), ==, "Done");
+    GtkWidget *failed = fm_batch_view_item_state(view, 1);
+    const char *text = gtk_label_get_text(GTK_LABEL(failed));
+    g_assert_true(g_str_has_prefix(text, "Failed: "));
+    g_assert_cmpuint(strlen(text), >, strlen("Failed: ") + 5);
+    GtkWidget *list = fm_window_get_job_list(win);
+    assert_on_screen(failed, GTK_WIDGET(win));
+    assert_in_view(failed, list);
+    assert_not_cut(failed);
+    g_assert_nonnull(strstr(gtk_label_get_text(GTK_LABEL(fm_batch_view_status_label(view))),
+                            "2 of 3 done · 1 failed"));
+    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot-batch.png", "-failed-1366x768");
+    int done = 0;
+    g_assert_cmpuint(catalogue_items(fm_window_batch_id(win), &done), ==, 3);
+    g_assert_cmpint(done, ==, 2);
+    check_group(fm_window_batch_id(win), 3, "-failed-group-1366x768");
+    /* the failed run (no dataset: its read failed) is named by its file in the group */
+    GtkWidget *group = fm_catalogue_view_find_group(catalogue_view(), fm_window_batch_id(win));
+    GtkListBox *box = GTK_LIST_BOX(gtk_widget_get_parent(group));
+    GtkListBoxRow *row =
+        gtk_list_box_get_row_at_index(box, gtk_list_box_row_get_index(GTK_LIST_BOX_ROW(group)) + 2);
+    GtkWidget *name = fm_widget_find_named(GTK_WIDGET(row), "fm-catalogue-title");
+    g_assert_cmpstr(gtk_label_get_text(GTK_LABEL(name)), ==, "speckle-6.tif");
+    assert_on_screen(name, GTK_WIDGET(win));
+    assert_not_cut(name);
+}
+
+/* The menu's action opens a chooser that takes several files or the folder it shows. */
+static void test_chooser(void)
+{
+    g_action_group_activate_action(G_ACTION_GROUP(win), "run-on-files", NULL);
+    fm_gui_test_drain(0.5);
+    GtkWidget *chooser = NULL;
+    GList *tops = gtk_window_list_toplevels();
+    for (GList *l = tops; l != NULL; l = l->next)
+        if (GTK_IS_FILE_CHOOSER_DIALOG(l->data) && gtk_widget_get_mapped(l->data))
+            chooser = l->data;
+    g_list_free(tops);
+    g_assert_nonnull(chooser);
+    g_assert_true(gtk_file_chooser_get_select_multiple(GTK_FILE_CHOOSER(chooser)));
+    GtkWidget *folder = gtk_dialog_get_widget_for_response(GTK_DIALOG(chooser), 1);
+    GtkWidget *files = gtk_dialog_get_widget_for_response(GTK_DIALOG(chooser), GTK_RESPONSE_ACCEPT);
+    g_assert_nonnull(folder);
+    g_assert_nonnull(files);
+    assert_on_screen(folder, chooser);
+    assert_on_screen(files, chooser);
+    gtk_dialog_response(GTK_DIALOG(chooser), GTK_RESPONSE_CANCEL);
+    fm_gui_test_drain(0.2);
+    g_assert_false(fm_window_batch_running(win));
+}
+
 int main(int argc, char **argv)
 {
     data_dir = fm_gui_test_init(&argc, &argv, "fluxmap-gui-batch-XXXXXX");
@@ -311,6 +376,10 @@ int main(int argc, char **argv)
     /* speckle-3.tif cut short: its header points past its end */
     g_autofree char *bad = stack_path(3);
     g_assert_cmpint(truncate(bad, 200), ==, 0);
+    /* speckle-6.tif: its first frames and directory whole, the rest cut off */
+    g_free(fm_gui_test_write_speckle(stacks_dir, "speckle-6.tif", 64, 64, 8, 99));
+    g_autofree char *cut = stack_path(6);
+    g_assert_cmpint(truncate(cut, 64 * 64 * 2 * 4), ==, 0);
 
     app = fm_gui_test_new_app();
     win = fm_gui_test_activate(app);
@@ -325,9 +394,11 @@ int main(int argc, char **argv)
     g_test_add_func("/gui-batch/plan-run-1920x1080", test_plan_run_1920);
     g_test_add_func("/gui-batch/plan-run-1366x768", test_plan_run_1366);
     g_test_add_func("/gui-batch/cancel-1366x768", test_cancel_1366);
+    g_test_add_func("/gui-batch/failed-item-1366x768", test_failed_item_1366);
+    g_test_add_func("/gui-batch/chooser", test_chooser);
     int rc = g_test_run();
     fm_gui_test_shutdown(app, GTK_WIDGET(win), data_dir);
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 7; i++) {
         g_autofree char *path = stack_path(i);
         g_unlink(path);
     }
