@@ -57,6 +57,8 @@ static void batch_event(fm_gui_batch *batch, const fm_gui_batch_event *event, gp
     else
         text = g_strdup_printf(_("%s: %d done, %d failed in %.1f s"), what, event->done,
                                event->failed, event->elapsed_s);
+    if (win->disposed && event->message != NULL)
+        g_warning("%s", text); /* no window left to say it */
     if (!win->disposed) {
         if (event->message != NULL)
             fm_window_show_message(win, GTK_MESSAGE_ERROR, text);
@@ -80,6 +82,13 @@ static void window_destroyed(GtkWidget *widget, batch_state *s)
         fm_gui_batch_cancel(s->batch);
 }
 
+/* The rows went with the job list (the window closes): the batch's last events update nothing. */
+static void view_destroyed(GtkWidget *widget, batch_state *s)
+{
+    if (s->view != NULL && fm_batch_view_widget(s->view) == widget)
+        s->view = NULL;
+}
+
 static gboolean start_planned(batch_state *s)
 {
     FmWindow *win = s->win;
@@ -96,6 +105,7 @@ static gboolean start_planned(batch_state *s)
     g_autofree char *title = fm_gui_batch_describe(s->batch);
     s->view =
         fm_batch_view_new(title, fm_gui_batch_get_plan(s->batch), G_CALLBACK(cancel_clicked), s);
+    g_signal_connect(fm_batch_view_widget(s->view), "destroy", G_CALLBACK(view_destroyed), s);
     fm_job_list_add_row(win->job_list, fm_batch_view_widget(s->view));
     g_autofree char *status = g_strdup_printf(_("Running %s…"), title);
     fm_window_set_status(win, status);

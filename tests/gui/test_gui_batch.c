@@ -358,6 +358,43 @@ static void test_chooser(void)
     g_assert_false(fm_window_batch_running(win));
 }
 
+static gboolean other_finished(gpointer other)
+{
+    return !fm_window_batch_running(other);
+}
+
+static gboolean other_running(gpointer other)
+{
+    fm_batch_view *view = fm_window_batch_view(other);
+    return view != NULL &&
+           g_strcmp0(gtk_label_get_text(GTK_LABEL(fm_batch_view_item_state(view, 0))),
+                     "Running…") == 0;
+}
+
+/* A window closed while its batch runs: the batch stops after its item and what is done stays
+ * in the catalogue. */
+static void test_close_while_running(void)
+{
+    FmWindow *other = fm_window_new(app);
+    gtk_window_present(GTK_WINDOW(other));
+    fm_gui_test_drain(0.3);
+    g_assert_true(fm_window_select_method(other, "lsi.spatial"));
+    g_autofree char *p4 = stack_path(4), *p5 = stack_path(5);
+    const char *paths[] = {p4, p5, p4, p5, NULL};
+    g_assert_true(fm_window_run_on_paths(other, paths));
+    g_autofree char *batch_id = g_strdup(fm_window_batch_id(other));
+    g_assert_true(fm_gui_test_wait_until(other_running, other, 30));
+    g_object_ref(other); /* to ask it after it is destroyed */
+    gtk_widget_destroy(GTK_WIDGET(other));
+    g_assert_true(fm_gui_test_wait_until(other_finished, other, 60));
+    g_object_unref(other);
+    int done = 0;
+    guint n = catalogue_items(batch_id, &done);
+    g_assert_cmpuint(n, >=, 1);
+    g_assert_cmpuint(n, <, 4);
+    g_assert_cmpint(done, ==, (int)n);
+}
+
 int main(int argc, char **argv)
 {
     data_dir = fm_gui_test_init(&argc, &argv, "fluxmap-gui-batch-XXXXXX");
@@ -396,6 +433,7 @@ int main(int argc, char **argv)
     g_test_add_func("/gui-batch/cancel-1366x768", test_cancel_1366);
     g_test_add_func("/gui-batch/failed-item-1366x768", test_failed_item_1366);
     g_test_add_func("/gui-batch/chooser", test_chooser);
+    g_test_add_func("/gui-batch/close-while-running", test_close_while_running);
     int rc = g_test_run();
     fm_gui_test_shutdown(app, GTK_WIDGET(win), data_dir);
     for (int i = 0; i < 7; i++) {
