@@ -277,12 +277,20 @@ static void run_on_files_activated(GSimpleAction *action, GVariant *parameter, g
     }
     g_signal_connect(dialog, "response", G_CALLBACK(chooser_response), g_object_ref(win));
     gtk_widget_show(dialog);
+    /* the chooser sizes itself for a large screen (822 px tall): a laptop's must hold it */
+    gtk_window_resize(GTK_WINDOW(dialog), 820, 560);
 }
 
 static void run_on_paths_activated(GSimpleAction *action, GVariant *parameter, gpointer user)
 {
     g_autofree const char **paths = g_variant_get_strv(parameter, NULL);
     fm_window_run_on_paths(FM_WINDOW(user), paths);
+}
+
+/* "Cancel All Jobs" stops a batch too (after its running file). */
+static void cancel_all_activated(GSimpleAction *action, GVariant *parameter, batch_state *s)
+{
+    cancel_clicked(s);
 }
 
 void fm_window_batch_init(FmWindow *win)
@@ -294,6 +302,9 @@ void fm_window_batch_init(FmWindow *win)
     g_action_map_add_action_entries(G_ACTION_MAP(win), entries, G_N_ELEMENTS(entries), win);
     batch_state *s = get_state(win);
     g_signal_connect(win, "destroy", G_CALLBACK(window_destroyed), s);
+    GAction *cancel_all = g_action_map_lookup_action(G_ACTION_MAP(win), "cancel-all");
+    if (cancel_all != NULL)
+        g_signal_connect(cancel_all, "activate", G_CALLBACK(cancel_all_activated), s);
     /* Where the runs of a batch end up, under the catalogue's list */
     GtkWidget *button = gtk_button_new_with_mnemonic(_("Run on _Files…"));
     gtk_widget_set_name(button, "fm-run-on-files");

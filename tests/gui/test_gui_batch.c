@@ -347,15 +347,37 @@ static void test_chooser(void)
     g_list_free(tops);
     g_assert_nonnull(chooser);
     g_assert_true(gtk_file_chooser_get_select_multiple(GTK_FILE_CHOOSER(chooser)));
+    int cw = 0, ch = 0;
+    gtk_window_get_size(GTK_WINDOW(chooser), &cw, &ch);
+    g_assert_cmpint(cw, <=, 1366);
+    g_assert_cmpint(ch, <=, 768 - 60); /* with its title bar and a panel, on a laptop's screen */
     GtkWidget *folder = gtk_dialog_get_widget_for_response(GTK_DIALOG(chooser), 1);
     GtkWidget *files = gtk_dialog_get_widget_for_response(GTK_DIALOG(chooser), GTK_RESPONSE_ACCEPT);
     g_assert_nonnull(folder);
     g_assert_nonnull(files);
     assert_on_screen(folder, chooser);
     assert_on_screen(files, chooser);
+    fm_gui_test_screenshot(chooser, data_dir, "screenshot-batch.png", "-chooser");
     gtk_dialog_response(GTK_DIALOG(chooser), GTK_RESPONSE_CANCEL);
     fm_gui_test_drain(0.2);
     g_assert_false(fm_window_batch_running(win));
+}
+
+/* Cancel All Jobs (the menu) stops a batch as its own Cancel does. */
+static void test_cancel_all(void)
+{
+    g_autofree char *p4 = stack_path(4), *p5 = stack_path(5);
+    const char *paths[] = {p4, p5, p4, NULL};
+    g_assert_true(fm_window_run_on_paths(win, paths));
+    g_assert_true(fm_gui_test_wait_until(first_running, NULL, 30));
+    g_action_group_activate_action(G_ACTION_GROUP(win), "cancel-all", NULL);
+    g_assert_true(fm_gui_test_wait_until(batch_finished, NULL, 120));
+    fm_gui_test_drain(0.2);
+    GtkWidget *status = fm_batch_view_status_label(fm_window_batch_view(win));
+    g_assert_nonnull(strstr(gtk_label_get_text(GTK_LABEL(status)), "cancelled"));
+    g_assert_cmpstr(
+        gtk_label_get_text(GTK_LABEL(fm_batch_view_item_state(fm_window_batch_view(win), 2))), ==,
+        "Not run");
 }
 
 static gboolean other_finished(gpointer other)
@@ -433,6 +455,7 @@ int main(int argc, char **argv)
     g_test_add_func("/gui-batch/cancel-1366x768", test_cancel_1366);
     g_test_add_func("/gui-batch/failed-item-1366x768", test_failed_item_1366);
     g_test_add_func("/gui-batch/chooser", test_chooser);
+    g_test_add_func("/gui-batch/cancel-all", test_cancel_all);
     g_test_add_func("/gui-batch/close-while-running", test_close_while_running);
     int rc = g_test_run();
     fm_gui_test_shutdown(app, GTK_WIDGET(win), data_dir);
