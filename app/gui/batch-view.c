@@ -7,6 +7,7 @@
 
 typedef struct {
     GtkWidget *row, *name, *progress, *state;
+    GtkWidget *reason; /* a failure's message, under the row (hidden until then) */
     char *input;
 } item_row;
 
@@ -75,10 +76,12 @@ fm_batch_view *fm_batch_view_new(const char *title, const fm_batch_plan *plan, G
     pango_attr_list_unref(bold);
     view->progress = gtk_progress_bar_new();
     gtk_widget_set_valign(view->progress, GTK_ALIGN_CENTER);
-    view->cancel = gtk_button_new_with_mnemonic(_("_Cancel"));
+    /* the job rows' stop button: the title keeps the width of the list */
+    view->cancel = gtk_button_new_from_icon_name("process-stop-symbolic", GTK_ICON_SIZE_BUTTON);
+    gtk_button_set_relief(GTK_BUTTON(view->cancel), GTK_RELIEF_NONE);
     gtk_widget_set_tooltip_text(view->cancel,
-                                _("Stop after the file that runs now; what is done stays in the "
-                                  "catalogue"));
+                                _("Cancel the batch: it stops after the file that runs now, what "
+                                  "is done stays in the catalogue"));
     gtk_widget_set_valign(view->cancel, GTK_ALIGN_CENTER);
     g_signal_connect_swapped(view->cancel, "clicked", cancel, cancel_data);
     g_autofree char *waiting = g_strdup_printf(_("0 of %d done"), view->n_items);
@@ -107,18 +110,28 @@ fm_batch_view *fm_batch_view_new(const char *title, const fm_batch_plan *plan, G
         gtk_widget_set_tooltip_text(r->name, it->input);
         r->progress = gtk_progress_bar_new();
         gtk_widget_set_valign(r->progress, GTK_ALIGN_CENTER);
+        /* one line a file (name, then its state at the end) over a thin bar: a short job list
+         * still shows several files */
         r->state = dim_label(_("Waiting"));
-        gtk_label_set_line_wrap(GTK_LABEL(r->state), TRUE);
-        gtk_label_set_selectable(GTK_LABEL(r->state), TRUE);
+        gtk_label_set_xalign(GTK_LABEL(r->state), 1.0);
+        r->reason = gtk_label_new(NULL);
+        gtk_label_set_xalign(GTK_LABEL(r->reason), 0.0);
+        gtk_label_set_line_wrap(GTK_LABEL(r->reason), TRUE);
+        gtk_label_set_line_wrap_mode(GTK_LABEL(r->reason), PANGO_WRAP_WORD_CHAR);
+        gtk_label_set_selectable(GTK_LABEL(r->reason), TRUE);
+        gtk_style_context_add_class(gtk_widget_get_style_context(r->reason), "fm-job-error");
         gtk_grid_attach(GTK_GRID(grid), r->name, 0, 0, 1, 1);
-        gtk_grid_attach(GTK_GRID(grid), r->progress, 0, 1, 1, 1);
-        gtk_grid_attach(GTK_GRID(grid), r->state, 0, 2, 1, 1);
+        gtk_grid_attach(GTK_GRID(grid), r->state, 1, 0, 1, 1);
+        gtk_grid_attach(GTK_GRID(grid), r->progress, 0, 1, 2, 1);
+        gtk_grid_attach(GTK_GRID(grid), r->reason, 0, 2, 2, 1);
         r->row = gtk_list_box_row_new();
         gtk_container_add(GTK_CONTAINER(r->row), grid);
         gtk_container_add(GTK_CONTAINER(list), r->row);
     }
     gtk_box_pack_start(GTK_BOX(view->box), list, FALSE, FALSE, 0);
     gtk_widget_show_all(view->box);
+    for (int i = 0; i < view->n_items; i++)
+        gtk_widget_hide(view->items[i].reason);
     g_object_set_data_full(G_OBJECT(view->box), "fm-batch-view", view, view_free);
     return view;
 }
@@ -184,8 +197,9 @@ void fm_batch_view_update(fm_batch_view *view, const fm_gui_batch_event *e)
             gsize n = strlen(r->input);
             if (strncmp(why, r->input, n) == 0 && strncmp(why + n, ": ", 2) == 0)
                 why += n + 2;
-            g_autofree char *text = g_strdup_printf(_("Failed: %s"), why);
-            gtk_label_set_text(GTK_LABEL(r->state), text);
+            gtk_label_set_text(GTK_LABEL(r->state), _("Failed"));
+            gtk_label_set_text(GTK_LABEL(r->reason), why);
+            gtk_widget_show(r->reason);
             gtk_style_context_add_class(ctx, "fm-job-error");
         }
         break;
@@ -229,4 +243,9 @@ GtkWidget *fm_batch_view_item_row(fm_batch_view *view, int item)
 GtkWidget *fm_batch_view_item_state(fm_batch_view *view, int item)
 {
     return item >= 0 && item < view->n_items ? view->items[item].state : NULL;
+}
+
+GtkWidget *fm_batch_view_item_reason(fm_batch_view *view, int item)
+{
+    return item >= 0 && item < view->n_items ? view->items[item].reason : NULL;
 }

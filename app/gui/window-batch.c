@@ -55,8 +55,11 @@ static void batch_event(fm_gui_batch *batch, const fm_gui_batch_event *event, gp
         text = g_strdup_printf(_("%s cancelled: %d done, %d failed, the rest not run"), what,
                                event->done, event->failed);
     else
-        text = g_strdup_printf(_("%s: %d done, %d failed in %.1f s"), what, event->done,
-                               event->failed, event->elapsed_s);
+        text = event->elapsed_s < 1.0
+                   ? g_strdup_printf(_("%s: %d done, %d failed in %.0f ms"), what, event->done,
+                                     event->failed, 1000.0 * event->elapsed_s)
+                   : g_strdup_printf(_("%s: %d done, %d failed in %.1f s"), what, event->done,
+                                     event->failed, event->elapsed_s);
     if (win->disposed && event->message != NULL)
         g_warning("%s", text); /* no window left to say it */
     if (!win->disposed) {
