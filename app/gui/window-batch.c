@@ -16,6 +16,7 @@ typedef struct {
     fm_gui_batch *batch; /* planned or running, NULL when none */
     fm_batch_view *view; /* the latest batch's rows (the job list owns them) */
     GtkWidget *problems; /* the dialog of bad files, while on show */
+    gboolean planning;   /* the plan's checks run */
     char *last_batch_id;
 } batch_state;
 
@@ -187,10 +188,65 @@ static GtkWidget *problems_dialog(batch_state *s, GPtrArray *problems, int n_goo
     return dialog;
 }
 
+/* The plan's checks read each file's header: on a worker, so a large folder never holds the
+ * window. */
+typedef struct {
+    const fm_method *method;
+    fm_params *params;
+    char **paths;
+    fm_gui_batch *batch; /* the outcome */
+    GPtrArray *problems;
+    int skipped;
+} plan_work;
+
+static void plan_work_free(gpointer data)
+{
+    plan_work *w = data;
+    fm_params_free(w->params);
+    g_strfreev(w->paths);
+    fm_gui_batch_free(w->batch);
+    g_ptr_array_unref(w->problems);
+    g_free(w);
+}
+
+static void plan_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+    plan_work *w = data;
+    w->batch = fm_gui_batch_plan(w->method, w->params, (const char *const *)w->paths,
+                                 (int)g_strv_length(w->paths), w->problems, &w->skipped);
+    g_task_return_boolean(task, TRUE);
+}
+
+static void plan_done(GObject *source, GAsyncResult *result, gpointer user)
+{
+    FmWindow *win = FM_WINDOW(source);
+    plan_work *w = g_task_get_task_data(G_TASK(result));
+    batch_state *s = get_state(win);
+    s->planning = FALSE;
+    if (win->disposed)
+        return;
+    fm_window_set_status(win, "");
+    if (w->problems->len > 0) {
+        s->batch = g_steal_pointer(&w->batch);
+        int n_good = s->batch != NULL ? (int)fm_gui_batch_get_plan(s->batch)->items->len : 0;
+        s->problems = problems_dialog(s, w->problems, n_good);
+        return;
+    }
+    if (w->batch == NULL) {
+        fm_window_show_message(win, GTK_MESSAGE_INFO,
+                               w->skipped > 0
+                                   ? _("None of the files is of a kind the method reads.")
+                                   : _("No files to run on."));
+        return;
+    }
+    s->batch = g_steal_pointer(&w->batch);
+    start_planned(s);
+}
+
 gboolean fm_window_run_on_paths(FmWindow *win, const char *const *paths)
 {
     batch_state *s = get_state(win);
-    if (s->batch != NULL || s->problems != NULL) {
+    if (s->batch != NULL || s->problems != NULL || s->planning) {
         fm_window_show_message(win, GTK_MESSAGE_INFO,
                                _("A batch is already running: cancel it in the job list first."));
         return FALSE;
@@ -203,7 +259,7 @@ gboolean fm_window_run_on_paths(FmWindow *win, const char *const *paths)
     }
     FmFamilyPage *page = fm_window_active_page(win);
     const fm_method *method = page != NULL ? fm_family_page_get_method(page) : NULL;
-    g_autoptr(fm_params) params = method != NULL ? fm_family_page_get_params(page) : NULL;
+    fm_params *params = method != NULL ? fm_family_page_get_params(page) : NULL;
     if (method == NULL || params == NULL) {
         fm_window_show_message(win, GTK_MESSAGE_INFO,
                                method == NULL
@@ -213,23 +269,22 @@ gboolean fm_window_run_on_paths(FmWindow *win, const char *const *paths)
                                        "then Run on Files again."));
         return FALSE;
     }
-    g_autoptr(GPtrArray) problems =
-        g_ptr_array_new_with_free_func((GDestroyNotify)fm_batch_problem_free);
-    int skipped = 0;
-    s->batch = fm_gui_batch_plan(method, params, paths, (int)g_strv_length((char **)paths),
-                                 problems, &skipped);
-    if (problems->len > 0) {
-        int n_good = s->batch != NULL ? (int)fm_gui_batch_get_plan(s->batch)->items->len : 0;
-        s->problems = problems_dialog(s, problems, n_good);
-        return FALSE;
-    }
-    if (s->batch == NULL) {
-        fm_window_show_message(win, GTK_MESSAGE_INFO,
-                               skipped > 0 ? _("None of the files is of a kind the method reads.")
-                                           : _("No files to run on."));
-        return FALSE;
-    }
-    return start_planned(s);
+    plan_work *w = g_new0(plan_work, 1);
+    w->method = method;
+    w->params = params;
+    w->paths = g_strdupv((char **)paths);
+    w->problems = g_ptr_array_new_with_free_func((GDestroyNotify)fm_batch_problem_free);
+    s->planning = TRUE;
+    guint n = g_strv_length(w->paths);
+    g_autofree char *status =
+        g_strdup_printf(g_dngettext(NULL, "Checking %u file or folder before the batch runs…",
+                                    "Checking %u files or folders before the batch runs…", n),
+                        n);
+    fm_window_set_status(win, status);
+    g_autoptr(GTask) task = g_task_new(win, NULL, plan_done, NULL);
+    g_task_set_task_data(task, w, plan_work_free);
+    g_task_run_in_thread(task, plan_thread);
+    return TRUE;
 }
 
 /* ---- the file chooser ------------------------------------------------------------------- */
@@ -330,10 +385,15 @@ fm_batch_view *fm_window_batch_view(FmWindow *win)
     return get_state(win)->view;
 }
 
+gboolean fm_window_batch_planning(FmWindow *win)
+{
+    return get_state(win)->planning;
+}
+
 gboolean fm_window_batch_running(FmWindow *win)
 {
     batch_state *s = get_state(win);
-    return s->batch != NULL && fm_gui_batch_is_running(s->batch);
+    return s->planning || (s->batch != NULL && fm_gui_batch_is_running(s->batch));
 }
 
 const char *fm_window_batch_id(FmWindow *win)

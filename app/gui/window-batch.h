@@ -12,16 +12,17 @@ G_BEGIN_DECLS
  * win.run-on-paths (as: the files or folders themselves), and the catalogue pane's button. */
 void fm_window_batch_init(FmWindow *win);
 
-/* Plans the page's method over paths: bad files are shown in a dialog first (each named with its
- * reason; "Run the Others" / "Cancel"), else the batch starts. FALSE when nothing starts or
- * waits for the dialog (the reason on the info bar). */
+/* Plans the page's method over paths on a worker (the checks read each file's header), then
+ * shows the bad files in a dialog (each named with its reason; "Run the Others" / "Cancel") or
+ * starts the batch. FALSE when planning cannot start (the reason on the info bar). */
 gboolean fm_window_run_on_paths(FmWindow *win, const char *const *paths);
 
-/* For tests: the dialog of bad files on show (NULL when none), the latest batch's rows, whether
- * it still runs, and its Cancel. */
+/* For tests: the dialog of bad files on show (NULL when none), whether the plan is being
+ * checked, the latest batch's rows, whether it still runs, and its id. */
+gboolean fm_window_batch_planning(FmWindow *win);
 GtkWidget *fm_window_batch_problems_dialog(FmWindow *win);
 fm_batch_view *fm_window_batch_view(FmWindow *win);
-gboolean fm_window_batch_running(FmWindow *win);
+gboolean fm_window_batch_running(FmWindow *win); /* planning included */
 const char *fm_window_batch_id(FmWindow *win);
 
 G_END_DECLS
