@@ -93,8 +93,8 @@ fm_batch_view *fm_batch_view_new(const char *title, const fm_batch_plan *plan, G
     gtk_grid_attach(GTK_GRID(header), view->status, 0, 2, 2, 1);
     gtk_box_pack_start(GTK_BOX(view->box), header, FALSE, FALSE, 0);
 
-    GtkWidget *list = gtk_list_box_new();
-    gtk_list_box_set_selection_mode(GTK_LIST_BOX(list), GTK_SELECTION_NONE);
+    /* a plain box, not a list: a list's rows would add their own padding to each file */
+    GtkWidget *list = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
     gtk_widget_set_margin_start(list, 12); /* the items sit under their batch */
     for (int i = 0; i < view->n_items; i++) {
         const fm_batch_item *it = plan->items->pdata[i];
@@ -124,14 +124,16 @@ fm_batch_view *fm_batch_view_new(const char *title, const fm_batch_plan *plan, G
         gtk_grid_attach(GTK_GRID(grid), r->state, 1, 0, 1, 1);
         gtk_grid_attach(GTK_GRID(grid), r->progress, 0, 1, 2, 1);
         gtk_grid_attach(GTK_GRID(grid), r->reason, 0, 2, 2, 1);
-        r->row = gtk_list_box_row_new();
-        gtk_container_add(GTK_CONTAINER(r->row), grid);
+        r->row = grid;
         gtk_container_add(GTK_CONTAINER(list), r->row);
     }
     gtk_box_pack_start(GTK_BOX(view->box), list, FALSE, FALSE, 0);
     gtk_widget_show_all(view->box);
-    for (int i = 0; i < view->n_items; i++)
+    /* hidden until a failure, whoever shows the batch's widgets all (the job list does) */
+    for (int i = 0; i < view->n_items; i++) {
         gtk_widget_hide(view->items[i].reason);
+        gtk_widget_set_no_show_all(view->items[i].reason, TRUE);
+    }
     g_object_set_data_full(G_OBJECT(view->box), "fm-batch-view", view, view_free);
     return view;
 }

@@ -239,6 +239,11 @@ static void plan_and_run(int width, int height)
         assert_drawn(state, GTK_WIDGET(win));
     }
     g_assert_null(fm_batch_view_item_row(view, 3));
+    /* no empty line under a file that did not fail: the next file's row follows at once */
+    g_assert_false(gtk_widget_get_visible(fm_batch_view_item_reason(view, 0)));
+    GdkRectangle r0 = fm_gui_test_rect_in(fm_batch_view_item_row(view, 0), list);
+    GdkRectangle r1 = fm_gui_test_rect_in(fm_batch_view_item_row(view, 1), list);
+    g_assert_cmpint(r1.y - (r0.y + r0.height), <=, 8);
     g_autoptr(GPtrArray) heads =
         fm_gui_test_collect(fm_batch_view_widget(view), match_named, "fm-batch-title", FALSE);
     g_assert_cmpuint(heads->len, ==, 1);
