@@ -141,9 +141,9 @@ gboolean fm_oct_raw_read_sidecar(const char *path, fm_oct_raw_layout *layout,
     return TRUE;
 }
 
-/* The sidecar's lateral steps (FM_OCT_META_*_SPACING) onto ds, where it gives them. */
-static void read_spacing(const char *path, fm_dataset *ds)
+void fm_oct_raw_sidecar_steps(const char *path, double *aline_um, double *bscan_um)
 {
+    *aline_um = *bscan_um = 0;
     g_autofree char *sidecar = fm_oct_raw_sidecar_path(path);
     g_autoptr(JsonParser) parser = json_parser_new();
     if (!json_parser_load_from_file(parser, sidecar, NULL))
@@ -152,13 +152,20 @@ static void read_spacing(const char *path, fm_dataset *ds)
     if (!root || !JSON_NODE_HOLDS_OBJECT(root))
         return;
     JsonObject *o = json_node_get_object(root);
-    static const char *const keys[2][2] = {{"aline_spacing_um", FM_OCT_META_ALINE_SPACING},
-                                           {"bscan_spacing_um", FM_OCT_META_BSCAN_SPACING}};
+    *aline_um = json_object_get_double_member_with_default(o, "aline_spacing_um", 0.0);
+    *bscan_um = json_object_get_double_member_with_default(o, "bscan_spacing_um", 0.0);
+}
+
+/* The sidecar's lateral steps (FM_OCT_META_*_SPACING) onto ds, where it gives them. */
+static void read_spacing(const char *path, fm_dataset *ds)
+{
+    double um[2];
+    fm_oct_raw_sidecar_steps(path, &um[0], &um[1]);
+    static const char *const keys[2] = {FM_OCT_META_ALINE_SPACING, FM_OCT_META_BSCAN_SPACING};
     for (int i = 0; i < 2; i++) {
-        double um = json_object_get_double_member_with_default(o, keys[i][0], 0.0);
         char buf[G_ASCII_DTOSTR_BUF_SIZE];
-        if (um > 0.0)
-            fm_dataset_set_meta(ds, keys[i][1], g_ascii_dtostr(buf, sizeof buf, um));
+        if (um[i] > 0.0)
+            fm_dataset_set_meta(ds, keys[i], g_ascii_dtostr(buf, sizeof buf, um[i]));
     }
 }
 

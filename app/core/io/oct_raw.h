@@ -42,6 +42,8 @@ gsize fm_oct_raw_aline_bytes(const fm_oct_raw_layout *layout);
 /* "<file>.json" (g_free it). */
 char *fm_oct_raw_sidecar_path(const char *path);
 gboolean fm_oct_raw_has_sidecar(const char *path);
+/* The sidecar's lateral steps between A-lines and B-scans in um (0 where it gives none). */
+void fm_oct_raw_sidecar_steps(const char *path, double *aline_um, double *bscan_um);
 /* Reads {"pixels_per_aline", "alines_per_bscan", "bscans", "format", "calibration_file"}; the
  * calibration file (relative to the raw file's folder, or absolute) comes back in
  * *calibration_path (g_free it; NULL when absent). */

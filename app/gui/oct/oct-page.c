@@ -2,7 +2,6 @@
 #include "oct-page.h"
 
 #include <glib/gi18n.h>
-#include <json-glib/json-glib.h>
 
 #include "app/core/io/oct_raw.h"
 #include "app/core/oct/oct_stages.h"
@@ -113,23 +112,6 @@ static gboolean live_prepare(const char *replay_path, fm_params *params, GError 
            fm_params_set_from_string(params, "calibration_file", calibration, error);
 }
 
-/* The sidecar's lateral steps between A-lines and B-scans in µm (0: not given), as a file open
- * reads them. */
-static void sidecar_steps(const char *raw_path, double *aline_um, double *bscan_um)
-{
-    *aline_um = *bscan_um = 0;
-    g_autofree char *sidecar = fm_oct_raw_sidecar_path(raw_path);
-    g_autoptr(JsonParser) parser = json_parser_new();
-    if (!json_parser_load_from_file(parser, sidecar, NULL))
-        return;
-    JsonNode *root = json_parser_get_root(parser);
-    if (!root || !JSON_NODE_HOLDS_OBJECT(root))
-        return;
-    JsonObject *o = json_node_get_object(root);
-    *aline_um = json_object_get_double_member_with_default(o, "aline_spacing_um", 0.0);
-    *bscan_um = json_object_get_double_member_with_default(o, "bscan_spacing_um", 0.0);
-}
-
 /* A source chosen for live B-scans: the panel says which calibration the run will use (a
  * replayed file's sidecar names one), the views leave their file controls and say what to do. */
 static void live_source(FmWindow *win, const char *source_name, const char *replay_path)
@@ -147,7 +129,7 @@ static void live_source(FmWindow *win, const char *source_name, const char *repl
     fm_oct_panel_set_sidecar_calibration(st->panel, calibration);
     double aline_um = 0, bscan_um = 0;
     if (replay_path)
-        sidecar_steps(replay_path, &aline_um, &bscan_um);
+        fm_oct_raw_sidecar_steps(replay_path, &aline_um, &bscan_um);
     fm_oct_views_set_spacing(st->views, aline_um, bscan_um);
     g_autofree char *text =
         g_strdup_printf(_("Press Start for live B-scans from %s."), source_name);
