@@ -30,7 +30,7 @@ import tempfile
 
 FAMILIES = {"lsi", "flim", "dce", "oct", "mcml"}
 # Folders of app/core/ that are not families (shared by all of them).
-CORE_SHARED_FOLDERS = {"io"}
+CORE_SHARED_FOLDERS = {"io", "batch"}  # batch: studies of any family
 # Headers at the top of core that name every family: only the registry may include them.
 REGISTRY_HEADERS = {"app/core/methods.h"}
 # The generic files allowed to name families: the registry's list of descriptors and its table.
