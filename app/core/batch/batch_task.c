@@ -159,6 +159,11 @@ static gboolean write_item(task *t, work *w)
     return TRUE;
 }
 
+static gboolean cancelled(const task *t)
+{
+    return g_cancellable_is_cancelled(t->options->cancellable);
+}
+
 /* Reader r reads items r, r + n_readers, ... into its own queue; the compute stage takes them
  * back in order from the queues in turn. */
 typedef struct {
@@ -170,7 +175,7 @@ typedef struct {
 static gpointer reader_thread(gpointer data)
 {
     reader_args *a = data;
-    for (guint i = a->first; i < a->t->share->len; i += a->step) {
+    for (guint i = a->first; i < a->t->share->len && !cancelled(a->t); i += a->step) {
         work *w = g_new0(work, 1);
         w->item = a->t->share->pdata[i];
         read_item(w);
@@ -213,10 +218,14 @@ static gpointer writer_thread(gpointer data)
 static gboolean run_items(task *t, GError **error)
 {
     if (t->options->sequential) {
-        for (guint i = 0; i < t->share->len; i++) {
+        for (guint i = 0; i < t->share->len && !cancelled(t); i++) {
             work *w = g_new0(work, 1);
             w->item = t->share->pdata[i];
             read_item(w);
+            if (cancelled(t)) {
+                work_free(w);
+                break;
+            }
             compute_item(t, w);
             gboolean ok = write_item(t, w);
             if (!ok)
@@ -245,11 +254,20 @@ static gboolean run_items(task *t, GError **error)
         work *w = fm_batch_queue_pop(read_q[i % n_readers]);
         if (w == NULL)
             break;
+        if (cancelled(t)) {
+            work_free(w);
+            break;
+        }
         compute_item(t, w);
         fm_batch_queue_push(t->write_q, w);
     }
     fm_batch_queue_close(t->write_q);
     for (guint r = 0; r < n_readers; r++) {
+        /* after a cancel: a reader may wait to hand over an item read already; it is dropped
+         * (not written, so a rerun runs it) */
+        work *w;
+        while ((w = fm_batch_queue_pop(read_q[r])) != NULL)
+            work_free(w);
         g_thread_join(readers[r]);
         fm_batch_queue_free(read_q[r]);
     }
@@ -324,7 +342,8 @@ gboolean fm_batch_task_run(const fm_batch_task_options *o, fm_batch_task_summary
         gboolean mine = (int)(i % (guint)o->ntasks) == o->task;
         summary->done += mine && state[i] == 1;
         summary->failed += mine && state[i] == -1;
-        if (mine && (n_shards == 0 || (o->retry_failed && state[i] == -1)))
+        /* an item no shard holds (a cancelled run's) runs again; a failed one only on request */
+        if (mine && (state[i] == 0 || (o->retry_failed && state[i] == -1)))
             g_ptr_array_add(share, plan->items->pdata[i]);
     }
     g_autofree char *final =
@@ -366,6 +385,7 @@ gboolean fm_batch_task_run(const fm_batch_task_options *o, fm_batch_task_summary
               .retry = summary->retry,
               .t0 = t0};
     gboolean ok = run_items(&t, error);
+    summary->cancelled = cancelled(&t) && (int)indices->len < summary->items;
     g_clear_pointer(&shard, fm_catalogue_close); /* the WAL folded into catalogue.db */
     ok = ok && publish(&t, partial, final, error);
     summary->wall_s = (fm_stage_now_ms() - t0) / 1000.0;

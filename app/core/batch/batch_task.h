@@ -2,7 +2,7 @@
  * reading item k+1, computing item k and writing item k-1 at the same time, into its shard. */
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 #include "kernels/fm_kernel.h"
 
 G_BEGIN_DECLS
@@ -28,6 +28,10 @@ typedef struct {
     gboolean retry_failed;     /* a complete task's failed items run again, into a retry shard */
     fm_batch_event_fn on_item; /* may be NULL */
     gpointer user;
+    /* may be NULL; once cancelled no further item is read or computed: those in progress are
+     * written, and the shard is made visible with them alone, so that a rerun runs only the
+     * items it does not hold */
+    GCancellable *cancellable;
 } fm_batch_task_options;
 
 typedef struct {
@@ -35,6 +39,7 @@ typedef struct {
                             * asked): nothing ran; done and failed are the shards' */
     int retry;             /* > 0: this run retried failed items into shard task-K-of-N.rR */
     int items, done, failed;
+    gboolean cancelled;                   /* stopped by the cancellable: some items did not run */
     double wall_s;                        /* from the start to the shard made visible */
     double device_start_ms;               /* the wait for the device (0 on the CPU) */
     double read_ms, compute_ms, write_ms; /* summed over the items */
@@ -45,7 +50,8 @@ typedef struct {
  * and some of its items failed: those run again into a shard of their own (task-K-of-N.rR,
  * whose done items the merge puts in place of the failed runs); a .partial one a killed task
  * left is removed and its items run again. An item's failure is recorded in the shard (a
- * failed run with the message) and the task goes on. FALSE with error only when the task
+ * failed run with the message) and the task goes on. Items of the task that no shard holds
+ * (a cancelled run's) run again, into a retry shard. FALSE with error only when the task
  * itself cannot go on (no plan, the shard cannot be written). */
 gboolean fm_batch_task_run(const fm_batch_task_options *options, fm_batch_task_summary *summary,
                            GError **error);
