@@ -5,6 +5,7 @@
 
 #include "app/cli/cli.h"
 #include "app/core/catalogue.h"
+#include "app/core/catalogue_batch.h"
 
 static const fm_cli_option options[] = {{"json", FALSE}, {"limit", TRUE}, {"help", FALSE}};
 
@@ -25,10 +26,39 @@ static void member_string(JsonBuilder *b, const char *name, const char *value)
         json_builder_add_null_value(b);
 }
 
-static void add_run_json(JsonBuilder *b, const fm_catalogue_run *run)
+/* The batch the run is an item of: "batch 3e6c1a2b/item 4" (the id's first 8 characters, as
+ * unique among a user's batches as a git short hash), or NULL when it is not a batch's. */
+static char *batch_label(fm_catalogue *cat, gint64 run_id, char **batch_id, int *item)
+{
+    g_autofree char *id = NULL;
+    int index = -1;
+    if (!fm_catalogue_get_run_batch(cat, run_id, &id, &index, NULL) || id == NULL)
+        return NULL;
+    /* TRANSLATORS: a run's place in a batch: "batch 3e6c1a2b/item 4" */
+    char *label = g_strdup_printf(_("batch %.8s/item %d"), id, index);
+    if (item)
+        *item = index;
+    if (batch_id)
+        *batch_id = g_steal_pointer(&id);
+    return label;
+}
+
+static void add_run_json(JsonBuilder *b, fm_catalogue *cat, const fm_catalogue_run *run)
 {
     json_builder_begin_object(b);
     fm_cli_json_member_int(b, "id", run->id);
+    g_autofree char *batch_id = NULL;
+    int item = -1;
+    g_autofree char *label = batch_label(cat, run->id, &batch_id, &item);
+    json_builder_set_member_name(b, "batch"); /* null, or the batch's id and the run's item */
+    if (label) {
+        json_builder_begin_object(b);
+        member_string(b, "id", batch_id);
+        fm_cli_json_member_int(b, "item", item);
+        json_builder_end_object(b);
+    } else {
+        json_builder_add_null_value(b);
+    }
     member_string(b, "status", fm_run_status_name(run->status));
     member_string(b, "method", run->method_id);
     json_builder_set_member_name(b, "params");
@@ -103,7 +133,7 @@ static int list_runs(fm_catalogue *cat, const fm_cli_args *args)
         json_builder_set_member_name(b, "runs");
         json_builder_begin_array(b);
         for (guint i = 0; i < runs->len; i++)
-            add_run_json(b, runs->pdata[i]);
+            add_run_json(b, cat, runs->pdata[i]);
         json_builder_end_array(b);
         json_builder_end_object(b);
         fm_cli_json_print(b);
@@ -114,9 +144,12 @@ static int list_runs(fm_catalogue *cat, const fm_cli_args *args)
     for (guint i = 0; i < runs->len; i++) {
         const fm_catalogue_run *r = runs->pdata[i];
         g_autofree char *started = format_time(r->started_unix);
-        printf("%6" G_GINT64_FORMAT "  %-11s  %-19s  %-20s  %-5s  %s\n", r->id,
+        g_autofree char *batch = batch_label(cat, r->id, NULL, NULL);
+        /* a batch's runs say so after the dataset: the groups show in a plain list */
+        printf("%6" G_GINT64_FORMAT "  %-11s  %-19s  %-20s  %-5s  %s%s%s%s\n", r->id,
                fm_run_status_name(r->status), started, r->method_id, r->backend ? r->backend : "-",
-               r->dataset_path ? r->dataset_path : "-");
+               r->dataset_path ? r->dataset_path : "-", batch ? "  [" : "", batch ? batch : "",
+               batch ? "]" : "");
     }
     return FM_EXIT_OK;
 }
@@ -133,7 +166,7 @@ static int show_run(fm_catalogue *cat, const fm_cli_args *args, const char *id_t
                            error ? error->message : _("not found"));
     if (fm_cli_has(args, "json")) {
         g_autoptr(JsonBuilder) b = json_builder_new();
-        add_run_json(b, run);
+        add_run_json(b, cat, run);
         fm_cli_json_print(b);
         return FM_EXIT_OK;
     }
@@ -146,6 +179,11 @@ static int show_run(fm_catalogue *cat, const fm_cli_args *args, const char *id_t
            run->dataset_sha256 ? run->dataset_sha256 : "-",
            run->params_json ? run->params_json : "-", run->backend ? run->backend : "-",
            run->device ? run->device : "-", started, run->elapsed_ms);
+    g_autofree char *batch_id = NULL;
+    int item = -1;
+    g_autofree char *batch = batch_label(cat, run->id, &batch_id, &item);
+    if (batch)
+        printf(_("  batch    %s, item %d\n"), batch_id, item);
     if (run->error_message)
         printf(run->status == FM_RUN_DONE ? _("  note     %s\n") : _("  error    %s\n"),
                run->error_message);

@@ -1,9 +1,11 @@
 /* fluxmap-cli batch plan | run | merge on the CPU: bad rows rejected at plan time with the file
  * and the reason; six items as three tasks with one failing item merged once (a second merge
  * changes nothing); --retry-failed runs a mended item again and the merge replaces its failed
- * run; a task killed mid-run leaves only a .partial shard, counted missing, redone. */
+ * run; a task killed mid-run leaves only a .partial shard, counted missing, redone; `catalogue
+ * list` marks the batch's runs with the batch and item. */
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <string.h>
@@ -162,6 +164,59 @@ static int query_int(const char *dir, const char *sql)
     return v;
 }
 
+static char *query_text(const char *dir, const char *sql)
+{
+    g_autofree char *db_path = g_build_filename(dir, "catalogue.db", NULL);
+    sqlite3 *db = NULL;
+    g_assert_cmpint(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+    sqlite3_stmt *st = NULL;
+    g_assert_cmpint(sqlite3_prepare_v2(db, sql, -1, &st, NULL), ==, SQLITE_OK);
+    char *v =
+        sqlite3_step(st) == SQLITE_ROW ? g_strdup((const char *)sqlite3_column_text(st, 0)) : NULL;
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+/* `catalogue list` marks each of the batch's runs with the batch (its id's first 8 characters)
+ * and its item, in the table and in --json; `catalogue show` names the whole id. */
+static void check_catalogue_lists_batch(const char *cat)
+{
+    g_autofree char *batch_id = query_text(cat, "SELECT batch_id FROM batch_items LIMIT 1");
+    g_assert_nonnull(batch_id);
+    g_auto(GStrv) env = g_environ_setenv(g_get_environ(), "FLUXMAP_DATA_DIR", cat, TRUE);
+    cli_result r = cli_test_run(NULL, env, "catalogue", "list", NULL);
+    must_run("catalogue list", &r);
+    for (int item = 0; item < 6; item++) {
+        g_autofree char *mark = g_strdup_printf("  [batch %.8s/item %d]\n", batch_id, item);
+        g_assert_nonnull(strstr(r.out, mark));
+    }
+    cli_result_clear(&r);
+    r = cli_test_run(NULL, env, "catalogue", "list", "--json", NULL);
+    must_run("catalogue list --json", &r);
+    g_autoptr(JsonParser) parser = json_parser_new();
+    g_assert_true(json_parser_load_from_data(parser, r.out, -1, NULL));
+    JsonArray *runs =
+        json_object_get_array_member(json_node_get_object(json_parser_get_root(parser)), "runs");
+    guint seen = 0; /* bit i: item i listed with the batch */
+    for (guint i = 0; i < json_array_get_length(runs); i++) {
+        JsonObject *batch =
+            json_object_get_object_member(json_array_get_object_element(runs, i), "batch");
+        g_assert_nonnull(batch);
+        g_assert_cmpstr(json_object_get_string_member(batch, "id"), ==, batch_id);
+        seen |= 1u << json_object_get_int_member(batch, "item");
+    }
+    g_assert_cmpuint(seen, ==, 0x3f);
+    cli_result_clear(&r);
+    int run_id = query_int(cat, "SELECT run_id FROM batch_items WHERE item = 5");
+    g_autofree char *id_text = g_strdup_printf("%d", run_id);
+    r = cli_test_run(NULL, env, "catalogue", "show", id_text, NULL);
+    must_run("catalogue show", &r);
+    g_autofree char *line = g_strdup_printf("  batch    %s, item 5\n", batch_id);
+    g_assert_nonnull(strstr(r.out, line));
+    cli_result_clear(&r);
+}
+
 static void test_three_tasks_one_failure(void)
 {
     write_text("good.tsv", "input\tmethod\tparams\toutput\n"
@@ -237,6 +292,7 @@ static void test_three_tasks_one_failure(void)
     cli_result_clear(&r);
     g_autofree char *after = dump_catalogue(cat);
     g_assert_cmpstr(after, ==, before);
+    check_catalogue_lists_batch(cat);
 }
 
 /* A task killed after its first item: its .partial shard is not a shard (the task is missing),
