@@ -547,7 +547,8 @@ static void push_open(fm_live_session *s, fm_tiff_record *record, gboolean whole
     g_async_queue_push(s->to_record, item);
 }
 
-/* The run in the catalogue as running, before any frame: the recording's path as its dataset. */
+/* The run in the catalogue as running, before any frame: the recording's path as its dataset,
+ * else the replayed file's (the frames are that file's). */
 static gboolean begin_catalogue_run(fm_live_session *s, const char *record_path, GError **error)
 {
     g_autofree char *dir = fm_catalogue_default_dir();
@@ -555,7 +556,9 @@ static gboolean begin_catalogue_run(fm_live_session *s, const char *record_path,
     if (!s->cat)
         return FALSE;
     g_autofree char *params_json = fm_params_to_json(s->params);
-    g_autofree char *recording = record_path ? g_canonicalize_filename(record_path, NULL) : NULL;
+    g_autofree char *recording = record_path        ? g_canonicalize_filename(record_path, NULL)
+                                 : s->settings.path ? g_strdup(s->settings.path)
+                                                    : NULL;
     s->run_id = fm_catalogue_begin_live_run(s->cat, s->method->id, params_json, s->rois, recording,
                                             fm_tiff_record_frame_type(s->settings.format), error);
     return s->run_id > 0;
@@ -674,6 +677,15 @@ fail:
 }
 
 /* ---- while running ---- */
+
+char *fm_live_note_source(const char *note)
+{
+    if (!note || !(g_str_has_prefix(note, FM_LIVE_NOTE_CAMERA) ||
+                   g_str_has_prefix(note, FM_LIVE_NOTE_REPLAY)))
+        return NULL;
+    const char *end = strchr(note, '\n');
+    return end ? g_strndup(note, end - note) : g_strdup(note);
+}
 
 void fm_live_get_stats(fm_live_session *s, fm_live_stats *out)
 {
@@ -801,6 +813,35 @@ static char *end_message(fm_live_session *s, const fm_live_stats *st, double sec
     return text;
 }
 
+/* The run's note names where the frames came from (fm_live_note_source). A replay without a
+ * recording of the whole run has the replayed file as its dataset, hashed at completion as a
+ * recording is: it joins the recordings as the one covering the run (after the summary took
+ * its recording path, so it is no recording of this run's). */
+static void note_source(fm_live_session *s, fm_result *result)
+{
+    g_autofree char *base = s->settings.path ? g_path_get_basename(s->settings.path) : NULL;
+    g_autofree char *line =
+        base ? g_strconcat(FM_LIVE_NOTE_REPLAY, base, NULL)
+             : g_strconcat(FM_LIVE_NOTE_CAMERA,
+                           s->settings.description ? s->settings.description : "?", NULL);
+    char *note = result->note ? g_strdup_printf("%s\n%s", line, result->note) : g_strdup(line);
+    g_free(result->note);
+    result->note = note;
+    if (!s->settings.path)
+        return;
+    for (guint i = 0; i < s->recordings->len; i++)
+        if (((fm_live_recording *)s->recordings->pdata[i])->whole_run)
+            return;
+    fm_live_recording *replayed = g_new0(fm_live_recording, 1);
+    replayed->path = g_strdup(s->settings.path);
+    replayed->frames = s->settings.n_frames > 0 ? (guint64)s->settings.n_frames : 0;
+    replayed->width = s->settings.width;
+    replayed->height = s->settings.height;
+    replayed->type = fm_tiff_record_frame_type(s->settings.format);
+    replayed->whole_run = TRUE;
+    g_ptr_array_add(s->recordings, replayed);
+}
+
 fm_live_summary *fm_live_stop(fm_live_session *s, GError **error)
 {
     request_stop(s);
@@ -859,6 +900,7 @@ fm_live_summary *fm_live_stop(fm_live_session *s, GError **error)
     }
     if (s->run_id > 0) {
         gboolean any = files->len || s->recordings->len;
+        note_source(s, result);
         if (ok && any)
             ok = fm_catalogue_complete_live_run(s->cat, s->run_id, s->recordings, result, files,
                                                 csv, &local);

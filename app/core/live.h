@@ -145,4 +145,14 @@ gboolean fm_live_finished(fm_live_session *session);
  * Frees the session. Returns NULL only when nothing could be saved (error set). */
 fm_live_summary *fm_live_stop(fm_live_session *session, GError **error);
 
+/* Where a catalogued live run's frames came from, as the first line of its note says:
+ * "live from <camera>" ("live from Fake_1 (Aravis Fake)") or "replay of <file name>" (the
+ * replayed file, then also the run's dataset unless a recording covers the whole run). The
+ * prefixes are not translated so that the catalogue reads back the same. */
+#define FM_LIVE_NOTE_CAMERA "live from "
+#define FM_LIVE_NOTE_REPLAY "replay of "
+
+/* The first line of note when it names the source (one of the prefixes above), else NULL. */
+char *fm_live_note_source(const char *note);
+
 G_END_DECLS

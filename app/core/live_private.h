@@ -81,9 +81,9 @@ void fm_live_recording_free(fm_live_recording *recording);
 
 /* Records a live run as running (owned by this process, fm_catalogue_begin_run) when it starts:
  * the method, params, ROIs and, when recording from the start, the recording's path as its
- * dataset (hashed when the run completes). A process that dies mid-run leaves it running, and
- * the next catalogue open marks it interrupted with the recording listed. Returns the run id or
- * 0 with error. */
+ * dataset (hashed when the run completes); a replay not recorded passes the replayed file. A
+ * process that dies mid-run leaves it running, and the next catalogue open marks it interrupted
+ * with the recording listed. Returns the run id or 0 with error. */
 gint64 fm_catalogue_begin_live_run(fm_catalogue *cat, const char *method_id,
                                    const char *params_json, GPtrArray *rois,
                                    const char *record_path, fm_pixel_type record_type,

@@ -7,6 +7,7 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "app/core/live.h"
 #include "app/core/method.h"
 #include "app/core/params_text.h"
 #include "catalogue-groups.h"
@@ -195,13 +196,27 @@ static char *dataset_text(FmCatalogueView *self, const fm_catalogue_run *run)
                 return g_strdup_printf(_("recording %s"), rec);
             }
         }
-        /* a method's live path without a recording: the frames came from a camera */
+        /* a method's live path without a recording: the frames came from a camera, named by
+         * the run's note ("live from Fake_1 (Aravis Fake)": "live Fake_1") */
         const fm_method *method = fm_method_find(run->method_id);
+        g_autofree char *source = fm_live_note_source(run->error_message);
+        if (source != NULL && g_str_has_prefix(source, FM_LIVE_NOTE_CAMERA)) {
+            char *name = source + strlen(FM_LIVE_NOTE_CAMERA);
+            char *paren = strstr(name, " (");
+            if (paren != NULL && paren != name)
+                *paren = '\0';
+            return g_strdup_printf(_("live %s"), name);
+        }
         if (method != NULL && method->live != NULL)
             return g_strdup(_("live, not recorded"));
         return g_strdup(_("no input file"));
     }
     g_autofree char *base = g_path_get_basename(run->dataset_path);
+    /* a replay without a recording of the whole run: the replayed file is the dataset */
+    g_autofree char *source = fm_live_note_source(run->error_message);
+    if (source != NULL && g_str_has_prefix(source, FM_LIVE_NOTE_REPLAY) &&
+        g_strcmp0(source + strlen(FM_LIVE_NOTE_REPLAY), base) == 0)
+        return g_strdup_printf(_("replay of %s"), base);
     const char *dir = self->cat != NULL ? fm_catalogue_dir(self->cat) : NULL;
     gsize dir_len = dir != NULL ? strlen(dir) : 0;
     if (dir == NULL || strncmp(run->dataset_path, dir, dir_len) != 0 ||

@@ -27,6 +27,18 @@ static void assert_same_file(const char *a, const char *b)
     g_assert_cmpmem(ta, na, tb, nb);
 }
 
+/* 'catalogue show' of the run a 'live' printed ("catalogue run N"). */
+static char *show_live_run(const cli_result *live)
+{
+    const char *at = strstr(live->out, "catalogue run ");
+    g_assert_nonnull(at);
+    g_autofree char *id = g_strdup_printf("%" G_GINT64_FORMAT,
+                                          g_ascii_strtoll(at + strlen("catalogue run "), NULL, 10));
+    g_auto(cli_result) show = cli_test_run(NULL, env_fake, "catalogue", "show", id, NULL);
+    g_assert_cmpint(show.status, ==, 0);
+    return g_strdup(show.out);
+}
+
 static void test_camera_equals_run(void)
 {
     g_autofree char *live_dir = cli_test_tmp_path("live");
@@ -56,6 +68,12 @@ static void test_camera_equals_run(void)
     const char *first = strstr(list.out, "recording.tif");
     g_assert_nonnull(first);
     g_assert_nonnull(strstr(first + 1, "recording.tif"));
+    /* the live run names the camera its frames came from, its recording the dataset */
+    g_autofree char *show = show_live_run(&live);
+    g_assert_nonnull(strstr(show, "  note     live from Fake_1 ("));
+    g_autofree char *canonical = g_canonicalize_filename(recording, NULL);
+    g_autofree char *dataset = g_strconcat("  dataset  ", canonical, "\n", NULL);
+    g_assert_nonnull(strstr(show, dataset));
 }
 
 static void test_replay_roi(void)
@@ -116,6 +134,13 @@ static void test_oct_replay_equals_run(void)
         g_autofree char *b = g_build_filename(run_dir, *name, NULL);
         assert_same_file(a, b);
     }
+    /* not recorded: the replayed file is the live run's dataset, hashed, and its note says so */
+    g_autofree char *show = show_live_run(&live);
+    g_autofree char *canonical = g_canonicalize_filename(raw, NULL);
+    g_autofree char *dataset = g_strconcat("  dataset  ", canonical, "\n", NULL);
+    g_assert_nonnull(strstr(show, dataset));
+    g_assert_null(strstr(show, "  sha256   -\n"));
+    g_assert_nonnull(strstr(show, "  note     replay of scan.raw"));
 }
 
 /* A live run is in the catalogue from its start: a process killed mid-run leaves it, and the

@@ -207,6 +207,8 @@ static void test_record_and_maps(void)
     g_assert_cmpstr(run->method_id, ==, "test.live");
     g_assert_cmpstr(run->dataset_path, ==, summary->record_path);
     g_assert_nonnull(run->dataset_sha256);
+    /* recorded from the start: the recording is the dataset, the note names the replayed file */
+    g_assert_true(g_str_has_prefix(run->error_message, "replay of "));
     g_assert_cmpuint(run->outputs->len, ==, 2);
     for (guint i = 0; i < run->outputs->len; i++) {
         const fm_catalogue_output *o = run->outputs->pdata[i];
@@ -527,7 +529,7 @@ static void test_replay_recorded_rate(void)
 }
 
 /* Recording started and stopped while running: the frames in between, contiguous and bit for
- * bit, listed with the run as an export (the maps' input is the camera, not this file). */
+ * bit, listed with the run as an export (the maps' input is the replayed file, its dataset). */
 static void test_record_toggle(void)
 {
     enum { N = 60 };
@@ -564,7 +566,12 @@ static void test_record_toggle(void)
                     (gsize)n * frame_bytes);
     g_autoptr(fm_catalogue) cat = NULL;
     g_autoptr(fm_catalogue_run) run = live_test_catalogue_run(summary->maps_run_id, &cat);
-    g_assert_null(run->dataset_path);
+    /* the frames came from the replayed file: it is the run's dataset, hashed, named by the note */
+    g_autofree char *replayed = g_canonicalize_filename(stack, NULL);
+    g_assert_cmpstr(run->dataset_path, ==, replayed);
+    g_assert_nonnull(run->dataset_sha256);
+    g_autofree char *note_source = fm_live_note_source(run->error_message);
+    g_assert_cmpstr(note_source, ==, "replay of stack5.tif");
     /* no folder of its own: the maps went straight into the catalogue's folder for the run */
     g_assert_cmpuint(run->outputs->len, ==, 2);
     g_autofree char *run_dir = g_strdup_printf("runs/%" G_GINT64_FORMAT, run->id);

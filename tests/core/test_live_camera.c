@@ -148,6 +148,10 @@ static void test_camera_lost(void)
     g_assert_cmpint(run->status, ==, FM_RUN_DONE);
     g_assert_nonnull(run->error_message);
     g_assert_nonnull(strstr(run->error_message, kept));
+    /* the note's first line names the camera */
+    g_autofree char *note_source = fm_live_note_source(run->error_message);
+    g_assert_nonnull(note_source);
+    g_assert_true(g_str_has_prefix(note_source, "live from Fake_1 ("));
     g_assert_cmpstr(run->dataset_path, ==, summary->record_path);
     g_assert_cmpuint(run->outputs->len, >=, 1);
     for (guint i = 0; i < run->outputs->len; i++) {

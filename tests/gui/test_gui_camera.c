@@ -9,7 +9,7 @@
  * While live, the window says so where a file's run would: the map toolbar's min/max boxes show
  * the live colour range (Auto follows the frames, a fixed range holds), the Jobs pane has the
  * run's row (frames, Stop; how it ended after), Run is off with no file open (Start runs the
- * camera), a run without recording is 'live, not recorded' in the catalogue; the SD-OCT page
+ * camera), a replay without recording is 'replay of FILE' in the catalogue; the SD-OCT page
  * (the OCT demo replayed) hides its B-scan slider, names the sidecar's calibration, draws the
  * B-scan at its true aspect with its centre A-line plotted and says why no spectrum is shown.
  * Screenshots: screenshot-camera-<what>-<width>.png. */
@@ -506,8 +506,9 @@ static void test_region(void)
     g_assert_true(gtk_widget_is_drawable(named("fm-live-start")));
 }
 
-/* The catalogue row of run_id, on screen, names its input as want. */
-static void assert_catalogue_input(gint64 run_id, const char *want)
+/* The catalogue row of run_id, on screen, names its input as want, whole or, when the narrow
+ * list ellipsizes it as it does file names, with at least its first visible_chars shown. */
+static void assert_catalogue_input(gint64 run_id, const char *want, int visible_chars)
 {
     g_assert_cmpint(run_id, >, 0);
     fm_catalogue_view_refresh(win->catalogue_view, NULL);
@@ -518,7 +519,17 @@ static void assert_catalogue_input(gint64 run_id, const char *want)
     g_assert_nonnull(dataset);
     g_assert_cmpstr(gtk_label_get_text(GTK_LABEL(dataset)), ==, want);
     assert_on_screen(row, "the live run's catalogue row");
-    g_assert_false(pango_layout_is_ellipsized(gtk_label_get_layout(GTK_LABEL(dataset))));
+    if (visible_chars <= 0) {
+        g_assert_false(pango_layout_is_ellipsized(gtk_label_get_layout(GTK_LABEL(dataset))));
+        return;
+    }
+    /* the start and the ellipsis fit the label's width */
+    g_autofree char *start = g_strdup_printf("%.*s\u2026", visible_chars, want);
+    PangoLayout *layout = gtk_widget_create_pango_layout(dataset, start);
+    int start_w = 0;
+    pango_layout_get_pixel_size(layout, &start_w, NULL);
+    g_object_unref(layout);
+    g_assert_cmpint(start_w, <=, gtk_widget_get_allocated_width(dataset));
 }
 
 /* The OCT demo's raw spectra replayed as a line camera: the SD-OCT page takes them and says its
@@ -612,8 +623,8 @@ static void test_oct_replay(gconstpointer data)
     g_assert_cmpstr(fm_oct_views_get_depth_label(views), ==, "depth (µm)"); /* as it was drawn */
     assert_run_off();
     assert_on_screen(info, "the SD-OCT info line after the run");
-    /* not recorded: the catalogue says it was live */
-    assert_catalogue_input(fm_live_get_last_run(win, NULL), "live, not recorded");
+    /* not recorded: the catalogue names the replayed file, the run's dataset */
+    assert_catalogue_input(fm_live_get_last_run(win, NULL), "replay of oct-demo.raw", 11);
     fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot.png", "-camera-oct-stopped-%d",
                            size[0]);
 }

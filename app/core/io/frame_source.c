@@ -142,6 +142,7 @@ void fm_source_settings_clear(fm_source_settings *settings)
     g_clear_pointer(&settings->description, g_free);
     g_clear_pointer(&settings->other_formats, g_strfreev);
     g_clear_pointer(&settings->format_name, g_free);
+    g_clear_pointer(&settings->path, g_free);
 }
 
 void fm_frame_source_init_base(fm_frame_source *source, const fm_frame_source_ops *ops,

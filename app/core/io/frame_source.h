@@ -70,6 +70,7 @@ typedef struct {
     fm_source_setting exposure_us, gain_db, frame_rate_hz;
     gboolean is_camera; /* FALSE for a file replay */
     gint64 n_frames;    /* replay: frames in the file; camera: -1 (unbounded) */
+    char *path;         /* replay: the file replayed; camera: NULL */
 } fm_source_settings;
 
 void fm_source_settings_clear(fm_source_settings *settings);

@@ -34,6 +34,7 @@ static gboolean replay_get_settings(fm_frame_source *source, fm_source_settings 
     replay_source *r = REPLAY(source);
     g_autofree char *base = g_path_get_basename(r->path);
     out->description = g_strdup_printf(_("replay %s"), base);
+    out->path = g_canonicalize_filename(r->path, NULL);
     out->width = out->sensor_width = r->width;
     out->height = out->sensor_height = r->height;
     out->format = r->format;
