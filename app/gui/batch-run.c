@@ -1,7 +1,7 @@
-/* A GUI batch: the plan's items run one task each (task i of N holds item i), one after the other
- * on one worker thread, so that a cancel takes effect between items and each item's shard is
- * merged into the catalogue as soon as it is complete. The device is started by the first item
- * and stays warm in this process for the others. */
+/* A GUI batch: the plan's items run as one task on a worker thread (the task's stages overlap:
+ * one file read while the one before is computed and the one before that written; the device
+ * started once), cancelled through its GCancellable after the items in progress; its shard is
+ * merged into the catalogue when the task ends. */
 #include "batch-run.h"
 
 #include <glib/gi18n.h>
@@ -22,7 +22,7 @@ struct fm_gui_batch {
     fm_gui_batch_fn fn;
     gpointer user;
     GThread *thread;
-    gint cancel;  /* atomic */
+    GCancellable *cancellable;
     gint running; /* atomic */
 };
 
@@ -40,6 +40,7 @@ fm_gui_batch *fm_gui_batch_plan(const fm_method *method, const fm_params *params
     fm_gui_batch *batch = g_new0(fm_gui_batch, 1);
     batch->plan = plan;
     batch->title = g_strdup(_(method->title));
+    batch->cancellable = g_cancellable_new();
     return batch;
 }
 
@@ -52,6 +53,7 @@ void fm_gui_batch_free(fm_gui_batch *batch)
     fm_batch_plan_free(batch->plan);
     g_free(batch->title);
     g_free(batch->run_dir);
+    g_clear_object(&batch->cancellable);
     g_free(batch);
 }
 
@@ -106,85 +108,70 @@ static void post(fm_gui_batch *batch, const fm_gui_batch_event *event, const cha
     g_idle_add_full(G_PRIORITY_DEFAULT, deliver, p, posted_free);
 }
 
-/* The item's outcome as the task tells it (from its writing thread). */
+/* The task's events, told from its threads, posted to the main loop as the rows' events. */
 typedef struct {
-    gboolean seen, ok;
-    char *message;
-} item_outcome;
+    fm_gui_batch *batch;
+    gint64 t0;
+    gint done, failed; /* atomic: written by the task's writing thread, read by its computing one */
+} worker_state;
+
+static double since(const worker_state *w)
+{
+    return (double)(g_get_monotonic_time() - w->t0) / G_USEC_PER_SEC;
+}
+
+static void on_compute(const fm_batch_event *event, gpointer user)
+{
+    worker_state *w = user;
+    post(w->batch,
+         &(fm_gui_batch_event){FM_GUI_BATCH_ITEM_STARTED, event->index, NULL,
+                               g_atomic_int_get(&w->done), g_atomic_int_get(&w->failed),
+                               event->total, since(w), FALSE},
+         NULL);
+}
 
 static void on_item(const fm_batch_event *event, gpointer user)
 {
-    item_outcome *out = user;
-    out->seen = TRUE;
-    out->ok = event->ok;
-    g_free(out->message);
-    out->message = g_strdup(event->message);
+    worker_state *w = user;
+    g_atomic_int_set(&w->done, event->done);
+    g_atomic_int_set(&w->failed, event->failed);
+    post(w->batch,
+         &(fm_gui_batch_event){event->ok ? FM_GUI_BATCH_ITEM_DONE : FM_GUI_BATCH_ITEM_FAILED,
+                               event->index, NULL, event->done, event->failed, event->total,
+                               since(w), FALSE},
+         event->message);
 }
 
-/* Runs item i as task i of N and merges its shard; FALSE with error when the batch cannot go on
- * (its shard or the catalogue failed), else the item's own outcome in *out. */
-static gboolean run_one(fm_gui_batch *b, int i, item_outcome *out, GError **error)
+/* All items as one task (the files read, computed and written at once, the device started
+ * once); a cancel stops it after the items in progress. Its shard, complete or cut short, is
+ * merged into the catalogue at the end: what is done stays. */
+static gpointer worker(gpointer data)
 {
-    int n = (int)b->plan->items->len;
+    fm_gui_batch *b = data;
+    worker_state w = {.batch = b, .t0 = g_get_monotonic_time()};
+    g_autoptr(GError) error = NULL;
     fm_batch_task_options o = {.run_dir = b->run_dir,
-                               .task = i,
-                               .ntasks = n,
+                               .task = 0,
+                               .ntasks = 1,
                                .backend = b->backend,
                                .on_item = on_item,
-                               .user = out};
+                               .on_compute = on_compute,
+                               .user = &w,
+                               .cancellable = b->cancellable};
     fm_batch_task_summary summary = {0};
-    gboolean ok = fm_batch_task_run(&o, &summary, error);
+    gboolean ok = fm_batch_task_run(&o, &summary, &error);
     if (ok) {
         fm_catalogue_merge_counts counts = {0};
-        ok = fm_catalogue_merge_shard(b->cat, summary.shard_dir, b->plan->batch_id, &counts, error);
+        ok =
+            fm_catalogue_merge_shard(b->cat, summary.shard_dir, b->plan->batch_id, &counts, &error);
         /* the catalogue holds the maps now: the shard's copy would only take room */
         if (ok)
             fm_batch_remove_tree(summary.shard_dir, NULL);
     }
-    if (ok && !out->seen) { /* the task ran nothing: say so rather than nothing */
-        out->ok = FALSE;
-        out->message = g_strdup(_("the item did not run"));
-    }
     g_free(summary.shard_dir);
-    return ok;
-}
-
-static gpointer worker(gpointer data)
-{
-    fm_gui_batch *b = data;
-    int total = (int)b->plan->items->len, done = 0, failed = 0;
-    gint64 t0 = g_get_monotonic_time();
-    g_autoptr(GError) error = NULL;
-    gboolean cancelled = FALSE;
-    for (int i = 0; i < total; i++) {
-        if (g_atomic_int_get(&b->cancel)) {
-            cancelled = TRUE;
-            break;
-        }
-        double elapsed = (double)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC;
-        post(b,
-             &(fm_gui_batch_event){FM_GUI_BATCH_ITEM_STARTED, i, NULL, done, failed, total, elapsed,
-                                   FALSE},
-             NULL);
-        item_outcome out = {0};
-        gboolean ok = run_one(b, i, &out, &error);
-        if (ok) {
-            done += out.ok;
-            failed += !out.ok;
-            elapsed = (double)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC;
-            post(b,
-                 &(fm_gui_batch_event){out.ok ? FM_GUI_BATCH_ITEM_DONE : FM_GUI_BATCH_ITEM_FAILED,
-                                       i, NULL, done, failed, total, elapsed, FALSE},
-                 out.message);
-        }
-        g_free(out.message);
-        if (!ok)
-            break;
-    }
-    double elapsed = (double)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC;
     post(b,
-         &(fm_gui_batch_event){FM_GUI_BATCH_FINISHED, -1, NULL, done, failed, total, elapsed,
-                               cancelled},
+         &(fm_gui_batch_event){FM_GUI_BATCH_FINISHED, -1, NULL, w.done, w.failed,
+                               (int)b->plan->items->len, since(&w), summary.cancelled},
          error != NULL ? error->message : NULL);
     return NULL;
 }
@@ -208,7 +195,7 @@ gboolean fm_gui_batch_start(fm_gui_batch *batch, fm_catalogue *cat, fm_backend b
 
 void fm_gui_batch_cancel(fm_gui_batch *batch)
 {
-    g_atomic_int_set(&batch->cancel, TRUE);
+    g_cancellable_cancel(batch->cancellable);
 }
 
 gboolean fm_gui_batch_is_running(const fm_gui_batch *batch)

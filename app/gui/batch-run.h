@@ -1,6 +1,6 @@
-/* A GUI batch ("Run on files…"): one method over several files on this machine, item by item on
- * a worker thread of its own, each item's results merged into the window's catalogue as soon as
- * it is done, so the catalogue shows the batch grow and a cancel keeps what is done. */
+/* A GUI batch ("Run on files…"): one method over several files on this machine, as one batch
+ * task (files read, computed and written at once) on a worker thread of its own; its results go
+ * into the window's catalogue as one group when it ends, and a cancel keeps what is done. */
 #pragma once
 
 #include <glib.h>
@@ -48,7 +48,8 @@ char *fm_gui_batch_describe(const fm_gui_batch *batch);
  * stay open until FINISHED. FALSE with error when the plan cannot be saved (nothing started). */
 gboolean fm_gui_batch_start(fm_gui_batch *batch, fm_catalogue *cat, fm_backend backend,
                             fm_gui_batch_fn fn, gpointer user, GError **error);
-/* Stops after the item running now; what is done stays in the catalogue. */
+/* Stops after the items in progress (the one computing, and the one being written); what is
+ * done stays in the catalogue. */
 void fm_gui_batch_cancel(fm_gui_batch *batch);
 gboolean fm_gui_batch_is_running(const fm_gui_batch *batch);
 

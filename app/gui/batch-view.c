@@ -187,7 +187,8 @@ void fm_batch_view_update(fm_batch_view *view, const fm_gui_batch_event *e)
         break;
     case FM_GUI_BATCH_ITEM_DONE:
     case FM_GUI_BATCH_ITEM_FAILED:
-        view->running = -1;
+        if (view->running == e->item) /* the next item may have started before this one ended */
+            view->running = -1;
         if (r == NULL)
             break;
         gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(r->progress), 1.0);

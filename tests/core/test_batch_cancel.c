@@ -14,7 +14,17 @@ typedef struct {
     GCancellable *cancellable;
     int seen[N_ITEMS];
     int events;
+    int computes; /* on_compute calls: each item computed is written */
 } state;
+
+static void on_compute(const fm_batch_event *event, gpointer user)
+{
+    state *s = user;
+    g_assert_cmpint(event->total, >, 0); /* the items this run runs */
+    g_assert_cmpint(event->total, <=, N_ITEMS);
+    g_assert_nonnull(event->input);
+    s->computes++;
+}
 
 static void on_item(const fm_batch_event *event, gpointer user)
 {
@@ -62,6 +72,7 @@ static void check_cancel(gconstpointer data)
                                .backend = FM_BACKEND_CPU,
                                .sequential = sequential,
                                .on_item = on_item,
+                               .on_compute = on_compute,
                                .user = &first,
                                .cancellable = cancellable};
     fm_batch_task_summary s = {0};
@@ -72,6 +83,7 @@ static void check_cancel(gconstpointer data)
     g_assert_cmpint(first.events, >=, 1);
     g_assert_cmpint(first.events, <, N_ITEMS);
     g_assert_cmpint(s.done + s.failed, ==, first.events);
+    g_assert_cmpint(first.computes, ==, first.events);
     /* the shard is visible, holding the items that ran and no others */
     g_autoptr(fm_batch_shard) shard = fm_batch_shard_read(s.shard_dir, &error);
     g_assert_no_error(error);
@@ -87,6 +99,7 @@ static void check_cancel(gconstpointer data)
     g_assert_false(s.cancelled);
     g_assert_false(s.was_complete);
     g_assert_cmpint(s.items, ==, N_ITEMS - first.events);
+    g_assert_cmpint(second.computes, ==, N_ITEMS - first.events);
     for (int i = 0; i < N_ITEMS; i++)
         g_assert_cmpint(first.seen[i] + second.seen[i], ==, 1);
     g_free(s.shard_dir);

@@ -96,6 +96,14 @@ static void compute_item(task *t, work *w)
 {
     double t0 = fm_stage_now_ms();
     const fm_batch_task_options *o = t->options;
+    if (o->on_compute) {
+        fm_batch_event ev = {.index = w->item->index,
+                             .input = w->item->input,
+                             .ok = TRUE,
+                             .total = (int)t->share->len,
+                             .elapsed_s = (t0 - t->t0) / 1000.0};
+        o->on_compute(&ev, o->user);
+    }
     w->run_id = fm_catalogue_begin_run(t->shard, w->dataset, w->item->method, w->item->params_json,
                                        w->rois, &w->shard_error);
     if (w->run_id > 0 &&

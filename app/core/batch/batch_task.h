@@ -27,7 +27,10 @@ typedef struct {
     gboolean sequential;       /* one stage after the other (to time the stages on their own) */
     gboolean retry_failed;     /* a complete task's failed items run again, into a retry shard */
     fm_batch_event_fn on_item; /* may be NULL */
-    gpointer user;
+    /* may be NULL: an item's compute begins, told from the computing thread (index, input and
+     * total set; an item's rows show it running) */
+    fm_batch_event_fn on_compute;
+    gpointer user; /* of both */
     /* may be NULL; once cancelled no further item is read or computed: those in progress are
      * written, and the shard is made visible with them alone, so that a rerun runs only the
      * items it does not hold */
