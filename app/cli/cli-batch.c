@@ -2,6 +2,8 @@
  * tasks that each write a shard, merged into the catalogue. */
 #include <glib/gi18n.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -259,6 +261,33 @@ static void print_summary(const fm_batch_task_summary *s, const fm_batch_task_op
            n ? s->write_ms / n : 0.0, s->shard_dir);
 }
 
+/* Ctrl-C stops a batch after the items in progress (they are written, a rerun does the rest);
+ * a second Ctrl-C quits at once. SIGINT is blocked in every thread and taken here by sigwait,
+ * where cancelling is safe (not in a signal handler). */
+static gpointer sigint_watch(gpointer cancellable)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    int sig = 0;
+    if (sigwait(&set, &sig) != 0)
+        return NULL;
+    fprintf(stderr, _("\nstopping after the items in progress (Ctrl-C again to quit now)\n"));
+    g_cancellable_cancel(cancellable);
+    if (sigwait(&set, &sig) == 0)
+        _exit(130);
+    return NULL;
+}
+
+static void watch_sigint(GCancellable *cancellable)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &set, NULL); /* before the task's threads: they inherit it */
+    g_thread_unref(g_thread_new("batch-sigint", sigint_watch, g_object_ref(cancellable)));
+}
+
 static int run_body(const fm_cli_args *args)
 {
     if (fm_cli_has(args, "help")) {
@@ -287,6 +316,9 @@ static int run_body(const fm_cli_args *args)
     o.retry_failed = fm_cli_has(args, "retry_failed");
     o.on_item = on_item;
     o.user = &out;
+    g_autoptr(GCancellable) cancellable = g_cancellable_new();
+    o.cancellable = cancellable;
+    watch_sigint(cancellable);
     fm_batch_task_summary summary = {0};
     g_autoptr(GError) error = NULL;
     gboolean ok = fm_batch_task_run(&o, &summary, &error);
@@ -295,6 +327,11 @@ static int run_body(const fm_cli_args *args)
     int code = ok ? FM_EXIT_OK : fm_cli_fail_error(error);
     if (ok)
         print_summary(&summary, &o, json);
+    if (ok && summary.cancelled) {
+        fprintf(stderr, _("batch run: interrupted; what ran is in the shard, run it again for the "
+                          "rest\n"));
+        code = 130; /* as a shell reports Ctrl-C */
+    }
     g_free(summary.shard_dir);
     return code;
 }

@@ -367,6 +367,72 @@ static void test_killed_task_redone(void)
                     ITEMS);
 }
 
+/* Ctrl-C (SIGINT) stops a task after the items in progress: exit 130, those items in the shard,
+ * and a rerun runs only the rest; the merge then holds every item once. */
+static void test_interrupted_task_resumes(void)
+{
+    g_autofree char *one = cli_test_tmp_path("flim-big.sdt");
+    g_autofree char *folder = cli_test_tmp_path("many-int");
+    g_assert_cmpint(g_mkdir(folder, 0755), ==, 0);
+    g_autofree char *bytes = NULL;
+    gsize n = 0;
+    g_assert_true(g_file_get_contents(one, &bytes, &n, NULL));
+    enum { ITEMS = 12 };
+    for (int i = 0; i < ITEMS; i++) {
+        g_autofree char *name = g_strdup_printf("well-%02d.sdt", i);
+        g_autofree char *path = g_build_filename(folder, name, NULL);
+        g_assert_true(g_file_set_contents(path, bytes, (gssize)n, NULL));
+    }
+    g_autofree char *run = cli_test_tmp_path("run-int");
+    g_autofree char *cat = cli_test_tmp_path("cat-int");
+    cli_result r = cli_test_run(NULL, NULL, "batch", "plan", "-o", run, "flim.iem", folder, NULL);
+    must_run("plan", &r);
+    cli_result_clear(&r);
+
+    const char *argv[] = {cli_path, "batch", "run", run, "--backend=cpu", NULL};
+    GPid pid;
+    int out_fd = -1;
+    g_autoptr(GError) error = NULL;
+    g_assert_true(g_spawn_async_with_pipes(NULL, (char **)argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                                           NULL, NULL, &pid, NULL, &out_fd, NULL, &error));
+    g_assert_no_error(error);
+    char c;
+    GString *line = g_string_new(NULL);
+    while (read(out_fd, &c, 1) == 1 && c != '\n')
+        g_string_append_c(line, c);
+    g_assert_nonnull(strstr(line->str, "\"event\":\"item\""));
+    g_string_free(line, TRUE);
+    kill(pid, SIGINT);
+    GString *rest = g_string_new(NULL);
+    while (read(out_fd, &c, 1) == 1)
+        g_string_append_c(rest, c);
+    int status = 0;
+    g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
+    g_spawn_close_pid(pid);
+    close(out_fd);
+    g_assert_true(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 130);
+    g_string_free(rest, TRUE);
+    g_autofree char *shard = run_dir_path("run-int", "shards/task-0-of-1");
+    g_assert_true(g_file_test(shard, G_FILE_TEST_IS_DIR));
+    r = cli_test_run(NULL, NULL, "batch", "merge", run, "--catalogue", cat, NULL);
+    int first = query_int(cat, "SELECT count(*) FROM batch_items");
+    cli_result_clear(&r);
+    g_test_message("items done before the interrupt took effect: %d of %d", first, ITEMS);
+    g_assert_cmpint(first, >=, 1);
+    g_assert_cmpint(first, <, ITEMS);
+
+    r = cli_test_run(NULL, NULL, "batch", "run", run, "--backend=cpu", NULL);
+    must_run("rerun", &r);
+    cli_result_clear(&r);
+    r = cli_test_run(NULL, NULL, "batch", "merge", run, "--catalogue", cat, NULL);
+    must_run("merge", &r);
+    g_assert_nonnull(strstr(r.out, "missing tasks: none"));
+    cli_result_clear(&r);
+    g_assert_cmpint(query_int(cat, "SELECT count(DISTINCT item) FROM batch_items"), ==, ITEMS);
+    g_assert_cmpint(query_int(cat, "SELECT count(*) FROM batch_items"), ==, ITEMS);
+}
+
 /* Slurm's --array form of the missing tasks: ranges, and exit 1. */
 static void test_missing_tasks_array_form(void)
 {
@@ -467,5 +533,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/batch/missing-tasks-array-form", test_missing_tasks_array_form);
     g_test_add_func("/cli/batch/retry-failed", test_retry_failed);
     g_test_add_func("/cli/batch/killed-task-redone", test_killed_task_redone);
+    g_test_add_func("/cli/batch/interrupted-task-resumes", test_interrupted_task_resumes);
     return cli_test_finish(g_test_run());
 }
