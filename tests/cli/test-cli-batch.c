@@ -295,42 +295,56 @@ static void test_three_tasks_one_failure(void)
     check_catalogue_lists_batch(cat);
 }
 
-/* A task killed after its first item: its .partial shard is not a shard (the task is missing),
- * and the rerun removes it and runs every item of the task. */
-static void test_killed_task_redone(void)
+/* ITEMS copies of the big .sdt in a fresh folder, planned as flim.iem into run_name. */
+static char *plan_copies(const char *folder_name, const char *run_name, int items)
 {
     g_autofree char *one = cli_test_tmp_path("flim-big.sdt");
-    g_autofree char *folder = cli_test_tmp_path("many");
+    g_autofree char *folder = cli_test_tmp_path(folder_name);
     g_assert_cmpint(g_mkdir(folder, 0755), ==, 0);
     g_autofree char *bytes = NULL;
     gsize n = 0;
     g_assert_true(g_file_get_contents(one, &bytes, &n, NULL));
-    enum { ITEMS = 12 };
-    for (int i = 0; i < ITEMS; i++) {
+    for (int i = 0; i < items; i++) {
         g_autofree char *name = g_strdup_printf("well-%02d.sdt", i);
         g_autofree char *path = g_build_filename(folder, name, NULL);
         g_assert_true(g_file_set_contents(path, bytes, (gssize)n, NULL));
     }
-    g_autofree char *run = cli_test_tmp_path("run-killed");
-    g_autofree char *cat = cli_test_tmp_path("cat-killed");
+    char *run = cli_test_tmp_path(run_name);
     cli_result r = cli_test_run(NULL, NULL, "batch", "plan", "-o", run, "flim.iem", folder, NULL);
     must_run("plan", &r);
     cli_result_clear(&r);
+    return run;
+}
 
+/* Starts `batch run RUN --backend=cpu` and returns once its first item's line is out: the task
+ * is under way, its shard partial. */
+static GPid start_run_past_first_item(const char *run, int *out_fd)
+{
     const char *argv[] = {cli_path, "batch", "run", run, "--backend=cpu", NULL};
     GPid pid;
-    int out_fd = -1;
     g_autoptr(GError) error = NULL;
     g_assert_true(g_spawn_async_with_pipes(NULL, (char **)argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
-                                           NULL, NULL, &pid, NULL, &out_fd, NULL, &error));
+                                           NULL, NULL, &pid, NULL, out_fd, NULL, &error));
     g_assert_no_error(error);
-    /* the first item's line: the task is under way, its shard partial */
     char c;
     GString *line = g_string_new(NULL);
-    while (read(out_fd, &c, 1) == 1 && c != '\n')
+    while (read(*out_fd, &c, 1) == 1 && c != '\n')
         g_string_append_c(line, c);
     g_assert_nonnull(strstr(line->str, "\"event\":\"item\""));
     g_string_free(line, TRUE);
+    return pid;
+}
+
+/* A task killed after its first item: its .partial shard is not a shard (the task is missing),
+ * and the rerun removes it and runs every item of the task. */
+static void test_killed_task_redone(void)
+{
+    enum { ITEMS = 12 };
+    g_autofree char *run = plan_copies("many", "run-killed", ITEMS);
+    g_autofree char *cat = cli_test_tmp_path("cat-killed");
+    cli_result r;
+    int out_fd = -1;
+    GPid pid = start_run_past_first_item(run, &out_fd);
     kill(pid, SIGKILL);
     int status = 0;
     g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
@@ -371,38 +385,14 @@ static void test_killed_task_redone(void)
  * and a rerun runs only the rest; the merge then holds every item once. */
 static void test_interrupted_task_resumes(void)
 {
-    g_autofree char *one = cli_test_tmp_path("flim-big.sdt");
-    g_autofree char *folder = cli_test_tmp_path("many-int");
-    g_assert_cmpint(g_mkdir(folder, 0755), ==, 0);
-    g_autofree char *bytes = NULL;
-    gsize n = 0;
-    g_assert_true(g_file_get_contents(one, &bytes, &n, NULL));
     enum { ITEMS = 12 };
-    for (int i = 0; i < ITEMS; i++) {
-        g_autofree char *name = g_strdup_printf("well-%02d.sdt", i);
-        g_autofree char *path = g_build_filename(folder, name, NULL);
-        g_assert_true(g_file_set_contents(path, bytes, (gssize)n, NULL));
-    }
-    g_autofree char *run = cli_test_tmp_path("run-int");
+    g_autofree char *run = plan_copies("many-int", "run-int", ITEMS);
     g_autofree char *cat = cli_test_tmp_path("cat-int");
-    cli_result r = cli_test_run(NULL, NULL, "batch", "plan", "-o", run, "flim.iem", folder, NULL);
-    must_run("plan", &r);
-    cli_result_clear(&r);
-
-    const char *argv[] = {cli_path, "batch", "run", run, "--backend=cpu", NULL};
-    GPid pid;
+    cli_result r;
     int out_fd = -1;
-    g_autoptr(GError) error = NULL;
-    g_assert_true(g_spawn_async_with_pipes(NULL, (char **)argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
-                                           NULL, NULL, &pid, NULL, &out_fd, NULL, &error));
-    g_assert_no_error(error);
-    char c;
-    GString *line = g_string_new(NULL);
-    while (read(out_fd, &c, 1) == 1 && c != '\n')
-        g_string_append_c(line, c);
-    g_assert_nonnull(strstr(line->str, "\"event\":\"item\""));
-    g_string_free(line, TRUE);
+    GPid pid = start_run_past_first_item(run, &out_fd);
     kill(pid, SIGINT);
+    char c;
     GString *rest = g_string_new(NULL);
     while (read(out_fd, &c, 1) == 1)
         g_string_append_c(rest, c);
