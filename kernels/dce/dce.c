@@ -10,6 +10,7 @@
 #include "../device.h"
 #include "../device_private.h"
 #include "dce_impl.h"
+#include "fit_args.h"
 #include "fm_config.h"
 
 static const char *const param_names[FM_DCE_N_PARAMS] = {"ka", "kp", "kl", "tau_a", "tau_p"};
@@ -387,13 +388,8 @@ fm_status fm_dce_fit(const fm_dce_params *params, const float *tissue, long long
     fm_status status = fm_dce_check(params, msg, msg_len);
     if (status != FM_OK)
         return status;
-    if (n_voxels < 0)
-        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "n_voxels must be >= 0 (got %lld)",
-                       n_voxels);
-    if (!tissue && n_voxels > 0)
-        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "tissue curves are NULL");
-    if (!out)
-        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "outputs are NULL");
+    if ((status = fm_dce_fit_args_check(tissue, n_voxels, out, msg, msg_len)) != FM_OK)
+        return status;
     status = fm_backend_resolve(backend, info, msg, msg_len);
     if (status != FM_OK)
         return status;

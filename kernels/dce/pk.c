@@ -10,6 +10,7 @@
 #include "../device_private.h"
 #include "fm_config.h"
 #include "pk_impl.h"
+#include "fit_args.h"
 
 static const char *const model_names[FM_PK_N_MODELS] = {"tofts", "extended_tofts", "patlak", "2cxm",
                                                         "2cum"};
@@ -275,13 +276,8 @@ fm_status fm_pk_fit(const fm_pk_params *params, const float *tissue, long long n
     fm_status status = fm_pk_check(params, msg, msg_len);
     if (status != FM_OK)
         return status;
-    if (n_voxels < 0)
-        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "n_voxels must be >= 0 (got %lld)",
-                       n_voxels);
-    if (!tissue && n_voxels > 0)
-        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "tissue curves are NULL");
-    if (!out)
-        return fm_fail(FM_ERR_INVALID_ARG, msg, msg_len, "outputs are NULL");
+    if ((status = fm_dce_fit_args_check(tissue, n_voxels, out, msg, msg_len)) != FM_OK)
+        return status;
     if ((status = fm_backend_resolve(backend, info, msg, msg_len)) != FM_OK)
         return status;
     if ((status = fm_pk_tables_build(params, &tables, msg, msg_len)) != FM_OK)
