@@ -241,6 +241,16 @@ static void print_summary(const fm_batch_task_summary *s, const fm_batch_task_op
         fm_cli_json_member_number(b, "read_ms", n ? s->read_ms / n : NAN);
         fm_cli_json_member_number(b, "compute_ms", n ? s->compute_ms / n : NAN);
         fm_cli_json_member_number(b, "write_ms", n ? s->write_ms / n : NAN);
+        /* the compute stage's parts per item: what a faster batch has to shorten */
+        json_builder_set_member_name(b, "compute_parts_ms");
+        json_builder_begin_object(b);
+        const fm_stage parts[] = {FM_STAGE_CATALOGUE, FM_STAGE_PREPARE, FM_STAGE_UPLOAD,
+                                  FM_STAGE_COMPUTE, FM_STAGE_DOWNLOAD};
+        for (guint k = 0; k < G_N_ELEMENTS(parts); k++)
+            fm_cli_json_member_number(b, fm_stage_key(parts[k]),
+                                      n ? s->stages.ms[parts[k]] / n : NAN);
+        fm_cli_json_member_number(b, "release", n ? s->release_ms / n : NAN);
+        json_builder_end_object(b);
         json_builder_end_object(b);
         g_autoptr(JsonNode) root = json_builder_get_root(b);
         g_autofree char *text = json_to_string(root, FALSE);

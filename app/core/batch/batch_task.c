@@ -32,6 +32,8 @@ typedef struct {
     GError *error;       /* the first stage that failed says why; later stages pass it on */
     GError *shard_error; /* the shard's catalogue failed: the task cannot go on */
     double read_ms, compute_ms, write_ms;
+    fm_stage_times stages; /* the compute stage's parts */
+    double release_ms;
 } work;
 
 static void work_free(work *w)
@@ -106,6 +108,7 @@ static void compute_item(task *t, work *w)
     }
     w->run_id = fm_catalogue_begin_run(t->shard, w->dataset, w->item->method, w->item->params_json,
                                        w->rois, &w->shard_error);
+    w->stages.ms[FM_STAGE_CATALOGUE] = fm_stage_now_ms() - t0;
     if (w->run_id > 0 &&
         !fm_catalogue_set_run_batch(t->shard, w->run_id, t->plan->batch_id, w->item->index,
                                     w->item->input, w->item->output, &w->shard_error))
@@ -113,11 +116,13 @@ static void compute_item(task *t, work *w)
     if (w->run_id <= 0)
         return;
     if (w->error == NULL) {
-        fm_job_context context = {.backend = o->backend};
+        fm_job_context context = {.backend = o->backend, .stages = &w->stages};
         w->result = fm_method_run(w->method, w->dataset, w->params, w->rois, &context, &w->error);
     }
     /* the samples are not needed any more: free them before the next item is read */
+    double t1 = fm_stage_now_ms();
     g_clear_pointer(&w->dataset, fm_dataset_unref);
+    w->release_ms = fm_stage_now_ms() - t1;
     w->compute_ms = fm_stage_now_ms() - t0;
 }
 
@@ -147,6 +152,9 @@ static gboolean write_item(task *t, work *w)
     s->read_ms += w->read_ms;
     s->compute_ms += w->compute_ms;
     s->write_ms += w->write_ms;
+    for (int k = 0; k < FM_N_STAGES; k++)
+        s->stages.ms[k] += w->stages.ms[k];
+    s->release_ms += w->release_ms;
     g_array_append_val(t->indices, w->item->index);
     if (w->error)
         g_array_append_val(t->failed_indices, w->item->index);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <gio/gio.h>
+#include "app/core/stages.h"
 #include "kernels/fm_kernel.h"
 
 G_BEGIN_DECLS
@@ -46,6 +47,10 @@ typedef struct {
     double wall_s;                        /* from the start to the shard made visible */
     double device_start_ms;               /* the wait for the device (0 on the CPU) */
     double read_ms, compute_ms, write_ms; /* summed over the items */
+    /* where the compute stage's time went, summed over the items: the catalogue (recording the
+     * run), the method's preparation, upload, kernels and download, and releasing the input */
+    fm_stage_times stages;
+    double release_ms;
     char *shard_dir;                      /* the complete shard (g_free it) */
 } fm_batch_task_summary;
 
