@@ -249,8 +249,8 @@ static void print_summary(const fm_batch_task_summary *s, const fm_batch_task_op
         for (guint k = 0; k < G_N_ELEMENTS(parts); k++)
             fm_cli_json_member_number(b, fm_stage_key(parts[k]),
                                       n ? s->stages.ms[parts[k]] / n : NAN);
-        fm_cli_json_member_number(b, "release", n ? s->release_ms / n : NAN);
         json_builder_end_object(b);
+        fm_cli_json_member_number(b, "release_ms", n ? s->release_ms / n : NAN);
         json_builder_end_object(b);
         g_autoptr(JsonNode) root = json_builder_get_root(b);
         g_autofree char *text = json_to_string(root, FALSE);

@@ -2,12 +2,13 @@
  * and the reason; six items as three tasks with one failing item merged once (a second merge
  * changes nothing); --retry-failed runs a mended item again and the merge replaces its failed
  * run; a task killed mid-run leaves only a .partial shard, counted missing, redone; `catalogue
- * list` marks the batch's runs with the batch and item. */
+ * list` marks the batch's runs with the batch and item; batch run's idle OpenMP threads sleep. */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -500,6 +501,46 @@ static void test_retry_failed(void)
     g_assert_cmpstr(after, ==, before);
 }
 
+/* The spin count libgomp took from its environment in the last process of a run, as
+ * OMP_DISPLAY_ENV=verbose prints it ("GOMP_SPINCOUNT = '0'"), or -1. */
+static long last_spin_count(const char *err)
+{
+    long count = -1;
+    for (const char *at = err; (at = strstr(at, "GOMP_SPINCOUNT = '")) != NULL; at++)
+        count = strtol(at + strlen("GOMP_SPINCOUNT = '"), NULL, 10);
+    return count;
+}
+
+/* batch run's OpenMP threads sleep when idle (spin count 0) unless the user set a policy;
+ * other commands keep libgomp's default (300000 spins). */
+static void test_idle_threads_sleep(void)
+{
+    g_autofree char *run = cli_test_tmp_path("run-omp");
+    g_autofree char *flim = cli_test_tmp_path("flim1.sdt");
+    cli_result r = cli_test_run(NULL, NULL, "batch", "plan", "-o", run, "flim.iem", flim, NULL);
+    must_run("plan", &r);
+    cli_result_clear(&r);
+    g_auto(GStrv) env = g_environ_unsetenv(g_get_environ(), "OMP_WAIT_POLICY");
+    env = g_environ_setenv(env, "OMP_DISPLAY_ENV", "verbose", TRUE);
+    r = cli_test_run(NULL, env, "batch", "run", run, "--backend=cpu", "--json", NULL);
+    must_run("batch run", &r);
+    g_assert_cmpint(last_spin_count(r.err), ==, 0);
+    g_assert_nonnull(strstr(r.out, "\"done\":1"));
+    cli_result_clear(&r);
+
+    r = cli_test_run(NULL, env, "info", flim, NULL);
+    must_run("info", &r);
+    g_assert_cmpint(last_spin_count(r.err), ==, 300000);
+    cli_result_clear(&r);
+
+    /* the user's own policy stays */
+    g_auto(GStrv) active = g_environ_setenv(g_strdupv(env), "OMP_WAIT_POLICY", "active", TRUE);
+    r = cli_test_run(NULL, active, "batch", "run", run, "--backend=cpu", NULL);
+    must_run("batch run, active", &r);
+    g_assert_cmpint(last_spin_count(r.err), >, 300000); /* active: more than the default */
+    cli_result_clear(&r);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -524,5 +565,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/batch/retry-failed", test_retry_failed);
     g_test_add_func("/cli/batch/killed-task-redone", test_killed_task_redone);
     g_test_add_func("/cli/batch/interrupted-task-resumes", test_interrupted_task_resumes);
+    g_test_add_func("/cli/batch/idle-threads-sleep", test_idle_threads_sleep);
     return cli_test_finish(g_test_run());
 }

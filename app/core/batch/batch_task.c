@@ -119,10 +119,6 @@ static void compute_item(task *t, work *w)
         fm_job_context context = {.backend = o->backend, .stages = &w->stages};
         w->result = fm_method_run(w->method, w->dataset, w->params, w->rois, &context, &w->error);
     }
-    /* the samples are not needed any more: free them before the next item is read */
-    double t1 = fm_stage_now_ms();
-    g_clear_pointer(&w->dataset, fm_dataset_unref);
-    w->release_ms = fm_stage_now_ms() - t1;
     w->compute_ms = fm_stage_now_ms() - t0;
 }
 
@@ -142,6 +138,11 @@ static gboolean write_item(task *t, work *w)
                                w->error->message, &w->shard_error);
     g_clear_pointer(&w->result, fm_result_free);
     w->write_ms = fm_stage_now_ms() - t0;
+    /* The samples go here, not after the compute: unmapping 128 MB and dropping its device copy
+     * took 11-14 ms of the compute stage's 48 on the H100 machine. */
+    double t1 = fm_stage_now_ms();
+    g_clear_pointer(&w->dataset, fm_dataset_unref);
+    w->release_ms = fm_stage_now_ms() - t1;
     if (w->shard_error)
         return FALSE;
     fm_batch_task_summary *s = t->summary;

@@ -48,7 +48,8 @@ typedef struct {
     double device_start_ms;               /* the wait for the device (0 on the CPU) */
     double read_ms, compute_ms, write_ms; /* summed over the items */
     /* where the compute stage's time went, summed over the items: the catalogue (recording the
-     * run), the method's preparation, upload, kernels and download, and releasing the input */
+     * run), the method's preparation, upload, kernels and download; and the writer's freeing of
+     * the input after the write */
     fm_stage_times stages;
     double release_ms;
     char *shard_dir;                      /* the complete shard (g_free it) */
