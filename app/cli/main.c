@@ -58,8 +58,18 @@ static void batch_run_with_sleeping_omp_threads(int argc, char **argv)
     if (argc < 3 || strcmp(argv[1], "batch") != 0 || strcmp(argv[2], "run") != 0 ||
         getenv("OMP_WAIT_POLICY") != NULL)
         return;
+    /* only where the running file is this program (not a loader or a tool running it) */
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return;
+    self[n] = '\0';
+    const char *self_name = strrchr(self, '/'), *arg_name = strrchr(argv[0], '/');
+    if (strcmp(self_name ? self_name + 1 : self, arg_name ? arg_name + 1 : argv[0]) != 0)
+        return;
     setenv("OMP_WAIT_POLICY", "passive", 1);
-    execv("/proc/self/exe", argv);
+    execv(self, argv);
+    unsetenv("OMP_WAIT_POLICY"); /* not restarted: as the user started it */
 }
 
 int main(int argc, char **argv)
