@@ -1,12 +1,11 @@
 /* A GUI batch: the plan's items run as one task on a worker thread (the task's stages overlap:
  * one file read while the one before is computed and the one before that written; the device
- * started once), cancelled through its GCancellable after the items in progress; its shard is
- * merged into the catalogue when the task ends. */
+ * started once), cancelled through its GCancellable after the items in progress; each run goes
+ * into the catalogue as it is written. */
 #include "batch-run.h"
 
 #include <glib/gi18n.h>
 
-#include "app/core/batch/batch_shard.h"
 #include "app/core/batch/batch_task.h"
 #include "app/core/catalogue_batch.h"
 #include "app/core/error.h"
@@ -16,7 +15,6 @@
 struct fm_gui_batch {
     fm_batch_plan *plan;
     char *title; /* the method's */
-    char *run_dir;
     fm_catalogue *cat; /* borrowed */
     fm_backend backend;
     fm_gui_batch_fn fn;
@@ -52,7 +50,6 @@ void fm_gui_batch_free(fm_gui_batch *batch)
         g_thread_join(batch->thread);
     fm_batch_plan_free(batch->plan);
     g_free(batch->title);
-    g_free(batch->run_dir);
     g_clear_object(&batch->cancellable);
     g_free(batch);
 }
@@ -143,14 +140,15 @@ static void on_item(const fm_batch_event *event, gpointer user)
 }
 
 /* All items as one task (the files read, computed and written at once, the device started
- * once); a cancel stops it after the items in progress. Its shard, complete or cut short, is
- * merged into the catalogue at the end: what is done stays. */
+ * once), recorded straight into the catalogue; a cancel stops it after the items in progress:
+ * what is done stays. */
 static gpointer worker(gpointer data)
 {
     fm_gui_batch *b = data;
     worker_state w = {.batch = b, .t0 = g_get_monotonic_time()};
     g_autoptr(GError) error = NULL;
-    fm_batch_task_options o = {.run_dir = b->run_dir,
+    fm_batch_task_options o = {.plan = b->plan,
+                               .catalogue = b->cat,
                                .task = 0,
                                .ntasks = 1,
                                .backend = b->backend,
@@ -159,16 +157,7 @@ static gpointer worker(gpointer data)
                                .user = &w,
                                .cancellable = b->cancellable};
     fm_batch_task_summary summary = {0};
-    gboolean ok = fm_batch_task_run(&o, &summary, &error);
-    if (ok) {
-        fm_catalogue_merge_counts counts = {0};
-        ok =
-            fm_catalogue_merge_shard(b->cat, summary.shard_dir, b->plan->batch_id, &counts, &error);
-        /* the catalogue holds the maps now: the shard's copy would only take room */
-        if (ok)
-            fm_batch_remove_tree(summary.shard_dir, NULL);
-    }
-    g_free(summary.shard_dir);
+    fm_batch_task_run(&o, &summary, &error);
     post(b,
          &(fm_gui_batch_event){FM_GUI_BATCH_FINISHED, -1, NULL, w.done, w.failed,
                                (int)b->plan->items->len, since(&w), summary.cancelled},
@@ -176,21 +165,16 @@ static gpointer worker(gpointer data)
     return NULL;
 }
 
-gboolean fm_gui_batch_start(fm_gui_batch *batch, fm_catalogue *cat, fm_backend backend,
-                            fm_gui_batch_fn fn, gpointer user, GError **error)
+void fm_gui_batch_start(fm_gui_batch *batch, fm_catalogue *cat, fm_backend backend,
+                        fm_gui_batch_fn fn, gpointer user)
 {
-    g_return_val_if_fail(batch->thread == NULL, FALSE);
-    batch->run_dir =
-        g_build_filename(fm_catalogue_dir(cat), "batches", batch->plan->batch_id, NULL);
-    if (!fm_batch_plan_save(batch->plan, batch->run_dir, error))
-        return FALSE;
+    g_return_if_fail(batch->thread == NULL);
     batch->cat = cat;
     batch->backend = backend;
     batch->fn = fn;
     batch->user = user;
     g_atomic_int_set(&batch->running, TRUE);
     batch->thread = g_thread_new("fm-batch", worker, batch);
-    return TRUE;
 }
 
 void fm_gui_batch_cancel(fm_gui_batch *batch)

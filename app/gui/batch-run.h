@@ -44,10 +44,10 @@ const fm_batch_plan *fm_gui_batch_get_plan(const fm_gui_batch *batch);
 /* "Speckle contrast on 3 files": the method's title and the item count. */
 char *fm_gui_batch_describe(const fm_gui_batch *batch);
 
-/* Runs the plan in cat's folder (batches/ID/) on backend, calling fn on the main loop; cat must
- * stay open until FINISHED. FALSE with error when the plan cannot be saved (nothing started). */
-gboolean fm_gui_batch_start(fm_gui_batch *batch, fm_catalogue *cat, fm_backend backend,
-                            fm_gui_batch_fn fn, gpointer user, GError **error);
+/* Runs the plan on backend into cat (each run there as soon as it is written), calling fn on
+ * the main loop; cat must stay open until FINISHED. */
+void fm_gui_batch_start(fm_gui_batch *batch, fm_catalogue *cat, fm_backend backend,
+                        fm_gui_batch_fn fn, gpointer user);
 /* Stops after the items in progress (the one computing, and the one being written); what is
  * done stays in the catalogue. */
 void fm_gui_batch_cancel(fm_gui_batch *batch);

@@ -103,22 +103,34 @@ static char *group_title(GPtrArray *members)
                            title, members->len);
 }
 
+/* "3 done · 2 running · 1 failed · 28 Nov 06:29": a batch that still runs shows its runs as
+ * they start and land. */
 static char *group_detail(GPtrArray *members)
 {
-    int done = 0, failed = 0;
+    int done = 0, running = 0, failed = 0;
     gint64 newest = 0;
     for (guint i = 0; i < members->len; i++) {
         const fm_catalogue_run *r = members->pdata[i];
         done += r->status == FM_RUN_DONE;
-        failed += r->status != FM_RUN_DONE;
+        running += r->status == FM_RUN_RUNNING;
+        failed += r->status != FM_RUN_DONE && r->status != FM_RUN_RUNNING;
         newest = MAX(newest, r->started_unix);
+    }
+    GString *text = g_string_new(NULL);
+    g_string_append_printf(text, _("%d done"), done);
+    if (running > 0) {
+        g_string_append(text, " · ");
+        g_string_append_printf(text, _("%d running"), running);
+    }
+    if (failed > 0) {
+        g_string_append(text, " · ");
+        g_string_append_printf(text, _("%d failed"), failed);
     }
     g_autoptr(GDateTime) when = g_date_time_new_from_unix_local(newest);
     g_autofree char *time = when != NULL ? g_date_time_format(when, "%-d %b %H:%M") : NULL;
-    if (failed > 0)
-        return g_strdup_printf(_("%d done · %d failed · %s"), done, failed,
-                               time != NULL ? time : "");
-    return g_strdup_printf(_("%d done · %s"), done, time != NULL ? time : "");
+    if (time != NULL)
+        g_string_append_printf(text, " · %s", time);
+    return g_string_free(text, FALSE);
 }
 
 GtkWidget *fm_catalogue_group_row_new(const fm_catalogue_entry *header, gboolean expanded)

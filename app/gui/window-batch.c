@@ -1,7 +1,8 @@
 /* "Run on files…": the page's method over several files or a folder, as one batch on this
  * machine. The plan's checks come first: bad files are named with their reason in a dialog
  * before anything runs. The batch then runs on its own thread (batch-run.c); its rows in the job
- * list follow it and its runs go into the catalogue as one group. */
+ * list follow it and its runs go into the catalogue as one group as they are written (the
+ * catalogue view's poll shows them). */
 #include "window-batch.h"
 
 #include <glib/gi18n.h>
@@ -93,16 +94,10 @@ static void view_destroyed(GtkWidget *widget, batch_state *s)
         s->view = NULL;
 }
 
-static gboolean start_planned(batch_state *s)
+static void start_planned(batch_state *s)
 {
     FmWindow *win = s->win;
-    g_autoptr(GError) error = NULL;
-    if (!fm_gui_batch_start(s->batch, win->catalogue, win->backend_choice, batch_event, s,
-                            &error)) {
-        fm_window_show_message(win, GTK_MESSAGE_ERROR, error->message);
-        g_clear_pointer(&s->batch, fm_gui_batch_free);
-        return FALSE;
-    }
+    fm_gui_batch_start(s->batch, win->catalogue, win->backend_choice, batch_event, s);
     g_object_ref(win);
     g_free(s->last_batch_id);
     s->last_batch_id = g_strdup(fm_gui_batch_get_plan(s->batch)->batch_id);
@@ -113,7 +108,6 @@ static gboolean start_planned(batch_state *s)
     fm_job_list_add_row(win->job_list, fm_batch_view_widget(s->view));
     g_autofree char *status = g_strdup_printf(_("Running %s…"), title);
     fm_window_set_status(win, status);
-    return TRUE;
 }
 
 static void problems_response(GtkDialog *dialog, int response, batch_state *s)

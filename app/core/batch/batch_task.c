@@ -297,17 +297,24 @@ static gboolean run_items(task *t, GError **error)
     return TRUE;
 }
 
+/* The items a task ran: written (done or failed), and of those the failed. */
+typedef struct {
+    GArray *written, *failed;
+} ran_items;
+
 /* Makes the partial shard complete: its description, then one rename. */
-static gboolean publish(task *t, const char *partial, const char *final, GError **error)
+static gboolean publish(const fm_batch_plan *plan, const fm_batch_task_options *o,
+                        const fm_batch_task_summary *summary, const ran_items *ran,
+                        const char *partial, const char *final, GError **error)
 {
-    fm_batch_shard info = {.batch_id = t->plan->batch_id,
-                           .task = t->options->task,
-                           .ntasks = t->options->ntasks,
-                           .retry = t->retry,
-                           .done = t->summary->done,
-                           .failed = t->summary->failed,
-                           .items = t->indices,
-                           .failed_items = t->failed_indices};
+    fm_batch_shard info = {.batch_id = plan->batch_id,
+                           .task = o->task,
+                           .ntasks = o->ntasks,
+                           .retry = summary->retry,
+                           .done = summary->done,
+                           .failed = summary->failed,
+                           .items = ran->written,
+                           .failed_items = ran->failed};
     if (!fm_batch_shard_write_info(&info, partial, error))
         return FALSE;
     if (g_rename(partial, final) != 0) {
@@ -318,11 +325,62 @@ static gboolean publish(task *t, const char *partial, const char *final, GError 
     return TRUE;
 }
 
+/* Runs share into the catalogue `into` (a shard, or the caller's) with the device started once;
+ * ran gets the items written. */
+static gboolean run_share(const fm_batch_task_options *o, const fm_batch_plan *plan,
+                          GPtrArray *share, fm_catalogue *into, fm_batch_task_summary *summary,
+                          ran_items *ran, double t0, GError **error)
+{
+    summary->items = (int)share->len;
+    g_autoptr(fm_device_warmup) warmup =
+        o->backend != FM_BACKEND_CPU && fm_device_cuda_built() && share->len > 0
+            ? fm_device_warmup_start(NULL, NULL, TRUE)
+            : NULL;
+    if (warmup)
+        summary->device_start_ms = fm_device_warmup_wait(warmup, NULL, NULL, NULL, NULL);
+    ran->written = g_array_new(FALSE, FALSE, sizeof(int));
+    ran->failed = g_array_new(FALSE, FALSE, sizeof(int));
+    task t = {.options = o,
+              .plan = plan,
+              .share = share,
+              .shard = into,
+              .summary = summary,
+              .indices = ran->written,
+              .failed_indices = ran->failed,
+              .retry = summary->retry,
+              .t0 = t0};
+    gboolean ok = run_items(&t, error);
+    summary->cancelled = cancelled(&t) && (int)ran->written->len < summary->items;
+    return ok;
+}
+
+static void ran_items_clear(ran_items *ran)
+{
+    g_clear_pointer(&ran->written, g_array_unref);
+    g_clear_pointer(&ran->failed, g_array_unref);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(ran_items, ran_items_clear)
+
+/* Every item of the plan straight into the caller's catalogue. */
+static gboolean run_into_catalogue(const fm_batch_task_options *o, fm_batch_task_summary *summary,
+                                   double t0, GError **error)
+{
+    g_autoptr(GPtrArray) share = g_ptr_array_new();
+    for (guint i = 0; i < o->plan->items->len; i++)
+        g_ptr_array_add(share, o->plan->items->pdata[i]);
+    g_auto(ran_items) ran = {0};
+    gboolean ok = run_share(o, o->plan, share, o->catalogue, summary, &ran, t0, error);
+    summary->wall_s = (fm_stage_now_ms() - t0) / 1000.0;
+    return ok;
+}
+
 gboolean fm_batch_task_run(const fm_batch_task_options *o, fm_batch_task_summary *summary,
                            GError **error)
 {
     *summary = (fm_batch_task_summary){0};
     double t0 = fm_stage_now_ms();
+    if (o->plan && o->catalogue)
+        return run_into_catalogue(o, summary, t0, error);
     if (o->ntasks < 1 || o->task < 0 || o->task >= o->ntasks) {
         g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM, _("task %d of %d does not exist"), o->task,
                     o->ntasks);
@@ -380,31 +438,13 @@ gboolean fm_batch_task_run(const fm_batch_task_options *o, fm_batch_task_summary
     /* A .partial folder is a killed task's: nothing in it counts */
     if (!fm_batch_remove_tree(partial, error))
         return FALSE;
-    summary->items = (int)share->len;
-    g_autoptr(fm_device_warmup) warmup =
-        o->backend != FM_BACKEND_CPU && fm_device_cuda_built() && share->len > 0
-            ? fm_device_warmup_start(NULL, NULL, TRUE)
-            : NULL;
     g_autoptr(fm_catalogue) shard = fm_catalogue_open(partial, error);
     if (shard == NULL)
         return FALSE;
-    if (warmup)
-        summary->device_start_ms = fm_device_warmup_wait(warmup, NULL, NULL, NULL, NULL);
-    g_autoptr(GArray) indices = g_array_new(FALSE, FALSE, sizeof(int));
-    g_autoptr(GArray) failed_indices = g_array_new(FALSE, FALSE, sizeof(int));
-    task t = {.options = o,
-              .plan = plan,
-              .share = share,
-              .shard = shard,
-              .summary = summary,
-              .indices = indices,
-              .failed_indices = failed_indices,
-              .retry = summary->retry,
-              .t0 = t0};
-    gboolean ok = run_items(&t, error);
-    summary->cancelled = cancelled(&t) && (int)indices->len < summary->items;
+    g_auto(ran_items) ran = {0};
+    gboolean ok = run_share(o, plan, share, shard, summary, &ran, t0, error);
     g_clear_pointer(&shard, fm_catalogue_close); /* the WAL folded into catalogue.db */
-    ok = ok && publish(&t, partial, final, error);
+    ok = ok && publish(plan, o, summary, &ran, partial, final, error);
     summary->wall_s = (fm_stage_now_ms() - t0) / 1000.0;
     return ok;
 }

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <gio/gio.h>
+#include "app/core/batch/batch_plan.h"
+#include "app/core/catalogue.h"
 #include "app/core/stages.h"
 #include "kernels/fm_kernel.h"
 
@@ -24,6 +26,11 @@ typedef void (*fm_batch_event_fn)(const fm_batch_event *event, gpointer user);
 typedef struct {
     const char *run_dir;
     int task, ntasks; /* 0 <= task < ntasks; item i is task i mod ntasks's */
+    /* A batch of one process (the GUI's) may record straight into a catalogue: with plan and
+     * catalogue set (both borrowed), every item of the plan runs and shows in the catalogue as
+     * soon as it is written; no run_dir, shard or resume. */
+    const fm_batch_plan *plan;
+    fm_catalogue *catalogue;
     fm_backend backend;
     gboolean sequential;       /* one stage after the other (to time the stages on their own) */
     gboolean retry_failed;     /* a complete task's failed items run again, into a retry shard */
