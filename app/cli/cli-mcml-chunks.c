@@ -4,8 +4,8 @@
 #include <errno.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
-#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -13,24 +13,9 @@
 #include "app/core/error.h"
 #include "app/core/mcml/mcml_chunk_files.h"
 #include "app/core/mcml/mcml_methods.h"
+#include "app/core/method.h"
+#include "app/core/params.h"
 #include "kernels/device.h"
-
-/* "1e11" or "100000000000": a whole number of photons from 1 to 9e18. */
-static gboolean parse_photons(const char *text, long long *out)
-{
-    char *end = NULL;
-    errno = 0;
-    long long n = g_ascii_strtoll(text, &end, 10);
-    if (errno == 0 && end != text && *end == '\0') {
-        *out = n;
-        return n >= 1;
-    }
-    double v = g_ascii_strtod(text, &end);
-    if (end == text || *end != '\0' || !(v >= 1.0 && v <= 9e18) || v != floor(v))
-        return FALSE;
-    *out = (long long)v;
-    return TRUE;
-}
 
 /* "A-B" or "A" (inclusive) within 0..n-1. */
 static gboolean parse_range(const char *text, long long n, long long *lo, long long *hi)
@@ -61,6 +46,7 @@ static gboolean parse_count(const fm_cli_args *args, const char *name, long long
 
 typedef struct {
     const char *dir;
+    char *source; /* the input, for the merged run's record (chunk_source) */
     fm_mcml_chunk_run run;
     gboolean json;
     GError *error;
@@ -72,7 +58,7 @@ static fm_status write_chunk(void *user, long long chunk, const fm_mcml_raw *raw
 {
     chunk_writer *w = user;
     const char *backend = info->backend_used == FM_BACKEND_CUDA ? "cuda" : "cpu";
-    if (!fm_mcml_chunk_write(w->dir, &w->run, chunk, raw, backend, info->device_name,
+    if (!fm_mcml_chunk_write(w->dir, &w->run, chunk, raw, backend, info->device_name, w->source,
                              info->elapsed_ms, &w->error)) {
         snprintf(msg, msg_len, "%s", w->error->message);
         return FM_ERR_INVALID_ARG;
@@ -120,13 +106,41 @@ static int owned_chunks(const fm_cli_args *args, long long n_chunks, GArray *out
     return FM_EXIT_OK;
 }
 
-int fm_cli_mcml_run_chunks(const fm_cli_args *args, const fm_mci_run *input, fm_backend backend)
+/* What the chunks were made from, as their files keep it: "preset:NAME", or "mci:K:PATH" (run
+ * K of the .mci file at PATH, made absolute). g_free it. */
+static char *chunk_source(const fm_params *params)
 {
-    fm_mcml_params params = input->params;
-    const char *photons = fm_cli_get(args, "photons");
-    if (photons && !parse_photons(photons, &params.n_photons))
-        return fm_cli_fail(FM_EXIT_USAGE, _("--photons: '%s' is not a whole number from 1 to 9e18"),
-                           photons);
+    const char *file = fm_params_get_string(params, "mci_file");
+    if (file == NULL || *file == '\0')
+        return g_strdup_printf("preset:%s", fm_params_get_choice(params, "preset"));
+    g_autofree char *absolute = g_canonicalize_filename(file, NULL);
+    return g_strdup_printf("mci:%d:%s", fm_params_get_int(params, "run"), absolute);
+}
+
+/* mcml.run's parameters for merged chunks: their input, photons, seed and mode. */
+static fm_params *merged_run_params(const fm_mcml_params *p, const char *source)
+{
+    fm_params *params = fm_method_default_params(fm_method_find("mcml.run"));
+    char *end = NULL;
+    if (g_str_has_prefix(source, "preset:")) {
+        fm_params_set_from_string(params, "preset", source + strlen("preset:"), NULL);
+    } else if (g_str_has_prefix(source, "mci:")) {
+        long run = strtol(source + strlen("mci:"), &end, 10);
+        if (end && *end == ':') {
+            fm_params_set_double(params, "run", (double)run, NULL);
+            fm_params_set_from_string(params, "mci_file", end + 1, NULL);
+        }
+    }
+    fm_params_set_double(params, "photons", (double)p->n_photons, NULL);
+    fm_params_set_double(params, "seed", (double)p->seed, NULL);
+    fm_params_set_from_string(params, "mode", p->record_absorption ? "full" : "rt_only", NULL);
+    return params;
+}
+
+int fm_cli_mcml_run_chunks(const fm_cli_args *args, const fm_params *run_params,
+                           const fm_mci_run *input, fm_backend backend)
+{
+    fm_mcml_params params = input->params; /* --photons (to 9e15, "1e11" too) applied */
     long long n_chunks = 0;
     if (!parse_count(args, "chunks", &n_chunks) || n_chunks < 1 || n_chunks > params.n_photons)
         return fm_cli_fail(FM_EXIT_USAGE, _("--chunks: expected 1..%lld (photons), got '%s'"),
@@ -145,7 +159,8 @@ int fm_cli_mcml_run_chunks(const fm_cli_args *args, const fm_mci_run *input, fm_
     if (g_mkdir_with_parents(dir, 0755) != 0)
         return fm_cli_fail(FM_EXIT_INPUT, _("%s: cannot make the folder: %s"), dir,
                            g_strerror(errno));
-    chunk_writer w = {.dir = dir, .json = fm_cli_has(args, "json")};
+    g_autofree char *source = chunk_source(run_params);
+    chunk_writer w = {.dir = dir, .source = source, .json = fm_cli_has(args, "json")};
     fm_mcml_chunk_run_init(&w.run, &params, input->output_name, n_chunks);
 
     g_autoptr(GArray) owned = g_array_new(FALSE, FALSE, sizeof(long long));
@@ -217,16 +232,44 @@ int fm_cli_mcml_run_chunks(const fm_cli_args *args, const fm_mci_run *input, fm_
 static const fm_cli_option merge_options[] = {
     {"output", TRUE},
     {"json", FALSE},
+    {"no_catalogue", FALSE},
     {"help", FALSE},
 };
 
 static void print_merge_help(void)
 {
-    printf("%s", _("Usage: fluxmap-cli mcml merge DIR -o OUT.mco [--json]\n"
+    printf("%s", _("Usage: fluxmap-cli mcml merge DIR -o OUT.mco [--json] [--no-catalogue]\n"
                    "Sums the raw tallies of every chunk in DIR (written by mcml run --chunks)\n"
                    "in chunk order and writes OUT.mco, OUT-a_rz.tif and OUT-fluence_rz.tif as\n"
-                   "one run of all their photons writes them. Missing or damaged chunks are\n"
-                   "listed in the form Slurm's --array takes (exit 3).\n"));
+                   "one run of all their photons writes them, and records that run in the\n"
+                   "catalogue. Missing or damaged chunks are listed in the form Slurm's --array\n"
+                   "takes (exit 3).\n"));
+}
+
+/* Writes the merged run's .mco and maps, recorded in the catalogue as the one run of all the
+ * photons that it equals. */
+static int write_merged(const fm_cli_args *args, const char *mco, fm_mcml_merge_info *info,
+                        const fm_result *result, fm_mcml_result *r, double start)
+{
+    fm_mci_run run = {.output_name = info->run.output_name, .format = 'A', .params = info->run.params};
+    g_autoptr(fm_params) params = merged_run_params(&info->run.params, info->source);
+    g_autoptr(GPtrArray) tiffs = g_ptr_array_new_with_free_func(g_free);
+    g_auto(fm_cli_record) record = {0};
+    int code = fm_cli_record_begin(&record, args, NULL, "mcml.run", params, NULL);
+    if (code != FM_EXIT_OK)
+        return code;
+    code = fm_cli_mcml_write_outputs(mco, &run, result, r, tiffs);
+    code = fm_cli_record_end(&record, code, result, _("writing the outputs failed"));
+    if (code != FM_EXIT_OK)
+        return code;
+    if (fm_cli_has(args, "json"))
+        fm_cli_mcml_print_json(result, r, mco, tiffs, record.run_id);
+    else
+        printf(_("mcml merge of %lld chunks (%s): %.1f ms of simulation, merged in %.1f ms\n%s\n"
+                 "wrote %s\n"),
+               info->run.n_chunks, info->backend, info->elapsed_ms,
+               g_get_monotonic_time() / 1000.0 - start, result->note, mco);
+    return FM_EXIT_OK;
 }
 
 static int merge_parsed(const fm_cli_args *args)
@@ -265,7 +308,6 @@ static int merge_parsed(const fm_cli_args *args)
     fm_mcml_raw_free(&sum);
     int code = FM_EXIT_OK;
     g_autoptr(fm_result) result = NULL;
-    g_autoptr(GPtrArray) tiffs = g_ptr_array_new_with_free_func(g_free);
     if (status != FM_OK) {
         code = fm_cli_fail(FM_EXIT_INPUT, "%s: %s", dir, msg);
         goto out;
@@ -278,17 +320,7 @@ static int merge_parsed(const fm_cli_args *args)
         result->note = g_strdup_printf(_("%s; %lld chunks merged"), note, info.run.n_chunks);
     }
     fm_mcml_result_clear(&r);
-    fm_mci_run run = {.output_name = info.run.output_name, .format = 'A', .params = *p};
-    code = fm_cli_mcml_write_outputs(mco, &run, result, &r, tiffs);
-    if (code != FM_EXIT_OK)
-        goto out;
-    if (fm_cli_has(args, "json"))
-        fm_cli_mcml_print_json(result, &r, mco, tiffs, 0);
-    else
-        printf(_("mcml merge of %lld chunks (%s): %.1f ms of simulation, merged in %.1f ms\n%s\n"
-                 "wrote %s\n"),
-               info.run.n_chunks, info.backend, info.elapsed_ms,
-               g_get_monotonic_time() / 1000.0 - start, result->note, mco);
+    code = write_merged(args, mco, &info, result, &r, start);
 out:
     fm_mcml_result_clear(&r);
     fm_mcml_merge_info_clear(&info);

@@ -30,18 +30,19 @@ static void print_help(void)
                    "          [--rt-only] [--json] [--no-catalogue]\n"
                    "       fluxmap-cli mcml run FILE.mci|--preset NAME --chunks N -o DIR\n"
                    "          [--photons N] [--chunk-range A-B | --task I --ntasks T] [...]\n"
-                   "       fluxmap-cli mcml merge DIR -o OUT.mco [--json]\n"
+                   "       fluxmap-cli mcml merge DIR -o OUT.mco [--json] [--no-catalogue]\n"
                    "Simulates run K (default 1) of an MCML input file or a built-in preset\n"
                    "(skin7_600nm, intralipid10, mcml_sample) and writes OUT.mco in MCML's\n"
                    "layout plus OUT-a_rz.tif and OUT-fluence_rz.tif (float32). --photons\n"
-                   "overrides the file's photon count; --rt-only skips A[r][z].\n"
-                   "With --chunks the photons (up to 9e18, e.g. 1e11) are split into N chunks,\n"
+                   "overrides the file's photon count (up to 9e15, e.g. 1e11); --rt-only skips\n"
+                   "A[r][z]. With --chunks the photons are split into N chunks,\n"
                    "each drawing from its own random streams (chosen by its photon indices), and\n"
                    "each chunk's raw tallies go to DIR/chunk-NNNNNN.mcchunk when complete;\n"
                    "--chunk-range runs chunks A..B, --task I --ntasks T the chunks c with\n"
                    "c mod T = I (I from 0); chunks already complete are skipped. merge sums\n"
                    "every chunk of DIR and writes OUT.mco and its maps as one run would: the\n"
-                   "same bits whichever tasks, threads or nodes ran the chunks.\n"));
+                   "same bits whichever tasks, threads or nodes ran the chunks, and records\n"
+                   "the merged run in the catalogue.\n"));
 }
 
 static void report_progress(double fraction, gpointer user)
@@ -85,8 +86,6 @@ static int build_params(const fm_cli_args *args, fm_params *params, fm_backend *
     for (gsize i = 0; i < G_N_ELEMENTS(keys); i++) {
         const char *value = fm_cli_get(args, keys[i][0]);
         g_autoptr(GError) error = NULL;
-        if (strcmp(keys[i][0], "photons") == 0 && fm_cli_has(args, "chunks"))
-            continue; /* a chunked run takes more photons than the parameter's int: see below */
         if (value && !fm_params_set_from_string(params, keys[i][1], value, &error))
             return fm_cli_fail(FM_EXIT_USAGE, "mcml: %s", error->message);
     }
@@ -156,7 +155,7 @@ static int mcml_run_parsed(const fm_cli_args *parsed)
         return fm_cli_fail_error(error);
     g_autofree char *output_name = run.output_name;
     if (fm_cli_has(&args, "chunks"))
-        return fm_cli_mcml_run_chunks(&args, &run, backend);
+        return fm_cli_mcml_run_chunks(&args, params, &run, backend);
     g_autoptr(fm_dataset) input = NULL;
     if (args.positional->len == 1 &&
         !(input = fm_mci_dataset_new(args.positional->pdata[0], &error)))

@@ -18,7 +18,8 @@ void fm_cli_mcml_print_json(const fm_result *result, const fm_mcml_result *r, co
                             GPtrArray *tiffs, gint64 run_id);
 
 /* `mcml run --chunks N -o DIR` for the resolved run (n_photons already the whole run's). */
-int fm_cli_mcml_run_chunks(const fm_cli_args *args, const fm_mci_run *run, fm_backend backend);
+int fm_cli_mcml_run_chunks(const fm_cli_args *args, const fm_params *params, const fm_mci_run *run,
+                           fm_backend backend);
 /* `mcml merge DIR -o OUT.mco [--json]` (argv after "merge"). */
 int fm_cli_mcml_merge(int argc, char **argv);
 

@@ -51,7 +51,7 @@ static gboolean is_mcml(const fm_method *method)
 
 static double photons_asked(const fm_params *params)
 {
-    int photons = params ? fm_params_get_int(params, "photons") : 0;
+    gint64 photons = params ? fm_params_get_int64(params, "photons") : 0;
     return photons > 0 ? (double)photons : -1.0; /* 0: the .mci file's count, unknown here */
 }
 

@@ -216,6 +216,16 @@ gboolean fm_params_set_from_string(fm_params *params, const char *key, const cha
     case FM_PARAM_INT: {
         errno = 0;
         gint64 v = g_ascii_strtoll(trimmed, &end, 10);
+        if (*trimmed != '\0' && end != NULL && *end != '\0' && errno == 0 &&
+            strpbrk(trimmed, "eE") != NULL) {
+            /* "1e11": a whole number in exponent form, as large counts are written */
+            char *d_end = NULL;
+            double d = g_ascii_strtod(trimmed, &d_end);
+            if (*d_end == '\0' && isfinite(d) && d == floor(d) && fabs(d) < 9.2e18) {
+                v = (gint64)d;
+                end = d_end;
+            }
+        }
         if (*trimmed == '\0' || end == NULL || *end != '\0' || errno == ERANGE) {
             g_set_error(error, FM_ERROR, FM_ERROR_BAD_PARAM, _("%s: '%s' is not an integer"),
                         s->key, trimmed);
@@ -261,6 +271,13 @@ int fm_params_get_int(const fm_params *params, const char *key)
     return (int)params->values[i];
 }
 
+gint64 fm_params_get_int64(const fm_params *params, const char *key)
+{
+    int i = find_index(params, key);
+    g_return_val_if_fail(i >= 0, 0);
+    return (gint64)params->values[i];
+}
+
 double fm_params_get_double(const fm_params *params, const char *key)
 {
     int i = find_index(params, key);
@@ -296,7 +313,7 @@ char *fm_params_to_string(const fm_params *params, const char *key)
     g_return_val_if_fail(i >= 0, NULL);
     switch (params->specs[i].type) {
     case FM_PARAM_INT:
-        return g_strdup_printf("%d", (int)params->values[i]);
+        return g_strdup_printf("%" G_GINT64_FORMAT, (gint64)params->values[i]);
     case FM_PARAM_DOUBLE:
         return format_number(params->values[i]);
     case FM_PARAM_BOOL:

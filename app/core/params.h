@@ -43,6 +43,8 @@ gboolean fm_params_set_from_string(fm_params *params, const char *key, const cha
                                    GError **error);
 gboolean fm_params_set_double(fm_params *params, const char *key, double value, GError **error);
 int fm_params_get_int(const fm_params *params, const char *key);
+/* An INT whose range passes int's (exact to 2^53: photon counts). */
+gint64 fm_params_get_int64(const fm_params *params, const char *key);
 double fm_params_get_double(const fm_params *params, const char *key);
 gboolean fm_params_get_bool(const fm_params *params, const char *key);
 const char *fm_params_get_choice(const fm_params *params, const char *key);

@@ -1,8 +1,8 @@
 /* fluxmap-cli mcml run --chunks / mcml merge ($FLUXMAP_CLI): 4 chunks run as 4 concurrent tasks,
  * as 1 task, on 1 and 2 OpenMP threads give the same raw tallies (memcmp) and the same .mco and
  * maps; the merge equals one unchunked run of the same photons; a chunk left half-written by a
- * killed task, or damaged, is reported missing and redone by a rerun; chunks of another run and
- * bad chunk options are refused. */
+ * killed task, or damaged, is reported missing and redone by a rerun; the merge is recorded in
+ * the catalogue; chunks of another run and bad chunk options are refused. */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
@@ -217,6 +217,44 @@ static void test_equals_unchunked_run(void)
     g_assert_cmpfloat(fabs(a1 - a2), <, 4.0 * sqrt(ase1 * ase1 + ase2 * ase2));
 }
 
+/* The merge is recorded in the catalogue as the one run of all the photons that it equals:
+ * mcml.run with the chunks' input, photons and seed, done, with its maps; --no-catalogue
+ * records nothing. */
+static void test_merge_catalogued(void)
+{
+    g_autofree char *mco = cli_test_tmp_path("catalogued.mco");
+    cli_result r;
+    g_assert_cmpint(run_cli(&r, 2, "mcml", "merge", reference_dir, "-o", mco, "--json", NULL), ==, 0);
+    JsonParser *parser = NULL;
+    JsonObject *o = cli_test_parse_object(r.out, &parser);
+    gint64 run_id = json_object_get_int_member(o, "run_id");
+    g_object_unref(parser);
+    cli_result_clear(&r);
+    g_assert_cmpint(run_id, >, 0);
+    g_autofree char *id = g_strdup_printf("%" G_GINT64_FORMAT, run_id);
+    g_assert_cmpint(run_cli(&r, 2, "catalogue", "show", id, "--json", NULL), ==, 0);
+    o = cli_test_parse_object(r.out, &parser);
+    g_assert_cmpstr(json_object_get_string_member(o, "status"), ==, "done");
+    g_assert_cmpstr(json_object_get_string_member(o, "method"), ==, "mcml.run");
+    JsonObject *params = json_object_get_object_member(o, "params");
+    g_assert_cmpint(json_object_get_int_member(params, "photons"), ==, atoi(PHOTONS));
+    g_assert_cmpstr(json_object_get_string_member(params, "preset"), ==, "mcml_sample");
+    g_assert_cmpint(json_object_get_int_member(params, "seed"), ==, 1);
+    JsonArray *outputs = json_object_get_array_member(o, "outputs");
+    g_assert_cmpuint(json_array_get_length(outputs), >=, 2); /* A[r][z] and fluence at least */
+    g_object_unref(parser);
+    cli_result_clear(&r);
+
+    g_autofree char *quiet = cli_test_tmp_path("not-catalogued.mco");
+    g_assert_cmpint(run_cli(&r, 2, "mcml", "merge", reference_dir, "-o", quiet, "--json",
+                            "--no-catalogue", NULL),
+                    ==, 0);
+    o = cli_test_parse_object(r.out, &parser);
+    g_assert_true(json_object_get_null_member(o, "run_id"));
+    g_object_unref(parser);
+    cli_result_clear(&r);
+}
+
 static void copy_file(const char *from, const char *to, gsize keep)
 {
     g_autofree char *data = NULL;
@@ -290,7 +328,8 @@ static void test_refused(void)
     expect_fail(2, "--chunk-range", dir, "--chunks=4", "--chunk-range=2-4", NULL, NULL);
     expect_fail(2, "--task I --ntasks T", dir, "--chunks=4", "--task=4", "--ntasks=4", NULL);
     expect_fail(2, "at least 24 chunks", dir, "--photons=1e11", "--chunks=10", NULL, NULL);
-    expect_fail(2, "--photons", dir, "--photons=12.5", "--chunks=10", NULL, NULL);
+    expect_fail(2, "photons: '12.5' is not an integer", dir, "--photons=12.5", "--chunks=10", NULL,
+                NULL);
 }
 
 int main(int argc, char **argv)
@@ -304,6 +343,7 @@ int main(int argc, char **argv)
     g_test_add_func("/cli-mcml-chunks/one-task-two-threads", test_one_task_two_threads);
     g_test_add_func("/cli-mcml-chunks/four-tasks", test_four_tasks);
     g_test_add_func("/cli-mcml-chunks/equals-unchunked-run", test_equals_unchunked_run);
+    g_test_add_func("/cli-mcml-chunks/merge-catalogued", test_merge_catalogued);
     g_test_add_func("/cli-mcml-chunks/killed-chunk-redone", test_killed_chunk_redone);
     g_test_add_func("/cli-mcml-chunks/refused", test_refused);
     int status = g_test_run();

@@ -89,6 +89,26 @@ static void test_params_parse(void)
     g_autoptr(GError) error = NULL;
     g_assert_false(fm_params_set_double(p, "window", 9.5, &error));
     g_assert_error(error, FM_ERROR, FM_ERROR_BAD_PARAM);
+
+    /* integers in exponent form, as large counts are written; still whole and in range */
+    g_assert_true(fm_params_set_from_string(p, "window", "1.3e1", NULL));
+    g_assert_cmpint(fm_params_get_int(p, "window"), ==, 13);
+    expect_param_error(p, "window", "1.25e1", "window: '1.25e1' is not an integer");
+}
+
+/* An INT beyond int's range (MCML's photons): 1e11 is kept exactly, written back as digits. */
+static void test_params_int64(void)
+{
+    g_autoptr(fm_params) p = fm_method_default_params(fm_method_find("mcml.run"));
+    g_assert_true(fm_params_set_from_string(p, "photons", "1e11", NULL));
+    g_assert_cmpint(fm_params_get_int64(p, "photons"), ==, G_GINT64_CONSTANT(100000000000));
+    g_autofree char *text = fm_params_to_string(p, "photons");
+    g_assert_cmpstr(text, ==, "100000000000");
+    g_autofree char *json = fm_params_to_json(p);
+    g_assert_nonnull(strstr(json, "\"photons\":100000000000"));
+    g_assert_true(fm_params_set_from_string(p, "photons", "123456789012345", NULL));
+    g_assert_cmpint(fm_params_get_int64(p, "photons"), ==, G_GINT64_CONSTANT(123456789012345));
+    expect_param_error(p, "photons", "1e16", "photons: 1e16 is outside 0..9e+15 photons");
 }
 
 static void test_params_json(void)
@@ -485,6 +505,7 @@ int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/core/params/parse", test_params_parse);
+    g_test_add_func("/core/params/int64", test_params_int64);
     g_test_add_func("/core/params/json", test_params_json);
     g_test_add_func("/core/method/registry", test_method_registry);
     g_test_add_func("/core/roi/rasterise", test_roi_rasterise);

@@ -12,7 +12,7 @@
 
 #include "app/core/error.h"
 
-#define CHUNK_MAGIC "FMMCMLC1"
+#define CHUNK_MAGIC "FMMCMLC2" /* 2: with the source */
 #define BYTE_ORDER_MARK 0x01020304u
 
 /* Every field 8-byte aligned: no padding bytes of undefined value in the file. */
@@ -23,6 +23,8 @@ typedef struct {
     double elapsed_ms;
     uint64_t payload_fnv; /* FNV-1a of the tallies: a damaged body is found, not merged */
     char backend[16], device[64];
+    char source[256]; /* the .mci file or "preset:NAME" the task read: not compared (paths
+                         differ between nodes), kept for the merged run's record */
     fm_mcml_chunk_run run;
 } chunk_header;
 
@@ -90,7 +92,7 @@ static void payload_parts(const fm_mcml_raw *raw, const fm_mcml_params *p, const
 
 gboolean fm_mcml_chunk_write(const char *dir, const fm_mcml_chunk_run *run, long long chunk,
                              const fm_mcml_raw *raw, const char *backend, const char *device,
-                             double elapsed_ms, GError **error)
+                             const char *source, double elapsed_ms, GError **error)
 {
     chunk_header h;
     memset(&h, 0, sizeof h);
@@ -106,6 +108,7 @@ gboolean fm_mcml_chunk_write(const char *dir, const fm_mcml_chunk_run *run, long
     h.elapsed_ms = elapsed_ms;
     g_strlcpy(h.backend, backend ? backend : "", sizeof h.backend);
     g_strlcpy(h.device, device ? device : "", sizeof h.device);
+    g_strlcpy(h.source, source ? source : "", sizeof h.source);
     h.run = *run;
     const void *part[4];
     gsize len[4];
@@ -334,6 +337,7 @@ gboolean fm_mcml_chunks_merge(const char *dir, fm_mcml_raw *sum, fm_mcml_merge_i
         if (info->backend[0] == '\0') {
             g_strlcpy(info->backend, h.backend, sizeof info->backend);
             g_strlcpy(info->device, h.device, sizeof info->device);
+            g_strlcpy(info->source, h.source, sizeof info->source);
         } else if (strcmp(info->backend, h.backend) != 0) {
             g_strlcpy(info->backend, "cpu+cuda", sizeof info->backend);
         }

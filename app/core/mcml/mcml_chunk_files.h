@@ -23,10 +23,11 @@ void fm_mcml_chunk_run_init(fm_mcml_chunk_run *run, const fm_mcml_params *params
 /* DIR/chunk-000042.mcchunk; g_free it. While written: DIR/.chunk-000042.mcchunk.partial-PID. */
 char *fm_mcml_chunk_path(const char *dir, long long chunk);
 
-/* Writes chunk's tallies to its file atomically (rename of the finished, synced partial). */
+/* Writes chunk's tallies to its file atomically (rename of the finished, synced partial);
+ * source: the .mci file or "preset:NAME" read (may be NULL). */
 gboolean fm_mcml_chunk_write(const char *dir, const fm_mcml_chunk_run *run, long long chunk,
                              const fm_mcml_raw *raw, const char *backend, const char *device,
-                             double elapsed_ms, GError **error);
+                             const char *source, double elapsed_ms, GError **error);
 
 typedef enum {
     FM_MCML_CHUNK_MISSING, /* no complete file (a killed writer leaves only its partial) */
@@ -47,6 +48,7 @@ typedef struct {
     double elapsed_ms;  /* the chunks' compute times, summed */
     char backend[16];   /* "cpu", "cuda", or "cpu+cuda" when chunks differ */
     char device[64];    /* the first chunk's device */
+    char source[256];   /* the first chunk's source: its .mci file or "preset:NAME" */
     GArray *missing;    /* long long: chunks with no complete file (empty when merged) */
     GPtrArray *damaged; /* why each damaged chunk file was left out (counted as missing) */
 } fm_mcml_merge_info;

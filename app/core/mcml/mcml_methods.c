@@ -35,7 +35,7 @@ static const fm_param_spec mcml_params[] = {
      .title = N_("Photons"),
      .default_value = 0,
      .min = 0,
-     .max = 2000000000,
+     .max = 9e15, /* doubles hold whole numbers exactly to 2^53 */
      .unit = "photons",
      .help = N_("Photon packets to launch; 0 uses the number in the .mci file.")},
     {.key = "seed",
@@ -99,7 +99,7 @@ gboolean fm_mcml_resolve_input(const fm_params *params, const fm_dataset *datase
     *run = file->runs[index];
     run->output_name = g_strdup(run->output_name);
     fm_mcml_params *p = &run->params;
-    int photons = fm_params_get_int(params, "photons");
+    gint64 photons = fm_params_get_int64(params, "photons");
     if (photons > 0)
         p->n_photons = photons;
     p->seed = (unsigned long long)fm_params_get_int(params, "seed");
