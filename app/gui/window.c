@@ -767,6 +767,12 @@ FmMapView *fm_window_get_map_view(FmWindow *win)
 {
     return win->map_view;
 }
+
+FmPlotView *fm_window_get_plot_view(FmWindow *win)
+{
+    return win->plot_view;
+}
+
 int fm_window_get_last_job_state(FmWindow *win)
 {
     return win->last_job_state;

@@ -6,6 +6,7 @@
 #include "app/core/job.h"
 #include "application.h"
 #include "map-view.h"
+#include "plot-view.h"
 
 G_BEGIN_DECLS
 
@@ -34,6 +35,8 @@ GMenuModel *fm_window_get_recent_menu(FmWindow *win);
 gboolean fm_window_is_loading(FmWindow *win);
 fm_dataset *fm_window_get_dataset(FmWindow *win); /* borrowed, or NULL */
 FmMapView *fm_window_get_map_view(FmWindow *win);
+/* The ROI time course under the map (playback). */
+FmPlotView *fm_window_get_plot_view(FmWindow *win);
 /* Selects a method by id on the page that offers it; FALSE when none does. */
 gboolean fm_window_select_method(FmWindow *win, const char *method_id);
 /* State of the last finished job, or -1 when none has finished yet. */

@@ -115,6 +115,24 @@ static void test_open_run_catalogue(void)
     fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot.png", NULL);
 }
 
+/* The time course's y axis title is drawn whole (not ellipsized) at 1366x768 and 1920x1080:
+ * "mean SFI, whole frame (1/s)" was cut to "mean SFI, whole frame (…" at both. */
+static void assert_time_course_axis_whole(const char *title)
+{
+    const int sizes[][2] = {{1366, 768}, {1920, 1080}};
+    for (gsize k = 0; k < G_N_ELEMENTS(sizes); k++) {
+        fm_gui_test_resize_outer(GTK_WIDGET(win), sizes[k][0], sizes[k][1]);
+        fm_gui_test_drain(0.5);
+        FmPlotView *plot = fm_window_get_plot_view(win);
+        g_assert_true(gtk_widget_get_mapped(GTK_WIDGET(plot)));
+        const FmPlotLayout *layout = fm_plot_view_get_layout(plot);
+        g_test_message("%dx%d: time course %d px high, y title '%s'", sizes[k][0], sizes[k][1],
+                       gtk_widget_get_allocated_height(GTK_WIDGET(plot)),
+                       layout->y_label.text ? layout->y_label.text : "(none)");
+        g_assert_cmpstr(layout->y_label.text, ==, title);
+    }
+}
+
 static void test_playback(void)
 {
     fm_dataset *ds = fm_window_get_dataset(win);
@@ -132,6 +150,7 @@ static void test_playback(void)
     fm_map_view_get_range(fm_window_get_map_view(win), &lo3, &hi3);
     g_assert_cmpfloat(lo3, ==, lo1);
     g_assert_cmpfloat(hi3, ==, hi1);
+    assert_time_course_axis_whole("mean SFI, ROI 1 (1/s)");
     g_action_group_activate_action(G_ACTION_GROUP(win), "play", NULL);
     g_autoptr(GVariant) state = g_action_group_get_action_state(G_ACTION_GROUP(win), "play");
     g_assert_false(g_variant_get_boolean(state));
