@@ -177,8 +177,11 @@ void fm_window_playback_set_labels(FmWindow *win)
         return;
     fm_params_free(live.params);
     GPtrArray *rois = fm_map_view_get_rois(win->map_view);
-    fm_plot_view_set_labels(win->plot_view, _("frame"),
-                            rois != NULL && rois->len > 0 ? live.y_label_roi : live.y_label_frame);
+    /* where the mean is taken goes on the x axis, which has the width for it */
+    fm_plot_view_set_labels(win->plot_view,
+                            rois != NULL && rois->len > 0 ? _("frame · mean over ROI 1")
+                                                          : _("frame · mean over the whole frame"),
+                            live.y_label);
     fm_plot_view_set_placeholder(
         win->plot_view,
         _("Press Play (space): the mean over ROI 1, or the frame, follows the frames"));

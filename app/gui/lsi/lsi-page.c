@@ -145,9 +145,7 @@ static gboolean get_live(FmFamilyPage *page, fm_page_live *live, GError **error)
         return FALSE;
     live->backend = fm_lsi_panel_get_backend(self->panel);
     live->map = "sfi";
-    /* short: the time course's axis is about 150 px tall at 1366x768 */
-    live->y_label_roi = _("mean SFI, ROI 1 (1/s)");
-    live->y_label_frame = _("mean SFI, frame (1/s)");
+    live->y_label = _("SFI (1/s)");
     return TRUE;
 }
 
