@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app/cli/cli-batch.h"
 #include "app/cli/cli-method-args.h"
 #include "app/cli/cli.h"
 #include "app/core/batch/batch_merge.h"
@@ -19,12 +20,18 @@
 static void print_help(void)
 {
     printf("%s",
-           _("Usage: fluxmap-cli batch plan -o RUN/ MANIFEST.csv|MANIFEST.tsv [--skip-bad]\n"
+           _("Usage: fluxmap-cli batch -o RUN/ METHOD [--PARAM=VALUE...] FILES-or-FOLDERS...\n"
+             "                  [--backend=B] [--catalogue DIR] [--slurm [submit's options]]\n"
+             "       fluxmap-cli batch -o RUN/ MANIFEST.csv|MANIFEST.tsv [...]\n"
+             "       fluxmap-cli batch plan -o RUN/ MANIFEST.csv|MANIFEST.tsv [--skip-bad]\n"
              "       fluxmap-cli batch plan -o RUN/ METHOD [--PARAM=VALUE...] [--roi FILE]\n"
              "                  FILES-or-FOLDERS... [--skip-bad]\n"
              "       fluxmap-cli batch run RUN/ [--task I --ntasks N] [--backend=auto|cpu|cuda]\n"
              "                  [--json] [--sequential] [--retry-failed]\n"
              "       fluxmap-cli batch merge RUN/ [--catalogue DIR] [--ntasks N] [--json]\n"
+             "The first form does it all in one command: plan, run on this machine and\n"
+             "merge into the catalogue; with --slurm, plan and submit (see 'batch submit\n"
+             "--help'), the merge job filling the catalogue when the tasks end.\n"
              "plan checks every item before anything runs (the input's header as a reader\n"
              "sees it, the method, its parameters, the ROI file and its roles), lists each\n"
              "bad one with its file and the reason and exits 2 writing nothing, unless\n"
@@ -60,7 +67,7 @@ static gboolean is_manifest(const char *arg)
            fm_method_find(arg) == NULL;
 }
 
-static int plan_command(int argc, char **argv)
+int fm_cli_batch_plan(int argc, char **argv, gboolean hint)
 {
     fm_cli_args args = {0};
     const fm_method *method = NULL;
@@ -141,7 +148,9 @@ static int plan_command(int argc, char **argv)
             printf(_("; %u bad items left out"), problems->len);
         if (skipped)
             printf(_("; %d files no reader takes skipped"), skipped);
-        printf(_("\nrun: fluxmap-cli batch run %s [--task I --ntasks N]\n"), run_dir);
+        printf("\n");
+        if (hint)
+            printf(_("run: fluxmap-cli batch run %s [--task I --ntasks N]\n"), run_dir);
     }
     fm_cli_args_clear(&args);
     return code;
@@ -416,8 +425,6 @@ static int merge_body(const fm_cli_args *args)
     return code;
 }
 
-int fm_cli_batch_submit(int argc, char **argv); /* app/cli/cli-batch-submit.c */
-
 int fm_cli_batch(int argc, char **argv)
 {
     if (argc < 1 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
@@ -429,7 +436,7 @@ int fm_cli_batch(int argc, char **argv)
         return FM_EXIT_OK;
     }
     if (strcmp(argv[0], "plan") == 0)
-        return plan_command(argc - 1, argv + 1);
+        return fm_cli_batch_plan(argc - 1, argv + 1, TRUE);
     if (strcmp(argv[0], "run") == 0)
         return fm_cli_parse_and_run(argc - 1, argv + 1, "batch run", run_options,
                                     G_N_ELEMENTS(run_options), run_body);
@@ -438,6 +445,11 @@ int fm_cli_batch(int argc, char **argv)
     if (strcmp(argv[0], "merge") == 0)
         return fm_cli_parse_and_run(argc - 1, argv + 1, "batch merge", merge_options,
                                     G_N_ELEMENTS(merge_options), merge_body);
-    return fm_cli_fail(FM_EXIT_USAGE, _("batch: unknown command '%s' (plan, run or merge)"),
-                       argv[0]);
+    /* the one-command form starts with its METHOD, its MANIFEST or an option (-o RUN/) */
+    if (argv[0][0] != '-' && fm_method_find(argv[0]) == NULL && !is_manifest(argv[0]))
+        return fm_cli_fail(FM_EXIT_USAGE,
+                           _("batch: unknown command '%s' (plan, run, merge, submit, or "
+                             "-o RUN/ METHOD FILES... to plan, run and merge at once)"),
+                           argv[0]);
+    return fm_cli_batch_all(argc, argv);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app/cli/cli-batch.h"
 #include "app/cli/cli.h"
 #include "fm_config.h"
 
@@ -32,8 +33,9 @@ static void print_help(FILE *out)
               "  cameras [--details ID]                 GenICam cameras Aravis finds\n"
               "  live METHOD --camera ID|--replay FILE -o OUTDIR [--frames N|--seconds S]\n"
               "      [--record]                         a method on frames as they arrive\n"
-              "  batch plan|run|merge RUN/ ...          one method over many files: plan,\n"
-              "                                         run as tasks, merge into the catalogue\n"
+              "  batch -o RUN/ METHOD FILES... [--slurm]  one method over many files, planned,\n"
+              "                                         run and merged into the catalogue\n"
+              "  batch plan|run|merge|submit RUN/ ...   the same step by step, as tasks\n"
               "\n"
               "'fluxmap-cli COMMAND --help' describes each command.\n"
               "Exit status: 0 success, 2 bad usage or parameters, 3 unreadable or invalid\n"
@@ -44,9 +46,8 @@ int fm_cli_mcml(int argc, char **argv); /* app/cli/cli-mcml.c */
 int fm_cli_roi(int argc, char **argv);  /* app/cli/cli-roi.c */
 int fm_cli_cameras(int argc, char **argv);
 int fm_cli_live(int argc, char **argv); /* app/cli/cli-live.c */
-int fm_cli_batch(int argc, char **argv); /* app/cli/cli-batch.c */
 
-/* `batch run` lets idle OpenMP threads sleep (OMP_WAIT_POLICY=passive) unless the user chose a
+/* `batch run` (and the one-command `batch`) lets idle OpenMP threads sleep (OMP_WAIT_POLICY=passive) unless the user chose a
  * policy. A batch computes one item while other threads read and write the next ones; OpenMP's
  * default keeps the compute stage's idle threads spinning for milliseconds after every parallel
  * loop, on the cores the readers need: on the H100 machine (16 cores, 200 FLIM .sdt files) the
@@ -55,9 +56,12 @@ int fm_cli_batch(int argc, char **argv); /* app/cli/cli-batch.c */
  * should that fail, the batch runs as it is. */
 static void batch_run_with_sleeping_omp_threads(int argc, char **argv)
 {
-    if (argc < 3 || strcmp(argv[1], "batch") != 0 || strcmp(argv[2], "run") != 0 ||
-        getenv("OMP_WAIT_POLICY") != NULL)
+    if (argc < 3 || strcmp(argv[1], "batch") != 0 || getenv("OMP_WAIT_POLICY") != NULL)
         return;
+    static const char *const not_running[] = {"plan", "merge", "submit", "--help", "-h"};
+    for (gsize i = 0; i < G_N_ELEMENTS(not_running); i++)
+        if (strcmp(argv[2], not_running[i]) == 0)
+            return; /* run and the one-command form run items */
     /* only where the running file is this program (not a loader or a tool running it) */
     char self[4096];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);

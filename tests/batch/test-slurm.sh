@@ -2,7 +2,8 @@
 # A batch on a real Slurm on this machine (tests/batch/slurm-localhost.sh): six items as a job
 # array of six tasks, at most two at a time, one task cancelled before it runs; the merge job
 # lists that task as missing, resubmitting it (in the form merge prints) completes the batch in
-# the catalogue, and a second merge changes nothing. Slurm is stopped by its pid files at the end.
+# the catalogue, and a second merge changes nothing; then the one command (batch -o RUN/ METHOD
+# FILES --slurm) plans, submits and merges two more. Slurm is stopped by its pid files at the end.
 #   test-slurm.sh FLUXMAP_CLI
 set -euo pipefail
 cli=$(readlink -f "$1")
@@ -144,10 +145,22 @@ grep -q ' 0 runs added, 0 replaced, 6 there already' "$work/merge3.txt" ||
   fail "a second merge: $(cat "$work/merge3.txt")"
 [ "$(catalogue_items)" = "$after" ] || fail "a second merge changed the catalogue: $(catalogue_items)"
 
+# one command with --slurm: planned, submitted, and merged into the catalogue by its merge job
+out=$("$cli" batch -o "$work/one command" lsi.spatial "$work/inputs/stack-0.tif" \
+  "$work/inputs/stack-1.tif" --slurm) || fail "batch -o ... --slurm: $out"
+echo "$out"
+array3=$(sed -n 's/^array job \([0-9]*\):.*/\1/p' <<<"$out")
+merge3=$(sed -n 's/^merge job \([0-9]*\):.*/\1/p' <<<"$out")
+[ -n "$array3" ] && [ -n "$merge3" ] || fail "the one command printed no job ids: $out"
+wait_jobs "$array3" "$merge3"
+[ "$(job_state "$merge3")" = COMPLETED ] || fail "the one command's merge job: $(job_state "$merge3")"
+runs=$("$cli" catalogue list --json | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["runs"]))')
+[ "$runs" = 8 ] || fail "after the one command the catalogue holds $runs runs, not 8: $(catalogue_items)"
+
 # stopped by the pid files: the daemons are gone
 pids=$(cat "$slurm/slurmctld.pid" "$slurm/slurmd.pid" "$slurm/munge/munged.pid")
 "$harness" stop "$slurm"
 for pid in $pids; do
   if kill -0 "$pid" 2>/dev/null; then fail "process $pid still runs after stop"; fi
 done
-echo "ok: 6 items, task 3 cancelled, listed missing, resubmitted, merged once"
+echo "ok: 6 items, task 3 cancelled, listed missing, resubmitted, merged once; one command with --slurm"

@@ -2,7 +2,8 @@
  * and the reason; six items as three tasks with one failing item merged once (a second merge
  * changes nothing); --retry-failed runs a mended item again and the merge replaces its failed
  * run; a task killed mid-run leaves only a .partial shard, counted missing, redone; `catalogue
- * list` marks the batch's runs with the batch and item; batch run's idle OpenMP threads sleep. */
+ * list` marks the batch's runs with the batch and item; batch run's idle OpenMP threads sleep;
+ * `batch -o RUN/ METHOD FILES` plans, runs and merges in one command. */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
@@ -501,6 +502,49 @@ static void test_retry_failed(void)
     g_assert_cmpstr(after, ==, before);
 }
 
+/* One command turns files into catalogued maps: plan, run and merge. Options of a Slurm
+ * submission without --slurm are refused before anything is written; with --slurm --dry-run it
+ * plans and prints the job scripts. */
+static void test_one_command(void)
+{
+    g_autofree char *cat = cli_test_tmp_path("one-command-catalogue");
+    g_autofree char *run = cli_test_tmp_path("run-one");
+    g_autofree char *a = cli_test_tmp_path("lsi1.tif"), *b = cli_test_tmp_path("lsi2.tif");
+    cli_result r = cli_test_run(NULL, NULL, "batch", "-o", run, "lsi.spatial", "--window=7", a, b,
+                                "--catalogue", cat, "--backend=cpu", NULL);
+    must_run("batch -o RUN lsi.spatial", &r);
+    g_assert_nonnull(strstr(r.out, "planned 2 items"));
+    g_assert_nonnull(strstr(r.out, "2 runs added"));
+    g_assert_null(strstr(r.out, "run: fluxmap-cli batch run")); /* no next step to suggest */
+    cli_result_clear(&r);
+    g_assert_cmpint(query_int(cat, "SELECT count(*) FROM batch_items b JOIN runs r ON"
+                                   " r.id = b.run_id WHERE r.status = 'done'"
+                                   " AND r.params_json LIKE '%\"window\":7%'"),
+                    ==, 2);
+    g_assert_cmpint(query_int(cat, "SELECT count(*) FROM outputs"), ==, 4); /* K and SFI each */
+
+    g_autofree char *refused = cli_test_tmp_path("run-refused");
+    r = cli_test_run(NULL, NULL, "batch", "-o", refused, "lsi.spatial", a, "--gpus-per-task", "1",
+                     NULL);
+    g_assert_cmpint(r.status, ==, 2);
+    g_assert_nonnull(strstr(r.err, "--gpus-per-task is for a Slurm submission"));
+    g_assert_false(g_file_test(refused, G_FILE_TEST_EXISTS));
+    cli_result_clear(&r);
+
+    g_autofree char *slurm = cli_test_tmp_path("run-slurm");
+    r = cli_test_run(NULL, NULL, "batch", "-o", slurm, "lsi.spatial", a, b, "--slurm", "--dry-run",
+                     "--array-limit", "1", NULL);
+    must_run("batch --slurm --dry-run", &r);
+    g_assert_nonnull(strstr(r.out, "#SBATCH --array=0-1%1"));
+    g_assert_nonnull(strstr(r.out, "batch merge"));
+    cli_result_clear(&r);
+
+    r = cli_test_run(NULL, NULL, "batch", "frobnicate", NULL);
+    g_assert_cmpint(r.status, ==, 2);
+    g_assert_nonnull(strstr(r.err, "unknown command 'frobnicate'"));
+    cli_result_clear(&r);
+}
+
 /* The spin count libgomp took from its environment in the last process of a run, as
  * OMP_DISPLAY_ENV=verbose prints it ("GOMP_SPINCOUNT = '0'"), or -1. */
 static long last_spin_count(const char *err)
@@ -566,5 +610,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/batch/killed-task-redone", test_killed_task_redone);
     g_test_add_func("/cli/batch/interrupted-task-resumes", test_interrupted_task_resumes);
     g_test_add_func("/cli/batch/idle-threads-sleep", test_idle_threads_sleep);
+    g_test_add_func("/cli/batch/one-command", test_one_command);
     return cli_test_finish(g_test_run());
 }
