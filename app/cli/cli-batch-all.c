@@ -13,10 +13,10 @@ static const struct {
     const char *name;
     gboolean value, slurm_only;
 } later_options[] = {
-    {"slurm", FALSE, TRUE},        {"gpus_per_task", TRUE, TRUE}, {"array_limit", TRUE, TRUE},
-    {"partition", TRUE, TRUE},     {"account", TRUE, TRUE},       {"time", TRUE, TRUE},
-    {"dry_run", FALSE, TRUE},      {"ntasks", TRUE, TRUE},        {"catalogue", TRUE, FALSE},
-    {"json", FALSE, FALSE},        {"sequential", FALSE, FALSE},
+    {"slurm", FALSE, TRUE},    {"gpus_per_task", TRUE, TRUE}, {"array_limit", TRUE, TRUE},
+    {"partition", TRUE, TRUE}, {"account", TRUE, TRUE},       {"time", TRUE, TRUE},
+    {"dry_run", FALSE, TRUE},  {"ntasks", TRUE, TRUE},        {"catalogue", TRUE, FALSE},
+    {"json", FALSE, FALSE},    {"sequential", FALSE, FALSE},
 };
 
 typedef struct {
@@ -109,9 +109,9 @@ static int after_plan(const split_args *s)
     g_autofree char *backend = s->backend ? g_strdup_printf("--backend=%s", s->backend) : NULL;
     if (s->slurm) {
         const char *first[] = {s->run_dir, NULL};
-        const char *take[] = {"--slurm", "--gpus-per-task", "--array-limit", "--partition",
-                              "--account", "--time", "--dry-run", "--ntasks", "--catalogue",
-                              "--json", NULL};
+        const char *take[] = {
+            "--slurm",   "--gpus-per-task", "--array-limit", "--partition", "--account", "--time",
+            "--dry-run", "--ntasks",        "--catalogue",   "--json",      NULL};
         g_autoptr(GPtrArray) submit = step_args(s, first, take);
         if (backend)
             g_ptr_array_add(submit, backend);
@@ -140,10 +140,10 @@ int fm_cli_batch_all(int argc, char **argv)
     int code = FM_EXIT_OK;
     if (split(argc, argv, &s, &code)) {
         if (s.slurm_only && !s.slurm)
-            code = fm_cli_fail(FM_EXIT_USAGE,
-                               _("batch: --%s is for a Slurm submission (--slurm)"), s.slurm_only);
-        else if ((code = fm_cli_batch_plan((int)s.plan->len - 1, (char **)s.plan->pdata,
-                                           FALSE)) == FM_EXIT_OK &&
+            code = fm_cli_fail(FM_EXIT_USAGE, _("batch: --%s is for a Slurm submission (--slurm)"),
+                               s.slurm_only);
+        else if ((code = fm_cli_batch_plan((int)s.plan->len - 1, (char **)s.plan->pdata, FALSE)) ==
+                     FM_EXIT_OK &&
                  s.run_dir != NULL)
             code = after_plan(&s);
     }

@@ -251,7 +251,8 @@ static void print_merge_help(void)
 static int write_merged(const fm_cli_args *args, const char *mco, fm_mcml_merge_info *info,
                         const fm_result *result, fm_mcml_result *r, double start)
 {
-    fm_mci_run run = {.output_name = info->run.output_name, .format = 'A', .params = info->run.params};
+    fm_mci_run run = {
+        .output_name = info->run.output_name, .format = 'A', .params = info->run.params};
     g_autoptr(fm_params) params = merged_run_params(&info->run.params, info->source);
     g_autoptr(GPtrArray) tiffs = g_ptr_array_new_with_free_func(g_free);
     g_auto(fm_cli_record) record = {0};

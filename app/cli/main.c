@@ -47,13 +47,13 @@ int fm_cli_roi(int argc, char **argv);  /* app/cli/cli-roi.c */
 int fm_cli_cameras(int argc, char **argv);
 int fm_cli_live(int argc, char **argv); /* app/cli/cli-live.c */
 
-/* `batch run` (and the one-command `batch`) lets idle OpenMP threads sleep (OMP_WAIT_POLICY=passive) unless the user chose a
- * policy. A batch computes one item while other threads read and write the next ones; OpenMP's
- * default keeps the compute stage's idle threads spinning for milliseconds after every parallel
- * loop, on the cores the readers need: on the H100 machine (16 cores, 200 FLIM .sdt files) the
- * batch took 17.7 s that way and 10.0 s with the policy passive (bench/RESULTS.md). libgomp
- * reads its environment once, before main(), so the process starts itself again with it set;
- * should that fail, the batch runs as it is. */
+/* `batch run` (and the one-command `batch`) lets idle OpenMP threads sleep
+ * (OMP_WAIT_POLICY=passive) unless the user chose a policy. A batch computes one item while other
+ * threads read and write the next ones; OpenMP's default keeps the compute stage's idle threads
+ * spinning for milliseconds after every parallel loop, on the cores the readers need: on the H100
+ * machine (16 cores, 200 FLIM .sdt files) the batch took 17.7 s that way and 10.0 s with the
+ * policy passive (bench/RESULTS.md). libgomp reads its environment once, before main(), so the
+ * process starts itself again with it set; should that fail, the batch runs as it is. */
 static void batch_run_with_sleeping_omp_threads(int argc, char **argv)
 {
     if (argc < 3 || strcmp(argv[1], "batch") != 0 || getenv("OMP_WAIT_POLICY") != NULL)

@@ -7,14 +7,12 @@
 #include <glib/gi18n.h>
 
 #include "app/core/batch/batch_task.h"
-#include "app/core/catalogue_batch.h"
-#include "app/core/error.h"
 #include "app/core/method.h"
 #include "app/core/params.h"
 
 struct fm_gui_batch {
     fm_batch_plan *plan;
-    char *title; /* the method's */
+    char *title;       /* the method's */
     fm_catalogue *cat; /* borrowed */
     fm_backend backend;
     fm_gui_batch_fn fn;

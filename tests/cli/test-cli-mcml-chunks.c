@@ -224,7 +224,8 @@ static void test_merge_catalogued(void)
 {
     g_autofree char *mco = cli_test_tmp_path("catalogued.mco");
     cli_result r;
-    g_assert_cmpint(run_cli(&r, 2, "mcml", "merge", reference_dir, "-o", mco, "--json", NULL), ==, 0);
+    g_assert_cmpint(run_cli(&r, 2, "mcml", "merge", reference_dir, "-o", mco, "--json", NULL), ==,
+                    0);
     JsonParser *parser = NULL;
     JsonObject *o = cli_test_parse_object(r.out, &parser);
     gint64 run_id = json_object_get_int_member(o, "run_id");

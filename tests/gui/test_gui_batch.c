@@ -2,8 +2,8 @@
  * Speckle page's method and parameters. The plan's checks name the bad file on screen before
  * anything runs; "Run the Others" runs three, whose rows say Done in the job list (on screen,
  * not cut); the catalogue lists them as one group of three runs; a batch cancelled while an item
- * runs keeps what is done; the group shows while the batch still runs. At 1920x1080 and 1366x768, with screenshots
- * (screenshot-batch-*.png). */
+ * runs keeps what is done; the group shows while the batch still runs. At 1920x1080 and 1366x768,
+ * with screenshots (screenshot-batch-*.png). */
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <stdlib.h>
@@ -430,8 +430,7 @@ static void test_group_grows_1366(void)
     g_assert_cmpint(atoi(detail), >=, 1);
     g_assert_true(strstr(detail, " done") != NULL);
     g_assert_null(strstr(detail, "failed"));
-    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot-batch.png",
-                           "-growing-1366x768");
+    fm_gui_test_screenshot(GTK_WIDGET(win), data_dir, "screenshot-batch.png", "-growing-1366x768");
     int done = 0;
     g_assert_cmpuint(catalogue_items(fm_window_batch_id(win), &done), >=, 1);
     g_assert_cmpint(done, >=, 1);

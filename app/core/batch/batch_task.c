@@ -51,13 +51,12 @@ static void work_free(work *w)
 typedef struct {
     const fm_batch_task_options *options;
     const fm_batch_plan *plan;
-    GPtrArray *share; /* of const fm_batch_item*: the items this task runs */
-    fm_catalogue *shard;
+    GPtrArray *share;    /* of const fm_batch_item*: the items this task runs */
+    fm_catalogue *shard; /* where the runs go: the task's shard, or the caller's catalogue */
     fm_batch_queue *write_q;
     fm_batch_task_summary *summary;
     GArray *indices;        /* the items written, for shard.json */
     GArray *failed_indices; /* those that failed */
-    int retry;
     double t0;
 } task;
 
@@ -347,7 +346,6 @@ static gboolean run_share(const fm_batch_task_options *o, const fm_batch_plan *p
               .summary = summary,
               .indices = ran->written,
               .failed_indices = ran->failed,
-              .retry = summary->retry,
               .t0 = t0};
     gboolean ok = run_items(&t, error);
     summary->cancelled = cancelled(&t) && (int)ran->written->len < summary->items;

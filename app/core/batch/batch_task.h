@@ -59,7 +59,7 @@ typedef struct {
      * the input after the write */
     fm_stage_times stages;
     double release_ms;
-    char *shard_dir;                      /* the complete shard (g_free it) */
+    char *shard_dir; /* the complete shard (g_free it) */
 } fm_batch_task_summary;
 
 /* Runs the task: a complete shard of it is left as it is (was_complete) unless retry_failed
