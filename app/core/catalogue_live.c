@@ -189,12 +189,24 @@ static gboolean insert_outputs(fm_catalogue *cat, gint64 run_id, GPtrArray *file
 gint64 fm_catalogue_begin_live_run(fm_catalogue *cat, const char *method_id,
                                    const char *params_json, GPtrArray *rois,
                                    const char *record_path, fm_pixel_type record_type,
-                                   GError **error)
+                                   const char *note, GError **error)
 {
     /* the recording is being written: its path now, its hash and size at completion */
     fm_dataset recording = {.type = record_type, .source_path = (char *)record_path};
-    return fm_catalogue_begin_run(cat, record_path ? &recording : NULL, method_id, params_json,
-                                  rois, error);
+    gint64 run_id = fm_catalogue_begin_run(cat, record_path ? &recording : NULL, method_id,
+                                           params_json, rois, error);
+    if (run_id <= 0 || note == NULL)
+        return run_id;
+    g_mutex_lock(&cat->lock);
+    sqlite3_stmt *st = fm_catalogue_prepare(cat, "UPDATE runs SET error = ? WHERE id = ?", error);
+    gboolean ok = st != NULL;
+    if (ok) {
+        fm_catalogue_bind_text(st, 1, note);
+        sqlite3_bind_int64(st, 2, run_id);
+        ok = step_done(cat, st, _("adding the run"), error);
+    }
+    g_mutex_unlock(&cat->lock);
+    return ok ? run_id : 0;
 }
 
 gboolean fm_catalogue_complete_live_run(fm_catalogue *cat, gint64 run_id, GPtrArray *recordings,

@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include "error.h"
+#include "live.h"
 #include "process_owner.h"
 
 static char *column_text(sqlite3_stmt *st, int i)
@@ -49,6 +50,20 @@ static GArray *dead_runs(fm_catalogue *cat, GError **error)
     return dead;
 }
 
+/* The source line of run_id's note (a live run's), or NULL. */
+static char *live_source(fm_catalogue *cat, gint64 run_id)
+{
+    sqlite3_stmt *st = fm_catalogue_prepare(cat, "SELECT error FROM runs WHERE id = ?", NULL);
+    if (st == NULL)
+        return NULL;
+    sqlite3_bind_int64(st, 1, run_id);
+    char *source = sqlite3_step(st) == SQLITE_ROW
+                       ? fm_live_note_source((const char *)sqlite3_column_text(st, 0))
+                       : NULL;
+    sqlite3_finalize(st);
+    return source;
+}
+
 /* One transaction: no outputs, status interrupted, only if the run is still running (another
  * process opening the catalogue at the same moment may have done it already). */
 static gboolean mark_interrupted(fm_catalogue *cat, gint64 run_id, gint64 pid, gboolean *changed,
@@ -69,8 +84,12 @@ static gboolean mark_interrupted(fm_catalogue *cat, gint64 run_id, gint64 pid, g
         ok = sqlite3_step(del) == SQLITE_DONE;
     }
     if (ok) {
-        g_autofree char *message = g_strdup_printf(
+        /* a live run's note names its source from the start: kept above the message */
+        g_autofree char *source = live_source(cat, run_id);
+        g_autofree char *reason = g_strdup_printf(
             _("interrupted: its process (pid %" G_GINT64_FORMAT ") ended before the run did"), pid);
+        g_autofree char *message =
+            source ? g_strdup_printf("%s\n%s", source, reason) : g_steal_pointer(&reason);
         sqlite3_bind_text(up, 1, fm_run_status_name(FM_RUN_INTERRUPTED), -1, SQLITE_STATIC);
         sqlite3_bind_text(up, 2, message, -1, SQLITE_TRANSIENT);
         sqlite3_bind_int64(up, 3, g_get_real_time() / G_USEC_PER_SEC);

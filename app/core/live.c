@@ -547,8 +547,17 @@ static void push_open(fm_live_session *s, fm_tiff_record *record, gboolean whole
     g_async_queue_push(s->to_record, item);
 }
 
+/* "live from Fake_1 (Aravis Fake)" or "replay of scan.raw": the first line of the run's note. */
+static char *source_line(const fm_live_session *s)
+{
+    g_autofree char *base = s->settings.path ? g_path_get_basename(s->settings.path) : NULL;
+    return base ? g_strconcat(FM_LIVE_NOTE_REPLAY, base, NULL)
+                : g_strconcat(FM_LIVE_NOTE_CAMERA,
+                              s->settings.description ? s->settings.description : "?", NULL);
+}
+
 /* The run in the catalogue as running, before any frame: the recording's path as its dataset,
- * else the replayed file's (the frames are that file's). */
+ * else the replayed file's (the frames are that file's); its source in the note already. */
 static gboolean begin_catalogue_run(fm_live_session *s, const char *record_path, GError **error)
 {
     g_autofree char *dir = fm_catalogue_default_dir();
@@ -559,8 +568,10 @@ static gboolean begin_catalogue_run(fm_live_session *s, const char *record_path,
     g_autofree char *recording = record_path        ? g_canonicalize_filename(record_path, NULL)
                                  : s->settings.path ? g_strdup(s->settings.path)
                                                     : NULL;
+    g_autofree char *source = source_line(s);
     s->run_id = fm_catalogue_begin_live_run(s->cat, s->method->id, params_json, s->rois, recording,
-                                            fm_tiff_record_frame_type(s->settings.format), error);
+                                            fm_tiff_record_frame_type(s->settings.format), source,
+                                            error);
     return s->run_id > 0;
 }
 
@@ -819,11 +830,7 @@ static char *end_message(fm_live_session *s, const fm_live_stats *st, double sec
  * its recording path, so it is no recording of this run's). */
 static void note_source(fm_live_session *s, fm_result *result)
 {
-    g_autofree char *base = s->settings.path ? g_path_get_basename(s->settings.path) : NULL;
-    g_autofree char *line =
-        base ? g_strconcat(FM_LIVE_NOTE_REPLAY, base, NULL)
-             : g_strconcat(FM_LIVE_NOTE_CAMERA,
-                           s->settings.description ? s->settings.description : "?", NULL);
+    g_autofree char *line = source_line(s);
     char *note = result->note ? g_strdup_printf("%s\n%s", line, result->note) : g_strdup(line);
     g_free(result->note);
     result->note = note;

@@ -83,11 +83,13 @@ void fm_live_recording_free(fm_live_recording *recording);
  * the method, params, ROIs and, when recording from the start, the recording's path as its
  * dataset (hashed when the run completes); a replay not recorded passes the replayed file. A
  * process that dies mid-run leaves it running, and the next catalogue open marks it interrupted
- * with the recording listed. Returns the run id or 0 with error. */
+ * with the recording listed. note: where the frames come from (fm_live_note_source's line), the
+ * run's note from the start, so that an interrupted run still says it. Returns the run id or 0
+ * with error. */
 gint64 fm_catalogue_begin_live_run(fm_catalogue *cat, const char *method_id,
                                    const char *params_json, GPtrArray *rois,
                                    const char *record_path, fm_pixel_type record_type,
-                                   GError **error);
+                                   const char *note, GError **error);
 /* Completes run run_id (begun with fm_catalogue_begin_live_run) in one transaction: each
  * recording as a dataset (path and the file's sha256); the run done with the maps (files, of
  * fm_live_map_file*: a file in the run's folder runs/<id>/ is taken where it is, another is

@@ -144,8 +144,8 @@ static void test_oct_replay_equals_run(void)
 }
 
 /* A live run is in the catalogue from its start: a process killed mid-run leaves it, and the
- * next catalogue open marks it interrupted with its recording, which reads as a TIFF stack of
- * the frames recorded before the kill, bit for bit. */
+ * next catalogue open marks it interrupted with its recording (a TIFF stack of the frames
+ * recorded before the kill, bit for bit) and its note still naming its source. */
 static void test_killed_run_interrupted(void)
 {
     g_autofree char *stack = cli_test_tmp_path("kill-src.tif");
@@ -201,6 +201,9 @@ static void test_killed_run_interrupted(void)
             continue;
         g_assert_cmpstr(json_object_get_string_member(run, "status"), ==, "interrupted");
         g_assert_cmpstr(json_object_get_string_member(run, "method"), ==, "lsi.spatial");
+        /* its note still names where the frames came from, above why it ended */
+        const char *note = json_object_get_string_member(run, "error");
+        g_assert_true(g_str_has_prefix(note, "replay of kill-src.tif\ninterrupted: "));
         found = TRUE;
     }
     g_assert_true(found);
