@@ -569,9 +569,9 @@ static gboolean begin_catalogue_run(fm_live_session *s, const char *record_path,
                                  : s->settings.path ? g_strdup(s->settings.path)
                                                     : NULL;
     g_autofree char *source = source_line(s);
-    s->run_id = fm_catalogue_begin_live_run(s->cat, s->method->id, params_json, s->rois, recording,
-                                            fm_tiff_record_frame_type(s->settings.format), source,
-                                            error);
+    s->run_id =
+        fm_catalogue_begin_live_run(s->cat, s->method->id, params_json, s->rois, recording,
+                                    fm_tiff_record_frame_type(s->settings.format), source, error);
     return s->run_id > 0;
 }
 
